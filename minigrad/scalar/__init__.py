@@ -1,0 +1,1 @@
+"""The scalar layer: ``Value``, one number in a computation graph (lessons 02-03)."""
