@@ -1,0 +1,120 @@
+"""Backends: kernels over raw arrays, chosen per device (lessons 04, 10, 11).
+
+A backend knows nothing of ``Tensor`` or autodiff. It is a small contract of
+kernels over raw arrays (see ``numpy_backend.NumpyBackend`` for the reference):
+
+- ``map(op, x)``: one elementwise function of one array,
+- ``zip(op, x, y)``: one elementwise function of two arrays (NumPy broadcasting),
+- ``reduce(op, x, axes, keepdims)``: sum / max / min along axes,
+- ``matmul(a, b)``: batched matrix product,
+
+plus the data movement the primitives need (broadcast, reshape, transpose,
+indexing, scatter-add, concatenate, casts) and storage (``from_numpy``,
+``to_numpy``, ``full``).
+
+CPU tensors run on the backend named by ``current()``; ``use("numpy")`` switches
+for a ``with`` block. CUDA tensors run on the ``cuda`` backend. Backends are
+imported on first use, so ``import minigrad`` never compiles or probes a GPU.
+
+    >>> from minigrad import backends
+    >>> with backends.use("numpy"):
+    ...     backends.current()
+    'numpy'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+from collections.abc import Iterator
+from typing import Any
+
+# name -> (module, class); imported lazily.
+_REGISTRY = {
+    "numpy": ("minigrad.backends.numpy_backend", "NumpyBackend"),
+    "numba": ("minigrad.backends.numba_backend", "NumbaBackend"),
+    "cuda": ("minigrad.backends.cuda_backend", "CudaBackend"),
+}
+_CPU_BACKENDS = ("numpy", "numba")
+_loaded: dict[str, Any] = {}
+_cpu_stack: list[str] = [os.environ.get("MINIGRAD_BACKEND", "numpy")]
+
+
+def get(name: str) -> Any:
+    """The backend object called ``name`` ("numpy", "numba" or "cuda")."""
+    backend = _loaded.get(name)
+    if backend is None:
+        if name not in _REGISTRY:
+            raise ValueError(f"unknown backend {name!r}; choose one of {sorted(_REGISTRY)}")
+        module_name, class_name = _REGISTRY[name]
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as error:
+            raise RuntimeError(
+                f"the {name!r} backend is not available here ({error}); "
+                "run `python -m minigrad doctor` to see what is missing"
+            ) from error
+        backend = _loaded[name] = getattr(module, class_name)()
+    return backend
+
+
+def current() -> str:
+    """The name of the backend CPU tensor operations run on now."""
+    return _cpu_stack[-1]
+
+
+def for_device(device: str) -> Any:
+    """The backend that runs operations on tensors living on ``device``."""
+    if device == "cpu":
+        name = _cpu_stack[-1]
+        return _loaded.get(name) or get(name)
+    if device == "cuda":
+        return _loaded.get("cuda") or get("cuda")
+    raise ValueError(f"unknown device {device!r}; minigrad knows 'cpu' and 'cuda'")
+
+
+@contextlib.contextmanager
+def use(name: str) -> Iterator[None]:
+    """Run CPU tensor operations on backend ``name`` inside a ``with`` block."""
+    if name not in _CPU_BACKENDS:
+        raise ValueError(
+            f"use() picks the CPU backend, one of {list(_CPU_BACKENDS)}; got {name!r}. "
+            "For the GPU, move tensors with x.to('cuda')."
+        )
+    get(name)  # fail here, not at the first operation
+    _cpu_stack.append(name)
+    try:
+        yield
+    finally:
+        _cpu_stack.pop()
+
+
+def set_default(name: str) -> None:
+    """Make ``name`` the CPU backend from now on (outside any ``use`` block)."""
+    if name not in _CPU_BACKENDS:
+        raise ValueError(f"the CPU backend must be one of {list(_CPU_BACKENDS)}; got {name!r}")
+    get(name)
+    _cpu_stack[0] = name
+
+
+def available() -> dict[str, bool]:
+    """Which backends can run here, without compiling any kernel.
+
+    >>> available()["numpy"]
+    True
+    """
+    found = {"numpy": True}
+    found["numba"] = importlib.util.find_spec("numba") is not None
+    simulator = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+    gpu = False
+    if found["numba"] and not simulator:
+        try:
+            from numba import cuda
+
+            gpu = bool(cuda.is_available())
+        except Exception:  # a broken driver is "not available", never a crash
+            gpu = False
+    found["cuda"] = gpu
+    found["cuda_simulator"] = found["numba"] and simulator
+    return found

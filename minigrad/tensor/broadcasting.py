@@ -1,0 +1,115 @@
+"""Broadcasting, and the two primitives that make its gradient right (lessons 04-05).
+
+NumPy broadcasting lines two shapes up from the right; each pair of sizes must
+be equal or contain a 1, and the result takes the larger. ``broadcast_to``
+copies a tensor along the new or size-1 axes (as a stride-0 view: no memory).
+
+Its backward is ``sum_to``: every copy of an element received a gradient, and
+the element's gradient is their sum. And ``sum_to``'s backward is
+``broadcast_to``. Elementwise operations broadcast their inputs with
+``broadcast_to`` *before* the kernel runs, so each elementwise rule only ever
+sees equal shapes and is right on broadcast inputs by construction.
+"""
+
+from __future__ import annotations
+
+from minigrad.tensor.primitive import Primitive
+from minigrad.tensor.tensor import Tensor, apply
+
+
+class ShapeError(RuntimeError, ValueError):
+    """Shapes that do not fit an operation (a RuntimeError, as in PyTorch)."""
+
+
+def broadcast_shape(*shapes: tuple[int, ...], op: str = "broadcast") -> tuple[int, ...]:
+    """The shape NumPy broadcasting gives ``shapes``.
+
+    >>> broadcast_shape((2, 1, 3), (4, 1))
+    (2, 4, 3)
+    """
+    ndim = max(len(s) for s in shapes)
+    result = []
+    for axis in range(ndim):
+        size = 1
+        for shape in shapes:
+            k = axis - (ndim - len(shape))
+            if k < 0 or shape[k] == 1:
+                continue
+            if size not in (1, shape[k]):
+                a, b = size, shape[k]
+                raise ShapeError(
+                    f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
+                    f"non-singleton dimension {axis}\n"
+                    f"{op}: shapes {' and '.join(str(tuple(s)) for s in shapes)} do not "
+                    "broadcast (lesson 04: sizes must be equal or 1, aligned from the right)"
+                )
+            size = shape[k]
+        result.append(size)
+    return tuple(result)
+
+
+def summed_axes(shape: tuple[int, ...], target: tuple[int, ...]) -> tuple[int, ...]:
+    """The axes of ``shape`` that broadcasting ``target`` up to ``shape`` created.
+
+    >>> summed_axes((2, 4, 3), (4, 1))
+    (0, 2)
+    """
+    lead = len(shape) - len(target)
+    return tuple(
+        axis
+        for axis in range(len(shape))
+        if axis < lead or (target[axis - lead] == 1 and shape[axis] != 1)
+    )
+
+
+def _sum_to_forward(backend, x, shape):
+    summed = backend.reduce("sum", x, summed_axes(x.shape, shape), True)
+    return backend.reshape(summed, shape)
+
+
+BROADCAST_TO = Primitive(
+    "broadcast_to",
+    lambda backend, x, shape: backend.broadcast_to(x, shape),
+    vjps=(lambda g, out, x, shape: sum_to(g, x.shape),),
+    jvps=(lambda t, out, x, shape: broadcast_to(t, shape),),
+)
+SUM_TO = Primitive(
+    "sum_to",
+    _sum_to_forward,
+    vjps=(lambda g, out, x, shape: broadcast_to(g, x.shape),),
+    jvps=(lambda t, out, x, shape: sum_to(t, shape),),
+)
+
+
+def broadcast_to(x: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """``x`` repeated along new or size-1 axes to ``shape`` (no copy).
+
+    >>> import minigrad as mg
+    >>> mg.tensor([1.0, 2.0]).broadcast_to((2, 2))
+    tensor([[1., 2.],
+            [1., 2.]])
+    """
+    shape = tuple(shape)
+    if x.shape == shape:
+        return x
+    if broadcast_shape(x.shape, shape, op="broadcast_to") != shape:
+        raise ShapeError(
+            f"The expanded size of the tensor must match the existing size: cannot "
+            f"broadcast_to shape {x.shape} to {shape}"
+        )
+    return apply(BROADCAST_TO, (x,), shape=shape)
+
+
+def sum_to(x: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """Sum ``x`` down to ``shape``: undo broadcasting (the VJP of ``broadcast_to``).
+
+    >>> import minigrad as mg
+    >>> mg.ones((3, 2)).sum_to((1, 2))
+    tensor([[3., 3.]])
+    """
+    shape = tuple(shape)
+    if x.shape == shape:
+        return x
+    if broadcast_shape(x.shape, shape, op="sum_to") != x.shape:
+        raise ShapeError(f"sum_to: shape {x.shape} cannot be summed down to {shape}")
+    return apply(SUM_TO, (x,), shape=shape)

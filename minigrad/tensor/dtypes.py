@@ -1,0 +1,78 @@
+"""Data types and how they combine (lesson 04).
+
+minigrad uses NumPy's dtype objects, so ``x.dtype == mg.float32`` reads the
+same as in NumPy. A Python float becomes float32 (PyTorch's default), a Python
+int int64, a Python bool bool. When a tensor meets a plain Python number, the
+number takes the tensor's type ("weak" typing, as in PyTorch and JAX): a
+float32 tensor times 2.5 stays float32.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+float32 = np.dtype("float32")
+float64 = np.dtype("float64")
+int32 = np.dtype("int32")
+int64 = np.dtype("int64")
+bool_ = np.dtype("bool")
+
+SUPPORTED = (float32, float64, int32, int64, bool_)
+DEFAULT_FLOAT = float32
+
+
+def as_dtype(dtype: Any) -> np.dtype:
+    """``mg.float64``, ``"float64"`` or ``np.float64`` -> the dtype object.
+
+    >>> as_dtype("float64")
+    dtype('float64')
+    """
+    try:
+        resolved = np.dtype(dtype)
+    except TypeError as error:
+        raise TypeError(f"{dtype!r} is not a dtype; use e.g. mg.float32 or 'float64'") from error
+    if resolved not in SUPPORTED:
+        names = ", ".join(d.name for d in SUPPORTED)
+        raise TypeError(f"minigrad supports the dtypes {names}; got {resolved.name}")
+    return resolved
+
+
+def is_floating(dtype: np.dtype) -> bool:
+    return dtype.kind == "f"
+
+
+def natural_dtype(array: np.ndarray) -> np.dtype:
+    """The dtype a tensor built from Python data gets: float32 for floats."""
+    kind = array.dtype.kind
+    if kind == "f":
+        return DEFAULT_FLOAT
+    if kind in "iu":
+        return int64
+    if kind == "b":
+        return bool_
+    raise TypeError(
+        f"cannot make a tensor from data of dtype {array.dtype}; "
+        "give numbers (or nested lists of numbers) or a NumPy array"
+    )
+
+
+def result_dtype(dtypes: list[np.dtype], scalars: list[Any]) -> np.dtype:
+    """The dtype of an operation between tensors of ``dtypes`` and Python ``scalars``.
+
+    >>> result_dtype([float32], [2.5]), result_dtype([int64], [0.5])
+    (dtype('float32'), dtype('float32'))
+    """
+    strongest = np.result_type(*dtypes) if dtypes else None
+    for scalar in scalars:
+        if isinstance(scalar, bool):
+            kind = bool_
+        elif isinstance(scalar, (int, np.integer)):
+            kind = int64
+        else:
+            kind = DEFAULT_FLOAT
+        # A scalar only matters when it is of a higher kind (bool < int < float).
+        if strongest is None or "biuf".index(kind.kind) > "biuf".index(strongest.kind):
+            strongest = kind
+    return strongest

@@ -1,0 +1,265 @@
+"""The elementwise rows of the primitive table (lessons 04-05, 07).
+
+Read each row as calculus: ``exp``'s cotangent is ``g * out`` because
+d/dx e^x = e^x; its tangent is ``t * out`` for the same reason. Reverse and
+forward mode are two readings of one derivative.
+
+Inputs are first given one dtype (``dtypes.result_dtype``) and one shape
+(``broadcast_to``), so the rules below never deal with broadcasting: its
+gradient is handled once, by ``sum_to``, inside ``broadcast_to``'s own rule.
+Inputs that need no derivative (constants) skip the explicit broadcast and
+let the kernel broadcast them, which saves a node per Python number.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minigrad import backends
+from minigrad.tensor import dtypes
+from minigrad.tensor.broadcasting import broadcast_shape, broadcast_to
+from minigrad.tensor.mode import state
+from minigrad.tensor.primitive import Primitive
+from minigrad.tensor.tensor import Tensor, apply
+
+
+def _map(name: str, vjp: Any, jvp: Any) -> Primitive:
+    return Primitive(name, lambda backend, x: backend.map(name, x), vjps=(vjp,), jvps=(jvp,))
+
+
+def _zip(name: str, vjps: tuple, jvps: tuple) -> Primitive:
+    return Primitive(name, lambda backend, x, y: backend.zip(name, x, y), vjps=vjps, jvps=jvps)
+
+
+# fmt: off
+NEG = _map("neg", lambda g, out, x: -g, lambda t, out, x: -t)
+EXP = _map("exp", lambda g, out, x: g * out, lambda t, out, x: t * out)
+LOG = _map("log", lambda g, out, x: g / x, lambda t, out, x: t / x)
+SQRT = _map("sqrt", lambda g, out, x: g / (2 * out), lambda t, out, x: t / (2 * out))
+TANH = _map("tanh", lambda g, out, x: g * (1 - out * out), lambda t, out, x: t * (1 - out * out))
+SIGMOID = _map("sigmoid", lambda g, out, x: g * out * (1 - out),
+               lambda t, out, x: t * out * (1 - out))
+RELU = _map("relu", lambda g, out, x: g * (x > 0), lambda t, out, x: t * (x > 0))
+ABS = _map("abs", lambda g, out, x: g * sign(x), lambda t, out, x: t * sign(x))
+SIGN = _map("sign", None, None)  # piecewise constant: no derivative to carry
+LOGICAL_NOT = _map("logical_not", None, None)
+
+ADD = _zip("add", (lambda g, out, x, y: g, lambda g, out, x, y: g),
+           (lambda t, out, x, y: t, lambda t, out, x, y: t))
+SUB = _zip("sub", (lambda g, out, x, y: g, lambda g, out, x, y: -g),
+           (lambda t, out, x, y: t, lambda t, out, x, y: -t))
+MUL = _zip("mul", (lambda g, out, x, y: g * y, lambda g, out, x, y: g * x),
+           (lambda t, out, x, y: t * y, lambda t, out, x, y: x * t))
+DIV = _zip("div", (lambda g, out, x, y: g / y, lambda g, out, x, y: -g * out / y),
+           (lambda t, out, x, y: t / y, lambda t, out, x, y: -t * out / y))
+# d(x^y)/dy = x^y log x; PyTorch takes it as 0 where x == 0 and y >= 0.
+POW = _zip("pow", (lambda g, out, x, y: g * y * x ** (y - 1),
+                   lambda g, out, x, y: g * where((x == 0) & (y >= 0), 0.0, out * log(x))),
+           (lambda t, out, x, y: t * y * x ** (y - 1),
+            lambda t, out, x, y: t * where((x == 0) & (y >= 0), 0.0, out * log(x))))
+# Where x == y the derivative does not exist; like PyTorch, split it evenly.
+MAXIMUM = _zip("maximum", (lambda g, out, x, y: g * _share(x, y), lambda g, out, x, y: g * _share(y, x)),
+               (lambda t, out, x, y: t * _share(x, y), lambda t, out, x, y: t * _share(y, x)))
+MINIMUM = _zip("minimum", (lambda g, out, x, y: g * _share(y, x), lambda g, out, x, y: g * _share(x, y)),
+               (lambda t, out, x, y: t * _share(y, x), lambda t, out, x, y: t * _share(x, y)))
+# fmt: on
+
+POW_SCALAR = Primitive(
+    "pow",
+    lambda backend, x, exponent: backend.zip("pow", x, backend.full((), exponent, x.dtype)),
+    vjps=(lambda g, out, x, exponent: g * _power_slope(x, exponent),),
+    jvps=(lambda t, out, x, exponent: t * _power_slope(x, exponent),),
+)
+COMPARISONS = {name: _zip(name, (None, None), (None, None)) for name in
+               ("lt", "le", "gt", "ge", "eq", "ne", "logical_and", "logical_or")}  # fmt: skip
+WHERE = Primitive(
+    "where",
+    lambda backend, cond, x, y: backend.where(cond, x, y),
+    vjps=(None, lambda g, out, c, x, y: where(c, g, 0.0), lambda g, out, c, x, y: where(c, 0.0, g)),
+    jvps=(None, lambda t, out, c, x, y: where(c, t, 0.0), lambda t, out, c, x, y: where(c, 0.0, t)),
+)
+
+
+def _share(x: Tensor, y: Tensor) -> Tensor:
+    """1 where x wins, 1/2 on a tie, 0 where it loses (a constant)."""
+    return (x > y) + 0.5 * (x == y)
+
+
+def _power_slope(x: Tensor, exponent: float) -> Tensor:
+    """d(x^p)/dx = p x^(p-1), and 0 for p == 0 (as PyTorch)."""
+    if exponent == 0:
+        return 0.0 * x
+    return exponent * power(x, exponent - 1)
+
+
+# -- preparing operands --------------------------------------------------------
+def _constant(value: Any, dtype: Any, device: str) -> Tensor:
+    import numpy as np
+
+    data = backends.for_device(device).from_numpy(np.asarray(value, dtype=dtype))
+    return Tensor._wrap(data, device)
+
+
+def _needs_derivative(t: Tensor) -> bool:
+    return (t.requires_grad and state.grad_enabled) or bool(t._tangents)
+
+
+def operands(op: str, *args: Any, floating: bool = False) -> list[Tensor]:
+    """Turn ``args`` (tensors and Python numbers) into tensors of one dtype and shape."""
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    for a in args:
+        if not isinstance(a, (Tensor, int, float, bool)) and not hasattr(a, "__array__"):
+            raise TypeError(
+                f"{op}: unsupported operand type {type(a).__name__}; "
+                "use Tensors, NumPy arrays or Python numbers"
+            )
+    device = tensors[0].device if tensors else "cpu"
+    args = [Tensor(a, device=device) if not isinstance(a, (Tensor, int, float, bool)) else a
+            for a in args]  # fmt: skip
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    scalars = [a for a in args if not isinstance(a, Tensor)]
+    dtype = dtypes.result_dtype([t.dtype for t in tensors], scalars)
+    if floating and not dtypes.is_floating(dtype):
+        dtype = dtypes.DEFAULT_FLOAT
+    result = []
+    for a in args:
+        if not isinstance(a, Tensor):
+            a = _constant(a, dtype, device)
+        elif a.dtype != dtype:
+            a = a.to(dtype)
+        result.append(a)
+    shapes = [t.shape for t in result]
+    if any(s != shapes[0] for s in shapes):
+        shape = broadcast_shape(*shapes, op=op)
+        result = [broadcast_to(t, shape) if _needs_derivative(t) else t for t in result]
+    return result
+
+
+def _binary(prim: Primitive, x: Any, y: Any, floating: bool = False) -> Tensor:
+    # The fast path: two tensors of one dtype and shape need no preparation.
+    if (
+        type(x) is Tensor
+        and type(y) is Tensor
+        and x.dtype == y.dtype
+        and x.shape == y.shape
+        and (not floating or x.dtype.kind == "f")
+    ):
+        return apply(prim, (x, y))
+    return apply(prim, tuple(operands(prim.name, x, y, floating=floating)))
+
+
+def _unary(prim: Primitive, x: Any) -> Tensor:
+    if not isinstance(x, Tensor):
+        x = Tensor(x)
+    if x.dtype.kind != "f" and prim not in (NEG, ABS, SIGN, LOGICAL_NOT):
+        x = x.to(dtypes.DEFAULT_FLOAT)
+    return apply(prim, (x,))
+
+
+# -- the public functions --------------------------------------------------------
+def add(x: Any, y: Any) -> Tensor:
+    """``x + y`` with broadcasting.
+
+    >>> import minigrad as mg
+    >>> mg.add(mg.tensor([1.0, 2.0]), 1)
+    tensor([2., 3.])
+    """
+    return _binary(ADD, x, y)
+
+
+def sub(x: Any, y: Any) -> Tensor:
+    return _binary(SUB, x, y)
+
+
+def mul(x: Any, y: Any) -> Tensor:
+    return _binary(MUL, x, y)
+
+
+def div(x: Any, y: Any) -> Tensor:
+    """True division; integer inputs give float32, as in PyTorch."""
+    return _binary(DIV, x, y, floating=True)
+
+
+def power(x: Any, y: Any) -> Tensor:
+    """``x ** y``; a Python-number exponent is a parameter, not an input."""
+    if isinstance(x, Tensor) and isinstance(y, (int, float)) and not isinstance(y, bool):
+        return apply(POW_SCALAR, (x,), exponent=y)
+    return _binary(POW, x, y, floating=True)
+
+
+def maximum(x: Any, y: Any) -> Tensor:
+    """Elementwise maximum; on ties each side gets half the gradient."""
+    return _binary(MAXIMUM, x, y)
+
+
+def minimum(x: Any, y: Any) -> Tensor:
+    """Elementwise minimum; on ties each side gets half the gradient."""
+    return _binary(MINIMUM, x, y)
+
+
+def compare(name: str, x: Any, y: Any) -> Tensor:
+    """``x < y`` and friends (``name`` in lt le gt ge eq ne): a bool tensor."""
+    return _binary(COMPARISONS[name], x, y)
+
+
+def where(cond: Any, x: Any, y: Any) -> Tensor:
+    """``x`` where ``cond`` holds, else ``y`` (broadcast together).
+
+    >>> import minigrad as mg
+    >>> mg.where(mg.tensor([True, False]), 1.0, mg.tensor([5.0, 6.0]))
+    tensor([1., 6.])
+    """
+    cond = cond if isinstance(cond, Tensor) else Tensor(cond)
+    if cond.dtype != dtypes.bool_:
+        cond = cond != 0
+    x, y = operands("where", x, y)
+    if cond.device != x.device:
+        cond = cond.to(x.device)
+    shape = broadcast_shape(cond.shape, x.shape, y.shape, op="where")
+    if x.shape != shape and _needs_derivative(x):
+        x = broadcast_to(x, shape)
+    if y.shape != shape and _needs_derivative(y):
+        y = broadcast_to(y, shape)
+    return apply(WHERE, (cond, x, y))
+
+
+def neg(x: Any) -> Tensor:
+    return _unary(NEG, x)
+
+
+def exp(x: Any) -> Tensor:
+    return _unary(EXP, x)
+
+
+def log(x: Any) -> Tensor:
+    return _unary(LOG, x)
+
+
+def sqrt(x: Any) -> Tensor:
+    return _unary(SQRT, x)
+
+
+def tanh(x: Any) -> Tensor:
+    return _unary(TANH, x)
+
+
+def sigmoid(x: Any) -> Tensor:
+    """1 / (1 + e^-x), computed without overflow for large |x|."""
+    return _unary(SIGMOID, x)
+
+
+def relu(x: Any) -> Tensor:
+    """max(x, 0); its derivative at 0 is taken as 0 (as PyTorch)."""
+    return _unary(RELU, x)
+
+
+def abs(x: Any) -> Tensor:  # noqa: A001 - the math name
+    return _unary(ABS, x)
+
+
+def sign(x: Any) -> Tensor:
+    return _unary(SIGN, x)
+
+
+def logical_not(x: Any) -> Tensor:
+    return _unary(LOGICAL_NOT, x)

@@ -1,0 +1,65 @@
+"""Matrix multiplication: the row of the table that costs the most (lessons 04-06, 10).
+
+For C = A @ B with a cotangent G on C, the chain rule gives
+dA = G @ B^T and dB = A^T @ G (each has its input's shape, as it must), and
+the tangent is dC = dA @ B + A @ dB. The primitive works on stacks of
+matrices with equal batch shapes; ``matmul`` first reduces every case NumPy
+allows (vectors, broadcast batch dimensions) to that one.
+"""
+
+from __future__ import annotations
+
+from minigrad.tensor import dtypes
+from minigrad.tensor.broadcasting import ShapeError, broadcast_shape, broadcast_to
+from minigrad.tensor.primitive import Primitive
+from minigrad.tensor.tensor import Tensor, apply
+
+
+def _mT(x: Tensor) -> Tensor:  # noqa: N802 - the math name
+    """Transpose of the last two axes (of every matrix in a stack)."""
+    return x.swapaxes(-1, -2)
+
+
+MATMUL = Primitive(
+    "matmul",
+    lambda backend, a, b: backend.matmul(a, b),
+    vjps=(lambda g, out, a, b: matmul(g, _mT(b)), lambda g, out, a, b: matmul(_mT(a), g)),
+    jvps=(lambda t, out, a, b: matmul(t, b), lambda t, out, a, b: matmul(a, t)),
+)
+
+
+def matmul(a: Tensor, b: Tensor) -> Tensor:
+    """``a @ b`` for vectors, matrices and stacks of matrices (batch dims broadcast).
+
+    >>> import minigrad as mg
+    >>> (mg.ones((5, 2, 3)) @ mg.ones(3)).shape
+    (5, 2)
+    """
+    a = a if isinstance(a, Tensor) else Tensor(a)
+    b = b if isinstance(b, Tensor) else Tensor(b)
+    if a.dtype != b.dtype:
+        common = dtypes.result_dtype([a.dtype, b.dtype], [])
+        a, b = a.to(common), b.to(common)
+    if a.ndim == 0 or b.ndim == 0:
+        raise ShapeError(
+            f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D "
+            f"and {b.ndim}D"
+        )
+    if a.ndim == 1 or b.ndim == 1:
+        # A vector is a matrix with one row (on the left) or one column (on the right).
+        left, right = (a.reshape(1, -1) if a.ndim == 1 else a), (
+            b.reshape(-1, 1) if b.ndim == 1 else b
+        )
+        out = matmul(left, right)
+        keep = out.shape[:-2] + (() if a.ndim == 1 else out.shape[-2:-1])
+        return out.reshape(keep + (() if b.ndim == 1 else out.shape[-1:]))
+    if a.shape[-1] != b.shape[-2]:
+        raise ShapeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({a.shape[-2]}x{a.shape[-1]} and "
+            f"{b.shape[-2]}x{b.shape[-1]})\nmatmul: shapes {a.shape} and {b.shape}: the "
+            "last axis of the first must equal the second-to-last axis of the second"
+        )
+    batch = broadcast_shape(a.shape[:-2], b.shape[:-2], op="matmul (batch dimensions)")
+    a = broadcast_to(a, batch + a.shape[-2:])
+    b = broadcast_to(b, batch + b.shape[-2:])
+    return apply(MATMUL, (a, b))

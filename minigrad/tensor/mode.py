@@ -1,0 +1,93 @@
+"""The two recording switches: gradient mode and forward-mode levels (lessons 04, 07).
+
+*Gradient mode* decides whether operations record the graph that reverse mode
+walks back. ``no_grad`` turns recording off, as in PyTorch: inside it, results
+never require grad, and nothing is kept for a backward pass.
+
+*Forward-mode levels* let tangents ride along with values (lesson 07). Each
+``mg.jvp`` opens a level; a tensor carries one tangent per open level. Levels
+nest (``jvp`` of ``jvp``), and a level's tangent rule must not see its own
+level, or tangents of tangents would leak into the answer ("perturbation
+confusion"). So while the rule for level L runs, only levels below L are live:
+``state.ceiling`` holds that bound.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class _State:
+    __slots__ = ("ceiling", "grad_enabled", "levels")
+
+    def __init__(self) -> None:
+        self.grad_enabled = True
+        self.levels: list[int] = []  # open forward-mode levels, innermost last
+        self.ceiling = math.inf  # only levels below this propagate right now
+
+
+state = _State()
+_level_ids = itertools.count(1)
+
+
+class _GradMode:
+    """A context manager and decorator that sets gradient mode."""
+
+    enabled: bool
+
+    def __enter__(self) -> None:
+        self._saved = state.grad_enabled
+        state.grad_enabled = self.enabled
+
+    def __exit__(self, *exc: object) -> None:
+        state.grad_enabled = self._saved
+
+    def __call__(self, fn: F) -> F:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with type(self)():
+                return fn(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+
+class no_grad(_GradMode):  # noqa: N801 - PyTorch's name
+    """Do not record operations for reverse mode (``with`` block or decorator).
+
+    >>> import minigrad as mg
+    >>> x = mg.tensor([1.0], requires_grad=True)
+    >>> with mg.no_grad():
+    ...     (x * 2).requires_grad
+    False
+    """
+
+    enabled = False
+
+
+class enable_grad(_GradMode):  # noqa: N801 - PyTorch's name
+    """Record operations again, even inside ``no_grad``."""
+
+    enabled = True
+
+
+def is_grad_enabled() -> bool:
+    """Whether operations are being recorded for reverse mode now."""
+    return state.grad_enabled
+
+
+def open_level() -> int:
+    """Start a forward-mode level; returns its id (used by ``mg.jvp``)."""
+    level = next(_level_ids)
+    state.levels.append(level)
+    return level
+
+
+def close_level(level: int) -> None:
+    """End the forward-mode level ``level``; its tangents stop propagating."""
+    state.levels.remove(level)

@@ -1,0 +1,180 @@
+"""The reduction rows of the primitive table, and reductions built from them (lesson 05).
+
+A reduction collapses axes. Its backward must put the axes back: the cotangent
+``g`` has the reduced shape, so it is first reshaped to the ``keepdims`` shape
+(size-1 axes where the reduced ones were) and then broadcast to the input.
+
+- ``sum``: every input element contributed with slope 1, so each gets ``g``.
+- ``max``/``min``: only the winners contributed; ties share the gradient evenly
+  (as PyTorch's ``amax``/``amin`` do).
+
+``mean``, ``var`` and ``logsumexp`` are compositions of primitives, so they
+need no rules of their own: the chain rule through their parts is their rule.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minigrad.tensor import dtypes
+from minigrad.tensor.primitive import Primitive
+from minigrad.tensor.tensor import Tensor, apply
+
+
+def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
+    """``None``, an int or a tuple of ints (negatives allowed) -> sorted axes.
+
+    >>> normalize_axes(-1, 3), normalize_axes(None, 2)
+    ((2,), (0, 1))
+    """
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    result = []
+    for a in axes:
+        low, high = (-ndim, ndim - 1) if ndim else (-1, 0)
+        if not isinstance(a, int) or not low <= a <= high:
+            raise IndexError(
+                f"Dimension out of range (expected to be in range of [{low}, {high}], "
+                f"but got {a})"
+            )
+        result.append(a % ndim if ndim else 0)
+    if len(set(result)) != len(result):
+        raise ValueError(f"axis {axis} names the same dimension twice")
+    return tuple(sorted(result))
+
+
+def kept_shape(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
+    """``shape`` with the reduced ``axes`` kept as size 1."""
+    return tuple(1 if i in axes else n for i, n in enumerate(shape))
+
+
+def _expand(g: Tensor, x: Tensor, axes: tuple[int, ...], keepdims: bool) -> Tensor:
+    """The cotangent of a reduction, brought back to the input's shape."""
+    if not keepdims:
+        g = g.reshape(kept_shape(x.shape, axes))
+    return g.broadcast_to(x.shape)
+
+
+def _winners(out: Tensor, x: Tensor, axes: tuple[int, ...], keepdims: bool) -> Tensor:
+    """1/k at each of the k elements that attain the max (or min), else 0."""
+    best = out if keepdims else out.reshape(kept_shape(x.shape, axes))
+    hits = (x == best).to(x.dtype)
+    return hits / apply(SUM, (hits,), axes=axes, keepdims=True)
+
+
+def _reduce(name: str) -> Any:
+    return lambda backend, x, axes, keepdims: backend.reduce(name, x, axes, keepdims)
+
+
+SUM = Primitive(
+    "sum",
+    _reduce("sum"),
+    vjps=(lambda g, out, x, axes, keepdims: _expand(g, x, axes, keepdims),),
+    jvps=(lambda t, out, x, axes, keepdims: apply(SUM, (t,), axes=axes, keepdims=keepdims),),
+)
+
+
+def _extremum(name: str) -> Primitive:
+    def vjp(g, out, x, axes, keepdims):
+        return _expand(g, x, axes, keepdims) * _winners(out, x, axes, keepdims)
+
+    def jvp(t, out, x, axes, keepdims):
+        weighted = t * _winners(out, x, axes, keepdims)
+        return apply(SUM, (weighted,), axes=axes, keepdims=keepdims)
+
+    return Primitive(name, _reduce(name), vjps=(vjp,), jvps=(jvp,))
+
+
+MAX = _extremum("max")
+MIN = _extremum("min")
+
+
+def _axes_and_keep(x: Tensor, axis: Any, keepdims: bool, dim: Any, keepdim: Any):
+    if dim is not None:
+        axis = dim  # PyTorch's spelling
+    if keepdim is not None:
+        keepdims = keepdim
+    return normalize_axes(axis, x.ndim), bool(keepdims)
+
+
+def sum(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdim=None):  # noqa: A001
+    """Sum over ``axis`` (None: all; int or tuple; negatives count from the end).
+
+    >>> import minigrad as mg
+    >>> mg.tensor([[1.0, 2.0], [3.0, 4.0]]).sum(axis=0)
+    tensor([4., 6.])
+    """
+    axes, keepdims = _axes_and_keep(x, axis, keepdims, dim, keepdim)
+    return apply(SUM, (x,), axes=axes, keepdims=keepdims)
+
+
+def max(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdim=None):  # noqa: A001
+    """Largest element over ``axis``; tied winners share the gradient."""
+    axes, keepdims = _axes_and_keep(x, axis, keepdims, dim, keepdim)
+    _check_not_empty(x, axes, "max")
+    return apply(MAX, (x,), axes=axes, keepdims=keepdims)
+
+
+def min(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdim=None):  # noqa: A001
+    """Smallest element over ``axis``; tied winners share the gradient."""
+    axes, keepdims = _axes_and_keep(x, axis, keepdims, dim, keepdim)
+    _check_not_empty(x, axes, "min")
+    return apply(MIN, (x,), axes=axes, keepdims=keepdims)
+
+
+def _check_not_empty(x: Tensor, axes: tuple[int, ...], op: str) -> None:
+    if any(x.shape[a] == 0 for a in axes) or (not axes and x.size == 0):
+        raise RuntimeError(
+            f"{op}(): Expected reduction dim to be specified for input.numel() == 0. "
+            f"(shape {x.shape}, axes {axes})"
+        )
+
+
+def _count(x: Tensor, axes: tuple[int, ...]) -> int:
+    count = 1
+    for a in axes:
+        count *= x.shape[a]
+    return count
+
+
+def mean(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdim=None):
+    """Average over ``axis``: ``sum / count``. Integer tensors average in float32."""
+    axes, keepdims = _axes_and_keep(x, axis, keepdims, dim, keepdim)
+    if not dtypes.is_floating(x.dtype):
+        x = x.to(dtypes.DEFAULT_FLOAT)
+    return apply(SUM, (x,), axes=axes, keepdims=keepdims) / _count(x, axes)
+
+
+def var(x: Tensor, axis: Any = None, keepdims: bool = False, ddof: int = 0, *, dim=None,
+        keepdim=None, correction=None):  # fmt: skip
+    """Variance over ``axis``: NumPy's convention, ``ddof=0`` unless given.
+
+    >>> import minigrad as mg
+    >>> mg.tensor([1.0, 2.0, 3.0, 4.0]).var()
+    tensor(1.25)
+    """
+    if correction is not None:
+        ddof = correction
+    axes, keepdims = _axes_and_keep(x, axis, keepdims, dim, keepdim)
+    centered = x - mean(x, axes, keepdims=True)
+    squares = apply(SUM, (centered * centered,), axes=axes, keepdims=keepdims)
+    return squares / (_count(x, axes) - ddof)
+
+
+def logsumexp(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdim=None):
+    """log(sum(exp(x))) without overflow: shift by the max first.
+
+    The shift ``m`` is a constant (detached): log sum exp(x) = m + log sum
+    exp(x - m) for any m, so the gradient is exact without differentiating m.
+
+    >>> import minigrad as mg
+    >>> mg.tensor([1000.0, 1000.0]).logsumexp()
+    tensor(1000.6931)
+    """
+    axes, keepdims = _axes_and_keep(x, axis, keepdims, dim, keepdim)
+    m = apply(MAX, (x.detach(),), axes=axes, keepdims=True)
+    m = m.where(m.abs() < float("inf"), 0.0)  # all -inf along an axis: shift by 0
+    total = apply(SUM, ((x - m).exp(),), axes=axes, keepdims=True)
+    out = total.log() + m
+    return out if keepdims else out.reshape(tuple(n for i, n in enumerate(out.shape) if i not in axes))

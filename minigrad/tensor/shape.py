@@ -1,0 +1,246 @@
+"""The shape rows of the primitive table: moving numbers, not changing them (lessons 04-05).
+
+Each of these only rearranges elements, so each backward rearranges the
+cotangent back: ``reshape`` reshapes it back, ``transpose`` applies the inverse
+permutation, indexing scatters it into zeros (adding where an index repeats,
+since a repeated element was used twice), ``concatenate`` slices it apart.
+Their forward-mode rules apply the same rearrangement to the tangent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minigrad import backends
+from minigrad.tensor import dtypes
+from minigrad.tensor.broadcasting import ShapeError
+from minigrad.tensor.primitive import Primitive
+from minigrad.tensor.reductions import normalize_axes
+from minigrad.tensor.tensor import Tensor, apply
+
+RESHAPE = Primitive(
+    "reshape",
+    lambda backend, x, shape: backend.reshape(x, shape),
+    vjps=(lambda g, out, x, shape: reshape(g, x.shape),),
+    jvps=(lambda t, out, x, shape: reshape(t, shape),),
+)
+TRANSPOSE = Primitive(
+    "transpose",
+    lambda backend, x, axes: backend.transpose(x, axes),
+    vjps=(lambda g, out, x, axes: transpose(g, tuple(int(a) for a in np.argsort(axes))),),
+    jvps=(lambda t, out, x, axes: transpose(t, axes),),
+)
+GETITEM = Primitive(
+    "getitem",
+    lambda backend, x, index: backend.getitem(x, index),
+    vjps=(lambda g, out, x, index: apply(SCATTER_ADD, (g,), index=index, shape=x.shape),),
+    jvps=(lambda t, out, x, index: apply(GETITEM, (t,), index=index),),
+)
+SCATTER_ADD = Primitive(
+    "scatter_add",
+    lambda backend, values, index, shape: backend.scatter_add(shape, index, values),
+    vjps=(lambda g, out, values, index, shape: apply(GETITEM, (g,), index=index),),
+    jvps=(lambda t, out, values, index, shape: apply(SCATTER_ADD, (t,), index=index, shape=shape),),
+)
+ASTYPE = Primitive(
+    "astype",
+    lambda backend, x, dtype: backend.astype(x, dtype),
+    vjps=(lambda g, out, x, dtype: astype(g, x.dtype),),
+    jvps=(lambda t, out, x, dtype: astype(t, dtype),),
+)
+# The output lives on ``device``; apply() places it there (see tensor.apply).
+TO_DEVICE = Primitive(
+    "to",
+    lambda backend, x, device: backends.for_device(device).from_numpy(backend.to_numpy(x)),
+    vjps=(lambda g, out, x, device: to_device(g, x.device),),
+    jvps=(lambda t, out, x, device: to_device(t, device),),
+)
+
+
+def _concat_vjp(g, out, inputs, axis):
+    cotangents, start = [], 0
+    for x in inputs:
+        index = (slice(None),) * axis + (slice(start, start + x.shape[axis]),)
+        cotangents.append(apply(GETITEM, (g,), index=index) if x.requires_grad else None)
+        start += x.shape[axis]
+    return tuple(cotangents)
+
+
+def _concat_jvp(tangents, out, inputs, axis):
+    filled = [t if t is not None else x.detach() * 0 for t, x in zip(tangents, inputs)]
+    return apply(CONCATENATE, tuple(filled), axis=axis)
+
+
+CONCATENATE = Primitive(
+    "concatenate",
+    lambda backend, *xs, axis: backend.concatenate(list(xs), axis),
+    vjp_all=_concat_vjp,
+    jvp_all=_concat_jvp,
+)
+
+
+def reshape(x: Tensor, *shape: Any) -> Tensor:
+    """The same elements in a new shape (one size may be -1: inferred).
+
+    >>> import minigrad as mg
+    >>> mg.arange(6).reshape(2, -1).shape
+    (2, 3)
+    """
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    shape = tuple(int(n) for n in shape)
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = int(np.prod([n for n in shape if n != -1], dtype=np.int64))
+    if -1 in shape:
+        if known == 0 or x.size % known:
+            raise ShapeError(f"shape '{list(shape)}' is invalid for input of size {x.size}")
+        shape = tuple(x.size // known if n == -1 else n for n in shape)
+    elif known != x.size:
+        raise ShapeError(
+            f"shape '{list(shape)}' is invalid for input of size {x.size} "
+            f"(reshape of a tensor of shape {x.shape})"
+        )
+    if shape == x.shape:
+        return x
+    return apply(RESHAPE, (x,), shape=shape)
+
+
+def transpose(x: Tensor, *axes: Any) -> Tensor:
+    """Permute axes (NumPy's ``transpose``); no axes reverses them.
+
+    Two axes on a tensor of other than two dimensions swap those two, as
+    PyTorch's ``transpose(dim0, dim1)`` does.
+
+    >>> import minigrad as mg
+    >>> mg.zeros((2, 3, 4)).transpose(2, 0, 1).shape
+    (4, 2, 3)
+    """
+    if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+        axes = tuple(axes[0])
+    if not axes:
+        axes = tuple(reversed(range(x.ndim)))
+    elif len(axes) == 2 and x.ndim != 2:
+        return swapaxes(x, *axes)
+    if len(axes) != x.ndim:
+        raise ValueError(f"transpose: axes {axes} don't match a tensor of shape {x.shape}")
+    axes = tuple(normalize_axes(a, x.ndim)[0] for a in axes)
+    if sorted(axes) != list(range(x.ndim)):
+        raise ValueError(f"transpose: {axes} is not a permutation of the axes of {x.shape}")
+    if axes == tuple(range(x.ndim)):
+        return x
+    return apply(TRANSPOSE, (x,), axes=axes)
+
+
+def swapaxes(x: Tensor, a: int, b: int) -> Tensor:
+    """Exchange axes ``a`` and ``b``."""
+    a, b = normalize_axes(a, x.ndim)[0], normalize_axes(b, x.ndim)[0]
+    axes = list(range(x.ndim))
+    axes[a], axes[b] = axes[b], axes[a]
+    return transpose(x, tuple(axes))
+
+
+def squeeze(x: Tensor, axis: Any = None, *, dim: Any = None) -> Tensor:
+    """Drop size-1 axes (all of them, or the ones named)."""
+    axis = dim if dim is not None else axis
+    if axis is None:
+        axes = tuple(i for i, n in enumerate(x.shape) if n == 1)
+    else:
+        axes = tuple(a for a in normalize_axes(axis, x.ndim) if x.shape[a] == 1)
+    return reshape(x, tuple(n for i, n in enumerate(x.shape) if i not in axes))
+
+
+def unsqueeze(x: Tensor, axis: int) -> Tensor:
+    """Insert a size-1 axis at ``axis`` (negative counts from the end of the result)."""
+    axis = normalize_axes(axis, x.ndim + 1)[0]
+    return reshape(x, x.shape[:axis] + (1,) + x.shape[axis:])
+
+
+def _raw_index(index: Any, device: str) -> Any:
+    """Index parts that are tensors become raw arrays the backend can use."""
+    if isinstance(index, tuple):
+        return tuple(_raw_index(part, device) for part in index)
+    if isinstance(index, Tensor):
+        if index.dtype.kind == "f":
+            raise IndexError(
+                f"tensors used as indices must be long, int or bool tensors (got {index.dtype})"
+            )
+        return index.numpy() if device == "cpu" else index.data
+    if isinstance(index, list):
+        return np.asarray(index)
+    return index
+
+
+def getitem(x: Tensor, index: Any) -> Tensor:
+    """``x[index]``: basic slicing, integer-array and boolean-mask indexing.
+
+    >>> import minigrad as mg
+    >>> mg.arange(5)[mg.tensor([0, 0, 3])]
+    tensor([0, 0, 3])
+    """
+    index = _raw_index(index, x.device)
+    try:
+        return apply(GETITEM, (x,), index=index)
+    except IndexError as error:
+        raise IndexError(f"{error} (indexing a tensor of shape {x.shape})") from None
+
+
+def concatenate(tensors: Any, axis: int = 0, *, dim: Any = None) -> Tensor:
+    """Join tensors along an existing axis.
+
+    >>> import minigrad as mg
+    >>> mg.concatenate([mg.ones(2), mg.zeros(1)]).shape
+    (3,)
+    """
+    from minigrad.tensor.elementwise import operands
+
+    tensors = list(tensors)
+    if not tensors:
+        raise ValueError("concatenate() expects a non-empty list of tensors")
+    if dim is not None:
+        axis = dim
+    tensors = operands("concatenate", *tensors) if len({t.dtype for t in tensors}) > 1 else tensors
+    first = tensors[0]
+    axis = normalize_axes(axis, first.ndim)[0]
+    for t in tensors[1:]:
+        if t.ndim != first.ndim or any(
+            a != b for i, (a, b) in enumerate(zip(t.shape, first.shape)) if i != axis
+        ):
+            raise ShapeError(
+                f"Sizes of tensors must match except in dimension {axis}: "
+                f"concatenate got shapes {[u.shape for u in tensors]}"
+            )
+    return apply(CONCATENATE, tuple(tensors), axis=axis)
+
+
+def stack(tensors: Any, axis: int = 0, *, dim: Any = None) -> Tensor:
+    """Join equally shaped tensors along a new axis."""
+    tensors = list(tensors)
+    if dim is not None:
+        axis = dim
+    shapes = {t.shape for t in tensors}
+    if len(shapes) > 1:
+        raise ShapeError(f"stack expects each tensor to be equal size, but got {sorted(shapes)}")
+    return concatenate([unsqueeze(t, axis) for t in tensors], axis=axis)
+
+
+def astype(x: Tensor, dtype: Any) -> Tensor:
+    """The same values in another dtype (differentiable between float types)."""
+    dtype = dtypes.as_dtype(dtype)
+    if x.dtype == dtype:
+        return x
+    out = apply(ASTYPE, (x,), dtype=dtype)
+    if not dtypes.is_floating(dtype):  # an integer result carries no derivative
+        out = out.detach()
+    return out
+
+
+def to_device(x: Tensor, device: str) -> Tensor:
+    """The same values on ``device`` ("cpu" or "cuda"); gradients flow back."""
+    if device not in ("cpu", "cuda"):
+        raise ValueError(f"unknown device {device!r}; minigrad knows 'cpu' and 'cuda'")
+    if x.device == device:
+        return x
+    return apply(TO_DEVICE, (x,), device=device)
