@@ -20,7 +20,7 @@ The package is laid out like the course (see ``docs/`` and ``lessons/``):
 Importing is cheap: numba kernels compile on first use, never at import.
 """
 
-from minigrad.scalar import Value, zero_grad
+from minigrad.scalar import Dual, Value, zero_grad
 
 __version__ = "0.1.0"
 
@@ -78,4 +78,20 @@ from minigrad.tensor import (
     zeros,
     zeros_like,
 )
+from minigrad import nn, optim
 from minigrad.tensor import tensor  # after the subpackage import: the function, not the module
+from minigrad.transforms import (
+    checkpoint,
+    checkpoint_sequential,
+    grad,
+    hessian,
+    hvp,
+    jacfwd,
+    jacobian,
+    jacrev,
+    jvp,
+    value_and_grad,
+    vjp,
+)
+from minigrad.check import GradcheckError, gradcheck
+from minigrad.draw import draw  # after the module import: the function, not the module

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import importlib.util
 import os
 from collections.abc import Iterator
 from typing import Any

@@ -42,6 +42,11 @@ ZIPS = {
     "ne": np.not_equal,
     "logical_and": np.logical_and,
     "logical_or": np.logical_or,
+    # Fused derivatives (lesson 10): one pass instead of three. ``g`` is the
+    # cotangent, ``y`` the forward output (tanh, sigmoid) or input (relu).
+    "tanh_grad": lambda g, y: g * (1 - y * y),
+    "sigmoid_grad": lambda g, y: g * (y * (1 - y)),
+    "relu_grad": lambda g, x: np.where(x > 0, g, 0).astype(g.dtype, copy=False),
 }
 
 REDUCES = {"sum": np.sum, "max": np.max, "min": np.min}

@@ -42,13 +42,13 @@ def _seed(outputs: Sequence[Tensor], grads: Sequence[Any]) -> list[Tensor]:
     for i, (out, g) in enumerate(zip(outputs, grads)):
         if not isinstance(out, Tensor) or not out.requires_grad:
             raise RuntimeError(
-                f"element {i} of tensors does not require grad and does not have a grad_fn "
+                f"element {i} of tensors does not require grad and does not have a grad_fn\n"
                 "(nothing it was computed from has requires_grad=True)"
             )
         if g is None:
             if out.size != 1:
                 raise RuntimeError(
-                    "grad can be implicitly created only for scalar outputs "
+                    "grad can be implicitly created only for scalar outputs\n"
                     f"(this output has shape {out.shape}; pass grad=... of that shape)"
                 )
             g = factories.ones_like(out)

@@ -29,7 +29,7 @@ def broadcast_shape(*shapes: tuple[int, ...], op: str = "broadcast") -> tuple[in
     """
     ndim = max(len(s) for s in shapes)
     result = []
-    for axis in range(ndim):
+    for axis in reversed(range(ndim)):  # right to left, so errors name the axis PyTorch names
         size = 1
         for shape in shapes:
             k = axis - (ndim - len(shape))
@@ -45,7 +45,7 @@ def broadcast_shape(*shapes: tuple[int, ...], op: str = "broadcast") -> tuple[in
                 )
             size = shape[k]
         result.append(size)
-    return tuple(result)
+    return tuple(reversed(result))
 
 
 def summed_axes(shape: tuple[int, ...], target: tuple[int, ...]) -> tuple[int, ...]:
@@ -92,11 +92,20 @@ def broadcast_to(x: Tensor, shape: tuple[int, ...]) -> Tensor:
     shape = tuple(shape)
     if x.shape == shape:
         return x
-    if broadcast_shape(x.shape, shape, op="broadcast_to") != shape:
+    lead = len(shape) - x.ndim
+    if lead < 0:
         raise ShapeError(
-            f"The expanded size of the tensor must match the existing size: cannot "
-            f"broadcast_to shape {x.shape} to {shape}"
+            f"broadcast_to(shape {x.shape}, size={list(shape)}): the number of sizes provided "
+            f"({len(shape)}) must be greater or equal to the number of dimensions in the tensor "
+            f"({x.ndim})"
         )
+    for axis, n in enumerate(x.shape):
+        if n not in (1, shape[lead + axis]):
+            raise ShapeError(
+                f"The expanded size of the tensor ({shape[lead + axis]}) must match the existing "
+                f"size ({n}) at non-singleton dimension {lead + axis}.  Target sizes: "
+                f"{list(shape)}.  Tensor sizes: {list(x.shape)}"
+            )
     return apply(BROADCAST_TO, (x,), shape=shape)
 
 

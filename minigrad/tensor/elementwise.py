@@ -36,10 +36,14 @@ NEG = _map("neg", lambda g, out, x: -g, lambda t, out, x: -t)
 EXP = _map("exp", lambda g, out, x: g * out, lambda t, out, x: t * out)
 LOG = _map("log", lambda g, out, x: g / x, lambda t, out, x: t / x)
 SQRT = _map("sqrt", lambda g, out, x: g / (2 * out), lambda t, out, x: t / (2 * out))
-TANH = _map("tanh", lambda g, out, x: g * (1 - out * out), lambda t, out, x: t * (1 - out * out))
-SIGMOID = _map("sigmoid", lambda g, out, x: g * out * (1 - out),
-               lambda t, out, x: t * out * (1 - out))
-RELU = _map("relu", lambda g, out, x: g * (x > 0), lambda t, out, x: t * (x > 0))
+# The rules of tanh, sigmoid and relu read g (1 - out^2), g out (1 - out) and
+# g (x > 0); each is one fused primitive below (one kernel pass, not three).
+TANH = _map("tanh", lambda g, out, x: apply(TANH_GRAD, (g, out)),
+            lambda t, out, x: apply(TANH_GRAD, (t, out)))
+SIGMOID = _map("sigmoid", lambda g, out, x: apply(SIGMOID_GRAD, (g, out)),
+               lambda t, out, x: apply(SIGMOID_GRAD, (t, out)))
+RELU = _map("relu", lambda g, out, x: apply(RELU_GRAD, (g, x)),
+            lambda t, out, x: apply(RELU_GRAD, (t, x)))
 ABS = _map("abs", lambda g, out, x: g * sign(x), lambda t, out, x: t * sign(x))
 SIGN = _map("sign", None, None)  # piecewise constant: no derivative to carry
 LOGICAL_NOT = _map("logical_not", None, None)
@@ -53,15 +57,29 @@ MUL = _zip("mul", (lambda g, out, x, y: g * y, lambda g, out, x, y: g * x),
 DIV = _zip("div", (lambda g, out, x, y: g / y, lambda g, out, x, y: -g * out / y),
            (lambda t, out, x, y: t / y, lambda t, out, x, y: -t * out / y))
 # d(x^y)/dy = x^y log x; PyTorch takes it as 0 where x == 0 and y >= 0.
-POW = _zip("pow", (lambda g, out, x, y: g * y * x ** (y - 1),
+POW = _zip("pow", (lambda g, out, x, y: g * _power_slope(x, y),
                    lambda g, out, x, y: g * where((x == 0) & (y >= 0), 0.0, out * log(x))),
-           (lambda t, out, x, y: t * y * x ** (y - 1),
+           (lambda t, out, x, y: t * _power_slope(x, y),
             lambda t, out, x, y: t * where((x == 0) & (y >= 0), 0.0, out * log(x))))
 # Where x == y the derivative does not exist; like PyTorch, split it evenly.
 MAXIMUM = _zip("maximum", (lambda g, out, x, y: g * _share(x, y), lambda g, out, x, y: g * _share(y, x)),
                (lambda t, out, x, y: t * _share(x, y), lambda t, out, x, y: t * _share(y, x)))
 MINIMUM = _zip("minimum", (lambda g, out, x, y: g * _share(y, x), lambda g, out, x, y: g * _share(x, y)),
                (lambda t, out, x, y: t * _share(y, x), lambda t, out, x, y: t * _share(x, y)))
+# Fused derivatives (lesson 10): tanh_grad(g, y) = g (1 - y^2), sigmoid_grad(g, y)
+# = g y (1 - y), relu_grad(g, x) = g where x > 0. Linear in g, so the rule for g
+# is the primitive itself; the rule for y is the product rule. relu_grad is
+# piecewise constant in x.
+TANH_GRAD = _zip("tanh_grad", (lambda G, out, g, y: apply(TANH_GRAD, (G, y)),
+                               lambda G, out, g, y: -2 * G * g * y),
+                 (lambda t, out, g, y: apply(TANH_GRAD, (t, y)),
+                  lambda t, out, g, y: -2 * t * g * y))
+SIGMOID_GRAD = _zip("sigmoid_grad", (lambda G, out, g, y: apply(SIGMOID_GRAD, (G, y)),
+                                     lambda G, out, g, y: G * g * (1 - 2 * y)),
+                    (lambda t, out, g, y: apply(SIGMOID_GRAD, (t, y)),
+                     lambda t, out, g, y: t * g * (1 - 2 * y)))
+RELU_GRAD = _zip("relu_grad", (lambda G, out, g, x: apply(RELU_GRAD, (G, x)), None),
+                 (lambda t, out, g, x: apply(RELU_GRAD, (t, x)), None))
 # fmt: on
 
 POW_SCALAR = Primitive(
@@ -85,8 +103,10 @@ def _share(x: Tensor, y: Tensor) -> Tensor:
     return (x > y) + 0.5 * (x == y)
 
 
-def _power_slope(x: Tensor, exponent: float) -> Tensor:
-    """d(x^p)/dx = p x^(p-1), and 0 for p == 0 (as PyTorch)."""
+def _power_slope(x: Tensor, exponent: Tensor | float) -> Tensor:
+    """d(x^p)/dx = p x^(p-1), and 0 where p == 0 (as PyTorch: not 0 * inf at x == 0)."""
+    if isinstance(exponent, Tensor):
+        return where(exponent == 0, 0.0, exponent * x ** (exponent - 1))
     if exponent == 0:
         return 0.0 * x
     return exponent * power(x, exponent - 1)
@@ -100,6 +120,10 @@ def _constant(value: Any, dtype: Any, device: str) -> Tensor:
     return Tensor._wrap(data, device)
 
 
+# Python's own error text names the operator symbol, as PyTorch's does.
+_SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "** or pow()"}
+
+
 def _needs_derivative(t: Tensor) -> bool:
     return (t.requires_grad and state.grad_enabled) or bool(t._tangents)
 
@@ -109,9 +133,10 @@ def operands(op: str, *args: Any, floating: bool = False) -> list[Tensor]:
     tensors = [a for a in args if isinstance(a, Tensor)]
     for a in args:
         if not isinstance(a, (Tensor, int, float, bool)) and not hasattr(a, "__array__"):
+            names = " and ".join(repr(type(b).__name__) for b in args)
             raise TypeError(
-                f"{op}: unsupported operand type {type(a).__name__}; "
-                "use Tensors, NumPy arrays or Python numbers"
+                f"unsupported operand type(s) for {_SYMBOLS.get(op, op)}: {names}\n"
+                f"{op}: use Tensors, NumPy arrays or Python numbers, not {type(a).__name__}"
             )
     device = tensors[0].device if tensors else "cpu"
     args = [Tensor(a, device=device) if not isinstance(a, (Tensor, int, float, bool)) else a
@@ -136,13 +161,24 @@ def operands(op: str, *args: Any, floating: bool = False) -> list[Tensor]:
 
 
 def _binary(prim: Primitive, x: Any, y: Any, floating: bool = False) -> Tensor:
-    # The fast path: two tensors of one dtype and shape need no preparation.
+    # Fast paths for the common cases, which need no promotion and no broadcast
+    # node: a float tensor with a Python number (the number takes the tensor's
+    # dtype), and two tensors of one dtype whose shapes are equal or where one is
+    # a 0-d constant (the kernel broadcasts it; no derivative flows to it).
+    if type(x) is Tensor and type(y) in (int, float) and x.dtype.kind == "f":
+        y = _constant(y, x.dtype, x.device)
+    elif type(y) is Tensor and type(x) in (int, float) and y.dtype.kind == "f":
+        x = _constant(x, y.dtype, y.device)
     if (
         type(x) is Tensor
         and type(y) is Tensor
         and x.dtype == y.dtype
-        and x.shape == y.shape
         and (not floating or x.dtype.kind == "f")
+        and (
+            x.shape == y.shape
+            or (y.ndim == 0 and not _needs_derivative(y))
+            or (x.ndim == 0 and not _needs_derivative(x))
+        )
     ):
         return apply(prim, (x, y))
     return apply(prim, tuple(operands(prim.name, x, y, floating=floating)))

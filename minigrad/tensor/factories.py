@@ -29,6 +29,12 @@ def generator() -> np.random.Generator:
     return _generator
 
 
+NOT_NUMBERS = (
+    "cannot make a tensor from this data (ragged lists or non-numbers?); "
+    "give numbers, nested lists of equal length, or a NumPy array"
+)
+
+
 def as_raw(data: Any, dtype: Any, device: str) -> Any:
     """Python data, a NumPy array or a Tensor -> a backend array on ``device``."""
     if isinstance(data, Tensor):
@@ -36,15 +42,15 @@ def as_raw(data: Any, dtype: Any, device: str) -> Any:
     elif isinstance(data, (str, bytes)) or data is None:
         raise TypeError(f"cannot make a tensor from {type(data).__name__} {data!r}")
     else:
-        array = data if isinstance(data, np.ndarray) else np.asarray(data)
+        try:
+            array = data if isinstance(data, np.ndarray) else np.asarray(data)
+        except ValueError as error:  # NumPy refuses ragged nested lists
+            raise TypeError(NOT_NUMBERS) from error
         if array.dtype == object:
-            raise TypeError(
-                "cannot make a tensor from this data (ragged lists or non-numbers?); "
-                "give numbers, nested lists of equal length, or a NumPy array"
-            )
+            raise TypeError(NOT_NUMBERS)
     if dtype is not None:
         target = dtypes.as_dtype(dtype)
-    elif isinstance(data, (np.ndarray, Tensor)):
+    elif isinstance(data, (np.ndarray, np.generic, Tensor)):  # NumPy data keeps its dtype
         target = dtypes.as_dtype(array.dtype) if array.dtype.kind != "u" else dtypes.int64
     else:
         target = dtypes.natural_dtype(array)

@@ -37,7 +37,7 @@ class Primitive:
     Primitive('square')
     """
 
-    __slots__ = ("forward", "jvp_all", "jvps", "name", "vjp_all", "vjps")
+    __slots__ = ("differentiable", "forward", "jvp_all", "jvps", "name", "vjp_all", "vjps")
 
     def __init__(
         self,
@@ -54,10 +54,8 @@ class Primitive:
         self.jvps = tuple(jvps)
         self.vjp_all = vjp_all
         self.jvp_all = jvp_all
-
-    @property
-    def differentiable(self) -> bool:
-        return self.vjp_all is not None or any(rule is not None for rule in self.vjps)
+        # Asked on every recorded operation, so worked out once here.
+        self.differentiable = vjp_all is not None or any(rule is not None for rule in self.vjps)
 
     def vjp(self, g: Any, out: Any, inputs: Sequence[Any], params: dict, needs: Sequence[bool]):
         """Cotangents for ``inputs`` (``None`` where not needed or not differentiable)."""

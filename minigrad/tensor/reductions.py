@@ -38,10 +38,11 @@ def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
                 f"Dimension out of range (expected to be in range of [{low}, {high}], "
                 f"but got {a})"
             )
-        result.append(a % ndim if ndim else 0)
+        result.append(a % ndim if ndim else None)
     if len(set(result)) != len(result):
         raise ValueError(f"axis {axis} names the same dimension twice")
-    return tuple(sorted(result))
+    # A 0-d tensor has no axes: 0 and -1 are accepted (as in PyTorch) and name none.
+    return tuple(sorted(result)) if ndim else ()
 
 
 def kept_shape(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
@@ -126,8 +127,8 @@ def min(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdi
 def _check_not_empty(x: Tensor, axes: tuple[int, ...], op: str) -> None:
     if any(x.shape[a] == 0 for a in axes) or (not axes and x.size == 0):
         raise RuntimeError(
-            f"{op}(): Expected reduction dim to be specified for input.numel() == 0. "
-            f"(shape {x.shape}, axes {axes})"
+            f"{op}(): Expected reduction dim to be specified for input.numel() == 0. Specify "
+            f"the reduction dim with the 'dim' argument.\n(shape {x.shape}, axes {axes})"
         )
 
 

@@ -100,7 +100,7 @@ def reshape(x: Tensor, *shape: Any) -> Tensor:
         shape = tuple(x.size // known if n == -1 else n for n in shape)
     elif known != x.size:
         raise ShapeError(
-            f"shape '{list(shape)}' is invalid for input of size {x.size} "
+            f"shape '{list(shape)}' is invalid for input of size {x.size}\n"
             f"(reshape of a tensor of shape {x.shape})"
         )
     if shape == x.shape:
@@ -136,6 +136,9 @@ def transpose(x: Tensor, *axes: Any) -> Tensor:
 
 def swapaxes(x: Tensor, a: int, b: int) -> Tensor:
     """Exchange axes ``a`` and ``b``."""
+    if x.ndim == 0:  # 0 and -1 are valid names of no axis (as in PyTorch)
+        normalize_axes(a, 0), normalize_axes(b, 0)
+        return x
     a, b = normalize_axes(a, x.ndim)[0], normalize_axes(b, x.ndim)[0]
     axes = list(range(x.ndim))
     axes[a], axes[b] = axes[b], axes[a]
@@ -203,15 +206,23 @@ def concatenate(tensors: Any, axis: int = 0, *, dim: Any = None) -> Tensor:
         axis = dim
     tensors = operands("concatenate", *tensors) if len({t.dtype for t in tensors}) > 1 else tensors
     first = tensors[0]
+    if first.ndim == 0:
+        raise ShapeError("zero-dimensional tensor (at position 0) cannot be concatenated")
     axis = normalize_axes(axis, first.ndim)[0]
-    for t in tensors[1:]:
-        if t.ndim != first.ndim or any(
-            a != b for i, (a, b) in enumerate(zip(t.shape, first.shape)) if i != axis
-        ):
+    shapes = [t.shape for t in tensors]
+    for k, t in enumerate(tensors):
+        if t.ndim != first.ndim:
             raise ShapeError(
-                f"Sizes of tensors must match except in dimension {axis}: "
-                f"concatenate got shapes {[u.shape for u in tensors]}"
+                f"Tensors must have same number of dimensions: got {first.ndim} and {t.ndim}\n"
+                f"concatenate: shapes {shapes}"
             )
+        for i, (a, b) in enumerate(zip(first.shape, t.shape)):
+            if i != axis and a != b:
+                raise ShapeError(
+                    f"Sizes of tensors must match except in dimension {axis}. Expected size {a} "
+                    f"but got size {b} for tensor number {k} in the list.\n"
+                    f"concatenate: shapes {shapes}"
+                )
     return apply(CONCATENATE, tuple(tensors), axis=axis)
 
 
@@ -220,9 +231,12 @@ def stack(tensors: Any, axis: int = 0, *, dim: Any = None) -> Tensor:
     tensors = list(tensors)
     if dim is not None:
         axis = dim
-    shapes = {t.shape for t in tensors}
-    if len(shapes) > 1:
-        raise ShapeError(f"stack expects each tensor to be equal size, but got {sorted(shapes)}")
+    for k, t in enumerate(tensors):
+        if t.shape != tensors[0].shape:
+            raise ShapeError(
+                "stack expects each tensor to be equal size, but got "
+                f"{list(tensors[0].shape)} at entry 0 and {list(t.shape)} at entry {k}"
+            )
     return concatenate([unsqueeze(t, axis) for t in tensors], axis=axis)
 
 

@@ -44,7 +44,11 @@ FREED_MESSAGE = (
 class Node:
     """How a non-leaf tensor was made: ``prim(*inputs, **params)``."""
 
-    __slots__ = ("_out_data", "_out_ref", "freed", "inputs", "params", "prim")
+    __slots__ = ("_out_data", "_out_ref", "freed", "inputs", "params", "prim", "serial")
+    # How many nodes have been recorded: a clock. A node with ``serial >= t`` was
+    # recorded after time ``t``, which is how checkpoint (lesson 09) tells the
+    # nodes a function just made from the older tensors it closed over.
+    created = 0
 
     def __init__(self, prim: Primitive, inputs: tuple, params: dict, out: Tensor) -> None:
         self.prim = prim
@@ -53,6 +57,8 @@ class Node:
         self._out_ref = weakref.ref(out)
         self._out_data = out.data
         self.freed = False
+        self.serial = Node.created
+        Node.created += 1
 
     def output(self) -> Tensor:
         """The tensor this node made (rebuilt around the saved array if it is gone)."""
@@ -88,7 +94,8 @@ def apply(prim: Primitive, inputs: tuple, **params: Any) -> Tensor:
     device = _device_of(inputs)
     data = prim.forward(backends.for_device(device), *[t.data for t in inputs], **params)
     out = Tensor._wrap(data, params.get("device", device))
-    if state.grad_enabled and any(t.requires_grad for t in inputs) and prim.differentiable:
+    # (A list, not a generator, inside any(): half the cost for two inputs, on every op.)
+    if state.grad_enabled and prim.differentiable and any([t.requires_grad for t in inputs]):
         out.requires_grad = True
         out._node = Node(prim, inputs, params, out)
     if state.levels and any(t._tangents for t in inputs):
@@ -241,7 +248,7 @@ class Tensor:
     def __bool__(self) -> bool:
         if self.size != 1:
             raise RuntimeError(
-                f"Boolean value of Tensor with more than one value is ambiguous "
+                "Boolean value of Tensor with more than one value is ambiguous\n"
                 f"(shape {self.shape}); use .any() or .all()"
             )
         return bool(self.item())
@@ -274,7 +281,7 @@ class Tensor:
         """Start (or stop) recording operations on this leaf; returns ``self``."""
         if requires_grad and not dtypes.is_floating(self.dtype):
             raise RuntimeError(
-                "Only Tensors of floating point and complex dtype can require gradients "
+                "Only Tensors of floating point and complex dtype can require gradients\n"
                 f"(this one is {self.dtype.name}; convert with .to(mg.float32))"
             )
         if not requires_grad and self._node is not None:
@@ -297,9 +304,16 @@ class Tensor:
         return self
 
     def backward(
-        self, grad: Tensor | None = None, retain_graph: bool = False, create_graph: bool = False
+        self,
+        grad: Tensor | None = None,
+        retain_graph: bool | None = None,
+        create_graph: bool = False,
     ) -> None:
-        """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (reverse mode)."""
+        """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (reverse mode).
+
+        ``retain_graph`` defaults to ``create_graph``, as in PyTorch: a gradient
+        that is itself a graph still needs the forward graph it refers to.
+        """
         from minigrad.tensor.autograd import backward
 
         backward(self, grad, retain_graph=retain_graph, create_graph=create_graph)

@@ -1,0 +1,162 @@
+"""W2: one training step of a tensor MLP, minigrad against PyTorch (CPU) and HIPS autograd.
+
+The model is 784 -> 256 -> 256 -> 10 with ReLU, float32, a batch of 128,
+softmax cross-entropy on integer labels and a plain SGD update. One step is
+forward, loss, backward, update. Every engine starts from the same weights
+and sees the same batch, so their losses must agree step by step (checked).
+Every engine gets 2 threads (BLAS and intra-op).
+
+    python benchmarks/w2_mlp_train.py [--steps 30] [--warmup 3]
+
+Reported: the median milliseconds per step, and minigrad's time over each peer's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+    os.environ.setdefault(_var, "2")  # before NumPy loads its BLAS: 2 threads for everyone
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import autograd.numpy as anp  # noqa: E402
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+from autograd import value_and_grad  # noqa: E402
+
+import minigrad as mg  # noqa: E402
+
+torch.set_num_threads(2)
+
+SIZES = (784, 256, 256, 10)
+BATCH = 128
+LR = 0.05
+
+
+def initial_weights(seed: int = 0) -> list[np.ndarray]:
+    """[W1, b1, W2, b2, W3, b3], W of shape (out, in) as torch.nn.Linear, float32."""
+    rng = np.random.default_rng(seed)
+    weights = []
+    for n_in, n_out in zip(SIZES, SIZES[1:]):
+        bound = 1 / np.sqrt(n_in)
+        weights.append(rng.uniform(-bound, bound, (n_out, n_in)).astype(np.float32))
+        weights.append(rng.uniform(-bound, bound, n_out).astype(np.float32))
+    return weights
+
+
+def make_batch(seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((BATCH, SIZES[0])).astype(np.float32), rng.integers(0, 10, BATCH)
+
+
+def minigrad_stepper(weights, x_np, y_np):
+    model = mg.nn.MLP(list(SIZES))
+    with mg.no_grad():
+        for p, w in zip(model.parameters(), weights):
+            p.data = mg.tensor(w).data
+    opt = mg.optim.SGD(model.parameters(), lr=LR)
+    x, y = mg.tensor(x_np), mg.tensor(y_np)
+
+    def step() -> float:
+        opt.zero_grad()
+        loss = mg.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    return step
+
+
+def torch_stepper(weights, x_np, y_np):
+    layers = []
+    for n_in, n_out in zip(SIZES, SIZES[1:]):
+        layers += [torch.nn.Linear(n_in, n_out), torch.nn.ReLU()]
+    model = torch.nn.Sequential(*layers[:-1])
+    with torch.no_grad():
+        for p, w in zip(model.parameters(), weights):
+            p.copy_(torch.from_numpy(w))
+    opt = torch.optim.SGD(model.parameters(), lr=LR)
+    x, y = torch.from_numpy(x_np), torch.from_numpy(y_np)
+
+    def step() -> float:
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    return step
+
+
+def autograd_stepper(weights, x_np, y_np):
+    params = [w.copy() for w in weights]
+    rows = np.arange(BATCH)
+
+    def loss_fn(params):
+        h = x_np
+        for i in range(0, len(params), 2):
+            h = anp.dot(h, params[i].T) + params[i + 1]
+            if i + 2 < len(params):
+                h = anp.maximum(h, 0.0)
+        shifted = h - anp.max(h, axis=1, keepdims=True)
+        log_probs = shifted - anp.log(anp.sum(anp.exp(shifted), axis=1, keepdims=True))
+        return -anp.mean(log_probs[rows, y_np])
+
+    loss_and_grads = value_and_grad(loss_fn)
+
+    def step() -> float:
+        loss, grads = loss_and_grads(params)
+        for p, g in zip(params, grads):
+            p -= LR * g
+        return float(loss)
+
+    return step
+
+
+ENGINES = {
+    "minigrad": minigrad_stepper,
+    "torch": torch_stepper,
+    "autograd (HIPS)": autograd_stepper,
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=30, help="timed steps; the median is reported")
+    parser.add_argument("--warmup", type=int, default=3, help="untimed steps first")
+    args = parser.parse_args()
+
+    weights, (x, y) = initial_weights(), make_batch()
+    medians, losses = {}, {}
+    for name, make in ENGINES.items():
+        step = make(weights, x, y)
+        losses[name] = [step() for _ in range(args.warmup)]
+        times = []
+        for _ in range(args.steps):
+            start = time.perf_counter()
+            step()
+            times.append(time.perf_counter() - start)
+        medians[name] = statistics.median(times) * 1e3
+    agree = all(
+        np.allclose(losses["minigrad"], losses[other], rtol=1e-4)
+        for other in ("torch", "autograd (HIPS)")
+    )
+    ours = medians["minigrad"]
+    print(
+        f"W2 MLP train step {'-'.join(map(str, SIZES))}, batch {BATCH}, float32, ReLU, "
+        f"cross-entropy, SGD; median of {args.steps}; minigrad backend "
+        f"{mg.backends.current()!r}, 2 threads"
+    )
+    print(f"  {'engine':<16} {'ms/step':>9} {'minigrad / it':>14}")
+    for name, ms in medians.items():
+        print(f"  {name:<16} {ms:9.3f} {ours / ms:13.2f}x")
+    print(f"  losses agree over the first {args.warmup} steps: {agree}")
+
+
+if __name__ == "__main__":
+    main()

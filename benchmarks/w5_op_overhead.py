@@ -1,0 +1,131 @@
+"""W5: the fixed cost of one recorded operation, minigrad against PyTorch and HIPS autograd.
+
+On 4x4 tensors the arithmetic is nothing; what is measured is everything else
+an engine does per operation: checking and promoting operands, choosing a
+kernel, allocating the result, recording a graph node, and later walking the
+graph back and running each node's backward rule. The chain is 1000
+operations long (cycling multiply, add, tanh, subtract, so values stay
+bounded), then one backward pass from its sum. Every engine gets 2 threads.
+
+    python benchmarks/w5_op_overhead.py [--ops 1000] [--repeats 15]
+
+Reported: microseconds per operation, forward (recording) and backward, as
+medians over the repeats, and minigrad's time over each peer's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+    os.environ.setdefault(_var, "2")  # before NumPy loads its BLAS: 2 threads for everyone
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import autograd.numpy as anp  # noqa: E402
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+from autograd import make_vjp  # noqa: E402
+
+import minigrad as mg  # noqa: E402
+
+torch.set_num_threads(2)
+
+
+def chain(y, w, ops: int, tanh):
+    """The benchmark's computation, written once for every engine's operators."""
+    for i in range(ops):
+        step = i % 4
+        if step == 0:
+            y = y * w
+        elif step == 1:
+            y = y + w
+        elif step == 2:
+            y = tanh(y)
+        else:
+            y = y - w
+    return y
+
+
+def run_minigrad(x0, w0, ops):
+    x = mg.tensor(x0, requires_grad=True)
+    w = mg.tensor(w0, requires_grad=True)
+    start = time.perf_counter()
+    loss = chain(x, w, ops, mg.tanh).sum()
+    middle = time.perf_counter()
+    loss.backward()
+    end = time.perf_counter()
+    return middle - start, end - middle, (x.grad.numpy(), w.grad.numpy())
+
+
+def run_torch(x0, w0, ops):
+    x = torch.tensor(x0, requires_grad=True)
+    w = torch.tensor(w0, requires_grad=True)
+    start = time.perf_counter()
+    loss = chain(x, w, ops, torch.tanh).sum()
+    middle = time.perf_counter()
+    loss.backward()
+    end = time.perf_counter()
+    return middle - start, end - middle, (x.grad.numpy(), w.grad.numpy())
+
+
+def run_autograd(x0, w0, ops):
+    # make_vjp traces the forward pass (recording), its result runs the backward pass.
+    def f(params):
+        x, w = params
+        return anp.sum(chain(x, w, ops, anp.tanh))
+
+    start = time.perf_counter()
+    vjp, _ = make_vjp(f)((x0, w0))
+    middle = time.perf_counter()
+    grads = vjp(np.float32(1.0))
+    end = time.perf_counter()
+    return middle - start, end - middle, grads
+
+
+ENGINES = {"minigrad": run_minigrad, "torch": run_torch, "autograd (HIPS)": run_autograd}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ops", type=int, default=1000, help="operations in the chain")
+    parser.add_argument("--repeats", type=int, default=15, help="repeats; medians are reported")
+    args = parser.parse_args()
+
+    rng = np.random.default_rng(0)
+    x0 = rng.standard_normal((4, 4)).astype(np.float32)
+    w0 = (0.5 * rng.standard_normal((4, 4))).astype(np.float32)
+    results, grads = {}, {}
+    for name, run in ENGINES.items():
+        run(x0, w0, args.ops)  # warm up: imports, caches, first-call compilation
+        times = [run(x0, w0, args.ops) for _ in range(args.repeats)]
+        forward = statistics.median(t[0] for t in times) / args.ops * 1e6
+        backward = statistics.median(t[1] for t in times) / args.ops * 1e6
+        total = statistics.median(t[0] + t[1] for t in times) / args.ops * 1e6
+        results[name] = (forward, backward, total)
+        grads[name] = times[0][2]
+    # Same chain, same numbers: the gradients must agree (float32 over 1000 ops).
+    agree = all(
+        np.allclose(a, b, rtol=1e-3, atol=1e-4)
+        for other in ("torch", "autograd (HIPS)")
+        for a, b in zip(grads["minigrad"], grads[other])
+    )
+    ours = results["minigrad"][2]
+    print(
+        f"W5 per-op overhead: {args.ops} ops on 4x4 float32, then backward; "
+        f"median of {args.repeats}; minigrad backend {mg.backends.current()!r}, 2 threads"
+    )
+    print(
+        f"  {'engine':<16} {'fwd us/op':>10} {'bwd us/op':>10} {'total us/op':>12} {'minigrad / it':>14}"
+    )
+    for name, (forward, backward, total) in results.items():
+        print(f"  {name:<16} {forward:10.2f} {backward:10.2f} {total:12.2f} {ours / total:13.2f}x")
+    print(f"  gradients agree: {agree}")
+
+
+if __name__ == "__main__":
+    main()

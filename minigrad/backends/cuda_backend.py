@@ -1,0 +1,351 @@
+"""The CUDA backend: the reference contract, on GPU memory (lesson 11).
+
+A ``"cuda"`` tensor holds a ``CudaArray``: a flat buffer in GPU memory plus a
+shape, strides (in elements) and an offset, exactly the picture of
+``minigrad.backends.strides``. Numbers stay on the GPU from one operation to
+the next: only ``from_numpy`` (``x.to("cuda")``) and ``to_numpy``
+(``.numpy()``, printing, ``.item()``) copy between host and device, and
+``uploads``/``downloads`` count those copies.
+
+What moves no numbers makes no copy and launches no kernel: ``transpose``,
+``broadcast_to`` (stride 0), ``reshape`` of a contiguous array and basic
+slicing only change the strides. Everything else launches one of the kernels
+of ``minigrad.backends.cuda_kernels``.
+
+Integer-array and boolean-mask indexing compute the storage positions on the
+host, with NumPy (``x[index]`` applied to each axis's position grid, so every
+NumPy indexing rule holds), and upload them: the data stays on the GPU, the
+index makes one round trip (a download if it lived on the GPU, then an upload
+of one position per selected element).
+
+Run it without a GPU by setting ``NUMBA_ENABLE_CUDASIM=1`` before numba is
+imported: numba's simulator runs the same kernels in Python.
+"""
+
+from __future__ import annotations
+
+import operator
+from functools import cache
+from typing import Any
+
+import numba
+import numpy as np
+from numba import cuda
+
+from minigrad.backends import cuda_kernels as kernels
+from minigrad.backends import numpy_backend as reference
+from minigrad.backends.strides import broadcast_strides, coalesce, contiguous_strides
+
+
+class CudaArray:
+    """A strided view of a flat buffer in GPU memory: what a ``"cuda"`` tensor holds.
+
+    ``element(index) = buffer[offset + sum(index[k] * strides[k])]``.
+    """
+
+    __slots__ = ("buffer", "offset", "shape", "strides")
+
+    def __init__(self, buffer: Any, shape: tuple, strides: tuple | None = None, offset: int = 0):
+        self.buffer = buffer
+        self.shape = tuple(int(n) for n in shape)
+        strides = contiguous_strides(self.shape) if strides is None else strides
+        self.strides = tuple(int(s) for s in strides)
+        self.offset = int(offset)
+
+    dtype = property(lambda self: self.buffer.dtype)
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+
+    @property
+    def contiguous(self) -> bool:
+        """Row-major without gaps, so any reshape is a view (size-1 axes don't count)."""
+        rows = contiguous_strides(self.shape)
+        return all(s == r for n, s, r in zip(self.shape, self.strides, rows) if n != 1)
+
+    def __array__(self, *args: Any, **kwargs: Any) -> np.ndarray:
+        raise TypeError(
+            "can't convert cuda device type tensor to numpy. Use Tensor.cpu() to copy the "
+            "tensor to host memory first (or .numpy(), which copies)."
+        )
+
+    def __repr__(self) -> str:
+        return f"CudaArray(shape={self.shape}, dtype={self.dtype}, strides={self.strides})"
+
+
+@cache
+def _dtype(kind: str, op: str, *dtypes: np.dtype) -> np.dtype:
+    """The dtype the NumPy reference gives ``op``: one rule, shared by both backends."""
+    table = {"map": reference.MAPS, "zip": reference.ZIPS, "reduce": reference.REDUCES}[kind]
+    return np.asarray(table[op](*(np.ones(1, d) for d in dtypes))).dtype
+
+
+def _identity(op: str, dtype: np.dtype) -> Any:
+    """The value a reduction starts from: 0 for sum, the lowest value for max."""
+    if op == "sum":
+        return dtype.type(0)
+    if dtype.kind == "f":
+        return dtype.type(-np.inf if op == "max" else np.inf)
+    if dtype.kind == "b":
+        return dtype.type(op == "min")
+    info = np.iinfo(dtype)
+    return dtype.type(info.min if op == "max" else info.max)
+
+
+def _operand(x: CudaArray, shape: tuple) -> tuple:
+    """Kernel arguments that read ``x`` broadcast to ``shape``: buffer, offset, strides."""
+    return x.buffer, x.offset, broadcast_strides(x.shape, x.strides, shape)
+
+
+def _ints(values: Any) -> tuple[int, ...]:
+    return tuple(int(v) for v in values)
+
+
+class CudaBackend:
+    """Kernels over ``CudaArray``: the contract of ``NumpyBackend``, run by numba.cuda."""
+
+    name = "cuda"
+    device = "cuda"
+
+    def __init__(self) -> None:
+        if not kernels.SIMULATOR and not cuda.is_available():
+            raise RuntimeError(
+                "No CUDA GPUs are available\n"
+                "minigrad's 'cuda' device needs an NVIDIA GPU and its driver, or numba's CUDA "
+                "simulator: set NUMBA_ENABLE_CUDASIM=1 before anything imports numba. "
+                "mg.backends.available() tells what this machine can run."
+            )
+        self.uploads = 0  # host -> device copies so far
+        self.downloads = 0  # device -> host copies so far
+        self.tile = kernels.TILE  # matmul tile side
+        self.reduce_threads = kernels.REDUCE_THREADS  # the largest reduction block
+
+    # -- storage -----------------------------------------------------------------
+    def empty(self, shape: tuple, dtype: np.dtype) -> CudaArray:
+        size = int(np.prod(shape, dtype=np.int64))
+        return CudaArray(cuda.device_array(size, dtype=np.dtype(dtype)), shape)
+
+    def from_numpy(self, array: np.ndarray) -> CudaArray:
+        if array.ndim == 0:  # a scalar rides along as a kernel argument: no copy
+            return self.full((), array.item(), array.dtype)
+        if array.size == 0:
+            return self.empty(array.shape, array.dtype)
+        self.uploads += 1
+        flat = np.ascontiguousarray(array).reshape(-1)
+        return CudaArray(cuda.to_device(flat), array.shape)
+
+    def to_numpy(self, x: CudaArray) -> np.ndarray:
+        x = self._contiguous(x)
+        self.downloads += 1
+        if x.size == 0:
+            return np.empty(x.shape, x.dtype)
+        return x.buffer[x.offset : x.offset + x.size].copy_to_host().reshape(x.shape)
+
+    def full(self, shape: tuple[int, ...], value: float, dtype: np.dtype) -> CudaArray:
+        out = self.empty(shape, dtype)
+        self._launch(kernels.fill_kernel(), out.size, out.buffer, np.dtype(dtype).type(value))
+        return out
+
+    # -- the four higher-order kernels ---------------------------------------------
+    def map(self, op: str, x: CudaArray) -> CudaArray:
+        out = self.empty(x.shape, _dtype("map", op, x.dtype))
+        shape, _, xs = coalesce(x.shape, out.strides, x.strides)
+        kernel = kernels.map_kernel(op, len(shape))
+        self._launch(kernel, out.size, out.buffer, _ints(shape), x.buffer, x.offset, _ints(xs))
+        return out
+
+    def zip(self, op: str, x: CudaArray, y: CudaArray) -> CudaArray:
+        shape = np.broadcast_shapes(x.shape, y.shape)
+        out = self.empty(shape, _dtype("zip", op, x.dtype, y.dtype))
+        (xb, xo, xs), (yb, yo, ys) = _operand(x, shape), _operand(y, shape)
+        merged, _, xs, ys = coalesce(shape, out.strides, xs, ys)
+        kernel = kernels.zip_kernel(op, len(merged))
+        self._launch(kernel, out.size, out.buffer, _ints(merged), xb, xo, _ints(xs), yb, yo,
+                     _ints(ys))  # fmt: skip
+        return out
+
+    def reduce(self, op: str, x: CudaArray, axes: tuple[int, ...], keepdims: bool) -> CudaArray:
+        dtype = _dtype("reduce", op, x.dtype)
+        kept = [a for a in range(x.ndim) if a not in axes]
+        kept_shape, kept_strides = coalesce([x.shape[a] for a in kept], [x.strides[a] for a in kept])
+        red_shape, red_strides = coalesce([x.shape[a] for a in axes], [x.strides[a] for a in axes])
+        out_shape = tuple(1 if a in axes else n for a, n in enumerate(x.shape)) if keepdims else (
+            tuple(x.shape[a] for a in kept))  # fmt: skip
+        out = self.empty(out_shape, dtype)
+        count = int(np.prod(red_shape))
+        block = self.reduce_threads
+        threads = 1 << max(min(count, block) - 1, 0).bit_length()  # a power of two
+        kernel = kernels.reduce_kernel(
+            op, numba.from_dtype(dtype), len(kept_shape), len(red_shape), block
+        )
+        if out.size:
+            kernel[min(out.size, 65535), threads](
+                out.buffer, x.buffer, x.offset, _ints(kept_shape), _ints(kept_strides),
+                _ints(red_shape), _ints(red_strides), count, _identity(op, dtype),
+            )  # fmt: skip
+        return out
+
+    def matmul(self, a: CudaArray, b: CudaArray) -> CudaArray:
+        dtype = np.result_type(a.dtype, b.dtype)
+        if dtype == np.bool_:  # true where some a[i, k] and b[k, j] are both true
+            product = self.matmul(self.astype(a, np.int64), self.astype(b, np.int64))
+            return self.zip("ne", product, self.full((), 0, np.int64))
+        a, b = self.astype(a, dtype), self.astype(b, dtype)
+        (m, k), n = a.shape[-2:], b.shape[-1]
+        batch = a.shape[:-2]
+        out = self.empty(batch + (m, n), dtype)
+        if not out.size:
+            return out
+        bshape, _, a_batch, b_batch = coalesce(batch, out.strides[:-2], a.strides[:-2],
+                                               b.strides[:-2])  # fmt: skip
+        tile = self.tile
+        kernel = kernels.matmul_kernel(numba.from_dtype(dtype), len(bshape), tile)
+        grid = ((n + tile - 1) // tile, (m + tile - 1) // tile, min(out.size // (m * n), 65535))
+        kernel[grid, (tile, tile)](
+            out.buffer, _ints(bshape), m, n, k, dtype.type(0),
+            a.buffer, a.offset, _ints(a_batch), a.strides[-2], a.strides[-1],
+            b.buffer, b.offset, _ints(b_batch), b.strides[-2], b.strides[-1],
+        )  # fmt: skip
+        return out
+
+    # -- selection and data movement ------------------------------------------------
+    def where(self, cond: CudaArray, x: CudaArray, y: CudaArray) -> CudaArray:
+        shape = np.broadcast_shapes(cond.shape, x.shape, y.shape)
+        out = self.empty(shape, np.result_type(x.dtype, y.dtype))
+        (cb, co, cs), (xb, xo, xs), (yb, yo, ys) = (_operand(t, shape) for t in (cond, x, y))
+        merged, _, cs, xs, ys = coalesce(shape, out.strides, cs, xs, ys)
+        kernel = kernels.where_kernel(len(merged))
+        self._launch(kernel, out.size, out.buffer, _ints(merged), cb, co, _ints(cs), xb, xo,
+                     _ints(xs), yb, yo, _ints(ys))  # fmt: skip
+        return out
+
+    def astype(self, x: CudaArray, dtype: np.dtype) -> CudaArray:
+        if x.dtype == dtype:
+            return x  # arrays are never written after they are made: sharing is safe
+        out = self.empty(x.shape, dtype)
+        self._copy(out, x)
+        return out
+
+    def broadcast_to(self, x: CudaArray, shape: tuple[int, ...]) -> CudaArray:
+        return CudaArray(x.buffer, shape, broadcast_strides(x.shape, x.strides, shape), x.offset)
+
+    def reshape(self, x: CudaArray, shape: tuple[int, ...]) -> CudaArray:
+        x = self._contiguous(x)
+        return CudaArray(x.buffer, shape, None, x.offset)
+
+    def transpose(self, x: CudaArray, axes: tuple[int, ...]) -> CudaArray:
+        shape, strides = [x.shape[a] for a in axes], [x.strides[a] for a in axes]
+        return CudaArray(x.buffer, shape, strides, x.offset)
+
+    def getitem(self, x: CudaArray, index: object) -> CudaArray:
+        parts = index if isinstance(index, tuple) else (index,)
+        if all(map(_is_basic, parts)):
+            return _basic_view(x, parts)
+        positions = self._positions(x, parts)
+        out = self.empty(positions.shape, x.dtype)
+        self._launch(kernels.gather_kernel(), out.size, out.buffer, x.buffer, positions.buffer)
+        return out
+
+    def scatter_add(self, shape: tuple[int, ...], index: object, values: CudaArray) -> CudaArray:
+        out = self.full(shape, 0, values.dtype)
+        parts = index if isinstance(index, tuple) else (index,)
+        if all(map(_is_basic, parts)):
+            # A basic index never names an element twice: adding to zeros is copying.
+            self._copy(_basic_view(out, parts), values)
+            return out
+        positions = self._positions(out, parts)
+        vb, vo, vs = _operand(values, positions.shape)
+        merged, _, vs = coalesce(positions.shape, positions.strides, vs)
+        kernel = kernels.scatter_add_kernel(len(merged))
+        self._launch(kernel, positions.size, out.buffer, positions.buffer, _ints(merged), vb, vo,
+                     _ints(vs))  # fmt: skip
+        return out
+
+    def concatenate(self, xs: list[CudaArray], axis: int) -> CudaArray:
+        shape = list(xs[0].shape)
+        shape[axis] = sum(x.shape[axis] for x in xs)
+        out = self.empty(tuple(shape), np.result_type(*(x.dtype for x in xs)))
+        start = 0
+        for x in xs:
+            part = (slice(None),) * axis + (slice(start, start + x.shape[axis]),)
+            self._copy(_basic_view(out, part), x)
+            start += x.shape[axis]
+        return out
+
+    # -- plumbing ---------------------------------------------------------------------
+    def _launch(self, kernel: Any, size: int, *args: Any) -> None:
+        """Run ``kernel`` with at least one thread per element of a ``size``-element output."""
+        if size:
+            grid, threads = kernels.blocks(size)
+            kernel[grid, threads](*args)
+
+    def _copy(self, dst: CudaArray, src: CudaArray) -> None:
+        """Write ``src`` (broadcast to ``dst``'s shape) into the view ``dst``."""
+        sb, so, ss = _operand(src, dst.shape)
+        merged, ds, ss = coalesce(dst.shape, dst.strides, ss)
+        kernel = kernels.copy_kernel(len(merged))
+        self._launch(kernel, dst.size, _ints(merged), dst.buffer, dst.offset, _ints(ds), sb, so,
+                     _ints(ss))  # fmt: skip
+
+    def _contiguous(self, x: CudaArray) -> CudaArray:
+        if x.contiguous:
+            return x
+        out = self.empty(x.shape, x.dtype)
+        self._copy(out, x)
+        return out
+
+    def _positions(self, x: CudaArray, parts: tuple) -> CudaArray:
+        """The storage positions of ``x[parts]`` (an advanced index), uploaded."""
+        parts = tuple(self.to_numpy(p) if isinstance(p, CudaArray) else p for p in parts)
+        index = parts
+        total = np.broadcast_to(np.int64(x.offset), x.shape)[index]
+        for axis, (n, stride) in enumerate(zip(x.shape, x.strides)):
+            along = (np.arange(n, dtype=np.int64) * stride).reshape((n,) + (1,) * (x.ndim - axis - 1))
+            total = total + np.broadcast_to(along, x.shape)[index]
+        return self.from_numpy(np.array(total, dtype=np.int64))
+
+
+def _is_basic(part: object) -> bool:
+    """Ints, slices, None and ``...`` select a view; anything else is advanced indexing."""
+    if part is None or part is Ellipsis or isinstance(part, slice):
+        return True
+    return isinstance(part, (int, np.integer)) and not isinstance(part, (bool, np.bool_))
+
+
+def _basic_view(x: CudaArray, parts: tuple) -> CudaArray:
+    """``x[parts]`` for ints, slices, None and ``...``: new strides, no copy.
+
+    >>> view = _basic_view(CudaArray(None, (4, 5)), (slice(1, None, 2), 3))
+    >>> view.shape, view.strides, view.offset
+    ((2,), (10,), 8)
+    """
+    if sum(p is Ellipsis for p in parts) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    used = sum(p is not None and p is not Ellipsis for p in parts)
+    if used > x.ndim:
+        raise IndexError(
+            f"too many indices for array: array is {x.ndim}-dimensional, but {used} were indexed"
+        )
+    expanded: list = []
+    for p in parts:
+        expanded += [slice(None)] * (x.ndim - used) if p is Ellipsis else [p]
+    shape, strides, offset, axis = [], [], x.offset, 0
+    for p in expanded:
+        if p is None:  # a new axis of size 1
+            shape.append(1)
+            strides.append(0)
+            continue
+        n, stride = x.shape[axis], x.strides[axis]
+        if isinstance(p, slice):
+            start, stop, step = p.indices(n)
+            shape.append(len(range(start, stop, step)))
+            strides.append(stride * step)
+            offset += start * stride
+        else:
+            i = operator.index(p)
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
+            offset += (i % n) * stride
+        axis += 1
+    shape += x.shape[axis:]
+    strides += x.strides[axis:]
+    return CudaArray(x.buffer, shape, strides, offset)

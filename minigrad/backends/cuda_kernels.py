@@ -1,0 +1,348 @@
+"""numba.cuda kernels: threads, blocks, shared memory (lesson 11).
+
+A kernel is one function that a whole *grid* of threads runs at once. The
+threads come in *blocks* (up to 1024 threads that share fast on-chip memory
+and can wait for each other with ``cuda.syncthreads()``); each thread finds
+its work from its coordinates, ``cuda.grid(1) = blockIdx.x * blockDim.x +
+threadIdx.x``. Three patterns cover every primitive:
+
+- **one thread per output element** (``map``, ``zip``, ``where``, copies):
+  thread ``i`` turns ``i`` into a multi-index of the output and each input's
+  strides turn that into a storage position, the same index math as the CPU
+  kernels (``minigrad.backends.strides``, compiled here for the GPU).
+  Broadcasting is stride 0, so the kernel never tests for it.
+- **one block per output element** (``reduce``): the block's threads each
+  fold a strided slice of the reduced elements, then combine their partial
+  results pairwise in shared memory (a tree: log2(threads) steps).
+- **one block per output tile** (``matmul``): the block copies a tile of A and
+  a tile of B into shared memory once, and every thread reads each loaded
+  number ``TILE`` times from there instead of from global memory.
+
+Kernels are built per operation by small factories (``map_kernel("exp",
+ndim)``), because the operation and the number of axes are compile-time
+constants of the generated code. numba compiles each on first launch, for the
+argument types it sees, and caches the machine code on disk.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from functools import cache
+
+import numba
+from numba import config, cuda
+
+from minigrad.backends import strides
+
+# Under NUMBA_ENABLE_CUDASIM=1 numba runs every CUDA thread as a Python thread:
+# the same code, checked without a GPU, and slow enough to keep sizes small.
+# The shared-memory kernels use smaller blocks there: same code, fewer Python threads.
+SIMULATOR = bool(config.ENABLE_CUDASIM)
+THREADS = 256  # threads per block of the elementwise kernels
+REDUCE_THREADS = 32 if SIMULATOR else 256  # threads per block of a reduction (a power of two)
+TILE = 4 if SIMULATOR else 16  # a matmul block computes a TILE x TILE tile of the output
+if SIMULATOR:
+    # The simulator's threads meet at every syncthreads(); with Python's default
+    # 5 ms thread switch interval each meeting costs milliseconds. 0.1 ms makes
+    # the shared-memory kernels about ten times faster there.
+    sys.setswitchinterval(min(sys.getswitchinterval(), 1e-4))
+
+# The shared index math, compiled for the GPU.
+to_index = cuda.jit(device=True)(strides.to_index)
+index_to_position = cuda.jit(device=True)(strides.index_to_position)
+
+
+# -- the operations, one scalar function each ------------------------------------
+# Plain Python's math module raises where a GPU returns inf or nan, and the
+# simulator runs plain Python: the guards keep both devices giving IEEE answers.
+def _exp(x):
+    return math.inf if x > 709.0 else math.exp(x)
+
+
+def _log(x):
+    if x > 0:
+        return math.log(x)
+    return -math.inf if x == 0 else math.nan  # log of a negative number, or of nan
+
+
+def _sqrt(x):
+    return math.nan if x < 0 else math.sqrt(x)
+
+
+def _sign(x):
+    if x > 0:
+        return 1
+    if x < 0:
+        return -1
+    return x  # 0 stays 0, nan stays nan
+
+
+def _sigmoid(x):
+    # Split by sign so exp only ever sees arguments <= 0: it cannot overflow.
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    z = math.exp(x)
+    return z / (1.0 + z)
+
+
+def _maximum(x, y):
+    return x if x > y or x != x else y  # x != x: x is nan, which must win
+
+
+def _minimum(x, y):
+    return x if x < y or x != x else y
+
+
+MAPS = {
+    "neg": lambda x: -x,
+    "exp": _exp,
+    "log": _log,
+    "sqrt": _sqrt,
+    "tanh": lambda x: math.tanh(x),
+    "abs": lambda x: abs(x),
+    "sign": _sign,
+    "relu": lambda x: 0 if x <= 0 else x,
+    "sigmoid": _sigmoid,
+    "logical_not": lambda x: not x,
+}
+ZIPS = {
+    "add": lambda x, y: x + y,
+    "sub": lambda x, y: x - y,
+    "mul": lambda x, y: x * y,
+    "div": lambda x, y: x / y,
+    "pow": lambda x, y: x**y,
+    "maximum": _maximum,
+    "minimum": _minimum,
+    "lt": lambda x, y: x < y,
+    "le": lambda x, y: x <= y,
+    "gt": lambda x, y: x > y,
+    "ge": lambda x, y: x >= y,
+    "eq": lambda x, y: x == y,
+    "ne": lambda x, y: x != y,
+    "logical_and": lambda x, y: x != 0 and y != 0,
+    "logical_or": lambda x, y: x != 0 or y != 0,
+    # Fused derivatives: one pass instead of three. g is the cotangent, y the
+    # forward output (tanh, sigmoid) or input (relu).
+    "tanh_grad": lambda g, y: g * (1 - y * y),
+    "sigmoid_grad": lambda g, y: g * (y * (1 - y)),
+    "relu_grad": lambda g, x: g if x > 0 else g * 0,
+}
+COMBINES = {"sum": ZIPS["add"], "max": _maximum, "min": _minimum}
+
+
+def _device(fn):
+    return cuda.jit(device=True)(fn)
+
+
+def _jit(fn):
+    return cuda.jit(cache=not SIMULATOR)(fn)
+
+
+# -- one thread per output element ----------------------------------------------------
+@cache
+def map_kernel(op: str, ndim: int):
+    """``out[i] = op(x[i])``; ``x`` strided, ``out`` contiguous."""
+    fn = _device(MAPS[op])
+
+    def kernel(out, shape, x, x_offset, x_strides):
+        i = cuda.grid(1)
+        if i < out.size:
+            index = cuda.local.array(ndim, numba.int64)
+            to_index(i, shape, index)
+            out[i] = fn(x[index_to_position(index, x_strides, x_offset)])
+
+    return _jit(kernel)
+
+
+@cache
+def zip_kernel(op: str, ndim: int):
+    """``out[i] = op(x[i], y[i])``; broadcast inputs come with stride-0 axes."""
+    fn = _device(ZIPS[op])
+
+    def kernel(out, shape, x, x_offset, x_strides, y, y_offset, y_strides):
+        i = cuda.grid(1)
+        if i < out.size:
+            index = cuda.local.array(ndim, numba.int64)
+            to_index(i, shape, index)
+            a = x[index_to_position(index, x_strides, x_offset)]
+            b = y[index_to_position(index, y_strides, y_offset)]
+            out[i] = fn(a, b)
+
+    return _jit(kernel)
+
+
+@cache
+def where_kernel(ndim: int):
+    """``out[i] = x[i] if cond[i] else y[i]`` over three broadcast inputs."""
+
+    def kernel(out, shape, c, c_offset, c_strides, x, x_offset, x_strides, y, y_offset, y_strides):
+        i = cuda.grid(1)
+        if i < out.size:
+            index = cuda.local.array(ndim, numba.int64)
+            to_index(i, shape, index)
+            if c[index_to_position(index, c_strides, c_offset)]:
+                out[i] = x[index_to_position(index, x_strides, x_offset)]
+            else:
+                out[i] = y[index_to_position(index, y_strides, y_offset)]
+
+    return _jit(kernel)
+
+
+@cache
+def copy_kernel(ndim: int):
+    """``dst[i] = src[i]`` between two strided views (a cast if the dtypes differ).
+
+    Makes views contiguous, converts dtypes, fills a slice of a larger output.
+    """
+
+    def kernel(shape, dst, dst_offset, dst_strides, src, src_offset, src_strides):
+        i = cuda.grid(1)
+        size = 1
+        for n in shape:
+            size *= n
+        if i < size:
+            index = cuda.local.array(ndim, numba.int64)
+            to_index(i, shape, index)
+            value = src[index_to_position(index, src_strides, src_offset)]
+            dst[index_to_position(index, dst_strides, dst_offset)] = value
+
+    return _jit(kernel)
+
+
+@cache
+def fill_kernel():
+    """``out[i] = value``: a constant travels as a kernel argument, not a copy."""
+
+    def kernel(out, value):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = value
+
+    return _jit(kernel)
+
+
+@cache
+def gather_kernel():
+    """``out[i] = x[positions[i]]``: integer-array indexing."""
+
+    def kernel(out, x, positions):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = x[positions[i]]
+
+    return _jit(kernel)
+
+
+@cache
+def scatter_add_kernel(ndim: int):
+    """``out[positions[i]] += values[i]``, atomically: positions may repeat."""
+
+    def kernel(out, positions, shape, values, v_offset, v_strides):
+        i = cuda.grid(1)
+        if i < positions.size:
+            index = cuda.local.array(ndim, numba.int64)
+            to_index(i, shape, index)
+            value = values[index_to_position(index, v_strides, v_offset)]
+            cuda.atomic.add(out, positions[i], value)
+
+    return _jit(kernel)
+
+
+# -- one block per output element: a shared-memory tree ----------------------------------
+@cache
+def reduce_kernel(
+    op: str, dtype: numba.types.Type, kept_ndim: int, reduced_ndim: int, threads: int = REDUCE_THREADS
+):
+    """``out[o] = op over the reduced elements of output o``, one block per output.
+
+    Thread t folds elements t, t + blockDim, t + 2 blockDim, ... (neighbouring
+    threads read neighbouring elements: coalesced), then the block halves the
+    partial results in shared memory until one is left. ``blockDim.x`` must be
+    a power of two no larger than ``threads``.
+    """
+    combine = _device(COMBINES[op])
+
+    def kernel(out, x, x_offset, kept_shape, kept_strides, red_shape, red_strides, count, init):
+        partial = cuda.shared.array(threads, dtype)
+        t = cuda.threadIdx.x
+        kept = cuda.local.array(kept_ndim, numba.int64)
+        reduced = cuda.local.array(reduced_ndim, numba.int64)
+        for o in range(cuda.blockIdx.x, out.size, cuda.gridDim.x):
+            to_index(o, kept_shape, kept)
+            base = index_to_position(kept, kept_strides, x_offset)
+            acc = init
+            for r in range(t, count, cuda.blockDim.x):
+                to_index(r, red_shape, reduced)
+                acc = combine(acc, x[index_to_position(reduced, red_strides, base)])
+            partial[t] = acc
+            cuda.syncthreads()
+            half = cuda.blockDim.x // 2
+            while half > 0:
+                if t < half:
+                    partial[t] = combine(partial[t], partial[t + half])
+                cuda.syncthreads()
+                half //= 2
+            if t == 0:
+                out[o] = partial[0]
+            cuda.syncthreads()  # partial[0] is read before the next output overwrites it
+
+    return _jit(kernel)
+
+
+# -- one block per output tile: shared-memory tiling ---------------------------------------
+@cache
+def matmul_kernel(dtype: numba.types.Type, batch_ndim: int, tile: int = TILE):
+    """``out[z] = a[z] @ b[z]`` for each matrix z of a batch, tile by tile.
+
+    Block (bx, by) owns the output tile of rows by*tile.. and columns bx*tile..;
+    thread (tx, ty) in it owns one output element. For each step along k the
+    block loads one tile of A and one of B into shared memory (each thread one
+    number of each, neighbouring threads neighbouring columns: coalesced),
+    waits, and multiplies from shared memory: each loaded number is used
+    ``tile`` times. ``zero`` is passed in so the sum has the output's dtype.
+    """
+
+    def kernel(out, batch_shape, m, n, k, zero, a, a_offset, a_batch, a_row, a_col,
+               b, b_offset, b_batch, b_row, b_col):  # fmt: skip
+        sa = cuda.shared.array((tile, tile), dtype)
+        sb = cuda.shared.array((tile, tile), dtype)
+        tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+        row = cuda.blockIdx.y * tile + ty
+        col = cuda.blockIdx.x * tile + tx
+        batch = cuda.local.array(batch_ndim, numba.int64)
+        batches = out.size // (m * n)
+        for z in range(cuda.blockIdx.z, batches, cuda.gridDim.z):
+            to_index(z, batch_shape, batch)
+            a_start = index_to_position(batch, a_batch, a_offset)
+            b_start = index_to_position(batch, b_batch, b_offset)
+            acc = zero
+            for step in range(0, k, tile):
+                kk = step + tx
+                if row < m and kk < k:
+                    sa[ty, tx] = a[a_start + row * a_row + kk * a_col]
+                else:
+                    sa[ty, tx] = zero
+                kk = step + ty
+                if kk < k and col < n:
+                    sb[ty, tx] = b[b_start + kk * b_row + col * b_col]
+                else:
+                    sb[ty, tx] = zero
+                cuda.syncthreads()
+                for j in range(tile):
+                    acc += sa[ty, j] * sb[j, tx]
+                cuda.syncthreads()
+            if row < m and col < n:
+                out[z * m * n + row * n + col] = acc
+
+    return _jit(kernel)
+
+
+def blocks(size: int, threads: int = THREADS) -> tuple[int, int]:
+    """(blocks, threads per block) that give ``size`` threads at least one each.
+
+    >>> blocks(1000), blocks(5)
+    ((4, 256), (1, 5))
+    """
+    threads = min(threads, max(size, 1))
+    return (size + threads - 1) // threads, threads

@@ -1,0 +1,169 @@
+"""The numba CPU backend: parallel kernels where they pay, NumPy where it is faster (lesson 10).
+
+Same contract and same results as ``NumpyBackend`` (the tests diff every
+primitive against it). What changes is who does the arithmetic:
+
+- elementwise maps, zips, comparisons, ``where`` and the fused derivatives
+  run in ``numba_kernels.elementwise``; reductions in ``numba_kernels.reduce``.
+  Both are ``prange`` loops over strided inputs: no copies for broadcast,
+  transposed or sliced arrays, and every core busy.
+- ``matmul`` calls BLAS through NumPy by default: decades of tuning make it
+  the fastest honest option. The hand-written tiled kernel of the lesson
+  (``numba_matmul.tiled_matmul``) is one switch away: ``matmul_kernel = "tiled"``.
+- data movement that NumPy does as a view (broadcast, reshape, transpose,
+  slicing) costs nothing and stays NumPy's, as do casts and concatenation.
+
+Only pay for what helps. A kernel call costs a few microseconds before it
+touches a number (argument checks, waking the threads), and NumPy's loops for
+``exp``, ``log``, ``tanh`` use SIMD versions of those functions that numba's
+scalar calls into libm cannot match. So each op goes to NumPy below a measured
+size, and the transcendental maps stay NumPy's (``NUMPY_OPS``).
+
+Integer and bool arrays always use NumPy: the kernels are compiled for
+float32 and float64 only, which keeps the number of compilations small.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from minigrad.backends import numba_kernels as kernels
+from minigrad.backends.numpy_backend import NumpyBackend
+from minigrad.backends.strides import as_strided_storage, broadcast_strides, coalesce
+
+FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+# Below these sizes (elements of the result, or of the input for reduce)
+# NumPy is faster: the call costs more than the arithmetic. Measured with
+# benchmarks/crossover.py on the 2-core development machine (see its output
+# in benchmarks/README.md); the kernel wins from about this size on.
+NUMPY_BELOW = {"elementwise": 32_768, "reduce": 32_768}
+
+# Ops whose NumPy loop beats the parallel kernel at every size we measured:
+# NumPy's exp/log/tanh/sigmoid are SIMD code, numba's call libm once per
+# element (numba vectorizes them only with Intel's SVML library installed).
+NUMPY_OPS = frozenset({"exp", "log", "tanh", "sigmoid"})
+
+
+class NumbaBackend(NumpyBackend):
+    """Kernels compiled by numba for all CPU cores; NumPy below the measured crossover.
+
+    >>> import numpy as np
+    >>> backend = NumbaBackend()
+    >>> backend.zip("mul", np.ones(3, np.float32), np.float32(2) * np.ones(1, np.float32))
+    array([2., 2., 2.], dtype=float32)
+    """
+
+    name = "numba"
+    device = "cpu"
+
+    def __init__(self) -> None:
+        # Per instance, so a test can send every size to the kernels (set both to 0).
+        self.numpy_below = dict(NUMPY_BELOW)
+        self.matmul_kernel = "blas"  # or "tiled": the lesson's numba kernel
+
+    # -- the four higher-order kernels ---------------------------------------
+    def map(self, op: str, x: np.ndarray) -> np.ndarray:
+        if op in NUMPY_OPS or not self._kernel_pays(x.size, x.dtype, op):
+            return super().map(op, x)
+        return self._elementwise(op, x.shape, x.dtype, x)
+
+    def zip(self, op: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        shape = np.broadcast_shapes(x.shape, y.shape)
+        if x.dtype != y.dtype or not self._kernel_pays(math.prod(shape), x.dtype, op):
+            return super().zip(op, x, y)
+        dtype = np.dtype(np.bool_) if op in ("lt", "le", "gt", "ge", "eq", "ne") else x.dtype
+        return self._elementwise(op, shape, dtype, x, y)
+
+    def where(self, cond: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        shape = np.broadcast_shapes(cond.shape, x.shape, y.shape)
+        if (
+            x.dtype != y.dtype
+            or cond.dtype != np.bool_
+            or not self._kernel_pays(math.prod(shape), x.dtype, "where")
+        ):
+            return super().where(cond, x, y)
+        return self._elementwise("where", shape, x.dtype, cond, x, y)
+
+    def reduce(
+        self, op: str, x: np.ndarray, axes: tuple[int, ...], keepdims: bool
+    ) -> np.ndarray:
+        if x.size < self.numpy_below["reduce"] or x.dtype not in FLOATS or x.size == 0:
+            return super().reduce(op, x, axes, keepdims)
+        kept = [a for a in range(x.ndim) if a not in axes]
+        storage, offset, strides = as_strided_storage(x)
+        kept_shape, kept_strides = coalesce(tuple(x.shape[a] for a in kept), strides[kept])
+        reduced_shape, reduced_strides = coalesce(
+            tuple(x.shape[a] for a in axes), strides[list(axes)]
+        )
+        out = np.empty(math.prod(x.shape[a] for a in kept), dtype=x.dtype)
+        op_code = kernels.REDUCE_OPS.index(op)
+        kernels.reduce(op_code, out, kept_shape, reduced_shape, storage, offset,
+                       kept_strides, reduced_strides)  # fmt: skip
+        shape = tuple(1 if a in axes else n for a, n in enumerate(x.shape))
+        return out.reshape(shape if keepdims else tuple(x.shape[a] for a in kept))
+
+    def matmul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        if self.matmul_kernel == "tiled" and a.dtype == b.dtype and a.dtype in FLOATS:
+            from minigrad.backends.numba_matmul import matmul as tiled_matmul
+
+            return tiled_matmul(a, b)
+        return np.asarray(np.matmul(a, b))
+
+    # -- data movement that is cheaper as a NumPy view --------------------------
+    def scatter_add(self, shape: tuple[int, ...], index: object, values: np.ndarray) -> np.ndarray:
+        if _is_basic(index):
+            # Slices and integers never name an element twice, so a plain
+            # write into the view is the sum; np.add.at is only needed when
+            # an index array may repeat.
+            out = np.zeros(shape, dtype=values.dtype)
+            out[index] = values
+            return out
+        return super().scatter_add(shape, index, values)
+
+    # -- dispatch ------------------------------------------------------------------
+    def _kernel_pays(self, size: int, dtype: np.dtype, op: str) -> bool:
+        return (
+            dtype in FLOATS
+            and op in kernels.CODE
+            and size >= self.numpy_below["elementwise"]
+        )
+
+    def _elementwise(self, op, shape, dtype, *inputs) -> np.ndarray:
+        """Run op ``op``'s kernel on ``inputs`` into a fresh contiguous array of ``shape``."""
+        out = np.empty(shape, dtype=dtype)
+        if out.size == 0:
+            return out
+        storages = [as_strided_storage(a) for a in inputs]
+        flat_shape, *flat_strides = coalesce(
+            shape, *(broadcast_strides(a.shape, s[2], shape) for a, s in zip(inputs, storages))
+        )
+        arguments = []
+        for (storage, offset, _), strides in zip(storages, flat_strides):
+            arguments += [storage, offset, strides]
+        family, code = kernels.CODE[op]
+        kernel = KERNELS[family]
+        if family == kernels.WHERE:
+            kernel(out.reshape(-1), flat_shape, *arguments)
+        else:
+            kernel(code, out.reshape(-1), flat_shape, *arguments)
+        return out
+
+
+KERNELS = {
+    kernels.MAP: kernels.map_kernel,
+    kernels.ZIP: kernels.zip_kernel,
+    kernels.COMPARE: kernels.compare_kernel,
+    kernels.WHERE: kernels.where_kernel,
+}
+
+
+def _is_basic(index: object) -> bool:
+    """True for an index made of ints, slices, None and Ellipsis only (a view in NumPy)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    return all(
+        isinstance(p, (int, slice, type(None), type(Ellipsis))) and not isinstance(p, bool)
+        for p in parts
+    )

@@ -1,0 +1,166 @@
+"""Strides: where element ``(i, j, k)`` of an array lives in memory (lessons 10, 11).
+
+An array's numbers sit in one flat *storage*. Its *shape* says how many
+positions each axis has, its *strides* how many storage elements apart two
+neighbours along each axis are, and its *offset* where element ``(0, ..., 0)``
+lives:
+
+    position(index) = offset + index[0] * strides[0] + ... + index[n-1] * strides[n-1]
+
+Every operation that moves no numbers is a new shape, strides and offset over
+the same storage: ``transpose`` permutes the strides, slicing moves the offset
+and scales the strides, and broadcasting gives a repeated axis stride 0, so
+every index along it lands on the same element. That last fact is how the
+kernels broadcast: an input's strides are broadcast once, on the host
+(``broadcast_strides``), and the per-element index math never needs to know.
+
+Two kinds of function live here:
+
+- the *index math* (``to_index``, ``index_to_position``, ``next_index``):
+  plain Python over small integer arrays, with no allocation, so the same
+  source compiles for the CPU (``numba.njit``) and for the GPU
+  (``numba.cuda.jit(device=True)``). The math is written once; each backend
+  wraps it for its device.
+- *host* helpers (``as_strided_storage``, ``broadcast_strides``, ``coalesce``)
+  that prepare the arguments of a kernel call in ordinary Python.
+
+    >>> import numpy as np
+    >>> storage, offset, strides = as_strided_storage(np.arange(6.0).reshape(2, 3).T)
+    >>> offset, strides.tolist()
+    (0, [1, 3])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+# -- the index math (compiled for each device) --------------------------------------
+def to_index(ordinal, shape, index):
+    """Write into ``index`` the multi-index of the ``ordinal``-th element in row-major order.
+
+    >>> index = np.zeros(3, np.int64)
+    >>> to_index(7, np.array([2, 2, 3]), index); index.tolist()
+    [1, 0, 1]
+    """
+    for axis in range(len(shape) - 1, -1, -1):
+        index[axis] = ordinal % shape[axis]
+        ordinal = ordinal // shape[axis]
+
+
+def index_to_position(index, strides, offset):
+    """The storage position of the element at multi-index ``index``.
+
+    >>> int(index_to_position(np.array([1, 2]), np.array([1, 3]), 0))
+    7
+    """
+    position = offset
+    for axis in range(len(index)):
+        position += index[axis] * strides[axis]
+    return position
+
+
+def next_index(index, shape, start_axis):
+    """Advance ``index`` (row-major, like an odometer) from axis ``start_axis`` down.
+
+    Returns False when the index ran past the last element.
+
+    >>> index = np.array([0, 2]); next_index(index, np.array([2, 3]), 1), index.tolist()
+    (True, [1, 0])
+    """
+    for axis in range(start_axis, -1, -1):
+        index[axis] += 1
+        if index[axis] < shape[axis]:
+            return True
+        index[axis] = 0
+    return False
+
+
+# -- host helpers ---------------------------------------------------------------------
+def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Row-major strides (in elements) of a freshly allocated array of ``shape``.
+
+    >>> contiguous_strides((2, 3, 4))
+    (12, 4, 1)
+    """
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def as_strided_storage(x: np.ndarray) -> tuple[np.ndarray, int, np.ndarray]:
+    """``x`` as (flat storage, offset, strides in elements), sharing ``x``'s memory.
+
+    The storage starts at the lowest address ``x`` touches, so a negative
+    stride (``x[::-1]``) gives a positive offset. Strides that are not a whole
+    number of elements (views of raw bytes, never made by minigrad) are made
+    whole by a copy.
+
+    >>> storage, offset, strides = as_strided_storage(np.arange(4.0)[::-1])
+    >>> storage.tolist(), offset, strides.tolist()
+    ([0.0, 1.0, 2.0, 3.0], 3, [-1])
+    """
+    itemsize = x.dtype.itemsize
+    if any(s % itemsize for s in x.strides):
+        x = np.ascontiguousarray(x)
+    strides = np.array([s // itemsize for s in x.strides], dtype=np.int64)
+    if x.size == 0:
+        return np.empty(0, dtype=x.dtype), 0, strides
+    if x.ndim == 0:
+        return x.reshape(1), 0, strides
+    # Step to the element at the lowest address: the last one along every
+    # axis that runs backwards in memory.
+    lowest = x[tuple(slice(n - 1, n) if s < 0 else slice(0, 1) for n, s in zip(x.shape, strides))]
+    offset = sum(-s * (n - 1) for n, s in zip(x.shape, strides) if s < 0)
+    span = sum(abs(s) * (n - 1) for n, s in zip(x.shape, strides)) + 1
+    storage = np.lib.stride_tricks.as_strided(lowest, shape=(span,), strides=(itemsize,))
+    return storage, int(offset), strides
+
+
+def broadcast_strides(
+    shape: tuple[int, ...], strides: np.ndarray, out_shape: tuple[int, ...]
+) -> np.ndarray:
+    """Strides that read an array of ``shape`` as if broadcast to ``out_shape``.
+
+    New leading axes and size-1 axes get stride 0: moving along them stays on
+    the same element, which is exactly what broadcasting means.
+
+    >>> broadcast_strides((3, 1), np.array([1, 1]), (2, 3, 4)).tolist()
+    [0, 1, 0]
+    """
+    lead = len(out_shape) - len(shape)
+    result = np.zeros(len(out_shape), dtype=np.int64)
+    for axis, (n, s) in enumerate(zip(shape, strides)):
+        result[lead + axis] = 0 if n == 1 else s
+    return result
+
+
+def coalesce(shape: tuple[int, ...], *strides: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Merge neighbouring axes that every operand walks as one, and drop size-1 axes.
+
+    Two axes merge when, for every operand, stepping off the end of the inner
+    axis lands where one step of the outer axis would: ``outer == inner * n``.
+    A contiguous array becomes one axis, so the kernel's innermost loop is as
+    long as it can be. Returns the new shape followed by each operand's strides.
+
+    >>> [s.tolist() for s in coalesce((2, 3, 4), np.array([12, 4, 1]), np.array([0, 0, 1]))]
+    [[6, 4], [4, 1], [0, 1]]
+    """
+    axes = [a for a, n in enumerate(shape) if n != 1]
+    if not axes:
+        return (np.ones(1, np.int64), *(np.zeros(1, np.int64) for _ in strides))
+    new_shape = [shape[axes[0]]]
+    new_strides = [[s[axes[0]]] for s in strides]
+    for a in axes[1:]:
+        n = shape[a]
+        if all(st[-1] == s[a] * n for st, s in zip(new_strides, strides)):
+            new_shape[-1] *= n
+            for st, s in zip(new_strides, strides):
+                st[-1] = s[a]
+        else:
+            new_shape.append(n)
+            for st, s in zip(new_strides, strides):
+                st.append(s[a])
+    return (np.array(new_shape, np.int64), *(np.array(st, np.int64) for st in new_strides))

@@ -1,0 +1,141 @@
+"""Pictures of computation graphs with Graphviz (lesson 02, and every lesson with a graph).
+
+``draw(root)`` walks the graph that produced ``root`` and returns a Graphviz
+digraph: one box per value and, between a result and its inputs, a small oval
+naming the operation - the picture micrograd made famous. It reads nodes only
+through the node protocol of ``minigrad.graph`` (``_parents``, ``_op``,
+``label``), so a scalar ``Value`` graph and a ``Tensor`` graph are drawn by the
+same code. A node that has a ``shape`` is a tensor: its box shows shape, dtype
+and device instead of a number, and a leaf that requires grad (a parameter) is
+shaded.
+
+The picture is made by Graphviz's ``dot`` program. Where it is missing, the
+drawing renders through pygraphviz (which bundles Graphviz) or, failing that,
+shows its DOT source and how to install ``dot``: never a traceback.
+"""
+
+from __future__ import annotations
+
+import shutil
+from typing import Any
+
+import graphviz
+
+from minigrad.graph import topological_order
+
+INSTALL_HINT = (
+    "(No picture: Graphviz's `dot` program was not found. "
+    "Install it with `apt-get install graphviz` / `brew install graphviz`, "
+    "or `pip install pygraphviz`.)"
+)
+
+_PARAMETER_COLOR = "lightblue"
+
+
+class Drawing(graphviz.Digraph):
+    """A ``graphviz.Digraph`` that renders itself even without the ``dot`` program."""
+
+    def svg(self) -> str:
+        """The picture as SVG text, through ``dot`` or else pygraphviz.
+
+        Raises RuntimeError with an install hint when neither is available.
+        """
+        if shutil.which("dot"):
+            return self.pipe(format="svg", encoding="utf-8")
+        try:
+            import pygraphviz
+        except ImportError:
+            raise RuntimeError(INSTALL_HINT) from None
+        picture = pygraphviz.AGraph(string=self.source).draw(format="svg", prog="dot")
+        return picture.decode("utf-8")
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **_: Any) -> dict:
+        # Jupyter calls this to display the object; it must not raise.
+        try:
+            return {"image/svg+xml": self.svg()}
+        except Exception as error:
+            reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+            note = INSTALL_HINT if reason == INSTALL_HINT else f"(No picture: {reason})"
+            return {"text/plain": f"{self.source}\n{note}"}
+
+    def _repr_svg_(self) -> str | None:
+        return self._repr_mimebundle_().get("image/svg+xml")
+
+
+def _field(text: str) -> str:
+    """Text made safe inside a Graphviz record field."""
+    for char in '\\{}|<>"':
+        text = text.replace(char, "\\" + char)
+    return text
+
+
+def _number(x: float) -> str:
+    return f"{x:.4g}"
+
+
+def _describe(node: Any, show_grad: bool) -> tuple[str, dict[str, str]]:
+    """The record label and style of one node: a Value's numbers or a tensor's metadata."""
+    fields = [node.label] if node.label else []
+    style: dict[str, str] = {}
+    if hasattr(node, "shape"):
+        fields += [str(tuple(node.shape)), str(node.dtype), str(node.device)]
+        if getattr(node, "requires_grad", False) and getattr(node, "is_leaf", False):
+            style = {"style": "filled", "fillcolor": _PARAMETER_COLOR}
+    else:
+        fields.append(f"data {_number(node.data)}")
+        if show_grad:
+            fields.append(f"grad {_number(node.grad)}")
+    return "{ " + " | ".join(_field(f) for f in fields) + " }", style
+
+
+def draw(
+    root: Any,
+    rankdir: str = "LR",
+    show_grad: bool = True,
+    max_nodes: int = 200,
+    **graph_attr: str,
+) -> Drawing:
+    """Draw the graph that computed ``root`` (a Value or a Tensor, or a list of them).
+
+    ``rankdir`` is Graphviz's layout direction (``"LR"`` left to right,
+    ``"TB"`` top to bottom). ``show_grad`` adds each Value's ``grad``. Only
+    the ``max_nodes`` nodes closest to the output are drawn; a dashed box says
+    how many more there are. Further keywords become Graphviz graph
+    attributes (``size="8,5"``). The result shows itself in Jupyter, and
+    ``.svg()``, ``.source``, ``.render()`` work as for any ``graphviz.Digraph``.
+
+    >>> from minigrad.scalar import Value
+    >>> a = Value(2.0, label="a"); b = Value(-3.0, label="b")
+    >>> g = draw(a * b)
+    >>> "*" in g.source and "data -6" in g.source
+    True
+    """
+    order = topological_order(root)
+    # The last nodes of a topological order are the closest to the output, and
+    # every node that uses a kept node is kept too, so the picture stays connected.
+    kept = order[-max_nodes:] if max_nodes > 0 else []
+    names = {id(node): f"n{i}" for i, node in enumerate(kept)}
+    hidden = len(order) - len(kept)
+
+    g = Drawing(graph_attr={"rankdir": rankdir, **graph_attr})
+    if hidden:
+        g.node("hidden", f"... {hidden} more nodes", shape="box", style="dashed")
+    for node in kept:
+        name = names[id(node)]
+        label, style = _describe(node, show_grad)
+        g.node(name, label, shape="record", **style)
+        if not node._op:
+            continue
+        g.node(
+            name + "op", graphviz.nohtml(node._op), shape="ellipse", fontsize="10", margin="0.02"
+        )
+        g.edge(name + "op", name)
+        cut = False
+        for parent in node._parents:
+            if id(parent) in names:
+                g.edge(names[id(parent)], name + "op")
+            else:
+                cut = True
+        if cut:
+            g.edge("hidden", name + "op", style="dashed")
+    return g

@@ -1,0 +1,15 @@
+"""Neural-network building blocks: modules, layers, losses (lesson 06).
+
+>>> import minigrad as mg
+>>> model = mg.nn.MLP([4, 8, 3])
+>>> loss = mg.nn.functional.cross_entropy(model(mg.randn(5, 4)), [0, 1, 2, 0, 1])
+>>> loss.backward()
+>>> [p.grad.shape for p in model.parameters()]
+[(8, 4), (8,), (3, 8), (3,)]
+"""
+
+from minigrad.nn import functional
+from minigrad.nn.linear import MLP, Linear
+from minigrad.nn.module import Module, ReLU, Sequential, Sigmoid, Tanh
+
+__all__ = ["MLP", "Linear", "Module", "ReLU", "Sequential", "Sigmoid", "Tanh", "functional"]

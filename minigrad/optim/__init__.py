@@ -1,0 +1,16 @@
+"""Optimizers: turning gradients into better parameters (lesson 06).
+
+>>> import minigrad as mg
+>>> w = mg.tensor(5.0, requires_grad=True)
+>>> opt = mg.optim.SGD([w], lr=0.25)
+>>> for _ in range(20):
+...     opt.zero_grad(); ((w - 3.0) ** 2).backward(); opt.step()
+>>> round(w.item(), 4)   # the minimum of (w - 3)^2
+3.0
+"""
+
+from minigrad.optim.adam import Adam
+from minigrad.optim.optimizer import Optimizer
+from minigrad.optim.sgd import SGD
+
+__all__ = ["SGD", "Adam", "Optimizer"]

@@ -1,0 +1,179 @@
+"""Forward mode: tangents ride along with values (lesson 07).
+
+``jvp(f, primals, tangents)`` answers "how fast does ``f`` change if its
+inputs move along ``tangents``?" in one run of ``f``: every operation computes
+its value and, by its jvp rule, the value's tangent, which is the
+Jacobian-vector product ``J v`` built one op at a time. Nothing is kept for a
+backward pass, so memory stays flat however long ``f`` runs; the price is one
+run per input direction (reverse mode pays one run per output instead).
+
+Each ``jvp`` opens a *level* (``tensor/mode.py``): the input is seeded with
+its tangent at that level, and ``tensor.apply`` pushes tangents of every open
+level through each primitive. Levels are what let ``jvp`` nest (``jvp`` of
+``jvp``: second derivatives) and compose with reverse mode (``jvp`` of
+``grad``: forward-over-reverse Hessian-vector products).
+
+Seeding goes through ``alias``, an identity primitive: the seeded input is a
+new tensor, so the caller's tensor never gets this level's tangent, yet it
+stays connected to any outer graph (reverse mode) and keeps the tangents of
+outer levels.
+
+    >>> import minigrad as mg
+    >>> x = mg.tensor([1.0, 2.0])
+    >>> mg.jvp(lambda x: (x * x).sum(), (x,), (mg.tensor([1.0, 0.0]),))
+    (tensor(5.), tensor(2.))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from minigrad.tensor import dtypes, factories
+from minigrad.tensor.mode import close_level, open_level
+from minigrad.tensor.primitive import Primitive
+from minigrad.tensor.tensor import Tensor, apply
+
+# The identity, as a row of the table: its cotangent is g and its tangent is t.
+ALIAS = Primitive(
+    "alias",
+    lambda backend, x: x,
+    vjps=(lambda g, out, x: g,),
+    jvps=(lambda t, out, x: t,),
+)
+
+
+def alias(x: Tensor) -> Tensor:
+    """A new tensor with ``x``'s values, connected to ``x`` (graph and tangents).
+
+    >>> import minigrad as mg
+    >>> x = mg.tensor(2.0, requires_grad=True)
+    >>> y = alias(x)
+    >>> y is x, y._op, mg.autograd.grad(y * y, x)
+    (False, 'alias', (tensor(4.),))
+    """
+    return apply(ALIAS, (x,))
+
+
+def as_tensor(x: Any, where: str) -> Tensor:
+    """``x`` as a Tensor (Python numbers and NumPy arrays are converted)."""
+    if isinstance(x, Tensor):
+        return x
+    try:
+        return factories.tensor(x)
+    except TypeError as error:
+        raise TypeError(f"{where}: expected a Tensor, got {type(x).__name__}") from error
+
+
+def seed(x: Tensor, tangent: Tensor, level: int) -> Tensor:
+    """An alias of ``x`` that carries ``tangent`` at forward-mode ``level``."""
+    seeded = alias(x)
+    seeded._tangents = dict(seeded._tangents or {})
+    seeded._tangents[level] = tangent
+    return seeded
+
+
+def tangent_at(out: Tensor, level: int) -> Tensor:
+    """The tangent ``out`` carries at ``level`` (zeros when nothing moved it)."""
+    tangent = out._tangents.get(level) if out._tangents else None
+    return factories.zeros_like(out) if tangent is None else tangent
+
+
+def forget(out: Tensor, level: int) -> None:
+    """Drop a closed level's tangent from ``out`` (it would only hold memory)."""
+    if out._tangents:
+        out._tangents.pop(level, None)
+        if not out._tangents:
+            out._tangents = None
+
+
+def outputs_of(result: Any, where: str) -> tuple[tuple[Tensor, ...], bool]:
+    """``f``'s result as a tuple of tensors, and whether it was a single tensor."""
+    single = isinstance(result, Tensor)
+    outs = (result,) if single else result
+    if not isinstance(outs, (tuple, list)) or not all(isinstance(o, Tensor) for o in outs):
+        raise TypeError(
+            f"{where}: Expected f(*primals) to return only tensors (a Tensor or a tuple of "
+            f"Tensors), got {type(result).__name__}"
+        )
+    return tuple(outs), single
+
+
+def push_forward(
+    f: Callable[..., Any],
+    xs: Sequence[Tensor],
+    directions: Sequence[Tensor | None],
+    has_aux: bool = False,
+    where: str = "jvp",
+) -> tuple[tuple[Tensor, ...], tuple[Tensor, ...], bool, Any]:
+    """Run ``f`` once on ``xs`` moving along ``directions`` (None: held still).
+
+    Returns the outputs, their tangents, whether ``f`` returned one tensor, and aux.
+    """
+    level = open_level()
+    try:
+        seeded = [x if v is None else seed(x, v, level) for x, v in zip(xs, directions)]
+        result = f(*seeded)
+        result, aux = result if has_aux else (result, None)
+        outs, single = outputs_of(result, where)
+        tangents = tuple(tangent_at(o, level) for o in outs)
+        for o in (*outs, aux) if isinstance(aux, Tensor) else outs:
+            forget(o, level)
+    finally:
+        close_level(level)
+    return outs, tangents, single, aux
+
+
+def _check_tangent(i: int, x: Tensor, t: Any) -> Tensor:
+    if not dtypes.is_floating(x.dtype):
+        raise TypeError(
+            f"jvp: primal {i} has dtype {x.dtype.name}; forward mode needs floating point "
+            "inputs (convert with .to(mg.float32))"
+        )
+    t = t if isinstance(t, Tensor) else factories.tensor(t, dtype=x.dtype, device=x.device)
+    if t.shape != x.shape:
+        raise ValueError(
+            "jvp(f, primals, tangents): Expected primals and tangents to have the same shape, "
+            f"but primal {i} has shape {x.shape} and its tangent has shape {t.shape}"
+        )
+    return t if t.dtype == x.dtype else t.to(x.dtype)
+
+
+def jvp(
+    f: Callable[..., Any],
+    primals: Sequence[Any],
+    tangents: Sequence[Any],
+    has_aux: bool = False,
+) -> tuple[Any, ...]:
+    """``(f(*primals), J v)``: the output and its tangent, by forward mode.
+
+    ``primals`` and ``tangents`` are tuples of the same length, the tangents
+    shaped like the primals (the order of ``torch.func.jvp`` and ``jax.jvp``).
+    ``f`` returns a Tensor or a tuple of Tensors; the tangent has the same
+    structure. With ``has_aux=True``, ``f`` returns ``(output, aux)`` and
+    ``jvp`` returns ``(output, tangent, aux)``.
+
+    >>> import minigrad as mg
+    >>> out, t = mg.jvp(lambda x: x.exp(), (mg.tensor([0.0, 1.0]),), (mg.ones(2),))
+    >>> t                                      # d/dx e^x = e^x
+    tensor([1.    , 2.7183])
+    """
+    for name, value in (("primals", primals), ("tangents", tangents)):
+        if not isinstance(value, (tuple, list)):
+            raise TypeError(
+                f"jvp(f, primals, tangents): Expected {name} to be a tuple, got "
+                f"{type(value).__name__}. E.g. jvp(f, (x,), (v,))"
+            )
+    if len(primals) != len(tangents):
+        raise ValueError(
+            "jvp(f, primals, tangents): Expected primals and tangents to have the same length, "
+            f"got {len(primals)} primals and {len(tangents)} tangents"
+        )
+    xs = [as_tensor(x, "jvp") for x in primals]
+    vs = [_check_tangent(i, x, t) for i, (x, t) in enumerate(zip(xs, tangents))]
+    outs, tangents_out, single, aux = push_forward(f, xs, vs, has_aux)
+    if single:
+        answer: tuple[Any, ...] = (outs[0], tangents_out[0])
+    else:
+        answer = (outs, tangents_out)
+    return (*answer, aux) if has_aux else answer

@@ -1,0 +1,207 @@
+"""Whole Jacobians and Hessians, by rows or by columns (lessons 07-08).
+
+The Jacobian of ``f: R^n -> R^m`` is an ``m x n`` matrix, and the two modes
+build it from opposite ends:
+
+- ``jacrev``: one reverse pass per *output* element ``i`` gives row ``i``
+  (``e_i^T J``, a vjp). Cheap when there are few outputs (a loss: one row).
+- ``jacfwd``: one forward pass per *input* element ``j`` gives column ``j``
+  (``J e_j``, a jvp). Cheap when there are few inputs.
+
+A Hessian is the Jacobian of the gradient: ``jacfwd(jacrev(f))``, forward
+over reverse, which is one gradient computation per input direction. A
+Hessian-vector product needs only one of those directions: ``hvp``.
+
+Shapes follow JAX: the Jacobian of an output of shape ``S_out`` with
+respect to an input of shape ``S_in`` has shape ``S_out + S_in``.
+
+    >>> import minigrad as mg
+    >>> mg.jacobian(lambda x: x * x)(mg.tensor([1.0, 2.0]))
+    tensor([[2., 0.],
+            [0., 4.]])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from minigrad.tensor import factories
+from minigrad.tensor.shape import stack
+from minigrad.tensor.tensor import Tensor
+from minigrad.transforms.forward import as_tensor, jvp, outputs_of, push_forward
+from minigrad.transforms.reverse import normalize_argnums, value_and_grad, vjp
+
+
+def _basis(shape: tuple[int, ...], index: int, like: Tensor) -> Tensor:
+    """The one-hot tensor of ``shape`` with a 1 at flat position ``index``."""
+    e = np.zeros(shape, dtype=like.dtype)
+    e.flat[index] = 1
+    return factories.tensor(e, device=like.device)
+
+
+def _assemble(blocks: list[list[list[Tensor]]], single_out: bool, single_in: bool) -> Any:
+    """blocks[k][i] is the Jacobian of output k with respect to input i: nest like JAX."""
+    per_output = [block[0] if single_in else tuple(block) for block in blocks]
+    return per_output[0] if single_out else tuple(per_output)
+
+
+def _partial(f: Callable, args: tuple, positions: tuple[int, ...]) -> Callable:
+    """``f`` as a function of the arguments at ``positions`` only."""
+
+    def restricted(*chosen: Any) -> Any:
+        full = list(args)
+        for i, x in zip(positions, chosen):
+            full[i] = x
+        return f(*full)
+
+    return restricted
+
+
+def jacrev(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
+    """The Jacobian of ``f`` by reverse mode: one vjp per output element (its rows).
+
+    >>> import minigrad as mg
+    >>> mg.jacrev(lambda x: x.sum(keepdims=True) * x)(mg.tensor([1.0, 2.0]))
+    tensor([[4., 1.],
+            [2., 5.]])
+    """
+
+    def jacrev_f(*args: Any) -> Any:
+        positions = normalize_argnums(argnums, len(args), "jacrev")
+        chosen = [as_tensor(args[i], "jacrev") for i in positions]
+        result, vjp_fn = vjp(_partial(f, args, positions), *chosen)
+        outs, single_out = outputs_of(result, "jacrev")
+        blocks = []
+        for k, out in enumerate(outs):
+            rows: list[tuple[Tensor, ...]] = []
+            for index in range(out.size):
+                cotangent = [factories.zeros_like(o) for o in outs]
+                cotangent[k] = _basis(out.shape, index, out)
+                rows.append(vjp_fn(cotangent[0] if single_out else tuple(cotangent)))
+            blocks.append(
+                [
+                    _stacked([row[i] for row in rows], out.shape, x.shape, x)
+                    for i, x in enumerate(chosen)
+                ]
+            )
+        return _assemble(blocks, single_out, isinstance(argnums, int))
+
+    jacrev_f.__name__ = f"jacrev({getattr(f, '__name__', 'f')})"
+    return jacrev_f
+
+
+def _stacked(parts: list[Tensor], lead: tuple, tail: tuple, like: Tensor) -> Tensor:
+    """Stack ``parts`` (one per element of ``lead``) into a tensor of shape lead + tail."""
+    if not parts:
+        return factories.zeros(lead + tail, dtype=like.dtype, device=like.device)
+    return stack(parts).reshape(lead + tail)
+
+
+def jacfwd(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
+    """The Jacobian of ``f`` by forward mode: one jvp per input element (its columns).
+
+    >>> import minigrad as mg
+    >>> mg.jacfwd(lambda x: x.sum(keepdims=True) * x)(mg.tensor([1.0, 2.0]))
+    tensor([[4., 1.],
+            [2., 5.]])
+    """
+
+    def jacfwd_f(*args: Any) -> Any:
+        positions = normalize_argnums(argnums, len(args), "jacfwd")
+        chosen = [as_tensor(args[i], "jacfwd") for i in positions]
+        restricted = _partial(f, args, positions)
+        per_input = []  # per_input[i][k]: the Jacobian of output k with respect to input i
+        single_out = True
+        for i, x in enumerate(chosen):
+            columns = []
+            for index in range(x.size):
+                directions = [
+                    _basis(x.shape, index, x) if k == i else None for k in range(len(chosen))
+                ]
+                outs, tangents, single_out, _ = push_forward(
+                    restricted, chosen, directions, where="jacfwd"
+                )
+                columns.append(tangents)
+            if not columns:  # an empty input: no directions, but the outputs' shapes still count
+                outs, single_out = outputs_of(restricted(*chosen), "jacfwd")
+            per_input.append(
+                [
+                    _stacked([col[k] for col in columns], x.shape, out.shape, out).permute(
+                        _moved(x.ndim, out.ndim)
+                    )
+                    for k, out in enumerate(outs)
+                ]
+            )
+        blocks = [[per_input[i][k] for i in range(len(chosen))] for k in range(len(per_input[0]))]
+        return _assemble(blocks, single_out, isinstance(argnums, int))
+
+    jacfwd_f.__name__ = f"jacfwd({getattr(f, '__name__', 'f')})"
+    return jacfwd_f
+
+
+def _moved(n_in: int, n_out: int) -> tuple[int, ...]:
+    """The permutation taking axes (input..., output...) to (output..., input...)."""
+    return tuple(range(n_in, n_in + n_out)) + tuple(range(n_in))
+
+
+def jacobian(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
+    """The Jacobian of ``f`` (by reverse mode, as ``jax.jacobian``): see ``jacrev``."""
+    return jacrev(f, argnums)
+
+
+def hessian(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
+    """The Hessian of scalar-valued ``f``: ``jacfwd(jacrev(f))``, forward over reverse.
+
+    >>> import minigrad as mg
+    >>> mg.hessian(lambda x: (x ** 3).sum())(mg.tensor([1.0, 2.0]))
+    tensor([[ 6.,  0.],
+            [ 0., 12.]])
+    """
+    return jacfwd(jacrev(f, argnums), argnums)
+
+
+def hvp(
+    f: Callable[..., Any],
+    primals: Sequence[Any],
+    tangents: Sequence[Any],
+    mode: str = "forward-over-reverse",
+) -> tuple[Tensor, Any]:
+    """``(f(*primals), H v)``: a Hessian-vector product without forming ``H``.
+
+    ``primals`` and ``tangents`` are tuples as in ``jvp``; ``hv`` is shaped
+    like the primal (a tuple of them for several primals). The default is
+    forward over reverse, ``jvp(grad(f))``: one gradient computation carrying
+    tangents. ``mode="reverse-over-reverse"`` computes ``grad(<grad f, v>)``
+    instead: two reverse passes, the second through the graph of the first.
+
+    >>> import minigrad as mg
+    >>> x, v = mg.tensor([1.0, 2.0]), mg.tensor([1.0, 1.0])
+    >>> mg.hvp(lambda x: (x ** 3).sum(), (x,), (v,))
+    (tensor(9.), tensor([ 6., 12.]))
+    """
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("hvp(f, primals, tangents): primals and tangents must be tuples")
+    argnums = tuple(range(len(primals)))
+    if mode == "forward-over-reverse":
+
+        def grads_and_value(*xs: Any) -> tuple[tuple[Tensor, ...], Tensor]:
+            value, grads = value_and_grad(f, argnums)(*xs)
+            return grads, value
+
+        _, hv, out = jvp(grads_and_value, tuple(primals), tuple(tangents), has_aux=True)
+    elif mode == "reverse-over-reverse":
+        vs = [as_tensor(v, "hvp") for v in tangents]
+
+        def directional(*xs: Any) -> tuple[Tensor, Tensor]:
+            value, grads = value_and_grad(f, argnums)(*xs)
+            return sum((g * v).sum() for g, v in zip(grads, vs)), value
+
+        (_, out), hv = value_and_grad(directional, argnums, has_aux=True)(*primals)
+    else:
+        raise ValueError(
+            f"hvp: unknown mode {mode!r}; use 'forward-over-reverse' or 'reverse-over-reverse'"
+        )
+    return out, hv[0] if len(primals) == 1 else hv

@@ -1,0 +1,268 @@
+"""Reverse mode as function transforms: ``grad``, ``value_and_grad``, ``vjp`` (lessons 07-08).
+
+``mg.grad(f)`` is a new function that returns the gradient of ``f``: the
+style of JAX and ``torch.func``, where derivatives are functions you can
+transform again. ``mg.grad(mg.grad(f))`` is the second derivative, and
+``mg.jvp(mg.grad(f), ...)`` a Hessian-vector product.
+
+How nesting works. Each transform differentiates with respect to its own
+copies of the arguments, never the caller's tensors:
+
+- an argument that already requires grad (an outer ``grad`` is watching it)
+  is passed through ``alias``, a recorded identity: the inner gradient is
+  taken with respect to the alias, and the outer graph stays connected;
+- any other argument becomes a fresh leaf sharing its data, which keeps the
+  argument's forward-mode tangents (so an outer ``jvp`` sees through).
+
+The backward pass records its own graph (``create_graph=True``) only when
+something outside still needs it: when ``f``'s graph reaches a tensor that
+requires grad and is not one of ours. Forward-mode tangents flow through the
+backward pass either way, because tangents propagate even under ``no_grad``.
+
+    >>> import minigrad as mg
+    >>> f = lambda x: x ** 3
+    >>> mg.grad(f)(mg.tensor(2.0)), mg.grad(mg.grad(f))(mg.tensor(2.0))
+    (tensor(12.), tensor(12.))
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from minigrad.graph import topological_order
+from minigrad.tensor import autograd, dtypes, factories
+from minigrad.tensor.mode import enable_grad
+from minigrad.tensor.tensor import Tensor
+from minigrad.transforms.forward import alias, as_tensor
+
+
+def normalize_argnums(argnums: int | Sequence[int], nargs: int, where: str) -> tuple[int, ...]:
+    """``argnums`` as a tuple of non-negative positions, checked against ``nargs``.
+
+    >>> normalize_argnums(-1, 3, "grad"), normalize_argnums((0, 2), 3, "grad")
+    ((2,), (0, 2))
+    """
+    positions = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    if not positions:
+        raise ValueError(f"{where}: argnums must name at least one argument, got {argnums!r}")
+    result = []
+    for a in positions:
+        if not isinstance(a, int) or not -nargs <= a < nargs:
+            raise ValueError(
+                f"{where}: argnums {argnums!r} is out of range for a function called with "
+                f"{nargs} positional argument(s)"
+            )
+        result.append(a % nargs)
+    return tuple(result)
+
+
+def watch(x: Any, where: str) -> Tensor:
+    """Our own differentiable copy of argument ``x`` (see the module docstring)."""
+    x = as_tensor(x, where)
+    if not dtypes.is_floating(x.dtype):
+        raise TypeError(
+            f"{where} requires real-valued (floating point) inputs, but got {x.dtype.name}; "
+            "convert with .to(mg.float32)"
+        )
+    if x.requires_grad:
+        with enable_grad():
+            return alias(x)
+    leaf = Tensor._wrap(x.data, x.device, requires_grad=True)
+    leaf._tangents = dict(x._tangents) if x._tangents else None
+    leaf.label = x.label
+    return leaf
+
+
+# Leaves of transforms that have returned: nothing differentiates with respect to
+# them any more, so finding one in a graph does not mean an outer graph is needed.
+# (Keyed by id: a Tensor's == is elementwise, so it cannot sit in a WeakSet.)
+_retired: weakref.WeakValueDictionary[int, Tensor] = weakref.WeakValueDictionary()
+
+
+def retire(leaves: Sequence[Tensor]) -> None:
+    _retired.update((id(x), x) for x in leaves)
+
+
+def outer_graph_needed(outputs: Sequence[Tensor], ours: Sequence[Tensor]) -> bool:
+    """Does the graph of ``outputs`` reach a tensor that requires grad and is not ours?
+
+    Then an outer transform (or the caller's own ``backward``) will
+    differentiate our result, so the backward pass must record its graph.
+    """
+    mine = {id(x) for x in ours}
+
+    def parents(t: Tensor) -> tuple:
+        if id(t) in mine:
+            return ()
+        return tuple(p for p in t._parents if p.requires_grad)
+
+    if any(x._node is not None for x in ours):  # an alias: an outer graph is watching
+        return True
+    roots = [o for o in outputs if o.requires_grad]
+    return any(
+        t._node is None and id(t) not in mine and _retired.get(id(t)) is not t
+        for t in topological_order(roots, parents=parents)
+    )
+
+
+def detached(x: Tensor) -> Tensor:
+    """``x`` without its graph but with its forward-mode tangents."""
+    plain = Tensor._wrap(x.data, x.device)
+    plain._tangents = x._tangents
+    plain.label = x.label
+    return plain
+
+
+def _detached_tree(value: Any) -> Any:
+    """Tensors in ``value`` (nested tuples and lists) without their graphs."""
+    if isinstance(value, Tensor):
+        return detached(value)
+    if isinstance(value, (tuple, list)):
+        return type(value)(_detached_tree(v) for v in value)
+    return value
+
+
+def pullback(
+    outputs: Sequence[Tensor],
+    inputs: Sequence[Tensor],
+    cotangents: Sequence[Any],
+    create_graph: bool,
+) -> tuple[Tensor, ...]:
+    """``J^T u`` for every input: zeros where an input was not used (as JAX)."""
+    live = [(o, u) for o, u in zip(outputs, cotangents) if o.requires_grad]
+    if not live:
+        grads: tuple = (None,) * len(inputs)
+    else:
+        grads = autograd.grad(
+            [o for o, _ in live],
+            list(inputs),
+            grad_outputs=[u for _, u in live],
+            retain_graph=True,
+            create_graph=create_graph,
+            allow_unused=True,
+        )
+    return tuple(factories.zeros_like(x) if g is None else g for x, g in zip(inputs, grads))
+
+
+def _scalar_output(out: Any, where: str) -> Tensor:
+    if not isinstance(out, Tensor):
+        raise TypeError(
+            f"{where}: Gradient only defined for scalar-output functions; f returned "
+            f"{type(out).__name__}, not a Tensor"
+        )
+    if out.shape != ():
+        raise TypeError(
+            f"Gradient only defined for scalar-output functions. Output had shape: {out.shape}."
+        )
+    if not dtypes.is_floating(out.dtype):
+        raise TypeError(f"{where}: f must return a floating point scalar, got {out.dtype.name}")
+    return out
+
+
+def value_and_grad(
+    f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+) -> Callable[..., Any]:
+    """A function returning ``(f(*args), gradient)``; see ``grad``.
+
+    >>> import minigrad as mg
+    >>> mg.value_and_grad(lambda x: (x * x).sum())(mg.tensor([1.0, 2.0]))
+    (tensor(5.), tensor([2., 4.]))
+    """
+
+    def value_and_grad_f(*args: Any) -> Any:
+        positions = normalize_argnums(argnums, len(args), "grad")
+        args = list(args)
+        leaves = [watch(args[i], "grad") for i in positions]
+        for i, leaf in zip(positions, leaves):
+            args[i] = leaf
+        with enable_grad():
+            result = f(*args)
+        out, aux = result if has_aux else (result, None)
+        out = _scalar_output(out, "grad")
+        nested = outer_graph_needed([out], leaves)
+        grads = pullback([out], leaves, [None], create_graph=nested)
+        retire(leaves)
+        answer = grads[0] if isinstance(argnums, int) else grads
+        if nested:
+            return ((out, aux), answer) if has_aux else (out, answer)
+        value = detached(out)
+        return ((value, _detached_tree(aux)), answer) if has_aux else (value, answer)
+
+    value_and_grad_f.__name__ = f"value_and_grad({getattr(f, '__name__', 'f')})"
+    return value_and_grad_f
+
+
+def grad(
+    f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+) -> Callable[..., Any]:
+    """The gradient of scalar-valued ``f`` as a function: ``mg.grad(f)(x)`` is df/dx.
+
+    ``argnums`` picks the argument(s) to differentiate: an int gives one
+    gradient, a tuple a tuple of them (as ``jax.grad`` and ``torch.func.grad``).
+    With ``has_aux=True``, ``f`` returns ``(output, aux)`` and the result is
+    ``(gradient, aux)``. Gradients of gradients work: ``mg.grad(mg.grad(f))``.
+
+    >>> import minigrad as mg
+    >>> mg.grad(lambda x, y: (x * y).sum(), argnums=(0, 1))(mg.tensor([1.0]), mg.tensor([3.0]))
+    (tensor([3.]), tensor([1.]))
+    """
+    value_and_grad_f = value_and_grad(f, argnums, has_aux)
+
+    def grad_f(*args: Any) -> Any:
+        value, answer = value_and_grad_f(*args)
+        return (answer, value[1]) if has_aux else answer
+
+    grad_f.__name__ = f"grad({getattr(f, '__name__', 'f')})"
+    return grad_f
+
+
+def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
+    """``(f(*primals), vjp_fn)`` where ``vjp_fn(u)`` is the tuple ``u^T J`` per primal.
+
+    ``f`` returns a Tensor or a tuple of Tensors; ``u`` has the same structure.
+    ``vjp_fn`` can be called many times (``jacrev`` calls it once per output
+    element). With ``has_aux=True``, ``f`` returns ``(output, aux)`` and
+    ``vjp`` returns ``(output, vjp_fn, aux)``.
+
+    >>> import minigrad as mg
+    >>> out, vjp_fn = mg.vjp(lambda x: x * x, mg.tensor([1.0, 2.0]))
+    >>> vjp_fn(mg.tensor([1.0, 10.0]))
+    (tensor([ 2., 40.]),)
+    """
+    leaves = [watch(x, "vjp") for x in primals]
+    with enable_grad():
+        result = f(*leaves)
+    result, aux = result if has_aux else (result, None)
+    single = isinstance(result, Tensor)
+    outs = (result,) if single else result
+    if not isinstance(outs, (tuple, list)) or not all(isinstance(o, Tensor) for o in outs):
+        raise TypeError(
+            "vjp: Expected f(*primals) to return only tensors (a Tensor or a tuple of "
+            f"Tensors), got {type(result).__name__}"
+        )
+    outs = tuple(outs)
+    nested = outer_graph_needed(outs, leaves)
+    retire(leaves)  # from here on only vjp_fn differentiates with respect to them
+
+    def vjp_fn(cotangent: Any) -> tuple[Tensor, ...]:
+        us = (cotangent,) if single else tuple(cotangent)
+        if len(us) != len(outs):
+            raise ValueError(
+                f"vjp_fn: expected {len(outs)} cotangent(s), one per output, got {len(us)}"
+            )
+        us = tuple(as_tensor(u, "vjp_fn") for u in us)
+        for k, (o, u) in enumerate(zip(outs, us)):
+            if u.shape != o.shape:
+                raise ValueError(
+                    f"vjp_fn: Mismatch in shape: cotangent {k} has a shape of {u.shape} and "
+                    f"output {k} has a shape of {o.shape}"
+                )
+        record = nested or any(u.requires_grad for u in us)
+        return pullback(outs, leaves, us, create_graph=record)
+
+    shown = result if nested else _detached_tree(result)
+    if has_aux:
+        return shown, vjp_fn, aux if nested else _detached_tree(aux)
+    return shown, vjp_fn

@@ -1,0 +1,45 @@
+"""Lesson 09 exercise: gradient checkpointing on a chain of layers.
+
+Grade it with ``python -m minigrad.grade --exercise 9.1``.
+"""
+
+import numpy as np
+
+
+def checkpointed_grad(layers: list, x: np.ndarray, g: np.ndarray, segments: int) -> tuple:
+    """Exercise 9.1: reverse mode through ``layers`` keeping only segment inputs alive.
+
+    Each layer has ``layer.forward(x) -> y`` and ``layer.vjp(x, gy) -> gx``
+    (the pullback needs the layer's *input*). The chain computes
+    ``y = layers[-1].forward(... layers[0].forward(x))``. Return ``(y, gx)``:
+    the output and the cotangent of ``x`` for the output cotangent ``g``.
+
+    Plain backprop keeps every layer's input alive until the backward pass.
+    Instead, split the layers into ``segments`` consecutive groups as even as
+    possible (``np.array_split(np.arange(len(layers)), segments)``) and keep
+    only each group's input during the forward pass. In the backward pass,
+    for the groups from last to first, recompute the group's layer inputs
+    from its saved input, then pull the cotangent back through the group.
+    Each layer's ``forward`` runs at most twice, and at any time only the
+    saved group inputs plus one group's recomputed inputs are alive.
+
+    Hint (lesson 09): forward: for each group, save its input, then run it without
+    keeping the intermediates; backward: rebuild one group's inputs in a list, then vjp in reverse.
+    """
+    # BEGIN SOLUTION
+    groups = np.array_split(np.arange(len(layers)), segments)
+    saved = []
+    h = x
+    for group in groups:
+        saved.append(h)
+        for i in group:
+            h = layers[i].forward(h)
+    y = h
+    for group, start in zip(reversed(groups), reversed(saved)):
+        inputs = [start]
+        for i in group[:-1]:
+            inputs.append(layers[i].forward(inputs[-1]))
+        for i, layer_input in zip(reversed(group), reversed(inputs)):
+            g = layers[i].vjp(layer_input, g)
+    return y, g
+    # END SOLUTION

@@ -1,0 +1,21 @@
+"""Shared test settings.
+
+Hypothesis profiles: ``dev`` (the default) and ``ci`` (more examples, chosen
+automatically when the environment variable ``CI`` is set, or with
+``--hypothesis-profile=ci``). Neither has a deadline: the first call of a
+numba kernel compiles it, and a compile is not a slow test.
+"""
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("dev", deadline=None, max_examples=50)
+settings.register_profile(
+    "ci",
+    deadline=None,
+    max_examples=100,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile("ci" if os.environ.get("CI") else "dev")

@@ -1,0 +1,43 @@
+"""The CUDA backend (lesson 11): its tests run in a child process on numba's simulator.
+
+numba reads ``NUMBA_ENABLE_CUDASIM`` when it is first imported, and this
+process has imported numba already (the CPU backend's tests), so the CUDA
+tests in ``tests/cuda_sim`` run in a fresh interpreter with the variable set.
+On a machine with a GPU, ``MINIGRAD_TEST_GPU=1`` runs the same tests on it.
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import minigrad as mg
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.cuda
+def test_cuda_suite():
+    env = dict(os.environ, MINIGRAD_CUDA_TESTS="1")
+    if os.environ.get("MINIGRAD_TEST_GPU") != "1":
+        env["NUMBA_ENABLE_CUDASIM"] = "1"
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/cuda_sim"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-3000:]
+    assert " passed" in done.stdout and " failed" not in done.stdout
+
+
+def test_cuda_without_a_gpu_says_what_to_do():
+    if mg.backends.available()["cuda"] or os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+        assert mg.ones(2, device="cuda").sum().item() == 2.0
+    else:
+        with pytest.raises(RuntimeError, match="No CUDA GPUs are available\nminigrad's 'cuda'"):
+            mg.ones(2, device="cuda")

@@ -1,0 +1,155 @@
+"""The package's shape: one-way imports between layers, and a cheap ``import minigrad``.
+
+DESIGN.md orders the parts of ``minigrad/`` by floor. A module may import from
+its own part or from a lower floor, never upward, and never the package face
+(``minigrad/__init__.py``), which imports everything. The face files themselves
+are exempt.
+"""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "minigrad"
+
+FLOORS = {
+    "graph": 0,
+    "backends": 0,
+    "scalar": 1,
+    "tensor": 2,
+    "transforms": 3,
+    "nn": 4,
+    "optim": 4,
+    "check": 4,
+    "draw": 4,
+    "grade": 5,
+}
+FACE = {"__init__", "__main__"}
+
+
+def module_name(path: Path) -> list[str]:
+    """minigrad/tensor/ops.py -> ['minigrad', 'tensor', 'ops']; a package's __init__ -> the package."""
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return parts[:-1] if parts[-1] == "__init__" else parts
+
+
+def imported_modules(path: Path) -> list[tuple[int, str]]:
+    """(line, absolute dotted name) for every import in a file, relative ones resolved."""
+    here = module_name(path)
+    package = here if path.name == "__init__.py" else here[:-1]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join(base + ([node.module] if node.module else []))
+            # `from minigrad import tensor` names a part; `from minigrad import Value` the face.
+            if module == PACKAGE.name or node.module is None:
+                found += [(node.lineno, f"{module}.{alias.name}") for alias in node.names]
+            else:
+                found.append((node.lineno, module))
+    return found
+
+
+def part(dotted: str) -> str | None:
+    bits = dotted.split(".")
+    return bits[1] if bits[0] == PACKAGE.name and len(bits) > 1 else None
+
+
+def layer_violations() -> list[str]:
+    problems = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE)
+        if len(rel.parts) == 1 and rel.stem in FACE:
+            continue
+        source = rel.parts[0] if len(rel.parts) > 1 else rel.stem
+        if source not in FLOORS:
+            problems.append(f"{rel}: part '{source}' has no floor in DESIGN.md's layer list")
+            continue
+        for line, dotted in imported_modules(path):
+            if dotted == PACKAGE.name:
+                problems.append(
+                    f"{rel}:{line}: imports the package face (import the part you need)"
+                )
+                continue
+            target = part(dotted)
+            if target is None or target == source:
+                continue
+            is_part = (PACKAGE / target).is_dir() or (PACKAGE / f"{target}.py").is_file()
+            if target in FACE or not is_part:
+                # `from minigrad import Value` reaches the face, which imports everything.
+                problems.append(f"{rel}:{line}: imports {dotted} through the package face")
+            elif target not in FLOORS:
+                problems.append(f"{rel}:{line}: imports {dotted}, a part with no floor")
+            elif FLOORS[target] > FLOORS[source]:
+                problems.append(
+                    f"{rel}:{line}: {source} (floor {FLOORS[source]}) imports {dotted} "
+                    f"({target}, floor {FLOORS[target]}): upward"
+                )
+    return problems
+
+
+def test_imports_only_go_down_the_layers():
+    assert layer_violations() == []
+
+
+def test_the_checker_sees_an_upward_import(tmp_path, monkeypatch):
+    # Guard against a checker that passes because it never finds anything.
+    fake = tmp_path / "minigrad"
+    for package in ("scalar", "tensor"):
+        (fake / package).mkdir(parents=True)
+        (fake / package / "__init__.py").write_text("")
+    (fake / "graph.py").write_text("")
+    (fake / "draw.py").write_text("from minigrad.scalar import Value\n")
+    (fake / "__init__.py").write_text("from minigrad.draw import draw\n")
+    (fake / "scalar" / "value.py").write_text(
+        "from ..tensor import Tensor\n"
+        "from minigrad.graph import topological_order\n"
+        "import minigrad\n"
+        "from minigrad import draw\n"
+        "from minigrad import Value\n"
+    )
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", fake)
+    problems = layer_violations()
+    assert len(problems) == 4, problems
+    assert problems[0].startswith("scalar/value.py:1: scalar (floor 1) imports minigrad.tensor")
+    assert problems[1].startswith("scalar/value.py:3: imports the package face")
+    assert problems[2].startswith("scalar/value.py:4: scalar (floor 1) imports minigrad.draw")
+    assert problems[3].startswith("scalar/value.py:5: imports minigrad.Value through the package")
+
+
+def test_minigrad_never_imports_torch():
+    # PyTorch is the test oracle only; the library must not depend on it.
+    users = [
+        f"{path.relative_to(PACKAGE)}:{line}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for line, dotted in imported_modules(path)
+        if dotted.split(".")[0] == "torch"
+    ]
+    assert users == []
+
+
+IMPORT_PROBE = """
+import sys, time
+start = time.perf_counter()
+import minigrad
+seconds = time.perf_counter() - start
+heavy = sorted({name.split(".")[0] for name in sys.modules} & {"numba", "torch", "llvmlite"})
+print(seconds, ",".join(heavy))
+"""
+
+
+def test_import_minigrad_is_cheap():
+    done = subprocess.run(
+        [sys.executable, "-c", IMPORT_PROBE],
+        capture_output=True,
+        text=True,
+        cwd=PACKAGE.parent,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    seconds, _, heavy = done.stdout.strip().partition(" ")
+    assert heavy == "", f"`import minigrad` loaded {heavy}; compile and probe lazily instead"
+    assert float(seconds) < 2.0, f"`import minigrad` took {float(seconds):.2f} s"

@@ -1,0 +1,90 @@
+"""The lesson notebooks run top to bottom, and are committed clean.
+
+Each ``lessons/*.ipynb`` is one test (marked ``notebooks``; deselect with
+``-m "not notebooks"``). The kernel is a ``python3`` kernel pinned to the
+interpreter running the tests (a user-level ``python3`` kernelspec pointing
+elsewhere is ignored), started in ``lessons/`` with:
+
+- ``MPLBACKEND=Agg``: plots draw off screen;
+- ``MINIGRAD_FAST=1``: lessons read it to shrink training loops under test;
+- the repository root on ``PYTHONPATH``: the lessons import this checkout's minigrad.
+"""
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+ROOT = Path(__file__).resolve().parents[1]
+LESSONS = sorted((ROOT / "lessons").glob("*.ipynb"))
+CELL_TIMEOUT_S = 600
+
+
+def lesson_id(path: Path) -> str:
+    return path.stem
+
+
+@pytest.mark.notebooks
+@pytest.mark.parametrize("path", LESSONS, ids=lesson_id)
+def test_lesson_runs(path, monkeypatch, tmp_path):
+    spec = tmp_path / "kernels" / "python3"
+    spec.mkdir(parents=True)
+    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    kernel = {"argv": argv, "display_name": "Python 3", "language": "python"}
+    (spec / "kernel.json").write_text(json.dumps(kernel))
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path))
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.setenv("MINIGRAD_FAST", "1")
+    pythonpath = os.environ.get("PYTHONPATH")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), pythonpath])))
+
+    notebook = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        notebook,
+        timeout=CELL_TIMEOUT_S,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+    )
+    # Run cell by cell so a failure can name the cell it happened in.
+    with client.setup_kernel():
+        for index, cell in enumerate(notebook.cells):
+            if cell.cell_type != "code":
+                continue
+            try:
+                client.execute_cell(cell, index)
+            except CellExecutionError as error:
+                plain = re.sub(r"\x1b\[[0-9;]*m", "", str(error))  # drop terminal colours
+                pytest.fail(f"{path.name}, cell {index}:\n{plain}", pytrace=False)
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lesson_id)
+def test_lesson_is_committed_clean(path):
+    # Outputs belong to the student's run, not to the repository.
+    notebook = nbformat.read(path, as_version=4)
+    nbformat.validate(notebook)
+    dirty = [
+        index
+        for index, cell in enumerate(notebook.cells)
+        if cell.cell_type == "code" and (cell.outputs or cell.execution_count is not None)
+    ]
+    assert dirty == [], f"{path.name}: clear the outputs of cells {dirty}"
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lesson_id)
+def test_lesson_has_the_course_shape(path):
+    notebook = nbformat.read(path, as_version=4)
+    number = path.name[:2]
+    first = notebook.cells[0]
+    assert first.cell_type == "markdown"
+    assert re.match(rf"# Lesson {number} · \S", first.source), first.source.splitlines()[0]
+    markdown = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
+    assert "What you will build" in markdown
+    last = notebook.cells[-1]
+    assert last.cell_type == "markdown" and "Your turn" in last.source
+    assert f"exercises/lesson{number}_" in last.source
