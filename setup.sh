@@ -76,9 +76,11 @@ if [[ ! -x $venv/bin/python ]]; then
         # Debian ships the venv module (and ensurepip) in a separate package.
         rm -rf "$venv"
         pyver=$("$python" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
-        say "'$python -m venv' failed; trying apt-get install python3-venv"
-        if apt_install python3-venv "python$pyver-venv" || apt_install python3-venv; then
-            make_venv || { rm -rf "$venv"; true; }
+        if [[ $apt_ok == 1 ]]; then
+            say "'$python -m venv' failed; trying apt-get install python3-venv"
+            if apt_install python3-venv "python$pyver-venv" || apt_install python3-venv; then
+                make_venv || rm -rf "$venv"
+            fi
         fi
         if [[ ! -x $venv/bin/python ]]; then
             say "could not create a virtual environment. Install the venv module, e.g."
@@ -116,27 +118,26 @@ else
     fi
     say "installing minigrad (editable) with extras [$extras]"
     "$vpy" -m pip install -q -e ".[$extras]"
+    # Register the kernel so that editors outside this venv can find it.
+    "$vpy" -m ipykernel install --user --name minigrad --display-name "Python (minigrad)" \
+        >/dev/null 2>&1 || say "note: could not register the 'minigrad' Jupyter kernel"
+    # Graphviz's dot draws the nicest pictures; optional, tried once per install.
+    if ! command -v dot >/dev/null 2>&1 && apt_install graphviz; then
+        say "installed Graphviz (dot) with apt-get"
+    fi
     echo "$want" >"$stamp"
     say "packages installed in $((SECONDS - started)) s"
 fi
-
-# --- Graphviz's dot: optional, nicer pictures ---------------------------------------
 if ! command -v dot >/dev/null 2>&1; then
-    if apt_install graphviz && command -v dot >/dev/null 2>&1; then
-        say "installed Graphviz (dot) with apt-get"
-    else
-        say "note: Graphviz's 'dot' is not installed; mg.draw renders through pygraphviz or shows DOT text"
-    fi
+    say "note: Graphviz's 'dot' is not installed; mg.draw renders through pygraphviz or shows DOT text"
 fi
-
-# --- Jupyter kernel, so editors outside this venv can find it -----------------------
-"$vpy" -m ipykernel install --user --name minigrad --display-name "Python (minigrad)" \
-    >/dev/null 2>&1 || say "note: could not register the 'minigrad' Jupyter kernel"
 
 # --- go ------------------------------------------------------------------------------
 export PATH=$venv/bin:$PATH
 if [[ $mode == course ]]; then
     say "opening JupyterLab on lessons/ (Ctrl-C to stop)"
+    # Jupyter refuses to start as root unless told; containers often run as root.
+    [[ $(id -u) -eq 0 ]] && set -- --allow-root "$@"
     exec "$venv/bin/jupyter" lab lessons/ "$@"
 fi
 say "running the test suite"

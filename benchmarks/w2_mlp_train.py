@@ -6,7 +6,7 @@ forward, loss, backward, update. Every engine starts from the same weights
 and sees the same batch, so their losses must agree step by step (checked).
 Every engine gets 2 threads (BLAS and intra-op).
 
-    python benchmarks/w2_mlp_train.py [--steps 30] [--warmup 3]
+    python benchmarks/w2_mlp_train.py [--steps 30] [--warmup 3] [--backend numba] [--json out.json]
 
 Reported: the median milliseconds per step, and minigrad's time over each peer's.
 """
@@ -14,10 +14,12 @@ Reported: the median milliseconds per step, and minigrad's time over each peer's
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
 import time
+from itertools import pairwise
 from pathlib import Path
 
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
@@ -42,7 +44,7 @@ def initial_weights(seed: int = 0) -> list[np.ndarray]:
     """[W1, b1, W2, b2, W3, b3], W of shape (out, in) as torch.nn.Linear, float32."""
     rng = np.random.default_rng(seed)
     weights = []
-    for n_in, n_out in zip(SIZES, SIZES[1:]):
+    for n_in, n_out in pairwise(SIZES):
         bound = 1 / np.sqrt(n_in)
         weights.append(rng.uniform(-bound, bound, (n_out, n_in)).astype(np.float32))
         weights.append(rng.uniform(-bound, bound, n_out).astype(np.float32))
@@ -74,7 +76,7 @@ def minigrad_stepper(weights, x_np, y_np):
 
 def torch_stepper(weights, x_np, y_np):
     layers = []
-    for n_in, n_out in zip(SIZES, SIZES[1:]):
+    for n_in, n_out in pairwise(SIZES):
         layers += [torch.nn.Linear(n_in, n_out), torch.nn.ReLU()]
     model = torch.nn.Sequential(*layers[:-1])
     with torch.no_grad():
@@ -129,7 +131,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=30, help="timed steps; the median is reported")
     parser.add_argument("--warmup", type=int, default=3, help="untimed steps first")
+    parser.add_argument("--backend", help="minigrad's CPU backend (default: its default)")
+    parser.add_argument("--json", help="also write the results to this JSON file")
     args = parser.parse_args()
+    if args.backend:
+        mg.backends.set_default(args.backend)
 
     weights, (x, y) = initial_weights(), make_batch()
     medians, losses = {}, {}
@@ -156,6 +162,18 @@ def main() -> None:
     for name, ms in medians.items():
         print(f"  {name:<16} {ms:9.3f} {ours / ms:13.2f}x")
     print(f"  losses agree over the first {args.warmup} steps: {agree}")
+    print(f"  load average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    if args.json:
+        result = {
+            "id": "W2",
+            "title": f"MLP train step {'-'.join(map(str, SIZES))}, batch {BATCH}, float32",
+            "unit": "ms",
+            "backend": mg.backends.current(),
+            "results": medians,
+            "agree": agree,
+            "targets": [],
+        }
+        Path(args.json).write_text(json.dumps(result, indent=1))
 
 
 if __name__ == "__main__":

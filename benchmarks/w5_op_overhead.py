@@ -7,7 +7,8 @@ graph back and running each node's backward rule. The chain is 1000
 operations long (cycling multiply, add, tanh, subtract, so values stay
 bounded), then one backward pass from its sum. Every engine gets 2 threads.
 
-    python benchmarks/w5_op_overhead.py [--ops 1000] [--repeats 15]
+    python benchmarks/w5_op_overhead.py [--ops 1000] [--repeats 15] [--backend numba]
+                                        [--json out.json]
 
 Reported: microseconds per operation, forward (recording) and backward, as
 medians over the repeats, and minigrad's time over each peer's.
@@ -16,6 +17,7 @@ medians over the repeats, and minigrad's time over each peer's.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -94,7 +96,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ops", type=int, default=1000, help="operations in the chain")
     parser.add_argument("--repeats", type=int, default=15, help="repeats; medians are reported")
+    parser.add_argument("--backend", help="minigrad's CPU backend (default: its default)")
+    parser.add_argument("--json", help="also write the results to this JSON file")
     args = parser.parse_args()
+    if args.backend:
+        mg.backends.set_default(args.backend)
 
     rng = np.random.default_rng(0)
     x0 = rng.standard_normal((4, 4)).astype(np.float32)
@@ -119,12 +125,25 @@ def main() -> None:
         f"W5 per-op overhead: {args.ops} ops on 4x4 float32, then backward; "
         f"median of {args.repeats}; minigrad backend {mg.backends.current()!r}, 2 threads"
     )
-    print(
-        f"  {'engine':<16} {'fwd us/op':>10} {'bwd us/op':>10} {'total us/op':>12} {'minigrad / it':>14}"
-    )
+    header = f"{'fwd us/op':>10} {'bwd us/op':>10} {'total us/op':>12} {'minigrad / it':>14}"
+    print(f"  {'engine':<16} {header}")
     for name, (forward, backward, total) in results.items():
         print(f"  {name:<16} {forward:10.2f} {backward:10.2f} {total:12.2f} {ours / total:13.2f}x")
     print(f"  gradients agree: {agree}")
+    print(f"  load average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    if args.json:
+        result = {
+            "id": "W5",
+            "title": f"per-op overhead, {args.ops} ops on 4x4 float32 + backward",
+            "unit": "us/op",
+            "backend": mg.backends.current(),
+            "results": {name: total for name, (_, _, total) in results.items()},
+            "forward": {name: fwd for name, (fwd, _, _) in results.items()},
+            "backward": {name: bwd for name, (_, bwd, _) in results.items()},
+            "agree": agree,
+            "targets": [],
+        }
+        Path(args.json).write_text(json.dumps(result, indent=1))
 
 
 if __name__ == "__main__":

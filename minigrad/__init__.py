@@ -31,6 +31,13 @@ from minigrad import backends
 from minigrad.tensor import autograd
 from minigrad.tensor import (
     Function,
+    add,
+    div,
+    mul,
+    neg,
+    power,
+    sign,
+    sub,
     ShapeError,
     Tensor,
     abs,
@@ -93,5 +100,5 @@ from minigrad.transforms import (
     value_and_grad,
     vjp,
 )
-from minigrad.check import GradcheckError, gradcheck
+from minigrad.check import GradcheckError, check_jvp, gradcheck, gradgradcheck
 from minigrad.draw import draw  # after the module import: the function, not the module

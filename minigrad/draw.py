@@ -98,11 +98,12 @@ def draw(
     """Draw the graph that computed ``root`` (a Value or a Tensor, or a list of them).
 
     ``rankdir`` is Graphviz's layout direction (``"LR"`` left to right,
-    ``"TB"`` top to bottom). ``show_grad`` adds each Value's ``grad``. Only
-    the ``max_nodes`` nodes closest to the output are drawn; a dashed box says
-    how many more there are. Further keywords become Graphviz graph
-    attributes (``size="8,5"``). The result shows itself in Jupyter, and
-    ``.svg()``, ``.source``, ``.render()`` work as for any ``graphviz.Digraph``.
+    ``"TB"`` top to bottom). ``show_grad`` adds each Value's ``grad``. A
+    graph of more than ``max_nodes`` nodes is cut: the part next to the
+    output is drawn, and a dashed box says how many nodes are left out.
+    Further keywords become Graphviz graph attributes (``size="8,5"``). The
+    result shows itself in Jupyter, and ``.svg()``, ``.source``,
+    ``.render()`` work as for any ``graphviz.Digraph``.
 
     >>> from minigrad.scalar import Value
     >>> a = Value(2.0, label="a"); b = Value(-3.0, label="b")

@@ -52,8 +52,8 @@ def matmul_tiled(a, b, out, tile):
     that each block of ``a`` and ``b`` is reused while it sits in cache. Sizes
     need not be multiples of ``tile``.
 
-    Hint (lesson 10): prange over row-block starts (range(0, n, tile) has no prange form:
-    prange over block numbers); clip each block's end with min(start + tile, n).
+    Hint (lesson 10): prange over row-block numbers b (rows b*tile up to min((b+1)*tile, n));
+    zero those rows of out, then accumulate block products into them.
     """
     # BEGIN SOLUTION
     n, k = a.shape

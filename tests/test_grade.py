@@ -158,6 +158,7 @@ def _evil_folder(tmp_path: Path, fixture: str) -> Path:
 # fixture -> what the report must say about exercise 1.1
 EVIL = {
     "hang": "timed out after 4 s",
+    "flood": "timed out after 4 s",
     "sys_exit": "SystemExit: 0",
     "os_exit": "ended early (exit status 0)",
     "crash": "killed by SIGSEGV",

@@ -52,6 +52,7 @@ def test_lesson_runs(path, monkeypatch, tmp_path):
         resources={"metadata": {"path": str(path.parent)}},
     )
     # Run cell by cell so a failure can name the cell it happened in.
+    failure = None
     with client.setup_kernel():
         for index, cell in enumerate(notebook.cells):
             if cell.cell_type != "code":
@@ -60,7 +61,10 @@ def test_lesson_runs(path, monkeypatch, tmp_path):
                 client.execute_cell(cell, index)
             except CellExecutionError as error:
                 plain = re.sub(r"\x1b\[[0-9;]*m", "", str(error))  # drop terminal colours
-                pytest.fail(f"{path.name}, cell {index}:\n{plain}", pytrace=False)
+                failure = f"{path.name}, cell {index}:\n{plain}"
+                break
+    if failure:  # outside the except block, so the report is the cell's error alone
+        pytest.fail(failure, pytrace=False)
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=lesson_id)

@@ -50,7 +50,7 @@ def test_backward_with_an_explicit_grad():
     (x.exp() * 2).backward(mg.tensor(g))
     (t.exp() * 2).backward(torch.tensor(g))
     close(x.grad, t.grad)
-    x2, t2 = leaves()
+    x2, _ = leaves()
     (x2 * 3).backward(grad=mg.tensor(g))
     close(x2.grad, 3 * g)
 
@@ -65,7 +65,7 @@ def test_grad_accumulates_across_backward_calls():
     s.backward()
     close(x.grad, 2 * first)
     close(x.grad, t.grad)
-    with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second time"):
+    with pytest.raises(RuntimeError, match=r"^Trying to backward through the graph a second time"):
         y.backward()
 
 
@@ -93,7 +93,7 @@ def test_backward_of_several_outputs():
     close(x.grad, t.grad)
 
 
-@pytest.mark.filterwarnings("ignore:Using backward\(\) with create_graph=True:UserWarning")
+@pytest.mark.filterwarnings(r"ignore:Using backward\(\) with create_graph=True:UserWarning")
 def test_create_graph_makes_grad_differentiable():
     x, t = leaves()
     program(x).backward(create_graph=True)
@@ -140,9 +140,7 @@ def test_grad_outputs_and_several_outputs():
     x, t = leaves()
     u = np.array([2.0, -1.0, 0.5])
     (ours,) = mg.autograd.grad([x.sum(0), x.max()], x, grad_outputs=[mg.tensor(u), None])
-    (theirs,) = torch.autograd.grad(
-        [t.sum(0), t.amax()], t, grad_outputs=[torch.tensor(u), None]
-    )
+    (theirs,) = torch.autograd.grad([t.sum(0), t.amax()], t, grad_outputs=[torch.tensor(u), None])
     close(ours, theirs)
 
 
@@ -160,7 +158,7 @@ def test_grad_frees_the_graph_by_default():
     x, _ = leaves()
     y = program(x)
     mg.autograd.grad(y, x)
-    with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second time"):
+    with pytest.raises(RuntimeError, match=r"^Trying to backward through the graph a second time"):
         mg.autograd.grad(y, x)
     y2 = program(x)
     a = mg.autograd.grad(y2, x, retain_graph=True)[0]
@@ -198,7 +196,7 @@ def test_enable_grad_inside_no_grad_and_restoring_after_errors():
         z = x * 2
     assert y.requires_grad and not z.requires_grad
     with pytest.raises(ZeroDivisionError), mg.no_grad():
-        1 / 0
+        _ = 1 / 0
     assert mg.is_grad_enabled()
 
 
@@ -215,7 +213,7 @@ def test_requires_grad_():
     x = mg.tensor([1.0, 2.0])
     assert x.requires_grad_() is x and x.requires_grad
     assert x.requires_grad_(False) is x and not x.requires_grad
-    with pytest.raises(RuntimeError, match="(?i)^only tensors of floating point"):
+    with pytest.raises(RuntimeError, match=r"(?i)^only tensors of floating point"):
         mg.tensor([1, 2]).requires_grad_()
     with pytest.raises(RuntimeError, match="only change requires_grad flags of leaf variables"):
         (mg.ones(2, requires_grad=True) * 2).requires_grad_(False)

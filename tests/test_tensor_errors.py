@@ -174,7 +174,10 @@ def test_axis_message_text():
 
 # -- autograd misuse ------------------------------------------------------------------------
 def test_integer_tensors_cannot_require_grad():
-    for make in (lambda: mg.tensor([1, 2], requires_grad=True), lambda: mg.arange(3).requires_grad_()):
+    for make in (
+        lambda: mg.tensor([1, 2], requires_grad=True),
+        lambda: mg.arange(3).requires_grad_(),
+    ):
         error = error_of(make, RuntimeError)
         theirs = error_of(lambda: torch.tensor([1, 2]).requires_grad_(), RuntimeError)
         # PyTorch's wording of this line changed across versions; the start did not.
@@ -241,7 +244,9 @@ def test_arithmetic_with_a_string_is_a_type_error(symbol):
 
 def test_strings_and_ragged_lists_are_not_tensors():
     assert "str" in str(error_of(lambda: mg.tensor("abc"), TypeError))
-    assert "ragged" in str(error_of(lambda: mg.tensor([[1.0], [1.0, 2.0]]), (TypeError, ValueError)))
+    assert "ragged" in str(
+        error_of(lambda: mg.tensor([[1.0], [1.0, 2.0]]), (TypeError, ValueError))
+    )
     assert "float16" in str(error_of(lambda: mg.tensor(np.ones(2, np.float16)), TypeError))
 
 

@@ -200,7 +200,7 @@ def _swap(draw, shape):
     return (lambda x: x.transpose(a, b)), (lambda t: t.transpose(a, b))
 
 
-def _T(draw, shape):  # noqa: N802 - the attribute's name
+def _T(draw, shape):  # the attribute's name
     return (lambda x: x.T), (lambda t: t.permute(tuple(reversed(range(t.ndim)))))
 
 
@@ -317,9 +317,7 @@ def matmul_case(draw):
         if draw(st.booleans()):  # a stack times one vector or one matrix
             b_shape = draw(st.sampled_from([(k,), (k, m)]))
     arrays, views, _ = draw(inputs([a_shape, b_shape], [normal, normal]))
-    return Case(
-        _viewed(lambda a, b: a @ b, views), _viewed(lambda a, b: a @ b, views), arrays
-    )
+    return Case(_viewed(lambda a, b: a @ b, views), _viewed(lambda a, b: a @ b, views), arrays)
 
 
 def _cast(draw, shape):
@@ -524,7 +522,9 @@ def test_repeated_indices_accumulate_gradient():
     np.testing.assert_array_equal(x.grad.numpy(), [3.0, 0.0, 1.0])
 
 
-@pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning", "ignore:invalid value:RuntimeWarning")
+@pytest.mark.filterwarnings(
+    "ignore:divide by zero:RuntimeWarning", "ignore:invalid value:RuntimeWarning"
+)
 def test_pow_at_zero_base_matches_torch():
     # d(x^y)/dy = x^y log x is 0 at x = 0 (for y >= 0) in PyTorch, not nan.
     base, exponent = np.array([0.0, 0.0, 2.0]), np.array([0.0, 2.0, 3.0])
@@ -551,3 +551,10 @@ def test_float32_to_float64_gradient_keeps_input_dtype():
     (t.to(torch.float64) ** 2).sum().backward()
     assert x.grad.dtype == mg.float32 and t.grad.dtype == torch.float32
     np.testing.assert_array_equal(x.grad.numpy(), t.grad.numpy())
+
+
+def test_numpy_array_on_the_left_of_matmul():
+    a = np.random.default_rng(5).standard_normal((2, 3))
+    b = np.random.default_rng(6).standard_normal((3, 4))
+    case = Case(lambda x: a @ x, lambda t: torch.from_numpy(a) @ t, [b])
+    run_torch_check(case, np.random.default_rng(7))

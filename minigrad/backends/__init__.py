@@ -39,7 +39,11 @@ _REGISTRY = {
 }
 _CPU_BACKENDS = ("numpy", "numba")
 _loaded: dict[str, Any] = {}
-_cpu_stack: list[str] = [os.environ.get("MINIGRAD_BACKEND", "numpy")]
+# The default CPU backend: numba's parallel kernels when numba is installed (a
+# cheap check: nothing is imported or compiled), else the NumPy reference.
+# The environment variable MINIGRAD_BACKEND overrides it.
+_DEFAULT_CPU = "numba" if importlib.util.find_spec("numba") is not None else "numpy"
+_cpu_stack: list[str] = [os.environ.get("MINIGRAD_BACKEND", _DEFAULT_CPU)]
 
 
 def get(name: str) -> Any:

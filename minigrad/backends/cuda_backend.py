@@ -25,7 +25,7 @@ imported: numba's simulator runs the same kernels in Python.
 from __future__ import annotations
 
 import operator
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 import numba
@@ -35,6 +35,8 @@ from numba import cuda
 from minigrad.backends import cuda_kernels as kernels
 from minigrad.backends import numpy_backend as reference
 from minigrad.backends.strides import broadcast_strides, coalesce, contiguous_strides
+
+MAX_BLOCKS = 65535  # blocks per launch along y and z (CUDA's limit); kernels loop past it
 
 
 class CudaArray:
@@ -91,9 +93,9 @@ def _identity(op: str, dtype: np.dtype) -> Any:
     return dtype.type(info.min if op == "max" else info.max)
 
 
-def _operand(x: CudaArray, shape: tuple) -> tuple:
-    """Kernel arguments that read ``x`` broadcast to ``shape``: buffer, offset, strides."""
-    return x.buffer, x.offset, broadcast_strides(x.shape, x.strides, shape)
+def _axes(x: CudaArray, axes: Any) -> tuple[list[int], list[int]]:
+    """The sizes and strides of ``x`` along ``axes``, in that order."""
+    return [x.shape[a] for a in axes], [x.strides[a] for a in axes]
 
 
 def _ints(values: Any) -> tuple[int, ...]:
@@ -148,40 +150,38 @@ class CudaBackend:
     # -- the four higher-order kernels ---------------------------------------------
     def map(self, op: str, x: CudaArray) -> CudaArray:
         out = self.empty(x.shape, _dtype("map", op, x.dtype))
-        shape, _, xs = coalesce(x.shape, out.strides, x.strides)
-        kernel = kernels.map_kernel(op, len(shape))
-        self._launch(kernel, out.size, out.buffer, _ints(shape), x.buffer, x.offset, _ints(xs))
+        self._elementwise(partial(kernels.map_kernel, op), out, x)
         return out
 
     def zip(self, op: str, x: CudaArray, y: CudaArray) -> CudaArray:
-        shape = np.broadcast_shapes(x.shape, y.shape)
-        out = self.empty(shape, _dtype("zip", op, x.dtype, y.dtype))
-        (xb, xo, xs), (yb, yo, ys) = _operand(x, shape), _operand(y, shape)
-        merged, _, xs, ys = coalesce(shape, out.strides, xs, ys)
-        kernel = kernels.zip_kernel(op, len(merged))
-        self._launch(kernel, out.size, out.buffer, _ints(merged), xb, xo, _ints(xs), yb, yo,
-                     _ints(ys))  # fmt: skip
+        out = self.empty(np.broadcast_shapes(x.shape, y.shape), _dtype("zip", op, x.dtype, y.dtype))
+        self._elementwise(partial(kernels.zip_kernel, op), out, x, y)
         return out
 
     def reduce(self, op: str, x: CudaArray, axes: tuple[int, ...], keepdims: bool) -> CudaArray:
         dtype = _dtype("reduce", op, x.dtype)
         kept = [a for a in range(x.ndim) if a not in axes]
-        kept_shape, kept_strides = coalesce([x.shape[a] for a in kept], [x.strides[a] for a in kept])
-        red_shape, red_strides = coalesce([x.shape[a] for a in axes], [x.strides[a] for a in axes])
-        out_shape = tuple(1 if a in axes else n for a, n in enumerate(x.shape)) if keepdims else (
-            tuple(x.shape[a] for a in kept))  # fmt: skip
-        out = self.empty(out_shape, dtype)
+        kept_shape, kept_strides = coalesce(*_axes(x, kept))
+        red_shape, red_strides = coalesce(*_axes(x, axes))
+        if keepdims:
+            out = self.empty(tuple(1 if a in axes else n for a, n in enumerate(x.shape)), dtype)
+        else:
+            out = self.empty(tuple(x.shape[a] for a in kept), dtype)
         count = int(np.prod(red_shape))
-        block = self.reduce_threads
-        threads = 1 << max(min(count, block) - 1, 0).bit_length()  # a power of two
+        # One block per output; its threads: a power of two, no more than the elements.
+        threads = 1 << max(min(count, self.reduce_threads) - 1, 0).bit_length()
         kernel = kernels.reduce_kernel(
-            op, numba.from_dtype(dtype), len(kept_shape), len(red_shape), block
+            op, numba.from_dtype(dtype), len(kept_shape), len(red_shape), self.reduce_threads
         )
         if out.size:
-            kernel[min(out.size, 65535), threads](
-                out.buffer, x.buffer, x.offset, _ints(kept_shape), _ints(kept_strides),
-                _ints(red_shape), _ints(red_strides), count, _identity(op, dtype),
-            )  # fmt: skip
+            kernel[min(out.size, MAX_BLOCKS), threads](
+                out.buffer,
+                x.buffer,
+                x.offset,
+                *(_ints(v) for v in (kept_shape, kept_strides, red_shape, red_strides)),
+                count,
+                _identity(op, dtype),
+            )
         return out
 
     def matmul(self, a: CudaArray, b: CudaArray) -> CudaArray:
@@ -190,39 +190,38 @@ class CudaBackend:
             product = self.matmul(self.astype(a, np.int64), self.astype(b, np.int64))
             return self.zip("ne", product, self.full((), 0, np.int64))
         a, b = self.astype(a, dtype), self.astype(b, dtype)
-        (m, k), n = a.shape[-2:], b.shape[-1]
-        batch = a.shape[:-2]
-        out = self.empty(batch + (m, n), dtype)
+        (m, k), n, batch = a.shape[-2:], b.shape[-1], a.shape[:-2]
+        out = self.empty((*batch, m, n), dtype)
         if not out.size:
             return out
-        bshape, _, a_batch, b_batch = coalesce(batch, out.strides[:-2], a.strides[:-2],
-                                               b.strides[:-2])  # fmt: skip
+        batch, _, a_batch, b_batch = coalesce(batch, *(t.strides[:-2] for t in (out, a, b)))
         tile = self.tile
-        kernel = kernels.matmul_kernel(numba.from_dtype(dtype), len(bshape), tile)
-        grid = ((n + tile - 1) // tile, (m + tile - 1) // tile, min(out.size // (m * n), 65535))
+        kernel = kernels.matmul_kernel(numba.from_dtype(dtype), len(batch), tile)
+        grid = (-(-n // tile), -(-m // tile), min(out.size // (m * n), MAX_BLOCKS))
         kernel[grid, (tile, tile)](
-            out.buffer, _ints(bshape), m, n, k, dtype.type(0),
-            a.buffer, a.offset, _ints(a_batch), a.strides[-2], a.strides[-1],
-            b.buffer, b.offset, _ints(b_batch), b.strides[-2], b.strides[-1],
-        )  # fmt: skip
+            out.buffer,
+            _ints(batch),
+            m,
+            n,
+            k,
+            dtype.type(0),
+            *(a.buffer, a.offset, _ints(a_batch), a.strides[-2], a.strides[-1]),
+            *(b.buffer, b.offset, _ints(b_batch), b.strides[-2], b.strides[-1]),
+        )
         return out
 
     # -- selection and data movement ------------------------------------------------
     def where(self, cond: CudaArray, x: CudaArray, y: CudaArray) -> CudaArray:
         shape = np.broadcast_shapes(cond.shape, x.shape, y.shape)
         out = self.empty(shape, np.result_type(x.dtype, y.dtype))
-        (cb, co, cs), (xb, xo, xs), (yb, yo, ys) = (_operand(t, shape) for t in (cond, x, y))
-        merged, _, cs, xs, ys = coalesce(shape, out.strides, cs, xs, ys)
-        kernel = kernels.where_kernel(len(merged))
-        self._launch(kernel, out.size, out.buffer, _ints(merged), cb, co, _ints(cs), xb, xo,
-                     _ints(xs), yb, yo, _ints(ys))  # fmt: skip
+        self._elementwise(kernels.where_kernel, out, cond, x, y)
         return out
 
     def astype(self, x: CudaArray, dtype: np.dtype) -> CudaArray:
         if x.dtype == dtype:
             return x  # arrays are never written after they are made: sharing is safe
         out = self.empty(x.shape, dtype)
-        self._copy(out, x)
+        self._elementwise(partial(kernels.map_kernel, "copy"), out, x)
         return out
 
     def broadcast_to(self, x: CudaArray, shape: tuple[int, ...]) -> CudaArray:
@@ -233,7 +232,7 @@ class CudaBackend:
         return CudaArray(x.buffer, shape, None, x.offset)
 
     def transpose(self, x: CudaArray, axes: tuple[int, ...]) -> CudaArray:
-        shape, strides = [x.shape[a] for a in axes], [x.strides[a] for a in axes]
+        shape, strides = _axes(x, axes)
         return CudaArray(x.buffer, shape, strides, x.offset)
 
     def getitem(self, x: CudaArray, index: object) -> CudaArray:
@@ -250,14 +249,10 @@ class CudaBackend:
         parts = index if isinstance(index, tuple) else (index,)
         if all(map(_is_basic, parts)):
             # A basic index never names an element twice: adding to zeros is copying.
-            self._copy(_basic_view(out, parts), values)
+            self._elementwise(partial(kernels.map_kernel, "copy"), _basic_view(out, parts), values)
             return out
         positions = self._positions(out, parts)
-        vb, vo, vs = _operand(values, positions.shape)
-        merged, _, vs = coalesce(positions.shape, positions.strides, vs)
-        kernel = kernels.scatter_add_kernel(len(merged))
-        self._launch(kernel, positions.size, out.buffer, positions.buffer, _ints(merged), vb, vo,
-                     _ints(vs))  # fmt: skip
+        self._elementwise(kernels.scatter_add_kernel, positions, values, tail=(out.buffer,))
         return out
 
     def concatenate(self, xs: list[CudaArray], axis: int) -> CudaArray:
@@ -267,7 +262,7 @@ class CudaBackend:
         start = 0
         for x in xs:
             part = (slice(None),) * axis + (slice(start, start + x.shape[axis]),)
-            self._copy(_basic_view(out, part), x)
+            self._elementwise(partial(kernels.map_kernel, "copy"), _basic_view(out, part), x)
             start += x.shape[axis]
         return out
 
@@ -278,29 +273,37 @@ class CudaBackend:
             grid, threads = kernels.blocks(size)
             kernel[grid, threads](*args)
 
-    def _copy(self, dst: CudaArray, src: CudaArray) -> None:
-        """Write ``src`` (broadcast to ``dst``'s shape) into the view ``dst``."""
-        sb, so, ss = _operand(src, dst.shape)
-        merged, ds, ss = coalesce(dst.shape, dst.strides, ss)
-        kernel = kernels.copy_kernel(len(merged))
-        self._launch(kernel, dst.size, _ints(merged), dst.buffer, dst.offset, _ints(ds), sb, so,
-                     _ints(ss))  # fmt: skip
+    def _elementwise(self, kernel_for: Any, out: CudaArray, *inputs: CudaArray,
+                     tail: tuple = ()) -> None:  # fmt: skip
+        """One thread per element of ``out``: run ``kernel_for(ndim)`` on strided operands.
+
+        Each operand is passed as (buffer, offset, strides), the inputs' strides
+        broadcast to ``out``'s shape. Axes that every operand walks as one are
+        merged first (``coalesce``): fewer axes, less index math per thread.
+        """
+        strides = [broadcast_strides(x.shape, x.strides, out.shape) for x in inputs]
+        shape, *strides = coalesce(out.shape, out.strides, *strides)
+        operands = [
+            arg for x, s in zip((out, *inputs), strides) for arg in (x.buffer, x.offset, _ints(s))
+        ]
+        kernel = kernel_for(len(shape))
+        self._launch(kernel, out.size, out.size, _ints(shape), *operands, *tail)
 
     def _contiguous(self, x: CudaArray) -> CudaArray:
         if x.contiguous:
             return x
         out = self.empty(x.shape, x.dtype)
-        self._copy(out, x)
+        self._elementwise(partial(kernels.map_kernel, "copy"), out, x)
         return out
 
     def _positions(self, x: CudaArray, parts: tuple) -> CudaArray:
         """The storage positions of ``x[parts]`` (an advanced index), uploaded."""
         parts = tuple(self.to_numpy(p) if isinstance(p, CudaArray) else p for p in parts)
-        index = parts
-        total = np.broadcast_to(np.int64(x.offset), x.shape)[index]
+        total = np.broadcast_to(np.int64(x.offset), x.shape)[parts]
         for axis, (n, stride) in enumerate(zip(x.shape, x.strides)):
-            along = (np.arange(n, dtype=np.int64) * stride).reshape((n,) + (1,) * (x.ndim - axis - 1))
-            total = total + np.broadcast_to(along, x.shape)[index]
+            along = np.arange(n, dtype=np.int64) * stride
+            grid = np.broadcast_to(along.reshape((n,) + (1,) * (x.ndim - axis - 1)), x.shape)
+            total = total + grid[parts]
         return self.from_numpy(np.array(total, dtype=np.int64))
 
 

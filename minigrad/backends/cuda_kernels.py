@@ -95,6 +95,7 @@ def _minimum(x, y):
 
 
 MAPS = {
+    "copy": lambda x: x,
     "neg": lambda x: -x,
     "exp": _exp,
     "log": _log,
@@ -140,34 +141,40 @@ def _jit(fn):
 
 
 # -- one thread per output element ----------------------------------------------------
+# Each kernel opens the same way: thread i (of ``size``) finds its multi-index in
+# ``shape``, and each operand's offset and strides turn it into that operand's
+# storage position. The output is an operand like the others, so a kernel can
+# write into a view: a slice of a larger array, or a different dtype (a cast).
 @cache
 def map_kernel(op: str, ndim: int):
-    """``out[i] = op(x[i])``; ``x`` strided, ``out`` contiguous."""
+    """``out[i] = op(x[i])``; ``op="copy"`` copies, casting to ``out``'s dtype."""
     fn = _device(MAPS[op])
 
-    def kernel(out, shape, x, x_offset, x_strides):
+    def kernel(size, shape, out, out_offset, out_strides, x, x_offset, x_strides):
         i = cuda.grid(1)
-        if i < out.size:
+        if i < size:
             index = cuda.local.array(ndim, numba.int64)
             to_index(i, shape, index)
-            out[i] = fn(x[index_to_position(index, x_strides, x_offset)])
+            value = fn(x[index_to_position(index, x_strides, x_offset)])
+            out[index_to_position(index, out_strides, out_offset)] = value
 
     return _jit(kernel)
 
 
 @cache
 def zip_kernel(op: str, ndim: int):
-    """``out[i] = op(x[i], y[i])``; broadcast inputs come with stride-0 axes."""
+    """``out[i] = op(x[i], y[i])``; a broadcast input has stride-0 axes."""
     fn = _device(ZIPS[op])
 
-    def kernel(out, shape, x, x_offset, x_strides, y, y_offset, y_strides):
+    def kernel(size, shape, out, out_offset, out_strides, x, x_offset, x_strides, y, y_offset,
+               y_strides):  # fmt: skip
         i = cuda.grid(1)
-        if i < out.size:
+        if i < size:
             index = cuda.local.array(ndim, numba.int64)
             to_index(i, shape, index)
             a = x[index_to_position(index, x_strides, x_offset)]
             b = y[index_to_position(index, y_strides, y_offset)]
-            out[i] = fn(a, b)
+            out[index_to_position(index, out_strides, out_offset)] = fn(a, b)
 
     return _jit(kernel)
 
@@ -176,36 +183,33 @@ def zip_kernel(op: str, ndim: int):
 def where_kernel(ndim: int):
     """``out[i] = x[i] if cond[i] else y[i]`` over three broadcast inputs."""
 
-    def kernel(out, shape, c, c_offset, c_strides, x, x_offset, x_strides, y, y_offset, y_strides):
+    def kernel(size, shape, out, out_offset, out_strides, c, c_offset, c_strides, x, x_offset,
+               x_strides, y, y_offset, y_strides):  # fmt: skip
         i = cuda.grid(1)
-        if i < out.size:
+        if i < size:
             index = cuda.local.array(ndim, numba.int64)
             to_index(i, shape, index)
             if c[index_to_position(index, c_strides, c_offset)]:
-                out[i] = x[index_to_position(index, x_strides, x_offset)]
+                value = x[index_to_position(index, x_strides, x_offset)]
             else:
-                out[i] = y[index_to_position(index, y_strides, y_offset)]
+                value = y[index_to_position(index, y_strides, y_offset)]
+            out[index_to_position(index, out_strides, out_offset)] = value
 
     return _jit(kernel)
 
 
 @cache
-def copy_kernel(ndim: int):
-    """``dst[i] = src[i]`` between two strided views (a cast if the dtypes differ).
+def scatter_add_kernel(ndim: int):
+    """``target[positions[i]] += values[i]``, atomically: positions may repeat."""
 
-    Makes views contiguous, converts dtypes, fills a slice of a larger output.
-    """
-
-    def kernel(shape, dst, dst_offset, dst_strides, src, src_offset, src_strides):
+    def kernel(size, shape, positions, p_offset, p_strides, values, v_offset, v_strides, target):
         i = cuda.grid(1)
-        size = 1
-        for n in shape:
-            size *= n
         if i < size:
             index = cuda.local.array(ndim, numba.int64)
             to_index(i, shape, index)
-            value = src[index_to_position(index, src_strides, src_offset)]
-            dst[index_to_position(index, dst_strides, dst_offset)] = value
+            value = values[index_to_position(index, v_strides, v_offset)]
+            position = positions[index_to_position(index, p_strides, p_offset)]
+            cuda.atomic.add(target, position, value)
 
     return _jit(kernel)
 
@@ -234,26 +238,10 @@ def gather_kernel():
     return _jit(kernel)
 
 
-@cache
-def scatter_add_kernel(ndim: int):
-    """``out[positions[i]] += values[i]``, atomically: positions may repeat."""
-
-    def kernel(out, positions, shape, values, v_offset, v_strides):
-        i = cuda.grid(1)
-        if i < positions.size:
-            index = cuda.local.array(ndim, numba.int64)
-            to_index(i, shape, index)
-            value = values[index_to_position(index, v_strides, v_offset)]
-            cuda.atomic.add(out, positions[i], value)
-
-    return _jit(kernel)
-
-
 # -- one block per output element: a shared-memory tree ----------------------------------
 @cache
-def reduce_kernel(
-    op: str, dtype: numba.types.Type, kept_ndim: int, reduced_ndim: int, threads: int = REDUCE_THREADS
-):
+def reduce_kernel(op: str, dtype: numba.types.Type, kept_ndim: int, reduced_ndim: int,
+                  threads: int = REDUCE_THREADS):  # fmt: skip
     """``out[o] = op over the reduced elements of output o``, one block per output.
 
     Thread t folds elements t, t + blockDim, t + 2 blockDim, ... (neighbouring

@@ -4,7 +4,7 @@ Same contract and same results as ``NumpyBackend`` (the tests diff every
 primitive against it). What changes is who does the arithmetic:
 
 - elementwise maps, zips, comparisons, ``where`` and the fused derivatives
-  run in ``numba_kernels.elementwise``; reductions in ``numba_kernels.reduce``.
+  run in the strided kernels of ``numba_kernels``, reductions in its ``reduce``.
   Both are ``prange`` loops over strided inputs: no copies for broadcast,
   transposed or sliced arrays, and every core busy.
 - ``matmul`` calls BLAS through NumPy by default: decades of tuning make it
@@ -20,16 +20,19 @@ scalar calls into libm cannot match. So each op goes to NumPy below a measured
 size, and the transcendental maps stay NumPy's (``NUMPY_OPS``).
 
 Integer and bool arrays always use NumPy: the kernels are compiled for
-float32 and float64 only, which keeps the number of compilations small.
+float32 and float64 only, which keeps the number of compilations small. And
+numba itself is imported on the first array big enough to need it, so small
+programs never pay for loading the compiler.
 """
 
 from __future__ import annotations
 
+import importlib
 import math
+from types import ModuleType
 
 import numpy as np
 
-from minigrad.backends import numba_kernels as kernels
 from minigrad.backends.numpy_backend import NumpyBackend
 from minigrad.backends.strides import as_strided_storage, broadcast_strides, coalesce
 
@@ -99,9 +102,9 @@ class NumbaBackend(NumpyBackend):
             tuple(x.shape[a] for a in axes), strides[list(axes)]
         )
         out = np.empty(math.prod(x.shape[a] for a in kept), dtype=x.dtype)
-        op_code = kernels.REDUCE_OPS.index(op)
-        kernels.reduce(op_code, out, kept_shape, reduced_shape, storage, offset,
-                       kept_strides, reduced_strides)  # fmt: skip
+        kernels = compiled_kernels()
+        kernels.reduce(kernels.REDUCE_OPS.index(op), out, kept_shape, reduced_shape, storage,
+                       offset, kept_strides, reduced_strides)  # fmt: skip
         shape = tuple(1 if a in axes else n for a, n in enumerate(x.shape))
         return out.reshape(shape if keepdims else tuple(x.shape[a] for a in kept))
 
@@ -125,11 +128,9 @@ class NumbaBackend(NumpyBackend):
 
     # -- dispatch ------------------------------------------------------------------
     def _kernel_pays(self, size: int, dtype: np.dtype, op: str) -> bool:
-        return (
-            dtype in FLOATS
-            and op in kernels.CODE
-            and size >= self.numpy_below["elementwise"]
-        )
+        if size < self.numpy_below["elementwise"] or dtype not in FLOATS:
+            return False
+        return op in compiled_kernels().CODE
 
     def _elementwise(self, op, shape, dtype, *inputs) -> np.ndarray:
         """Run op ``op``'s kernel on ``inputs`` into a fresh contiguous array of ``shape``."""
@@ -143,21 +144,15 @@ class NumbaBackend(NumpyBackend):
         arguments = []
         for (storage, offset, _), strides in zip(storages, flat_strides):
             arguments += [storage, offset, strides]
+        kernels = compiled_kernels()
         family, code = kernels.CODE[op]
-        kernel = KERNELS[family]
-        if family == kernels.WHERE:
-            kernel(out.reshape(-1), flat_shape, *arguments)
-        else:
-            kernel(code, out.reshape(-1), flat_shape, *arguments)
+        kernels.KERNELS[family](code, out.reshape(-1), flat_shape, *arguments)
         return out
 
 
-KERNELS = {
-    kernels.MAP: kernels.map_kernel,
-    kernels.ZIP: kernels.zip_kernel,
-    kernels.COMPARE: kernels.compare_kernel,
-    kernels.WHERE: kernels.where_kernel,
-}
+def compiled_kernels() -> ModuleType:
+    """``numba_kernels``, imported (which loads numba) the first time a kernel is needed."""
+    return importlib.import_module("minigrad.backends.numba_kernels")
 
 
 def _is_basic(index: object) -> bool:

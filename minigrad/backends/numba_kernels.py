@@ -201,12 +201,15 @@ def compare_kernel(op, out, shape, x, x_offset, x_strides, y, y_offset, y_stride
 
 
 @njit(parallel=True, cache=True, error_model="numpy")
-def where_kernel(out, shape, cond, cond_offset, cond_strides, x, x_offset, x_strides,
+def where_kernel(op, out, shape, cond, cond_offset, cond_strides, x, x_offset, x_strides,
                  y, y_offset, y_strides):  # fmt: skip
-    """``out = x where cond else y``."""
+    """``out = x where cond else y`` (``op`` is always 0: the family has one member)."""
     for block in prange((out.size + BLOCK - 1) // BLOCK):
-        walk_block(WHERE, 0, block, out, shape, x, x_offset, x_strides,
+        walk_block(WHERE, op, block, out, shape, x, x_offset, x_strides,
                    y, y_offset, y_strides, cond, cond_offset, cond_strides)  # fmt: skip
+
+
+KERNELS = {MAP: map_kernel, ZIP: zip_kernel, COMPARE: compare_kernel, WHERE: where_kernel}
 
 
 @njit(parallel=True, cache=True, error_model="numpy", fastmath={"reassoc"})

@@ -140,14 +140,14 @@ class Report:
         )
 
     def to_gradescope(self) -> dict[str, Any]:
-        """Gradescope's ``results.json``: the score and one test per exercise."""
+        """Gradescope's ``results.json``: the total score and one test per exercise."""
         return {
             "score": self.score,
-            "max_score": self.max_score,
             "output": f"minigrad grader: {_points(self.score)}/{_points(self.max_score)} points",
             "tests": [
                 {
                     "name": result.exercise.title,
+                    "number": result.exercise.number,
                     "score": result.score,
                     "max_score": result.max_score,
                     "output": result.details(),

@@ -41,24 +41,30 @@ OUTPUT_TAIL_CHARS = 2000
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 
 
-def _read_until(fd: int, deadline: float) -> tuple[bytes, str]:
-    """Everything written to ``fd`` until EOF, the deadline or the size cap."""
-    chunks: list[bytes] = []
-    size = 0
-    while True:
+def _collect(channel: int, output: int, deadline: float) -> tuple[bytes, bytes, str]:
+    """Read the channel and the child's output until both close, the deadline or the cap.
+
+    The channel is kept whole (up to ``MAX_CHANNEL_BYTES``); of the output only
+    the tail, so a submission that prints without end fills neither memory nor disk.
+    """
+    raw, tail = bytearray(), b""
+    pending = {channel, output}
+    while pending:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            return b"".join(chunks), "timeout"
-        ready, _, _ = select.select([fd], [], [], remaining)
-        if not ready:
-            continue
-        chunk = os.read(fd, 1 << 16)
-        if not chunk:
-            return b"".join(chunks), "eof"
-        size += len(chunk)
-        if size > MAX_CHANNEL_BYTES:
-            return b"".join(chunks), "overflow"
-        chunks.append(chunk)
+            return bytes(raw), tail, "timeout"
+        ready, _, _ = select.select(list(pending), [], [], remaining)
+        for fd in ready:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                pending.discard(fd)
+            elif fd == output:
+                tail = (tail + chunk)[-OUTPUT_TAIL_CHARS:]
+            else:
+                raw += chunk
+                if len(raw) > MAX_CHANNEL_BYTES:
+                    return bytes(raw), tail, "overflow"
+    return bytes(raw), tail, "eof"
 
 
 def _kill_group(process: subprocess.Popen) -> None:
@@ -98,41 +104,34 @@ def run_child(
         request_path = Path(workdir, "request.json")
         request_path.write_text(json.dumps(request))
         read_end, write_end = os.pipe()
-        with open(Path(workdir, "output.log"), "w+b") as log:
-            try:
-                process = subprocess.Popen(
-                    [
-                        sys.executable,
-                        "-m",
-                        "minigrad.grade._child",
-                        str(request_path),
-                        str(write_end),
-                    ],
-                    cwd=workdir,
-                    env=env,
-                    stdin=subprocess.DEVNULL,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    pass_fds=(write_end,),
-                    start_new_session=True,
-                )
-            finally:
-                os.close(write_end)
-            try:
-                deadline = time.monotonic() + timeout
-                raw, how = _read_until(read_end, deadline)
-                if how == "eof":
-                    try:
-                        process.wait(max(deadline - time.monotonic(), 0.1))
-                    except subprocess.TimeoutExpired:
-                        how = "timeout"
-            finally:
-                _kill_group(process)
-                process.wait()
-                os.close(read_end)
-            log.seek(0)
-            tail = log.read()[-OUTPUT_TAIL_CHARS:].decode("utf-8", "replace")
-    return read_messages(raw, token, len(checks)), tail, _ending(process, how, timeout)
+        try:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "minigrad.grade._child", str(request_path), str(write_end)],
+                cwd=workdir,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                pass_fds=(write_end,),
+                start_new_session=True,
+            )
+        finally:
+            os.close(write_end)
+        try:
+            deadline = time.monotonic() + timeout
+            raw, tail, how = _collect(read_end, process.stdout.fileno(), deadline)
+            if how == "eof":
+                try:
+                    process.wait(max(deadline - time.monotonic(), 0.1))
+                except subprocess.TimeoutExpired:
+                    how = "timeout"
+        finally:
+            _kill_group(process)
+            process.wait()
+            process.stdout.close()
+            os.close(read_end)
+    output = tail.decode("utf-8", "replace")
+    return read_messages(raw, token, len(checks)), output, _ending(process, how, timeout)
 
 
 def grade_exercise(

@@ -78,7 +78,10 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph):
         cotangents[id(out)] = cotangents[id(out)] + g if id(out) in cotangents else g
     results: dict[int, Tensor] = {}
     with enable_grad() if create_graph else no_grad():
-        for t in reversed(order):
+        while order:
+            # Popping (not iterating) lets a tensor, and the activations it holds,
+            # go as soon as its rule has run and its node is freed.
+            t = order.pop()
             g = cotangents.pop(id(t), None)
             if g is None:
                 continue

@@ -63,8 +63,13 @@ def result_dtype(dtypes: list[np.dtype], scalars: list[Any]) -> np.dtype:
 
     >>> result_dtype([float32], [2.5]), result_dtype([int64], [0.5])
     (dtype('float32'), dtype('float32'))
+    >>> result_dtype([int64, float32], [])
+    dtype('float32')
     """
-    strongest = np.result_type(*dtypes) if dtypes else None
+    # Among tensors, a float dtype beats every integer one (PyTorch's rule): int64
+    # with float32 is float32, where NumPy would widen it to float64.
+    floats = [d for d in dtypes if d.kind == "f"]
+    strongest = np.result_type(*(floats or dtypes)) if dtypes else None
     for scalar in scalars:
         if isinstance(scalar, bool):
             kind = bool_

@@ -170,8 +170,8 @@ def logsumexp(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, 
     exp(x - m) for any m, so the gradient is exact without differentiating m.
 
     >>> import minigrad as mg
-    >>> mg.tensor([1000.0, 1000.0]).logsumexp()
-    tensor(1000.6931)
+    >>> mg.tensor([1000.0, 1000.0]).logsumexp()  # 1000 + log 2, in float32
+    tensor(1000.6932)
     """
     axes, keepdims = _axes_and_keep(x, axis, keepdims, dim, keepdim)
     m = apply(MAX, (x.detach(),), axes=axes, keepdims=True)

@@ -112,7 +112,8 @@ def _recompute_vjp(g, out, inputs, *, fn, args, positions, rng_state, value, nam
         y,
         [*copies, *captured],
         grad_outputs=g,
-        retain_graph=True,  # captured tensors' own graphs belong to the outer pass
+        # A captured non-leaf's own graph belongs to the outer pass: keep it.
+        retain_graph=create_graph or any(t._node is not None for t in captured),
         create_graph=create_graph,
         allow_unused=True,
     )

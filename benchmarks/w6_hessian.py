@@ -1,0 +1,104 @@
+"""W6: the full 100 x 100 Hessian of sum(tanh(W @ x)) with respect to x, against HIPS autograd.
+
+Higher-order autodiff on small arrays: every engine differentiates its own
+gradient, so what is measured is mostly the cost of building and walking
+graphs of 100-element operations, a hundred times over. minigrad's
+``mg.hessian`` is forward over reverse (``jacfwd(jacrev(f))``); HIPS
+autograd's ``hessian`` is reverse over reverse; PyTorch's
+``torch.func.hessian`` is forward over reverse with vectorized (vmap) passes.
+The closed form ``W^T diag(-2 t (1 - t^2)) W`` with ``t = tanh(W x)``
+checks every answer. float64; 2 threads for everyone.
+
+    python benchmarks/w6_hessian.py [--n 100] [--repeats 9] [--json out.json]
+
+Target: minigrad faster than HIPS autograd.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+    os.environ.setdefault(_var, "2")  # before NumPy loads its BLAS: 2 threads for everyone
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import autograd  # noqa: E402
+import autograd.numpy as anp  # noqa: E402
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+import minigrad as mg  # noqa: E402
+
+torch.set_num_threads(2)
+
+
+def run_minigrad(w0, x0):
+    w, x = mg.tensor(w0), mg.tensor(x0)
+    hessian = mg.hessian(lambda x: (w @ x).tanh().sum())
+    return lambda: hessian(x).numpy()
+
+
+def run_autograd(w0, x0):
+    hessian = autograd.hessian(lambda x: anp.sum(anp.tanh(anp.dot(w0, x))))
+    return lambda: hessian(x0)
+
+
+def run_torch(w0, x0):
+    w, x = torch.from_numpy(w0), torch.from_numpy(x0)
+    hessian = torch.func.hessian(lambda x: torch.tanh(w @ x).sum())
+    return lambda: hessian(x).numpy()
+
+
+ENGINES = {"minigrad": run_minigrad, "autograd (HIPS)": run_autograd, "torch.func": run_torch}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=100, help="size of x (W is n x n)")
+    parser.add_argument("--repeats", type=int, default=9, help="timed runs; the median counts")
+    parser.add_argument("--json", help="also write the results to this JSON file")
+    args = parser.parse_args()
+
+    rng = np.random.default_rng(0)
+    w0 = rng.standard_normal((args.n, args.n)) / np.sqrt(args.n)
+    x0 = rng.standard_normal(args.n)
+    t = np.tanh(w0 @ x0)
+    exact = w0.T @ np.diag(-2 * t * (1 - t * t)) @ w0
+    medians, agree = {}, True
+    for name, make in ENGINES.items():
+        step = make(w0, x0)
+        agree &= bool(np.allclose(step(), exact, rtol=1e-9, atol=1e-12))
+        times = []
+        for _ in range(args.repeats):
+            start = time.perf_counter()
+            step()
+            times.append(time.perf_counter() - start)
+        medians[name] = statistics.median(times) * 1e3
+    ours = medians["minigrad"]
+    print(f"W6 Hessian of sum(tanh(W @ x)), {args.n} x {args.n}, float64; median of {args.repeats}")
+    print(f"  {'engine':<16} {'ms':>9} {'minigrad / it':>14}")
+    for name, ms in medians.items():
+        print(f"  {name:<16} {ms:9.2f} {ours / ms:13.2f}x")
+    print(f"  all equal the closed form: {agree}")
+    ratio = ours / medians["autograd (HIPS)"]
+    print(f"  target minigrad faster than HIPS: {'met' if ratio < 1 else 'MISSED'} ({ratio:.2f}x)")
+    if args.json:
+        result = {
+            "id": "W6",
+            "title": f"Hessian {args.n}x{args.n} of sum(tanh(W @ x)), float64",
+            "unit": "ms",
+            "results": medians,
+            "agree": agree,
+            "targets": [{"text": "minigrad < 1.0x HIPS autograd", "ratio": ratio, "met": ratio < 1}],
+        }
+        Path(args.json).write_text(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,197 @@
+"""W7: gradient checkpointing, peak memory and time, minigrad against PyTorch (CPU).
+
+The network is 32 layers ``tanh(x @ W + b)`` of width 1024, float32, on a batch
+of 256. One step is forward, sum, backward. By default the weights are fixed
+and the gradient is taken with respect to the input batch, so what the step
+holds is activations, which is the memory checkpointing is about;
+``--weight-grads`` makes the weights trainable too (then their 128 MB of
+gradients, the same with and without checkpointing, are part of both peaks).
+The checkpointed run splits the layers into ``--segments`` pieces (6 ~
+sqrt(32)) with ``checkpoint_sequential``: minigrad's, and PyTorch's
+``torch.utils.checkpoint.checkpoint_sequential(use_reentrant=False)``.
+
+Every (engine, run, measurement) happens in a fresh Python process:
+
+- memory: the peak resident set size during one step (Linux's ``VmHWM``, reset
+  with ``/proc/self/clear_refs`` after a warm-up step that compiles kernels and
+  starts thread pools), above the resident size when the step starts.
+  glibc's mmap threshold is pinned (``MALLOC_MMAP_THRESHOLD_``) so that every
+  array's memory goes back to the system when it is freed: the peak is the
+  real peak, for both engines. For minigrad also ``tracemalloc``'s peak (NumPy
+  reports its arrays to it), in a process of its own.
+- time: the median of ``--repeats`` steps after a warm-up step, wall-clock and
+  CPU seconds (the CPU time is steadier on a busy machine).
+
+    python benchmarks/w7_checkpoint.py [--segments 6] [--repeats 3] [--weight-grads]
+
+Target: minigrad's checkpointed peak at most 40% of its plain peak, at most
+1.5x its time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LAYERS, WIDTH, BATCH = 32, 1024, 256
+THREADS = "2"
+
+
+def _status_mb(field: str) -> float:
+    """A memory figure of this process from /proc/self/status (VmRSS now, VmHWM peak)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) / 1024  # kilobytes
+    raise RuntimeError(f"no {field} in /proc/self/status (this benchmark needs Linux)")
+
+
+def _reset_peak() -> None:
+    Path("/proc/self/clear_refs").write_text("5")  # VmHWM := VmRSS (Linux 4.0+)
+
+
+def minigrad_step(segments: int, weight_grads: bool):
+    sys.path.insert(0, str(ROOT))
+    import numpy as np
+
+    import minigrad as mg
+
+    rng = np.random.default_rng(0)
+    params = [
+        (
+            mg.tensor(rng.standard_normal((WIDTH, WIDTH), dtype=np.float32) / WIDTH**0.5,
+                      requires_grad=weight_grads),
+            mg.tensor(np.zeros(WIDTH, np.float32), requires_grad=weight_grads),
+        )
+        for _ in range(LAYERS)
+    ]  # fmt: skip
+
+    def layer(w, b):
+        return lambda x: (x @ w + b).tanh()
+
+    layers = [layer(w, b) for w, b in params]
+
+    def step(batch: int) -> None:
+        x = mg.tensor(rng.standard_normal((batch, WIDTH), dtype=np.float32), requires_grad=True)
+        if segments > 1:
+            y = mg.checkpoint_sequential(layers, segments, x)
+        else:
+            y = x
+            for layer in layers:
+                y = layer(y)
+        y.sum().backward()
+        for w, b in params:
+            w.grad = b.grad = None
+
+    return step
+
+
+def torch_step(segments: int, weight_grads: bool):
+    import torch
+    from torch.utils.checkpoint import checkpoint_sequential
+
+    torch.set_num_threads(int(THREADS))
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(
+        *[
+            torch.nn.Sequential(torch.nn.Linear(WIDTH, WIDTH), torch.nn.Tanh())
+            for _ in range(LAYERS)
+        ]
+    )
+    model.requires_grad_(weight_grads)
+
+    def step(batch: int) -> None:
+        x = torch.randn(batch, WIDTH, requires_grad=True)
+        if segments > 1:
+            y = checkpoint_sequential(model, segments, x, use_reentrant=False)
+        else:
+            y = model(x)
+        y.sum().backward()
+        model.zero_grad(set_to_none=True)
+
+    return step
+
+
+def child(engine: str, segments: int, measure: str, repeats: int, weight_grads: bool) -> dict:
+    """One measurement, in this (fresh) process."""
+    step = (minigrad_step if engine == "minigrad" else torch_step)(segments, weight_grads)
+    if measure == "time":
+        step(BATCH)
+        walls, cpus = [], []
+        for _ in range(repeats):
+            wall, cpu = time.perf_counter(), time.process_time()
+            step(BATCH)
+            walls.append(time.perf_counter() - wall)
+            cpus.append(time.process_time() - cpu)
+        return {"wall_s": statistics.median(walls), "cpu_s": statistics.median(cpus)}
+    step(BATCH)  # compiles kernels, starts thread pools: not part of the peak
+    if measure == "traced":
+        import tracemalloc
+
+        tracemalloc.start()
+        step(BATCH)
+        peak = tracemalloc.get_traced_memory()[1] / 2**20
+        tracemalloc.stop()
+        return {"traced_mb": peak}
+    _reset_peak()
+    base = _status_mb("VmRSS")
+    step(BATCH)
+    return {"rss_mb": _status_mb("VmHWM") - base}
+
+
+def run_child(engine: str, segments: int, measure: str, args: argparse.Namespace) -> dict:
+    env = dict(os.environ, MALLOC_MMAP_THRESHOLD_="65536")
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+        env[var] = THREADS
+    command = [sys.executable, __file__, "--child", engine, str(segments), measure,
+               "--repeats", str(args.repeats)]  # fmt: skip
+    if args.weight_grads:
+        command.append("--weight-grads")
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--segments", type=int, default=6)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--weight-grads", action="store_true")
+    parser.add_argument("--child", nargs=3, metavar=("ENGINE", "SEGMENTS", "MEASURE"))
+    args = parser.parse_args()
+    if args.child:
+        engine, segments, measure = args.child
+        print(json.dumps(child(engine, int(segments), measure, args.repeats, args.weight_grads)))
+        return
+
+    what = "input and weights" if args.weight_grads else "input"
+    print(f"W7: {LAYERS} layers x {WIDTH}, batch {BATCH}, tanh, float32; gradient w.r.t. {what}; "
+          f"checkpointed in {args.segments} segments")  # fmt: skip
+    results = {}
+    for engine in ("minigrad", "torch"):
+        measures = ("rss", "traced", "time") if engine == "minigrad" else ("rss", "time")
+        for name, segments in (("plain", 1), ("checkpoint", args.segments)):
+            row = {}
+            for measure in measures:
+                row.update(run_child(engine, segments, measure, args))
+            results[engine, name] = row
+            shown = ", ".join(f"{k} {v:.3g}" for k, v in row.items())
+            print(f"  {engine:8s} {name:10s} {shown}")
+    for engine in ("minigrad", "torch"):
+        plain, ckpt = results[engine, "plain"], results[engine, "checkpoint"]
+        ratio = 100 * ckpt["rss_mb"] / plain["rss_mb"]
+        line = f"{engine}: checkpointed peak {ratio:.0f}% of plain (rss)"
+        if "traced_mb" in plain:
+            line += f", {100 * ckpt['traced_mb'] / plain['traced_mb']:.0f}% (tracemalloc)"
+        line += (f"; time {ckpt['wall_s'] / plain['wall_s']:.2f}x wall, "
+                 f"{ckpt['cpu_s'] / plain['cpu_s']:.2f}x cpu")  # fmt: skip
+        print(line)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,356 @@
+"""Forward mode (lesson 07): jvp on every primitive, against reverse mode and torch.func.
+
+The catalogue of operations is the one ``test_tensor_primitives`` draws from
+(random shapes, views, broadcasting). On each case:
+
+1. ``<u, J v>`` computed by forward mode (``mg.jvp``) equals ``<J^T u, v>``
+   computed by reverse mode (``mg.vjp``);
+2. the tangent equals ``torch.func.jvp``'s;
+3. Hessian-vector products forward over reverse equal reverse over reverse.
+
+Every differentiable primitive of the table also gets one small program, on
+which forward mode is checked against reverse mode and finite differences
+(``check_jvp``), and second derivatives with ``gradgradcheck``; a test fails
+when a primitive is added without one.
+
+Then what makes forward mode forward mode: no tape (no graph node is
+recorded, memory stays flat along a long chain), levels that nest, and a
+custom ``Function``'s ``jvp``.
+"""
+
+from __future__ import annotations
+
+import sys
+import tracemalloc
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_tensor_primitives import CASES, NOT_SMOOTH, SEEDS, SMOOTH
+
+import minigrad as mg
+from minigrad.graph import topological_order
+from minigrad.tensor.primitive import Primitive
+from minigrad.tensor.tensor import Node
+
+RTOL, ATOL = 1e-10, 1e-12
+
+
+def tensors(arrays):
+    return [mg.tensor(a) for a in arrays]
+
+
+def random_like(rng, shape):
+    return np.asarray(rng.standard_normal(shape))
+
+
+# -- 1. one identity per primitive ----------------------------------------------------
+@pytest.mark.parametrize("name", sorted(CASES))
+@settings(max_examples=8, deadline=None)
+@given(data=st.data())
+def test_forward_and_reverse_mode_agree(name, data):
+    case = data.draw(CASES[name])
+    rng = np.random.default_rng(data.draw(SEEDS))
+    xs = tensors(case.arrays)
+    vs = [random_like(rng, a.shape) for a in case.arrays]
+    out, jv = mg.jvp(case.mg_fn, tuple(xs), tuple(tensors(vs)))
+    u = random_like(rng, out.shape)
+    out2, vjp_fn = mg.vjp(case.mg_fn, *xs)
+    jtu = vjp_fn(mg.tensor(u))
+    assert jv.shape == out.shape and jv.dtype == out.dtype
+    np.testing.assert_array_equal(out.numpy(), out2.numpy())
+    forward = np.sum(u * jv.numpy())
+    reverse = sum(np.sum(g.numpy() * v) for g, v in zip(jtu, vs))
+    # astype's round trip through float32 rounds the tangent and the cotangent
+    rel = 1e-6 if name == "astype" else 1e-9
+    assert forward == pytest.approx(reverse, rel=rel, abs=1e-10)
+
+
+# -- every primitive of the table, one small program each ---------------------------
+def normal(rng, shape):
+    return rng.standard_normal(shape)
+
+
+def positive(rng, shape):
+    return np.abs(rng.standard_normal(shape)) + 0.5
+
+
+def apart(rng, shape):
+    """Distinct values away from 0: no ties or kinks where a derivative jumps."""
+    values = rng.permutation(np.arange(1, 1 + int(np.prod(shape)))) * 0.37
+    return (values * rng.choice([-1, 1], values.size)).reshape(shape)
+
+
+def _scatter_add(x):
+    from minigrad.tensor.shape import SCATTER_ADD
+    from minigrad.tensor.tensor import apply
+
+    return apply(SCATTER_ADD, (x,), index=np.array([0, 2, 0]), shape=(4, 2))
+
+
+# primitive -> (a program that runs it, input shapes, input domain). Each is
+# twice differentiable at its inputs, so gradgradcheck applies to all of them.
+PROGRAMS = {
+    "neg": (lambda x: -x, [(2, 3)], normal),
+    "exp": (lambda x: x.exp(), [(2, 3)], normal),
+    "log": (lambda x: x.log(), [(2, 3)], positive),
+    "sqrt": (lambda x: x.sqrt(), [(2, 3)], positive),
+    "tanh": (lambda x: x.tanh(), [(2, 3)], normal),
+    "sigmoid": (lambda x: x.sigmoid(), [(2, 3)], normal),
+    "relu": (lambda x: x.relu() * x, [(2, 3)], apart),
+    "abs": (lambda x: x.abs() * x, [(2, 3)], apart),
+    "add": (lambda x, y: x + y, [(2, 3), (2, 3)], normal),
+    "sub": (lambda x, y: x - y, [(2, 3), (2, 3)], normal),
+    "mul": (lambda x, y: x * y, [(2, 3), (2, 3)], normal),
+    "div": (lambda x, y: x / y, [(2, 3), (2, 3)], positive),
+    "pow": (lambda x, y: x**y + x**2.5, [(2, 3), (2, 3)], positive),
+    "maximum": (lambda x, y: mg.maximum(x, y) * x, [(2, 3), (2, 3)], apart),
+    "minimum": (lambda x, y: mg.minimum(x, y) * y, [(2, 3), (2, 3)], apart),
+    "where": (lambda x, y: mg.where(x > y, x * x, y), [(2, 3), (2, 3)], apart),
+    "broadcast_to": (lambda x: x.broadcast_to((2, 3)) * x.exp(), [(1, 3)], normal),
+    "sum_to": (lambda x: x.sum_to((1, 3)) * x.sum_to((1, 3)), [(2, 3)], normal),
+    "sum": (lambda x: x.sum(0) ** 2, [(2, 3)], normal),
+    "max": (lambda x: x.max(1) ** 2, [(2, 3)], apart),
+    "min": (lambda x: x.min(0) * x.min(), [(2, 3)], apart),
+    "reshape": (lambda x: x.reshape(3, 2).exp(), [(2, 3)], normal),
+    "transpose": (lambda x: x.T @ x, [(2, 3)], normal),
+    "getitem": (lambda x: x[1:, ::2] * x[np.array([0, 0, 1])][:, :2], [(2, 3)], normal),
+    "scatter_add": (lambda x: _scatter_add(x) ** 2, [(3, 2)], normal),
+    "concatenate": (lambda x, y: mg.concatenate([x, y * y], axis=1), [(2, 3), (2, 1)], normal),
+    "matmul": (lambda a, b: (a @ b).tanh(), [(2, 3), (3, 2)], normal),
+    "astype": (lambda x: x.to(mg.float32).to(mg.float64) * x, [(2, 3)], normal),
+}
+# alias and checkpoint are the transforms' own (test_transforms, test_checkpoint).
+OTHER_PRIMITIVES = {"alias", "checkpoint"}
+# ``to`` moves between devices: its rules are tested with the CUDA backend.
+NEEDS_A_SECOND_DEVICE = {"to"}
+
+
+def table_primitives() -> dict[str, Primitive]:
+    """Every differentiable primitive defined in minigrad's modules."""
+    found = {}
+    for module in list(sys.modules.values()):
+        if not getattr(module, "__name__", "").startswith("minigrad."):
+            continue
+        for value in list(vars(module).values()):
+            candidates = value.values() if isinstance(value, dict) else [value]
+            for prim in candidates:
+                if isinstance(prim, Primitive) and prim.differentiable:
+                    found[prim.name] = prim
+    return found
+
+
+def test_every_primitive_of_the_table_has_a_program_and_a_jvp_rule():
+    table = table_primitives()
+    covered = set(PROGRAMS) | OTHER_PRIMITIVES | NEEDS_A_SECOND_DEVICE
+    assert set(table) - covered == set(), "add a program for these primitives"
+    for name, prim in table.items():
+        if prim.jvp_all is None:  # a jvp rule wherever there is a vjp rule
+            assert len(prim.jvps) == len(prim.vjps), name
+            assert all((v is None) == (j is None) for v, j in zip(prim.vjps, prim.jvps)), name
+
+
+def program_inputs(name: str, seed: int = 0) -> tuple:
+    fn, shapes, domain = PROGRAMS[name]
+    rng = np.random.default_rng(seed)
+    return fn, [mg.tensor(domain(rng, s), dtype=mg.float64) for s in shapes], rng
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_each_primitive_forward_mode_is_right(name):
+    fn, xs, rng = program_inputs(name)
+    watched = [x.detach().requires_grad_() for x in xs]
+    assert name in {t._op for t in topological_order(fn(*watched))}
+    # <u, J v> forward equals <J^T u, v> reverse, and both equal finite differences
+    vs = [mg.tensor(rng.standard_normal(x.shape)) for x in xs]
+    out, jv = mg.jvp(fn, tuple(xs), tuple(vs))
+    u = rng.standard_normal(out.shape)
+    jtu = mg.vjp(fn, *xs)[1](mg.tensor(u))
+    reverse = sum(np.sum(g.numpy() * v.numpy()) for g, v in zip(jtu, vs))
+    assert np.sum(u * jv.numpy()) == pytest.approx(reverse, rel=1e-10)
+    assert mg.check_jvp(fn, xs)
+    assert mg.gradcheck(fn, xs, check_forward_ad=True)
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_each_primitive_passes_gradgradcheck(name):
+    fn, xs, _ = program_inputs(name, seed=1)
+    assert mg.gradgradcheck(fn, xs)
+
+
+# -- 2. against torch.func.jvp --------------------------------------------------------
+@pytest.mark.parametrize("name", SMOOTH)
+@settings(max_examples=5, deadline=None)
+@given(data=st.data())
+def test_jvp_matches_torch_func(name, data):
+    case = data.draw(CASES[name])
+    rng = np.random.default_rng(data.draw(SEEDS))
+    vs = [random_like(rng, a.shape) for a in case.arrays]
+    out, jv = mg.jvp(case.mg_fn, tuple(tensors(case.arrays)), tuple(tensors(vs)))
+    ref, ref_jv = torch.func.jvp(
+        case.torch_fn,
+        tuple(torch.from_numpy(a) for a in case.arrays),
+        tuple(torch.from_numpy(v) for v in vs),
+    )
+    np.testing.assert_allclose(out.numpy(), ref.numpy(), rtol=RTOL, atol=ATOL)
+    np.testing.assert_allclose(jv.numpy(), ref_jv.numpy(), rtol=1e-9, atol=1e-11)
+
+
+# -- 3. Hessian-vector products, two ways -------------------------------------------------
+@pytest.mark.parametrize("name", sorted(set(CASES) - NOT_SMOOTH | {"relu", "abs"}))
+@settings(max_examples=4, deadline=None)
+@given(data=st.data())
+def test_hvp_forward_over_reverse_equals_reverse_over_reverse(name, data):
+    case = data.draw(CASES[name])
+    rng = np.random.default_rng(data.draw(SEEDS))
+    shape = case.mg_fn(*tensors(case.arrays)).shape
+    u = mg.tensor(random_like(rng, shape))
+
+    def loss(*xs):  # squared, so that every op's second derivative shows
+        out = case.mg_fn(*xs)
+        return (out * out * u).sum()
+
+    primals = tuple(tensors(case.arrays))
+    vs = tuple(tensors([random_like(rng, a.shape) for a in case.arrays]))
+    out1, hv1 = mg.hvp(loss, primals, vs)
+    out2, hv2 = mg.hvp(loss, primals, vs, mode="reverse-over-reverse")
+    hv1 = hv1 if isinstance(hv1, tuple) else (hv1,)
+    hv2 = hv2 if isinstance(hv2, tuple) else (hv2,)
+    assert out1.item() == pytest.approx(out2.item(), rel=1e-12)
+    for a, b in zip(hv1, hv2):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-9, atol=1e-10)
+
+
+# -- what makes it forward mode --------------------------------------------------------------
+def chain(x, ops):
+    for i in range(ops):
+        x = x * 0.999 if i % 2 == 0 else x.tanh()
+    return x
+
+
+def test_jvp_records_no_graph():
+    x, v = mg.randn(5), mg.ones(5)
+    before = Node.created
+    out, tangent = mg.jvp(lambda x: chain(x, 50).sum(), (x,), (v,))
+    assert Node.created == before
+    assert out._node is None and tangent._node is None
+    assert not out.requires_grad and not tangent.requires_grad
+
+
+def jvp_peak(ops: int) -> int:
+    x, v = mg.randn(2000), mg.ones(2000)
+    tracemalloc.start()
+    mg.jvp(lambda x: chain(x, ops), (x,), (v,))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak
+
+
+def test_jvp_memory_stays_flat_along_a_chain():
+    short, long = jvp_peak(200), jvp_peak(2000)
+    # A tape would hold 2000 arrays of 8 kB (16 MB); forward mode holds a few.
+    assert long < short + 100_000, (short, long)
+    assert long < 500_000
+
+
+def test_jvp_through_a_long_chain_matches_reverse_mode():
+    x, v = mg.randn(50, dtype=mg.float64), mg.randn(50, dtype=mg.float64)
+    _, jv = mg.jvp(lambda x: chain(x, 2000), (x,), (v,))
+    _, vjp_fn = mg.vjp(lambda x: chain(x, 2000), x)
+    # the chain is elementwise, so J is diagonal: J v = J^T v
+    np.testing.assert_allclose(jv.numpy(), vjp_fn(v)[0].numpy(), rtol=1e-12)
+
+
+def test_nested_jvp_gives_second_directional_derivatives():
+    x, u, v = (mg.tensor(np.random.default_rng(i).standard_normal(4)) for i in range(3))
+    f = lambda x: (x.tanh() * x.exp()).sum()
+    inner = lambda x: mg.jvp(f, (x,), (u,))[1]
+    _, uhv = mg.jvp(inner, (x,), (v,))
+    ref = torch.func.jvp(
+        lambda x: torch.func.jvp(lambda x: (x.tanh() * x.exp()).sum(), (x,), (to_torch(u),))[1],
+        (to_torch(x),),
+        (to_torch(v),),
+    )[1]
+    assert uhv.item() == pytest.approx(ref.item(), rel=1e-12)
+
+
+def to_torch(t: mg.Tensor) -> torch.Tensor:
+    return torch.from_numpy(t.numpy())
+
+
+def test_the_same_tensor_seeded_twice_does_not_confuse_levels():
+    # d/dx [x * d/dy (x * y)] at y = x: the inner tangent must not leak outward.
+    x = mg.tensor(2.0, dtype=mg.float64)
+    one = mg.tensor(1.0, dtype=mg.float64)
+    inner = lambda x: mg.jvp(lambda y: x * y, (x,), (one,))[1]  # = x
+    _, outer = mg.jvp(lambda x: x * inner(x), (x,), (one,))  # d/dx x^2 = 2x
+    assert outer.item() == 4.0
+
+
+def test_jvp_with_several_primals_and_outputs():
+    a, b = mg.tensor([1.0, 2.0]), mg.tensor([3.0, 4.0])
+    (s, p), (ts, tp) = mg.jvp(lambda a, b: (a + b, a * b), (a, b), (mg.ones(2), mg.zeros(2)))
+    assert s.tolist() == [4.0, 6.0] and p.tolist() == [3.0, 8.0]
+    assert ts.tolist() == [1.0, 1.0] and tp.tolist() == [3.0, 4.0]
+
+
+def test_an_output_that_does_not_move_has_a_zero_tangent():
+    c = mg.tensor([5.0, 6.0])
+    out, t = mg.jvp(lambda x: c * 2, (mg.tensor([1.0, 1.0]),), (mg.ones(2),))
+    assert out.tolist() == [10.0, 12.0] and t.tolist() == [0.0, 0.0]
+
+
+def test_jvp_has_aux_and_works_under_no_grad():
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    with mg.no_grad():
+        out, t, aux = mg.jvp(lambda x: ((x * x).sum(), x + 1), (x,), (mg.ones(2),), has_aux=True)
+    assert out.item() == 5.0 and t.item() == 6.0 and aux.tolist() == [2.0, 3.0]
+    assert x.grad is None and x._tangents is None
+
+
+def test_jvp_leaves_the_callers_tensors_alone():
+    x, v = mg.tensor([1.0, 2.0]), mg.tensor([1.0, 0.0])
+    mg.jvp(lambda x: x.exp(), (x,), (v,))
+    assert x._tangents is None and v._tangents is None
+
+
+def test_a_function_with_a_jvp_rule_works_in_forward_mode():
+    class Cube(mg.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * 3 * x * x
+
+        @staticmethod
+        def jvp(ctx, t):
+            (x,) = ctx.saved_tensors
+            return t * 3 * x * x
+
+    _, t = mg.jvp(Cube.apply, (mg.tensor([2.0]),), (mg.tensor([0.5]),))
+    assert t.tolist() == [6.0]
+
+
+@pytest.mark.parametrize(
+    ("primals", "tangents", "error", "match"),
+    [
+        (mg.tensor([1.0]), (mg.ones(1),), TypeError, "Expected primals to be a tuple"),
+        ((mg.tensor([1.0]),), (mg.ones(2),), ValueError, "same shape"),
+        ((mg.tensor([1.0]),), (), ValueError, "same length"),
+        ((mg.tensor([1]),), (mg.ones(1),), TypeError, "floating point"),
+    ],
+)
+def test_jvp_errors(primals, tangents, error, match):
+    with pytest.raises(error, match=match):
+        mg.jvp(lambda x: x, primals, tangents)
+
+
+def test_jvp_of_a_function_returning_a_number_is_refused():
+    with pytest.raises(TypeError, match="Expected f\\(\\*primals\\) to return only tensors"):
+        mg.jvp(lambda x: 3.0, (mg.tensor([1.0]),), (mg.ones(1),))

@@ -1,0 +1,346 @@
+"""The numba CPU backend equals the NumPy reference (lesson 10).
+
+Three levels:
+
+1. the index math of ``strides.py``: a storage, offset and strides reach the
+   same elements as NumPy's own indexing, and ``coalesce`` keeps the order;
+2. the kernels, called through ``NumbaBackend`` with the NumPy crossover set
+   to 0 (so even one element goes through numba) on hypothesis-drawn views:
+   broadcast (stride 0), transposed, sliced, reversed and empty, float32 and
+   float64, against ``NumpyBackend``; plus the matmul kernels;
+3. every primitive of the tensor layer: the catalogue of
+   ``test_tensor_primitives.CASES`` run on both backends, values and
+   gradients compared, in float32 and float64.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from test_tensor_primitives import CASES, SEEDS
+
+import minigrad as mg
+from minigrad import backends
+from minigrad.backends import numba_kernels, numba_matmul, strides
+from minigrad.backends.numba_backend import NumbaBackend
+from minigrad.backends.numpy_backend import NumpyBackend
+
+REFERENCE = NumpyBackend()
+TOLERANCE = {np.float32: {"rtol": 1e-5, "atol": 1e-5}, np.float64: {"rtol": 1e-12, "atol": 1e-12}}
+DTYPES = st.sampled_from([np.float32, np.float64])
+
+
+@pytest.fixture(scope="module")
+def kernels_only():
+    """The shared numba backend with every size sent to the kernels (none to NumPy)."""
+    backend = backends.get("numba")
+    saved = backend.numpy_below
+    backend.numpy_below = {"elementwise": 0, "reduce": 0}
+    yield backend
+    backend.numpy_below = saved
+
+
+def all_kernels() -> NumbaBackend:
+    backend = NumbaBackend()
+    backend.numpy_below = {"elementwise": 0, "reduce": 0}
+    return backend
+
+
+# -- views of every layout --------------------------------------------------------------------
+LAYOUTS = st.sampled_from(["contiguous", "transposed", "strided", "reversed", "broadcast"])
+
+
+@st.composite
+def views(draw, shape, dtype, min_side=0):
+    """A NumPy view of ``shape``: contiguous, transposed, every other, reversed or stride-0."""
+    rng = np.random.default_rng(draw(SEEDS))
+    layout = draw(LAYOUTS)
+    ndim = len(shape)
+    if layout == "transposed" and ndim >= 2:
+        return rng.standard_normal(shape[::-1]).astype(dtype).T
+    if layout == "strided" and ndim >= 1:
+        return rng.standard_normal((*shape[:-1], 2 * shape[-1])).astype(dtype)[..., ::2]
+    if layout == "reversed" and ndim >= 1:
+        return rng.standard_normal(shape).astype(dtype)[::-1]
+    if layout == "broadcast" and ndim >= 1:
+        return np.broadcast_to(rng.standard_normal((1, *shape[1:])).astype(dtype), shape)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+SHAPES = hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=5)
+
+
+@st.composite
+def broadcast_pair(draw, dtype):
+    x_shape, y_shape = draw(
+        hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=4, min_side=0,
+                                          max_side=5)  # fmt: skip
+    ).input_shapes
+    return draw(views(x_shape, dtype)), draw(views(y_shape, dtype))
+
+
+def assert_same(ours: np.ndarray, reference: np.ndarray, dtype) -> None:
+    assert type(ours) is np.ndarray and ours.shape == reference.shape
+    assert ours.dtype == reference.dtype
+    np.testing.assert_allclose(ours, reference, **TOLERANCE[np.dtype(dtype).type])
+
+
+# -- 1. the index math --------------------------------------------------------------------------
+@settings(max_examples=60)
+@given(data=st.data(), shape=SHAPES, dtype=DTYPES)
+def test_storage_offset_and_strides_reach_every_element(data, shape, dtype):
+    x = data.draw(views(shape, dtype))
+    storage, offset, x_strides = strides.as_strided_storage(x)
+    index = np.zeros(len(shape), np.int64)
+    for ordinal in range(x.size):
+        strides.to_index(ordinal, np.array(shape, np.int64), index)
+        assert tuple(index) == np.unravel_index(ordinal, shape)
+        assert storage[strides.index_to_position(index, x_strides, offset)] == x[tuple(index)]
+
+
+@settings(max_examples=60)
+@given(data=st.data(), dtype=DTYPES)
+def test_coalesced_axes_visit_the_same_positions_in_order(data, dtype):
+    x, y = data.draw(broadcast_pair(dtype))
+    shape = np.broadcast_shapes(x.shape, y.shape)
+    originals = [strides.broadcast_strides(a.shape, strides.as_strided_storage(a)[2], shape)
+                 for a in (x, y)]  # fmt: skip
+    merged_shape, *merged = strides.coalesce(shape, *originals)
+    assert int(np.prod(merged_shape)) == int(np.prod(shape))
+
+    def positions(shape, axis_strides):
+        grid = np.indices(shape).reshape(len(shape), -1).T if len(shape) else np.zeros((1, 0))
+        return (grid @ np.asarray(axis_strides)).astype(np.int64)
+
+    for before, after in zip(originals, merged):
+        np.testing.assert_array_equal(positions(shape, before), positions(merged_shape, after))
+
+
+def test_next_index_walks_like_an_odometer():
+    shape, index = np.array([2, 3]), np.array([0, 0])
+    seen = [tuple(index)]
+    while strides.next_index(index, shape, 1):
+        seen.append(tuple(index))
+    assert seen == list(np.ndindex(2, 3))
+
+
+# -- 2. the kernels ---------------------------------------------------------------------------
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@settings(max_examples=25)
+@given(data=st.data(), shape=SHAPES, dtype=DTYPES,
+       op=st.sampled_from(numba_kernels.MAP_OPS))  # fmt: skip
+def test_map_kernel_equals_numpy(data, shape, dtype, op):
+    x = data.draw(views(shape, dtype))
+    ours = all_kernels()._elementwise(op, x.shape, x.dtype, x)  # every op, even NumPy's
+    assert_same(ours, REFERENCE.map(op, x), dtype)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@settings(max_examples=25)
+@given(data=st.data(), dtype=DTYPES,
+       op=st.sampled_from(numba_kernels.ZIP_OPS + numba_kernels.COMPARE_OPS))  # fmt: skip
+def test_zip_kernel_equals_numpy_with_broadcasting(data, dtype, op):
+    x, y = data.draw(broadcast_pair(dtype))
+    if op == "pow":
+        x = np.abs(x)  # a negative base to a fractional power is NaN: not what we test
+    assert_same(all_kernels().zip(op, x, y), REFERENCE.zip(op, x, y), dtype)
+
+
+@settings(max_examples=40)
+@given(data=st.data(), dtype=DTYPES)
+def test_where_kernel_equals_numpy(data, dtype):
+    shapes = data.draw(
+        hnp.mutually_broadcastable_shapes(num_shapes=3, min_dims=0, max_dims=3, min_side=0,
+                                          max_side=4)  # fmt: skip
+    ).input_shapes
+    cond = data.draw(views(shapes[0], np.float64)) > 0
+    x, y = data.draw(views(shapes[1], dtype)), data.draw(views(shapes[2], dtype))
+    assert_same(all_kernels().where(cond, x, y), REFERENCE.where(cond, x, y), dtype)
+
+
+@st.composite
+def reduced_axes(draw, ndim):
+    return tuple(sorted(draw(st.sets(st.integers(0, ndim - 1), max_size=ndim)))) if ndim else ()
+
+
+@settings(max_examples=50)
+@given(data=st.data(), shape=SHAPES, dtype=DTYPES, op=st.sampled_from(["sum", "max", "min"]),
+       keepdims=st.booleans())  # fmt: skip
+def test_reduce_kernel_equals_numpy(data, shape, dtype, op, keepdims):
+    x = data.draw(views(shape, dtype))
+    axes = data.draw(reduced_axes(len(shape)))
+    if op != "sum" and any(shape[a] == 0 for a in axes):
+        return  # max of nothing is an error, raised by the tensor layer before any kernel
+    ours = all_kernels().reduce(op, x, axes, keepdims)
+    assert_same(ours, REFERENCE.reduce(op, x, axes, keepdims), dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "broadcast"])
+def test_kernels_over_many_blocks(dtype, layout):
+    # Larger than BLOCK, with rows that end mid-block: the odometer must carry.
+    rng = np.random.default_rng(5)
+    base = rng.standard_normal((37, 999)).astype(dtype)
+    x = {"contiguous": base, "transposed": base.T.copy().T, "broadcast": base[:1]}[layout]
+    x = np.broadcast_to(x, base.shape)
+    y = rng.standard_normal(999).astype(dtype)
+    backend = all_kernels()
+    assert_same(backend.zip("tanh_grad", x, y), REFERENCE.zip("tanh_grad", x, y), dtype)
+    assert_same(backend.map("relu", x), REFERENCE.map("relu", x), dtype)
+    for axes in [(0,), (1,), (0, 1)]:
+        for op in ("sum", "max", "min"):
+            assert_same(backend.reduce(op, x, axes, False), REFERENCE.reduce(op, x, axes, False),
+                        dtype)  # fmt: skip
+
+
+def test_nan_propagates_like_numpy():
+    x = np.array([1.0, np.nan, -2.0, 0.0])
+    y = np.array([np.nan, 0.0, -3.0, -0.0])
+    backend = all_kernels()
+    for op in ("maximum", "minimum", "relu_grad"):
+        np.testing.assert_array_equal(backend.zip(op, x, y), REFERENCE.zip(op, x, y))
+    for op in ("relu", "sign", "abs", "neg"):
+        np.testing.assert_array_equal(backend.map(op, x), REFERENCE.map(op, x))
+    for op in ("max", "min", "sum"):
+        np.testing.assert_array_equal(backend.reduce(op, x, (0,), False), REFERENCE.reduce(op, x, (0,), False))
+
+
+def test_sizes_below_the_crossover_go_to_numpy(monkeypatch):
+    calls = []
+    monkeypatch.setitem(numba_kernels.KERNELS, numba_kernels.ZIP, lambda *a: calls.append(a))
+    backend = NumbaBackend()
+    small = np.ones(backend.numpy_below["elementwise"] - 1, np.float32)
+    np.testing.assert_array_equal(backend.zip("add", small, small), 2 * small)
+    assert calls == []  # NumPy did it
+    big = np.ones(backend.numpy_below["elementwise"], np.float32)
+    backend.zip("add", big, big)
+    assert len(calls) == 1  # the kernel was asked
+
+
+@st.composite
+def matmul_operands(draw, dtype):
+    m, k, n = (draw(st.integers(0, 70)) for _ in range(3))
+    batch = draw(st.sampled_from([(), (2,), (2, 1)]))
+    rng = np.random.default_rng(draw(SEEDS))
+    a = rng.standard_normal((*batch, m, k)).astype(dtype)
+    b = rng.standard_normal((*batch, n, k)).astype(dtype)
+    return a, np.swapaxes(b, -1, -2)  # b as a transposed view: not contiguous
+
+
+@settings(max_examples=30)
+@given(data=st.data(), dtype=DTYPES)
+def test_tiled_matmul_equals_blas(data, dtype):
+    a, b = data.draw(matmul_operands(dtype))
+    ours = numba_matmul.matmul(a, b)
+    tolerance = {"rtol": 1e-4, "atol": 1e-4} if dtype == np.float32 else {}
+    np.testing.assert_allclose(ours, np.matmul(a, b), **tolerance)
+    assert ours.dtype == dtype
+
+
+def test_tiled_matmul_crosses_tile_edges():
+    # Every dimension one past a tile size, and one K slab and a bit.
+    rng = np.random.default_rng(6)
+    m, k, n = numba_matmul.TILE_M + 1, numba_matmul.TILE_K + 3, numba_matmul.TILE_N + 1
+    a, b = rng.standard_normal((m, k)), rng.standard_normal((k, n))
+    np.testing.assert_allclose(numba_matmul.matmul(a, b), a @ b, rtol=1e-12, atol=1e-12)
+
+
+def test_naive_matmul_equals_blas():
+    rng = np.random.default_rng(7)
+    a, b = rng.standard_normal((17, 9)), rng.standard_normal((9, 5))
+    out = np.empty((17, 5))
+    numba_matmul.naive_matmul(a, b, out)
+    np.testing.assert_allclose(out, a @ b, rtol=1e-12, atol=1e-12)
+
+
+# -- 3. every primitive, through the tensor layer --------------------------------------------------
+def run(backend_name: str, case, dtype, seed: int):
+    rng = np.random.default_rng(seed)
+    with backends.use(backend_name), np.errstate(all="ignore"):
+        xs = [mg.tensor(a, dtype=dtype, requires_grad=True) for a in case.arrays]
+        out = case.mg_fn(*xs)
+        out.backward(mg.tensor(rng.standard_normal(out.shape), dtype=out.dtype))
+    return out.numpy(), [None if x.grad is None else x.grad.numpy() for x in xs]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+@settings(max_examples=10)
+@given(data=st.data(), dtype=DTYPES)
+def test_every_primitive_equals_the_numpy_backend(kernels_only, name, data, dtype):
+    case = data.draw(CASES[name])
+    seed = data.draw(SEEDS)
+    ours, our_grads = run("numba", case, dtype, seed)
+    reference, reference_grads = run("numpy", case, dtype, seed)
+    assert_same(ours, reference, ours.dtype.type if ours.dtype.kind == "f" else np.float64)
+    for g, r in zip(our_grads, reference_grads):
+        assert (g is None) == (r is None)
+        if g is not None:
+            assert_same(g, r, dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_tiled_matmul_through_the_tensor_layer(kernels_only, dtype):
+    rng = np.random.default_rng(8)
+    a, b = rng.standard_normal((3, 40, 30)), rng.standard_normal((30, 20))
+    results = []
+    for kernel in ("tiled", "blas"):
+        kernels_only.matmul_kernel = kernel
+        try:
+            with backends.use("numba"):
+                x, w = mg.tensor(a, dtype, requires_grad=True), mg.tensor(b, dtype, requires_grad=True)
+                (x @ w).tanh().sum().backward()
+        finally:
+            kernels_only.matmul_kernel = "blas"
+        results.append([x.grad.numpy(), w.grad.numpy()])
+    for ours, blas in zip(*results):
+        np.testing.assert_allclose(ours, blas, rtol=1e-4 if dtype == np.float32 else 1e-12)
+
+
+@pytest.mark.parametrize("shape", [(0,), (3, 0), (0, 4, 2)])
+def test_empty_tensors_through_the_kernels(kernels_only, shape):
+    with backends.use("numba"):
+        x = mg.ones(shape, requires_grad=True)
+        y = (x.tanh() * 2 + x.relu()).sum(0)
+        y.sum().backward()
+    assert y.shape == shape[1:] and x.grad.shape == shape
+
+
+def test_large_arrays_take_the_kernel_path_and_agree():
+    # Default crossover: 2**17 elements go through numba, not NumPy.
+    rng = np.random.default_rng(9)
+    arrays = [rng.standard_normal((256, 512)).astype(np.float32) for _ in range(3)]
+    grads = {}
+    for name in ("numba", "numpy"):
+        with backends.use(name):
+            a, b, c = (mg.tensor(x, requires_grad=True) for x in arrays)
+            (a * b + c).tanh().sum().backward()
+            grads[name] = [t.grad.numpy() for t in (a, b, c)]
+    for ours, reference in zip(grads["numba"], grads["numpy"]):
+        np.testing.assert_allclose(ours, reference, rtol=1e-5, atol=1e-6)
+
+
+# -- the default, and no compilation at import ------------------------------------------------------
+def test_numba_is_the_default_cpu_backend():
+    env = {k: v for k, v in os.environ.items() if k != "MINIGRAD_BACKEND"}
+    code = "import minigrad as mg; print(mg.backends.current())"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            env=env, check=True)  # fmt: skip
+    assert result.stdout.strip() == "numba"
+    with backends.use("numpy"):
+        assert backends.current() == "numpy"
+
+
+def test_import_compiles_nothing():
+    code = (
+        "import sys, minigrad as mg\n"
+        "x = mg.ones(3) * 2\n"  # a small op runs on NumPy: numba need not even load
+        "assert 'numba' not in sys.modules, 'import minigrad loaded numba'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
