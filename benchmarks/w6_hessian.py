@@ -95,7 +95,9 @@ def main() -> None:
             "unit": "ms",
             "results": medians,
             "agree": agree,
-            "targets": [{"text": "minigrad < 1.0x HIPS autograd", "ratio": ratio, "met": ratio < 1}],
+            "targets": [
+                {"text": "minigrad < 1.0x HIPS autograd", "ratio": ratio, "met": ratio < 1}
+            ],
         }
         Path(args.json).write_text(json.dumps(result, indent=1))
 

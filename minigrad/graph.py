@@ -43,6 +43,8 @@ def topological_order(
     Reverse the list to get the order reverse mode needs (outputs first).
     ``parents(node)`` says where to go next; by default ``node._parents``.
     The walk is an iterative depth-first search: no recursion, no depth limit.
+    Nodes must hash by identity (the default for Python objects, and what
+    ``Value`` and ``Tensor`` do even though they overload ``==``).
 
     >>> class N:
     ...     def __init__(self, name, *parents):
@@ -54,19 +56,19 @@ def topological_order(
     if not isinstance(roots, (list, tuple)):
         roots = (roots,)
     order: list[Any] = []
-    visited: set[int] = set()
+    visited: set[Any] = set()
     for root in roots:
-        if id(root) in visited:
+        if root in visited:
             continue
-        visited.add(id(root))
+        visited.add(root)
         # Each stack entry is a node and an iterator over the parents not yet
         # explored; a node is emitted once its iterator runs dry (post-order).
         stack = [(root, iter(parents(root)))]
         while stack:
             node, pending = stack[-1]
             for parent in pending:
-                if id(parent) not in visited:
-                    visited.add(id(parent))
+                if parent not in visited:
+                    visited.add(parent)
                     stack.append((parent, iter(parents(parent))))
                     break
             else:

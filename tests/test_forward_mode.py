@@ -63,9 +63,10 @@ def test_forward_and_reverse_mode_agree(name, data):
     np.testing.assert_array_equal(out.numpy(), out2.numpy())
     forward = np.sum(u * jv.numpy())
     reverse = sum(np.sum(g.numpy() * v) for g, v in zip(jtu, vs))
-    # astype's round trip through float32 rounds the tangent and the cotangent
-    rel = 1e-6 if name == "astype" else 1e-9
-    assert forward == pytest.approx(reverse, rel=rel, abs=1e-10)
+    # Relative to the size of the terms summed (they may cancel). astype's round
+    # trip through float32 rounds the tangent and the cotangent differently.
+    scale = np.sum(np.abs(u * jv.numpy())) + 1e-300
+    assert abs(forward - reverse) <= (1e-6 if name == "astype" else 1e-10) * scale
 
 
 # -- every primitive of the table, one small program each ---------------------------
@@ -79,8 +80,18 @@ def positive(rng, shape):
 
 def apart(rng, shape):
     """Distinct values away from 0: no ties or kinks where a derivative jumps."""
-    values = rng.permutation(np.arange(1, 1 + int(np.prod(shape)))) * 0.37
+    # steps of 0.37 from a random offset: two inputs drawn this way never tie
+    values = rng.permutation(np.arange(1, 1 + int(np.prod(shape)))) * 0.37 + rng.uniform(0, 0.3)
     return (values * rng.choice([-1, 1], values.size)).reshape(shape)
+
+
+def _fused(name: str):
+    """A fused derivative primitive (tanh_grad, ...), applied directly to (g, y)."""
+    from minigrad.tensor import elementwise
+    from minigrad.tensor.tensor import apply
+
+    prim = getattr(elementwise, name.upper())
+    return lambda g, y: apply(prim, (g, y)) * y
 
 
 def _scatter_add(x):
@@ -109,6 +120,9 @@ PROGRAMS = {
     "maximum": (lambda x, y: mg.maximum(x, y) * x, [(2, 3), (2, 3)], apart),
     "minimum": (lambda x, y: mg.minimum(x, y) * y, [(2, 3), (2, 3)], apart),
     "where": (lambda x, y: mg.where(x > y, x * x, y), [(2, 3), (2, 3)], apart),
+    "tanh_grad": (_fused("tanh_grad"), [(2, 3), (2, 3)], normal),
+    "sigmoid_grad": (_fused("sigmoid_grad"), [(2, 3), (2, 3)], normal),
+    "relu_grad": (_fused("relu_grad"), [(2, 3), (2, 3)], apart),
     "broadcast_to": (lambda x: x.broadcast_to((2, 3)) * x.exp(), [(1, 3)], normal),
     "sum_to": (lambda x: x.sum_to((1, 3)) * x.sum_to((1, 3)), [(2, 3)], normal),
     "sum": (lambda x: x.sum(0) ** 2, [(2, 3)], normal),
@@ -169,15 +183,17 @@ def test_each_primitive_forward_mode_is_right(name):
     u = rng.standard_normal(out.shape)
     jtu = mg.vjp(fn, *xs)[1](mg.tensor(u))
     reverse = sum(np.sum(g.numpy() * v.numpy()) for g, v in zip(jtu, vs))
-    assert np.sum(u * jv.numpy()) == pytest.approx(reverse, rel=1e-10)
-    assert mg.check_jvp(fn, xs)
-    assert mg.gradcheck(fn, xs, check_forward_ad=True)
+    # astype's round trip through float32 rounds values by ~1e-7: coarser steps
+    rel, eps = (1e-6, 1e-3) if name == "astype" else (1e-10, 1e-6)
+    assert np.sum(u * jv.numpy()) == pytest.approx(reverse, rel=rel)
+    assert mg.check_jvp(fn, xs, eps=eps)
+    assert mg.gradcheck(fn, xs, eps=eps, check_forward_ad=True)
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_each_primitive_passes_gradgradcheck(name):
     fn, xs, _ = program_inputs(name, seed=1)
-    assert mg.gradgradcheck(fn, xs)
+    assert mg.gradgradcheck(fn, xs, eps=1e-3 if name == "astype" else 1e-6)
 
 
 # -- 2. against torch.func.jvp --------------------------------------------------------

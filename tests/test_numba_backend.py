@@ -80,8 +80,9 @@ SHAPES = hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=5)
 @st.composite
 def broadcast_pair(draw, dtype):
     x_shape, y_shape = draw(
-        hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=4, min_side=0,
-                                          max_side=5)  # fmt: skip
+        hnp.mutually_broadcastable_shapes(
+            num_shapes=2, min_dims=0, max_dims=4, min_side=0, max_side=5
+        )
     ).input_shapes
     return draw(views(x_shape, dtype)), draw(views(y_shape, dtype))
 
@@ -157,8 +158,9 @@ def test_zip_kernel_equals_numpy_with_broadcasting(data, dtype, op):
 @given(data=st.data(), dtype=DTYPES)
 def test_where_kernel_equals_numpy(data, dtype):
     shapes = data.draw(
-        hnp.mutually_broadcastable_shapes(num_shapes=3, min_dims=0, max_dims=3, min_side=0,
-                                          max_side=4)  # fmt: skip
+        hnp.mutually_broadcastable_shapes(
+            num_shapes=3, min_dims=0, max_dims=3, min_side=0, max_side=4
+        )
     ).input_shapes
     cond = data.draw(views(shapes[0], np.float64)) > 0
     x, y = data.draw(views(shapes[1], dtype)), data.draw(views(shapes[2], dtype))
@@ -209,7 +211,9 @@ def test_nan_propagates_like_numpy():
     for op in ("relu", "sign", "abs", "neg"):
         np.testing.assert_array_equal(backend.map(op, x), REFERENCE.map(op, x))
     for op in ("max", "min", "sum"):
-        np.testing.assert_array_equal(backend.reduce(op, x, (0,), False), REFERENCE.reduce(op, x, (0,), False))
+        np.testing.assert_array_equal(
+            backend.reduce(op, x, (0,), False), REFERENCE.reduce(op, x, (0,), False)
+        )
 
 
 def test_sizes_below_the_crossover_go_to_numpy(monkeypatch):
@@ -294,7 +298,10 @@ def test_tiled_matmul_through_the_tensor_layer(kernels_only, dtype):
         kernels_only.matmul_kernel = kernel
         try:
             with backends.use("numba"):
-                x, w = mg.tensor(a, dtype, requires_grad=True), mg.tensor(b, dtype, requires_grad=True)
+                x, w = (
+                    mg.tensor(a, dtype, requires_grad=True),
+                    mg.tensor(b, dtype, requires_grad=True),
+                )
                 (x @ w).tanh().sum().backward()
         finally:
             kernels_only.matmul_kernel = "blas"

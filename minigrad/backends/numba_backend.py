@@ -48,6 +48,7 @@ NUMPY_BELOW = {"elementwise": 32_768, "reduce": 32_768}
 # NumPy's exp/log/tanh/sigmoid are SIMD code, numba's call libm once per
 # element (numba vectorizes them only with Intel's SVML library installed).
 NUMPY_OPS = frozenset({"exp", "log", "tanh", "sigmoid"})
+COMPARISONS = frozenset({"lt", "le", "gt", "ge", "eq", "ne"})
 
 
 class NumbaBackend(NumpyBackend):
@@ -68,31 +69,37 @@ class NumbaBackend(NumpyBackend):
         self.matmul_kernel = "blas"  # or "tiled": the lesson's numba kernel
 
     # -- the four higher-order kernels ---------------------------------------
+    # Each method first asks, as cheaply as it can, whether the kernel pays:
+    # below the crossover NumPy's call is the whole cost, so ours must add
+    # next to nothing to it.
     def map(self, op: str, x: np.ndarray) -> np.ndarray:
-        if op in NUMPY_OPS or not self._kernel_pays(x.size, x.dtype, op):
+        if not self._kernel_pays(x.size, x.dtype, op) or op in NUMPY_OPS:
             return super().map(op, x)
         return self._elementwise(op, x.shape, x.dtype, x)
 
     def zip(self, op: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        shape = np.broadcast_shapes(x.shape, y.shape)
-        if x.dtype != y.dtype or not self._kernel_pays(math.prod(shape), x.dtype, op):
+        shape = self._big_shape(x, y)
+        if (
+            shape is None
+            or x.dtype != y.dtype
+            or not self._kernel_pays(math.prod(shape), x.dtype, op)
+        ):
             return super().zip(op, x, y)
-        dtype = np.dtype(np.bool_) if op in ("lt", "le", "gt", "ge", "eq", "ne") else x.dtype
+        dtype = np.dtype(np.bool_) if op in COMPARISONS else x.dtype
         return self._elementwise(op, shape, dtype, x, y)
 
     def where(self, cond: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        shape = np.broadcast_shapes(cond.shape, x.shape, y.shape)
+        shape = self._big_shape(cond, x, y)
         if (
-            x.dtype != y.dtype
+            shape is None
+            or x.dtype != y.dtype
             or cond.dtype != np.bool_
             or not self._kernel_pays(math.prod(shape), x.dtype, "where")
         ):
             return super().where(cond, x, y)
         return self._elementwise("where", shape, x.dtype, cond, x, y)
 
-    def reduce(
-        self, op: str, x: np.ndarray, axes: tuple[int, ...], keepdims: bool
-    ) -> np.ndarray:
+    def reduce(self, op: str, x: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> np.ndarray:
         if x.size < self.numpy_below["reduce"] or x.dtype not in FLOATS or x.size == 0:
             return super().reduce(op, x, axes, keepdims)
         kept = [a for a in range(x.ndim) if a not in axes]
@@ -127,6 +134,19 @@ class NumbaBackend(NumpyBackend):
         return super().scatter_add(shape, index, values)
 
     # -- dispatch ------------------------------------------------------------------
+    def _big_shape(self, *arrays: np.ndarray) -> tuple[int, ...] | None:
+        """The broadcast shape of ``arrays``, or None when it is surely below the crossover.
+
+        A broadcast result has at most the product of the inputs' sizes, so
+        that bound settles small calls without working out the shape.
+        """
+        bound = 1
+        for a in arrays:
+            bound *= a.size
+        if bound < self.numpy_below["elementwise"]:
+            return None
+        return np.broadcast_shapes(*(a.shape for a in arrays))
+
     def _kernel_pays(self, size: int, dtype: np.dtype, op: str) -> bool:
         if size < self.numpy_below["elementwise"] or dtype not in FLOATS:
             return False

@@ -214,7 +214,7 @@ KERNELS = {MAP: map_kernel, ZIP: zip_kernel, COMPARE: compare_kernel, WHERE: whe
 
 @njit(parallel=True, cache=True, error_model="numpy", fastmath={"reassoc"})
 def reduce(op, out, kept_shape, reduced_shape, x, x_offset, kept_strides, reduced_strides):
-    """``out[o] = REDUCE_OPS[op]`` of ``x`` over all of ``reduced_shape``, for each kept index ``o``.
+    """``out[o]`` = ``REDUCE_OPS[op]`` of ``x`` over ``reduced_shape``, for each kept index ``o``.
 
     Each output element is split into chunks of ``BLOCK`` reduced elements;
     the (output, chunk) pairs run in parallel, so a full reduction to one

@@ -7,16 +7,22 @@ fetched from memory, not by the arithmetic.
 - ``naive_matmul``: one dot product per output element. Reading ``B`` down a
   column jumps a whole row ahead in memory at every step, so nearly every
   read misses the cache and nothing vectorizes.
-- ``tiled_matmul``: the output is cut into ``TILE_M x TILE_N`` tiles, one
-  parallel task each. A task accumulates its tile in a small buffer that
-  stays in the L1 cache, walking ``K`` in slabs of ``TILE_K`` so the slab of
-  ``B`` it reads stays in L2. The innermost loop runs along a row of ``B``
-  and of the buffer (both contiguous), which LLVM turns into SIMD
-  fused multiply-adds; each ``A[i, k]`` is loaded once per row of the tile.
+- ``tiled_matmul``: three ideas, each a loop level.
 
-BLAS libraries add register blocking, packing and per-CPU assembly on top;
-the numba backend calls BLAS through NumPy by default and keeps this kernel
-for the lesson (``NumbaBackend.matmul_kernel = "tiled"``).
+  1. *Registers*: each innermost step computes a 4 x 4 block of ``C`` as 16
+     running sums held in registers: per ``k`` it loads 4 numbers of ``A``
+     and 4 of ``B`` and does 16 multiply-adds. ``B`` is read transposed
+     (``bt``, packed once), so both walk along ``k`` contiguously, and LLVM
+     vectorizes the ``k`` loop: 16 SIMD accumulators, 8 SIMD loads per 16
+     fused multiply-adds.
+  2. *Cache*: a task owns a ``TILE_M x TILE_N`` tile of ``C``; the
+     ``TILE_M`` rows of ``A`` and ``TILE_N`` rows of ``bt`` it reads stay
+     in the core's L2 cache while the tile is computed.
+  3. *Cores*: the tiles are independent, so the task loop is a ``prange``.
+
+BLAS libraries add packing into cache-line order, wider registers and
+per-CPU assembly on top; the numba backend calls BLAS through NumPy by
+default and keeps this kernel for the lesson (``matmul_kernel = "tiled"``).
 
     >>> import numpy as np
     >>> a, b = np.ones((2, 3), np.float32), np.ones((3, 4), np.float32)
@@ -29,10 +35,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-# Tile sizes (elements). The accumulator tile is TILE_M x TILE_N = 32 x 128
-# float32 = 16 KiB (fits in the 48 KiB L1 with room for a row of B); a slab of
-# B is TILE_K x TILE_N = 256 x 128 float32 = 128 KiB (fits in the 2 MiB L2).
-TILE_M, TILE_N, TILE_K = 32, 128, 256
+# A task's tile of C: TILE_M rows of A and TILE_N rows of bt, each of K
+# elements; for K = 1024 float32 that is 256 KiB + 512 KiB, inside a 2 MiB L2.
+TILE_M, TILE_N = 64, 128
 
 
 @njit(parallel=True, cache=True)
@@ -48,42 +53,74 @@ def naive_matmul(a, b, out):
             out[i, j] = total
 
 
-@njit(parallel=True, cache=True, fastmath=True)
-def tiled_matmul(a, b, out):
-    """``out[s] = a[s] @ b[s]`` for C-contiguous stacks of matrices (3-D arrays).
+@njit(inline="always", fastmath=True)
+def dot(a, s, i, bt, j):
+    """One element of C: row ``i`` of ``a[s]`` dotted with row ``j`` of ``bt[s]``."""
+    total = a.dtype.type(0)
+    for k in range(a.shape[2]):
+        total += a[s, i, k] * bt[s, j, k]
+    return total
 
-    Contract: the main loop is a ``prange`` over output tiles (of every matrix
-    in the stack); each tile is written by one task only; ``out`` needs no
-    initial value.
+
+@njit(inline="always")
+def store4(out, s, i, j, c0, c1, c2, c3):
+    """Write four sums into ``out[s, i, j:j+4]``."""
+    out[s, i, j] = c0
+    out[s, i, j + 1] = c1
+    out[s, i, j + 2] = c2
+    out[s, i, j + 3] = c3
+
+
+@njit(parallel=True, cache=True, fastmath=True)
+def tiled_matmul(a, bt, out):
+    """``out[s] = a[s] @ bt[s].T`` for C-contiguous stacks of matrices (3-D arrays).
+
+    Contract: the main loop is a ``prange`` over tiles of ``out`` (of every
+    matrix in the stack); each element of ``out`` is written once, by one
+    task; ``out`` needs no initial value. ``fastmath`` lets the compiler
+    reorder each sum over ``k``, which is what vectorizing it means.
     """
     stack, m, k_size = a.shape
-    n = b.shape[2]
+    n = bt.shape[1]
     tiles_m = (m + TILE_M - 1) // TILE_M
     tiles_n = (n + TILE_N - 1) // TILE_N
     for task in prange(stack * tiles_m * tiles_n):
         s = task // (tiles_m * tiles_n)
         i0 = (task // tiles_n) % tiles_m * TILE_M
         j0 = task % tiles_n * TILE_N
-        rows = min(TILE_M, m - i0)
-        cols = min(TILE_N, n - j0)
-        acc = np.zeros((TILE_M, TILE_N), dtype=out.dtype)
-        for k0 in range(0, k_size, TILE_K):
-            depth = min(TILE_K, k_size - k0)
-            for i in range(rows):
-                for k in range(depth):
-                    a_ik = a[s, i0 + i, k0 + k]
-                    for j in range(cols):  # contiguous in b and acc: SIMD
-                        acc[i, j] += a_ik * b[s, k0 + k, j0 + j]
-        for i in range(rows):
-            for j in range(cols):
-                out[s, i0 + i, j0 + j] = acc[i, j]
+        i1, j1 = min(i0 + TILE_M, m), min(j0 + TILE_N, n)
+        for i in range(i0, i1 - 3, 4):
+            for j in range(j0, j1 - 3, 4):
+                # 16 sums in registers: C[i:i+4, j:j+4]
+                # fmt: off
+                c00 = c01 = c02 = c03 = c10 = c11 = c12 = c13 = a.dtype.type(0)
+                c20 = c21 = c22 = c23 = c30 = c31 = c32 = c33 = a.dtype.type(0)
+                for k in range(k_size):
+                    a0, a1, a2, a3 = a[s, i, k], a[s, i + 1, k], a[s, i + 2, k], a[s, i + 3, k]
+                    b0, b1, b2, b3 = bt[s, j, k], bt[s, j + 1, k], bt[s, j + 2, k], bt[s, j + 3, k]
+                    c00 += a0 * b0; c01 += a0 * b1; c02 += a0 * b2; c03 += a0 * b3  # noqa: E702
+                    c10 += a1 * b0; c11 += a1 * b1; c12 += a1 * b2; c13 += a1 * b3  # noqa: E702
+                    c20 += a2 * b0; c21 += a2 * b1; c22 += a2 * b2; c23 += a2 * b3  # noqa: E702
+                    c30 += a3 * b0; c31 += a3 * b1; c32 += a3 * b2; c33 += a3 * b3  # noqa: E702
+                store4(out, s, i, j, c00, c01, c02, c03)
+                store4(out, s, i + 1, j, c10, c11, c12, c13)
+                store4(out, s, i + 2, j, c20, c21, c22, c23)
+                store4(out, s, i + 3, j, c30, c31, c32, c33)
+                # fmt: on
+            for j in range(j0 + (j1 - j0) // 4 * 4, j1):  # columns left over
+                for r in range(4):
+                    out[s, i + r, j] = dot(a, s, i + r, bt, j)
+        for i in range(i0 + (i1 - i0) // 4 * 4, i1):  # rows left over
+            for j in range(j0, j1):
+                out[s, i, j] = dot(a, s, i, bt, j)
 
 
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a @ b`` (same float dtype, equal batch dimensions) with ``tiled_matmul``.
 
-    Inputs are made C-contiguous first (a transposed view is copied): an
-    ``O(n^2)`` copy that lets the ``O(n^3)`` loop read memory in order.
+    ``a`` and ``b`` transposed are packed C-contiguous first (no copy when
+    they already are, as for ``x.T`` in a backward pass): an ``O(n^2)`` copy
+    that lets the ``O(n^3)`` loop read memory in order.
     """
     batch = a.shape[:-2]
     m, n = a.shape[-2], b.shape[-1]
@@ -94,6 +131,6 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         out[...] = 0
         return out
     a3 = np.ascontiguousarray(a).reshape(-1, m, a.shape[-1])
-    b3 = np.ascontiguousarray(b).reshape(-1, b.shape[-2], n)
-    tiled_matmul(a3, b3, out.reshape(-1, m, n))
+    bt3 = np.ascontiguousarray(np.swapaxes(b, -1, -2)).reshape(-1, n, b.shape[-2])
+    tiled_matmul(a3, bt3, out.reshape(-1, m, n))
     return out
