@@ -4,7 +4,8 @@ The model is 784 -> 256 -> 256 -> 10 with ReLU, float32, a batch of 128,
 softmax cross-entropy on integer labels and a plain SGD update. One step is
 forward, loss, backward, update. Every engine starts from the same weights
 and sees the same batch, so their losses must agree step by step (checked).
-Every engine gets 2 threads (BLAS and intra-op).
+Every engine gets 2 threads (BLAS and intra-op), and the engines take turns
+step by step, so that other load on the machine falls on all of them alike.
 
     python benchmarks/w2_mlp_train.py [--steps 30] [--warmup 3] [--backend numba] [--json out.json]
 
@@ -138,16 +139,16 @@ def main() -> None:
         mg.backends.set_default(args.backend)
 
     weights, (x, y) = initial_weights(), make_batch()
-    medians, losses = {}, {}
-    for name, make in ENGINES.items():
-        step = make(weights, x, y)
-        losses[name] = [step() for _ in range(args.warmup)]
-        times = []
-        for _ in range(args.steps):
+    steppers = {name: make(weights, x, y) for name, make in ENGINES.items()}
+    losses = {name: [step() for _ in range(args.warmup)] for name, step in steppers.items()}
+    # Engines take turns, step by step, so a busy machine slows them all alike.
+    times: dict[str, list[float]] = {name: [] for name in steppers}
+    for _ in range(args.steps):
+        for name, step in steppers.items():
             start = time.perf_counter()
             step()
-            times.append(time.perf_counter() - start)
-        medians[name] = statistics.median(times) * 1e3
+            times[name].append(time.perf_counter() - start)
+    medians = {name: statistics.median(ts) * 1e3 for name, ts in times.items()}
     agree = all(
         np.allclose(losses["minigrad"], losses[other], rtol=1e-4)
         for other in ("torch", "autograd (HIPS)")

@@ -5,7 +5,9 @@ an engine does per operation: checking and promoting operands, choosing a
 kernel, allocating the result, recording a graph node, and later walking the
 graph back and running each node's backward rule. The chain is 1000
 operations long (cycling multiply, add, tanh, subtract, so values stay
-bounded), then one backward pass from its sum. Every engine gets 2 threads.
+bounded), then one backward pass from its sum. Every engine gets 2 threads;
+the engines take turns, repeat by repeat, so that other load on the machine
+falls on all of them alike.
 
     python benchmarks/w5_op_overhead.py [--ops 1000] [--repeats 15] [--backend numba]
                                         [--json out.json]
@@ -105,15 +107,19 @@ def main() -> None:
     rng = np.random.default_rng(0)
     x0 = rng.standard_normal((4, 4)).astype(np.float32)
     w0 = (0.5 * rng.standard_normal((4, 4))).astype(np.float32)
-    results, grads = {}, {}
-    for name, run in ENGINES.items():
-        run(x0, w0, args.ops)  # warm up: imports, caches, first-call compilation
-        times = [run(x0, w0, args.ops) for _ in range(args.repeats)]
-        forward = statistics.median(t[0] for t in times) / args.ops * 1e6
-        backward = statistics.median(t[1] for t in times) / args.ops * 1e6
-        total = statistics.median(t[0] + t[1] for t in times) / args.ops * 1e6
+    # Warm up (imports, caches, first-call compilation), then let the engines
+    # take turns, so that other load on the machine falls on all of them alike.
+    grads = {name: run(x0, w0, args.ops)[2] for name, run in ENGINES.items()}
+    times: dict[str, list] = {name: [] for name in ENGINES}
+    for _ in range(args.repeats):
+        for name, run in ENGINES.items():
+            times[name].append(run(x0, w0, args.ops)[:2])
+    results = {}
+    for name, ts in times.items():
+        forward = statistics.median(t[0] for t in ts) / args.ops * 1e6
+        backward = statistics.median(t[1] for t in ts) / args.ops * 1e6
+        total = statistics.median(t[0] + t[1] for t in ts) / args.ops * 1e6
         results[name] = (forward, backward, total)
-        grads[name] = times[0][2]
     # Same chain, same numbers: the gradients must agree (float32 over 1000 ops).
     agree = all(
         np.allclose(a, b, rtol=1e-3, atol=1e-4)

@@ -41,3 +41,34 @@ def test_cuda_without_a_gpu_says_what_to_do():
     else:
         with pytest.raises(RuntimeError, match="No CUDA GPUs are available\nminigrad's 'cuda'"):
             mg.ones(2, device="cuda")
+
+
+def _bench(*args: str, simulator: bool) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    if simulator:
+        env["NUMBA_ENABLE_CUDASIM"] = "1"
+    return subprocess.run(
+        [sys.executable, "benchmarks/gpu_bench.py", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_gpu_benchmark_without_a_gpu_exits_cleanly():
+    # Where there is a GPU the simulator stands in for "no GPU": both must decline politely.
+    gpu = mg.backends.available()["cuda"]
+    done = _bench(simulator=gpu)
+    assert done.returncode == 0, done.stderr
+    expected = "the simulator is not a GPU" if gpu else "no CUDA GPU here"
+    assert expected in done.stdout
+
+
+@pytest.mark.cuda
+def test_gpu_benchmark_runs_on_the_simulator():
+    done = _bench("--quick", "--repeat", "1", simulator=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for section in ("1. matmul", "2. elementwise bandwidth", "3. W2 MLP train step", "cpu / cuda:"):
+        assert section in done.stdout

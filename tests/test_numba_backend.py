@@ -21,10 +21,19 @@ import sys
 
 import numpy as np
 import pytest
+import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from test_tensor_primitives import CASES, SEEDS
+from test_tensor_primitives import (
+    CASES,
+    SEEDS,
+    Case,
+    hessian_vector,
+    inputs,
+    normal,
+    run_torch_check,
+)
 
 import minigrad as mg
 from minigrad import backends
@@ -41,15 +50,17 @@ DTYPES = st.sampled_from([np.float32, np.float64])
 def kernels_only():
     """The shared numba backend with every size sent to the kernels (none to NumPy)."""
     backend = backends.get("numba")
-    saved = backend.numpy_below
+    saved = backend.numpy_below, backend.numpy_ops
     backend.numpy_below = {"elementwise": 0, "reduce": 0}
+    backend.numpy_ops = frozenset()
     yield backend
-    backend.numpy_below = saved
+    backend.numpy_below, backend.numpy_ops = saved
 
 
 def all_kernels() -> NumbaBackend:
     backend = NumbaBackend()
     backend.numpy_below = {"elementwise": 0, "reduce": 0}
+    backend.numpy_ops = frozenset()  # tanh and friends too
     return backend
 
 
@@ -139,7 +150,7 @@ def test_next_index_walks_like_an_odometer():
        op=st.sampled_from(numba_kernels.MAP_OPS))  # fmt: skip
 def test_map_kernel_equals_numpy(data, shape, dtype, op):
     x = data.draw(views(shape, dtype))
-    ours = all_kernels()._elementwise(op, x.shape, x.dtype, x)  # every op, even NumPy's
+    ours = all_kernels().map(op, x)
     assert_same(ours, REFERENCE.map(op, x), dtype)
 
 
@@ -249,9 +260,9 @@ def test_tiled_matmul_equals_blas(data, dtype):
 
 
 def test_tiled_matmul_crosses_tile_edges():
-    # Every dimension one past a tile size, and one K slab and a bit.
+    # Every dimension one past a tile, plus remainders of the 4 x 4 register block.
     rng = np.random.default_rng(6)
-    m, k, n = numba_matmul.TILE_M + 1, numba_matmul.TILE_K + 3, numba_matmul.TILE_N + 1
+    m, k, n = numba_matmul.TILE_M + 1, 259, 2 * numba_matmul.TILE_N + 3
     a, b = rng.standard_normal((m, k)), rng.standard_normal((k, n))
     np.testing.assert_allclose(numba_matmul.matmul(a, b), a @ b, rtol=1e-12, atol=1e-12)
 
@@ -265,6 +276,61 @@ def test_naive_matmul_equals_blas():
 
 
 # -- 3. every primitive, through the tensor layer --------------------------------------------------
+@st.composite
+def softmax_case(draw, name):
+    """``softmax`` / ``log_softmax`` (the primitives of tensor/softmax.py) along a random axis."""
+    shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, max_side=4))
+    axis = draw(st.integers(-len(shape), len(shape) - 1))
+    arrays, views, _ = draw(inputs([shape], [normal]))
+    ours = getattr(mg.nn.functional, name)
+    theirs = getattr(torch, name)
+    return Case(lambda x: ours(views[0](x), axis), lambda t: theirs(views[0](t), axis), arrays)
+
+
+FUSED = {"softmax": softmax_case("softmax"), "log_softmax": softmax_case("log_softmax")}
+ALL_CASES = {**CASES, **FUSED}
+
+
+@pytest.mark.parametrize("name", sorted(FUSED))
+@settings(max_examples=20)
+@given(data=st.data())
+def test_fused_softmax_primitives_match_torch(name, data):
+    case = data.draw(FUSED[name])
+    rng = np.random.default_rng(data.draw(SEEDS))
+    run_torch_check(case, rng)  # values and gradients
+    shape = case.torch_fn(*[torch.from_numpy(a) for a in case.arrays]).shape
+    u = rng.standard_normal(shape)
+    w = [rng.standard_normal(a.shape) for a in case.arrays]
+    ours = hessian_vector(mg, case.mg_fn, case.arrays, u, w)
+    theirs = hessian_vector(torch, case.torch_fn, case.arrays, u, w)
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-11)
+
+
+@pytest.mark.parametrize("name", sorted(FUSED))
+def test_fused_softmax_tangents_match_finite_differences(name):
+    rng = np.random.default_rng(11)
+    x, v = rng.standard_normal((3, 5)), rng.standard_normal((3, 5))
+    fn = getattr(mg.nn.functional, name)
+    _, tangent = mg.jvp(lambda x: fn(x, 0), (mg.tensor(x),), (mg.tensor(v),))
+    eps = 1e-6
+    numerical = fn(mg.tensor(x + eps * v), 0).numpy() - fn(mg.tensor(x - eps * v), 0).numpy()
+    np.testing.assert_allclose(tangent.numpy(), numerical / (2 * eps), rtol=1e-6, atol=1e-8)
+
+
+def test_fused_tanh_and_sigmoid_rules_give_second_derivatives():
+    # tanh'' = -2 tanh (1 - tanh^2), sigmoid'' = s (1 - s)(1 - 2 s): through tanh_grad's own rules.
+    x = np.linspace(-2, 2, 7)
+    for fn, second in [
+        (mg.tanh, lambda t: -2 * t * (1 - t * t)),
+        (mg.sigmoid, lambda s: s * (1 - s) * (1 - 2 * s)),
+    ]:
+        xt = mg.tensor(x, requires_grad=True)
+        (first,) = mg.autograd.grad(fn(xt).sum(), xt, create_graph=True)
+        (hess,) = mg.autograd.grad(first.sum(), xt)
+        np.testing.assert_allclose(hess.numpy(), second(fn(mg.tensor(x)).numpy()), rtol=1e-12)
+
+
 def run(backend_name: str, case, dtype, seed: int):
     rng = np.random.default_rng(seed)
     with backends.use(backend_name), np.errstate(all="ignore"):
@@ -274,11 +340,11 @@ def run(backend_name: str, case, dtype, seed: int):
     return out.numpy(), [None if x.grad is None else x.grad.numpy() for x in xs]
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", sorted(ALL_CASES))
 @settings(max_examples=10)
 @given(data=st.data(), dtype=DTYPES)
 def test_every_primitive_equals_the_numpy_backend(kernels_only, name, data, dtype):
-    case = data.draw(CASES[name])
+    case = data.draw(ALL_CASES[name])
     seed = data.draw(SEEDS)
     ours, our_grads = run("numba", case, dtype, seed)
     reference, reference_grads = run("numpy", case, dtype, seed)
@@ -307,7 +373,7 @@ def test_tiled_matmul_through_the_tensor_layer(kernels_only, dtype):
             kernels_only.matmul_kernel = "blas"
         results.append([x.grad.numpy(), w.grad.numpy()])
     for ours, blas in zip(*results):
-        np.testing.assert_allclose(ours, blas, rtol=1e-4 if dtype == np.float32 else 1e-12)
+        np.testing.assert_allclose(ours, blas, **TOLERANCE[dtype])
 
 
 @pytest.mark.parametrize("shape", [(0,), (3, 0), (0, 4, 2)])

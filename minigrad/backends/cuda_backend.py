@@ -24,7 +24,6 @@ imported: numba's simulator runs the same kernels in Python.
 
 from __future__ import annotations
 
-import operator
 from functools import cache, partial
 from typing import Any
 
@@ -33,10 +32,12 @@ import numpy as np
 from numba import cuda
 
 from minigrad.backends import cuda_kernels as kernels
+from minigrad.backends import indexing
 from minigrad.backends import numpy_backend as reference
 from minigrad.backends.strides import broadcast_strides, coalesce, contiguous_strides
 
 MAX_BLOCKS = 65535  # blocks per launch along y and z (CUDA's limit); kernels loop past it
+MANY_BLOCKS = 1024  # enough blocks to keep every multiprocessor of a GPU busy
 
 
 class CudaArray:
@@ -47,7 +48,9 @@ class CudaArray:
 
     __slots__ = ("buffer", "offset", "shape", "strides")
 
-    def __init__(self, buffer: Any, shape: tuple, strides: tuple | None = None, offset: int = 0):
+    def __init__(
+        self, buffer: Any, shape: tuple, strides: tuple | None = None, offset: int = 0
+    ) -> None:
         self.buffer = buffer
         self.shape = tuple(int(n) for n in shape)
         strides = contiguous_strides(self.shape) if strides is None else strides
@@ -120,6 +123,7 @@ class CudaBackend:
         self.downloads = 0  # device -> host copies so far
         self.tile = kernels.TILE  # matmul tile side
         self.reduce_threads = kernels.REDUCE_THREADS  # the largest reduction block
+        self.elements_per_thread = 16  # a reduction splits outputs with more per thread
 
     # -- storage -----------------------------------------------------------------
     def empty(self, shape: tuple, dtype: np.dtype) -> CudaArray:
@@ -164,12 +168,17 @@ class CudaBackend:
         kept_shape, kept_strides = coalesce(*_axes(x, kept))
         red_shape, red_strides = coalesce(*_axes(x, axes))
         if keepdims:
-            out = self.empty(tuple(1 if a in axes else n for a, n in enumerate(x.shape)), dtype)
+            shape = tuple(1 if a in axes else n for a, n in enumerate(x.shape))
         else:
-            out = self.empty(tuple(x.shape[a] for a in kept), dtype)
-        count = int(np.prod(red_shape))
-        # One block per output; its threads: a power of two, no more than the elements.
-        threads = 1 << max(min(count, self.reduce_threads) - 1, 0).bit_length()
+            shape = tuple(x.shape[a] for a in kept)
+        outputs, count = int(np.prod(kept_shape)), int(np.prod(red_shape))
+        # Few outputs of many elements each: split each output's elements over
+        # several blocks (aiming at ~1024 blocks in all), then combine the parts.
+        work = self.reduce_threads * self.elements_per_thread
+        parts = max(1, min(count // work, MANY_BLOCKS // max(outputs, 1)))
+        out = self.empty((outputs * parts,), dtype)
+        # Threads per block: a power of two, no more than there are elements.
+        threads = 1 << max(min(-(-count // parts), self.reduce_threads) - 1, 0).bit_length()
         kernel = kernels.reduce_kernel(
             op, numba.from_dtype(dtype), len(kept_shape), len(red_shape), self.reduce_threads
         )
@@ -180,9 +189,12 @@ class CudaBackend:
                 x.offset,
                 *(_ints(v) for v in (kept_shape, kept_strides, red_shape, red_strides)),
                 count,
+                parts,
                 _identity(op, dtype),
             )
-        return out
+        if parts > 1:
+            out = self.reduce(op, CudaArray(out.buffer, (outputs, parts)), (1,), False)
+        return CudaArray(out.buffer, shape)
 
     def matmul(self, a: CudaArray, b: CudaArray) -> CudaArray:
         dtype = np.result_type(a.dtype, b.dtype)
@@ -236,22 +248,20 @@ class CudaBackend:
         return CudaArray(x.buffer, shape, strides, x.offset)
 
     def getitem(self, x: CudaArray, index: object) -> CudaArray:
-        parts = index if isinstance(index, tuple) else (index,)
-        if all(map(_is_basic, parts)):
-            return _basic_view(x, parts)
-        positions = self._positions(x, parts)
+        if indexing.is_basic(index):
+            return _view(x, index)
+        positions = self._positions(x, index)
         out = self.empty(positions.shape, x.dtype)
         self._launch(kernels.gather_kernel(), out.size, out.buffer, x.buffer, positions.buffer)
         return out
 
     def scatter_add(self, shape: tuple[int, ...], index: object, values: CudaArray) -> CudaArray:
         out = self.full(shape, 0, values.dtype)
-        parts = index if isinstance(index, tuple) else (index,)
-        if all(map(_is_basic, parts)):
+        if indexing.is_basic(index):
             # A basic index never names an element twice: adding to zeros is copying.
-            self._elementwise(partial(kernels.map_kernel, "copy"), _basic_view(out, parts), values)
+            self._elementwise(partial(kernels.map_kernel, "copy"), _view(out, index), values)
             return out
-        positions = self._positions(out, parts)
+        positions = self._positions(out, index)
         self._elementwise(kernels.scatter_add_kernel, positions, values, tail=(out.buffer,))
         return out
 
@@ -262,7 +272,7 @@ class CudaBackend:
         start = 0
         for x in xs:
             part = (slice(None),) * axis + (slice(start, start + x.shape[axis]),)
-            self._elementwise(partial(kernels.map_kernel, "copy"), _basic_view(out, part), x)
+            self._elementwise(partial(kernels.map_kernel, "copy"), _view(out, part), x)
             start += x.shape[axis]
         return out
 
@@ -296,59 +306,13 @@ class CudaBackend:
         self._elementwise(partial(kernels.map_kernel, "copy"), out, x)
         return out
 
-    def _positions(self, x: CudaArray, parts: tuple) -> CudaArray:
-        """The storage positions of ``x[parts]`` (an advanced index), uploaded."""
+    def _positions(self, x: CudaArray, index: Any) -> CudaArray:
+        """The storage positions of ``x[index]`` (an advanced index), worked out on the host."""
+        parts = index if isinstance(index, tuple) else (index,)
         parts = tuple(self.to_numpy(p) if isinstance(p, CudaArray) else p for p in parts)
-        total = np.broadcast_to(np.int64(x.offset), x.shape)[parts]
-        for axis, (n, stride) in enumerate(zip(x.shape, x.strides)):
-            along = np.arange(n, dtype=np.int64) * stride
-            grid = np.broadcast_to(along.reshape((n,) + (1,) * (x.ndim - axis - 1)), x.shape)
-            total = total + grid[parts]
-        return self.from_numpy(np.array(total, dtype=np.int64))
+        return self.from_numpy(indexing.positions(x.shape, x.strides, x.offset, parts))
 
 
-def _is_basic(part: object) -> bool:
-    """Ints, slices, None and ``...`` select a view; anything else is advanced indexing."""
-    if part is None or part is Ellipsis or isinstance(part, slice):
-        return True
-    return isinstance(part, (int, np.integer)) and not isinstance(part, (bool, np.bool_))
-
-
-def _basic_view(x: CudaArray, parts: tuple) -> CudaArray:
-    """``x[parts]`` for ints, slices, None and ``...``: new strides, no copy.
-
-    >>> view = _basic_view(CudaArray(None, (4, 5)), (slice(1, None, 2), 3))
-    >>> view.shape, view.strides, view.offset
-    ((2,), (10,), 8)
-    """
-    if sum(p is Ellipsis for p in parts) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    used = sum(p is not None and p is not Ellipsis for p in parts)
-    if used > x.ndim:
-        raise IndexError(
-            f"too many indices for array: array is {x.ndim}-dimensional, but {used} were indexed"
-        )
-    expanded: list = []
-    for p in parts:
-        expanded += [slice(None)] * (x.ndim - used) if p is Ellipsis else [p]
-    shape, strides, offset, axis = [], [], x.offset, 0
-    for p in expanded:
-        if p is None:  # a new axis of size 1
-            shape.append(1)
-            strides.append(0)
-            continue
-        n, stride = x.shape[axis], x.strides[axis]
-        if isinstance(p, slice):
-            start, stop, step = p.indices(n)
-            shape.append(len(range(start, stop, step)))
-            strides.append(stride * step)
-            offset += start * stride
-        else:
-            i = operator.index(p)
-            if not -n <= i < n:
-                raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
-            offset += (i % n) * stride
-        axis += 1
-    shape += x.shape[axis:]
-    strides += x.strides[axis:]
-    return CudaArray(x.buffer, shape, strides, offset)
+def _view(x: CudaArray, index: Any) -> CudaArray:
+    """``x[index]`` for a basic index: the same buffer, new strides."""
+    return CudaArray(x.buffer, *indexing.basic_view(x.shape, x.strides, x.offset, index))

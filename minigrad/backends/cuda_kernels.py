@@ -127,7 +127,7 @@ ZIPS = {
     # forward output (tanh, sigmoid) or input (relu).
     "tanh_grad": lambda g, y: g * (1 - y * y),
     "sigmoid_grad": lambda g, y: g * (y * (1 - y)),
-    "relu_grad": lambda g, x: g if x > 0 else g * 0,
+    "relu_grad": lambda g, x: g if x > 0 else 0,
 }
 COMBINES = {"sum": ZIPS["add"], "max": _maximum, "min": _minimum}
 
@@ -248,19 +248,27 @@ def reduce_kernel(op: str, dtype: numba.types.Type, kept_ndim: int, reduced_ndim
     threads read neighbouring elements: coalesced), then the block halves the
     partial results in shared memory until one is left. ``blockDim.x`` must be
     a power of two no larger than ``threads``.
+
+    With ``parts`` > 1, the elements of each output are split into ``parts``
+    consecutive chunks, one block each, and ``out`` gets ``parts`` partial
+    results per output (to be combined by a second, small launch): a huge
+    reduction to a few numbers then keeps every multiprocessor busy.
     """
     combine = _device(COMBINES[op])
 
-    def kernel(out, x, x_offset, kept_shape, kept_strides, red_shape, red_strides, count, init):
+    def kernel(out, x, x_offset, kept_shape, kept_strides, red_shape, red_strides, count, parts,
+               init):  # fmt: skip
         partial = cuda.shared.array(threads, dtype)
         t = cuda.threadIdx.x
         kept = cuda.local.array(kept_ndim, numba.int64)
         reduced = cuda.local.array(reduced_ndim, numba.int64)
-        for o in range(cuda.blockIdx.x, out.size, cuda.gridDim.x):
-            to_index(o, kept_shape, kept)
+        chunk = (count + parts - 1) // parts
+        for job in range(cuda.blockIdx.x, out.size, cuda.gridDim.x):
+            to_index(job // parts, kept_shape, kept)
             base = index_to_position(kept, kept_strides, x_offset)
+            start = (job % parts) * chunk
             acc = init
-            for r in range(t, count, cuda.blockDim.x):
+            for r in range(start + t, min(start + chunk, count), cuda.blockDim.x):
                 to_index(r, red_shape, reduced)
                 acc = combine(acc, x[index_to_position(reduced, red_strides, base)])
             partial[t] = acc
@@ -272,8 +280,8 @@ def reduce_kernel(op: str, dtype: numba.types.Type, kept_ndim: int, reduced_ndim
                 cuda.syncthreads()
                 half //= 2
             if t == 0:
-                out[o] = partial[0]
-            cuda.syncthreads()  # partial[0] is read before the next output overwrites it
+                out[job] = partial[0]
+            cuda.syncthreads()  # partial[0] is read before the next job overwrites it
 
     return _jit(kernel)
 

@@ -1,8 +1,11 @@
 """Softmax and the losses, written as compositions of Tensor operations (lesson 06).
 
-None of these functions has a backward rule of its own. Each is a few tensor
+The losses have no backward rule of their own. Each is a few tensor
 operations, so reverse mode, forward mode and higher order derivatives come
-from the rules of those operations, by the chain rule.
+from the rules of those operations, by the chain rule. ``softmax`` and
+``log_softmax`` could be written the same way (max, subtract, exp, sum,
+log); they are primitives instead (``minigrad/tensor/softmax.py``), which
+records one graph node where the composition records six (lesson 10).
 
 Numerical stability is the one subtle point. ``exp(1000)`` overflows, yet the
 softmax of ``[1000, 1000]`` is just ``[0.5, 0.5]``. Softmax does not change
@@ -23,7 +26,8 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from minigrad.tensor import factories, reductions
+from minigrad.tensor import factories
+from minigrad.tensor import softmax as primitives
 from minigrad.tensor.broadcasting import ShapeError
 from minigrad.tensor.elementwise import relu, sigmoid, tanh
 from minigrad.tensor.tensor import Tensor
@@ -44,14 +48,13 @@ def softmax(x: Tensor, axis: int = -1, *, dim: int | None = None) -> Tensor:
             [0. , 1. ]])
     """
     axis = dim if dim is not None else axis
-    e = _shifted(x, axis).exp()
-    return e / e.sum(axis, keepdims=True)
+    return primitives.softmax(x, axis)
 
 
 def log_softmax(x: Tensor, axis: int = -1, *, dim: int | None = None) -> Tensor:
     """``log(softmax(x))``, that is ``x - logsumexp(x)``: finite even for huge scores.
 
-    Written as ``(x - m) - log(sum(exp(x - m)))`` with ``m`` the max: the
+    Computed as ``(x - m) - log(sum(exp(x - m)))`` with ``m`` the max: the
     subtraction ``x - m`` happens first, where it is exact, before any
     rounding of a large number like ``m + log(...)`` could lose digits.
 
@@ -60,17 +63,7 @@ def log_softmax(x: Tensor, axis: int = -1, *, dim: int | None = None) -> Tensor:
     tensor([    0., -1000.])
     """
     axis = dim if dim is not None else axis
-    shifted = _shifted(x, axis)
-    return shifted - shifted.exp().sum(axis, keepdims=True).log()
-
-
-def _shifted(x: Tensor, axis: int) -> Tensor:
-    """``x`` minus its max along ``axis``; the max is a constant (detached).
-
-    Softmax and log-softmax do not change when every score moves by the same
-    amount, so their gradients need no term for the shift.
-    """
-    return x - reductions.max(x.detach(), axis, keepdims=True)
+    return primitives.log_softmax(x, axis)
 
 
 def nll_loss(log_probs: Tensor, labels: Any, reduction: str = "mean") -> Tensor:

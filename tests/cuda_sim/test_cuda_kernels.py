@@ -25,7 +25,7 @@ def device_view(backend, layout: str, value: np.ndarray) -> CudaArray:
         axes = tuple(reversed(range(value.ndim)))
         return backend.transpose(backend.from_numpy(value.transpose(axes).copy()), axes)
     if layout == "strided" and value.ndim >= 1:
-        base = np.zeros(value.shape[:-1] + (2 * value.shape[-1],), value.dtype)
+        base = np.zeros((*value.shape[:-1], 2 * value.shape[-1]), value.dtype)
         base[..., ::2] = value
         return backend.getitem(backend.from_numpy(base), (Ellipsis, slice(None, None, 2)))
     if layout == "reversed" and value.ndim >= 1:
@@ -76,8 +76,14 @@ def test_map_edge_values_match_ieee(backend, op, dtype):
 
 @pytest.mark.parametrize(
     ("op", "dtype"),
-    [("neg", np.int64), ("abs", np.int32), ("sign", np.int64), ("logical_not", np.bool_),
-     ("logical_not", np.float32), ("neg", np.float64)],  # fmt: skip
+    [
+        ("neg", np.int64),
+        ("abs", np.int32),
+        ("sign", np.int64),
+        ("logical_not", np.bool_),
+        ("logical_not", np.float32),
+        ("neg", np.float64),
+    ],
 )
 def test_map_keeps_numpy_dtypes(backend, op, dtype):
     value = sample(np.random.default_rng(2), (5,), dtype)
@@ -85,7 +91,13 @@ def test_map_keeps_numpy_dtypes(backend, op, dtype):
 
 
 # -- zip -----------------------------------------------------------------------------------
-SHAPE_PAIRS = [((3, 4), (3, 4)), ((3, 1, 4), (5, 4)), ((), (2, 3)), ((4, 1), (1,)), ((2, 0), (2, 1))]
+SHAPE_PAIRS = [
+    ((3, 4), (3, 4)),
+    ((3, 1, 4), (5, 4)),
+    ((), (2, 3)),
+    ((4, 1), (1,)),
+    ((2, 0), (2, 1)),
+]
 
 
 @pytest.mark.parametrize("shapes", SHAPE_PAIRS)
@@ -112,8 +124,10 @@ def test_zip_reads_strided_views(backend, op, layouts):
 def test_zip_on_integers(backend, op):
     rng = np.random.default_rng(5)
     x, y = sample(rng, (2, 3), np.int64), sample(rng, (3,), np.int64)
-    same(backend.to_numpy(backend.zip(op, backend.from_numpy(x), backend.from_numpy(y))),
-         REF.zip(op, x, y))  # fmt: skip
+    same(
+        backend.to_numpy(backend.zip(op, backend.from_numpy(x), backend.from_numpy(y))),
+        REF.zip(op, x, y),
+    )
 
 
 def test_maximum_and_minimum_propagate_nan(backend):
@@ -156,10 +170,24 @@ def test_reduce_longer_than_a_block(backend):
     same(backend.to_numpy(got), REF.reduce("max", value, (1,), True))
 
 
+@pytest.mark.parametrize(
+    ("op", "dtype"), [("sum", np.float64), ("max", np.float32), ("sum", np.bool_)]
+)
+def test_reduce_split_over_several_blocks(backend, monkeypatch, op, dtype):
+    # Few outputs of many elements: each output's elements are split over blocks, then combined.
+    monkeypatch.setattr(backend, "elements_per_thread", 1)
+    value = sample(np.random.default_rng(20), (2, 3, 100), dtype)
+    for axes, keepdims in [((1, 2), False), ((0, 1, 2), True)]:
+        got = backend.reduce(op, device_view(backend, "transposed", value), axes, keepdims)
+        same(backend.to_numpy(got), REF.reduce(op, value, axes, keepdims), rtol=1e-12)
+
+
 def test_reduce_of_nothing(backend):
     empty = np.zeros((0, 3), np.float32)
-    same(backend.to_numpy(backend.reduce("sum", backend.from_numpy(empty), (0,), False)),
-         REF.reduce("sum", empty, (0,), False))  # fmt: skip
+    same(
+        backend.to_numpy(backend.reduce("sum", backend.from_numpy(empty), (0,), False)),
+        REF.reduce("sum", empty, (0,), False),
+    )
     got = backend.reduce("sum", backend.from_numpy(empty), (1,), True)
     assert backend.to_numpy(got).shape == (0, 1)
 
@@ -167,8 +195,10 @@ def test_reduce_of_nothing(backend):
 def test_max_propagates_nan(backend):
     value = np.array([[1.0, np.nan, 3.0], [1.0, 2.0, 0.5]], np.float32)
     for op in ("max", "min"):
-        same(backend.to_numpy(backend.reduce(op, backend.from_numpy(value), (1,), False)),
-             REF.reduce(op, value, (1,), False))  # fmt: skip
+        same(
+            backend.to_numpy(backend.reduce(op, backend.from_numpy(value), (1,), False)),
+            REF.reduce(op, value, (1,), False),
+        )
 
 
 # -- matmul --------------------------------------------------------------------------------
@@ -222,7 +252,9 @@ def test_production_block_sizes(backend, monkeypatch):
 
 
 # -- selection, casts and data movement ---------------------------------------------------------
-@pytest.mark.parametrize("shapes", [((3, 4), (3, 4), (3, 4)), ((4,), (3, 1), ()), ((), (2,), (3, 2))])
+@pytest.mark.parametrize(
+    "shapes", [((3, 4), (3, 4), (3, 4)), ((4,), (3, 1), ()), ((), (2,), (3, 2))]
+)
 def test_where_broadcasts_three_ways(backend, shapes):
     rng = np.random.default_rng(13)
     cond = sample(rng, shapes[0], np.bool_)
@@ -245,11 +277,18 @@ def test_astype(backend, source, target):
 def test_views_move_no_numbers(backend):
     value = sample(np.random.default_rng(14), (2, 3, 4), np.float32)
     x = backend.from_numpy(value)
-    for view in (backend.transpose(x, (2, 0, 1)), backend.broadcast_to(x, (5, 2, 3, 4)),
-                 backend.reshape(x, (6, 4)), backend.getitem(x, (1, slice(None, None, -2)))):  # fmt: skip
+    for view in (
+        backend.transpose(x, (2, 0, 1)),
+        backend.broadcast_to(x, (5, 2, 3, 4)),
+        backend.reshape(x, (6, 4)),
+        backend.getitem(x, (1, slice(None, None, -2))),
+    ):
         assert view.buffer is x.buffer
     same(backend.to_numpy(backend.transpose(x, (2, 0, 1))), value.transpose(2, 0, 1))
-    same(backend.to_numpy(backend.broadcast_to(x, (5, 2, 3, 4))), np.broadcast_to(value, (5, 2, 3, 4)))
+    same(
+        backend.to_numpy(backend.broadcast_to(x, (5, 2, 3, 4))),
+        np.broadcast_to(value, (5, 2, 3, 4)),
+    )
 
 
 def test_reshape_of_a_view_copies(backend):
@@ -305,10 +344,15 @@ def test_index_arrays_may_live_on_the_device(backend):
     value = sample(np.random.default_rng(18), (4, 3), np.float64)
     rows, cols = np.array([3, 0, 3]), np.array([2, 2, 1])
     device_index = (backend.from_numpy(rows), backend.from_numpy(cols))
-    same(backend.to_numpy(backend.getitem(backend.from_numpy(value), device_index)), value[rows, cols])
+    same(
+        backend.to_numpy(backend.getitem(backend.from_numpy(value), device_index)),
+        value[rows, cols],
+    )
     mask = value > 0
-    same(backend.to_numpy(backend.getitem(backend.from_numpy(value), backend.from_numpy(mask))),
-         value[mask])  # fmt: skip
+    same(
+        backend.to_numpy(backend.getitem(backend.from_numpy(value), backend.from_numpy(mask))),
+        value[mask],
+    )
 
 
 @pytest.mark.parametrize("index", [5, (0, 0, 0), np.array([0, 3]), (slice(None), np.array([-4]))])
@@ -335,8 +379,13 @@ def test_concatenate(backend, axis):
 # -- storage ---------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "value",
-    [np.arange(12.0).reshape(3, 4)[:, ::2], np.float64(2.5), np.zeros((0, 3), np.int64),
-     np.array([[True], [False]]), np.arange(6, dtype=np.int32)[::-1]],  # fmt: skip
+    [
+        np.arange(12.0).reshape(3, 4)[:, ::2],
+        np.float64(2.5),
+        np.zeros((0, 3), np.int64),
+        np.array([[True], [False]]),
+        np.arange(6, dtype=np.int32)[::-1],
+    ],
     ids=["strided", "0-d", "empty", "bool", "reversed"],
 )
 def test_round_trip(backend, value):

@@ -117,10 +117,17 @@ def test_primitive_on_cuda_equals_cpu(name):
 
 @pytest.mark.parametrize(
     "fn",
-    [lambda x, y: x < y, lambda x, y: x >= y, lambda x, y: x == y, lambda x, y: x != y,
-     lambda x, y: (x > 0) & (y > 0), lambda x, y: (x > 0) | ~(y > 0), lambda x, y: x.sign() + y],
+    [
+        lambda x, y: x < y,
+        lambda x, y: x >= y,
+        lambda x, y: x == y,
+        lambda x, y: x != y,
+        lambda x, y: (x > 0) & (y > 0),
+        lambda x, y: (x > 0) | ~(y > 0),
+        lambda x, y: x.sign() + y,
+    ],
     ids=["lt", "ge", "eq", "ne", "and", "or_not", "sign"],
-)  # fmt: skip
+)
 def test_comparisons_on_cuda(fn):
     rng = np.random.default_rng(5)
     x, y = ties(rng, (3, 4)), ties(rng, (4,))
@@ -181,6 +188,29 @@ def test_forward_mode_and_second_derivatives_on_cuda():
         np.testing.assert_allclose(g, w_, rtol=RTOL, atol=RTOL)
 
 
+def test_checkpointed_model_on_cuda_equals_cpu():
+    # Recomputing a segment in backward (lesson 09) runs its kernels again on the GPU.
+    def results(device):
+        mg.manual_seed(3)
+        layers = [
+            mg.nn.Linear(5, 6, device=device),
+            mg.nn.Tanh(),
+            mg.nn.Linear(6, 2, device=device),
+        ]
+        x = mg.tensor(np.random.default_rng(4).standard_normal((3, 5)), device=device)
+        out = mg.checkpoint_sequential(layers, 2, x)
+        params = [p for layer in layers for p in layer.parameters()]
+        grads = mg.autograd.grad((out * out).sum(), params)
+        assert {g.device for g in grads} == {device}
+        return [out.numpy()] + [g.numpy() for g in grads]
+
+    got = results("cuda")
+    with backends.use("numpy"):
+        want = results("cpu")
+    for g, w_ in zip(got, want):
+        np.testing.assert_allclose(g, w_, rtol=1e-5, atol=1e-6)
+
+
 # -- the device rules ------------------------------------------------------------------------
 def test_to_moves_both_ways_and_gradients_follow():
     x = mg.tensor([[1.0, -2.0], [3.0, 0.5]], requires_grad=True)
@@ -195,10 +225,16 @@ def test_to_moves_both_ways_and_gradients_follow():
 
 
 def test_factories_make_cuda_tensors():
-    made = [mg.zeros(2, 3, device="cuda"), mg.ones((2, 3), device="cuda"),
-            mg.full((2, 3), 7.0, device="cuda"), mg.eye(3, device="cuda"),
-            mg.arange(5, device="cuda"), mg.randn(2, 3, device="cuda"),
-            mg.rand(2, 3, device="cuda"), mg.tensor([1, 2], device="cuda")]  # fmt: skip
+    made = [
+        mg.zeros(2, 3, device="cuda"),
+        mg.ones((2, 3), device="cuda"),
+        mg.full((2, 3), 7.0, device="cuda"),
+        mg.eye(3, device="cuda"),
+        mg.arange(5, device="cuda"),
+        mg.randn(2, 3, device="cuda"),
+        mg.rand(2, 3, device="cuda"),
+        mg.tensor([1, 2], device="cuda"),
+    ]
     made += [mg.zeros_like(made[0]), mg.ones_like(made[1])]
     assert all(t.device == "cuda" for t in made)
     np.testing.assert_array_equal(made[3].numpy(), np.eye(3))
@@ -209,7 +245,9 @@ def test_factories_make_cuda_tensors():
 def test_mixing_devices_names_both():
     a, b = mg.ones(2, device="cuda"), mg.ones(2)
     for op in (lambda: a + b, lambda: b * a, lambda: a @ b, lambda: mg.concatenate([a, b])):
-        with pytest.raises(RuntimeError, match="found at least two devices, (cuda and cpu|cpu and cuda)"):
+        with pytest.raises(
+            RuntimeError, match=r"found at least two devices, (cuda and cpu|cpu and cuda)"
+        ):
             op()
 
 
