@@ -22,7 +22,7 @@ Every (engine, run, measurement) happens in a fresh Python process:
 - time: the median of ``--repeats`` steps after a warm-up step, wall-clock and
   CPU seconds (the CPU time is steadier on a busy machine).
 
-    python benchmarks/w7_checkpoint.py [--segments 6] [--repeats 3] [--weight-grads]
+    python benchmarks/w7_checkpoint.py [--segments 6] [--repeats 3] [--weight-grads] [--json F]
 
 Target: minigrad's checkpointed peak at most 40% of its plain peak, at most
 1.5x its time.
@@ -162,6 +162,7 @@ def main() -> None:
     parser.add_argument("--segments", type=int, default=6)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--weight-grads", action="store_true")
+    parser.add_argument("--json", help="also write the results to this JSON file")
     parser.add_argument("--child", nargs=3, metavar=("ENGINE", "SEGMENTS", "MEASURE"))
     args = parser.parse_args()
     if args.child:
@@ -191,6 +192,29 @@ def main() -> None:
         line += (f"; time {ckpt['wall_s'] / plain['wall_s']:.2f}x wall, "
                  f"{ckpt['cpu_s'] / plain['cpu_s']:.2f}x cpu")  # fmt: skip
         print(line)
+    ours_plain, ours = results["minigrad", "plain"], results["minigrad", "checkpoint"]
+    memory = ours["rss_mb"] / ours_plain["rss_mb"]
+    slower = ours["wall_s"] / ours_plain["wall_s"]
+    verdict = {True: "met", False: "MISSED"}
+    print(f"targets: peak <= 40% of plain: {verdict[memory <= 0.4]} ({memory:.0%}); "
+          f"time <= 1.5x plain: {verdict[slower <= 1.5]} ({slower:.2f}x)")  # fmt: skip
+    if args.json:
+        result = {
+            "id": "W7",
+            "title": f"checkpointing {LAYERS} tanh layers x {WIDTH}, batch {BATCH}, "
+            f"{args.segments} segments (forward + backward)",
+            "unit": "s",
+            "results": {
+                f"{engine}{'' if run == 'checkpoint' else ' plain'}": row["wall_s"]
+                for (engine, run), row in results.items()
+            },
+            "memory_mb": {f"{e} {r}": row["rss_mb"] for (e, r), row in results.items()},
+            "targets": [
+                {"text": "checkpointed peak <= 0.4x plain", "ratio": memory, "met": memory <= 0.4},
+                {"text": "checkpointed time <= 1.5x plain", "ratio": slower, "met": slower <= 1.5},
+            ],
+        }
+        Path(args.json).write_text(json.dumps(result, indent=1))
 
 
 if __name__ == "__main__":

@@ -9,6 +9,13 @@ same code. A node that has a ``shape`` is a tensor: its box shows shape, dtype
 and device instead of a number, and a leaf that requires grad (a parameter) is
 shaded.
 
+``draw(y, backward=True)`` draws the backward pass instead (lesson 08): the
+gradients of ``y`` are computed with ``create_graph=True``, so they are
+tensors with a graph of their own, and that graph is what is drawn. Nodes
+made by a checkpointed segment (lesson 09) are grouped in a dashed cluster
+named after the segment: in a forward graph, the segment's one
+``checkpoint`` node; in a backward graph, everything its recomputation made.
+
 The picture is made by Graphviz's ``dot`` program. Where it is missing, the
 drawing renders through pygraphviz (which bundles Graphviz) or, failing that,
 shows its DOT source and how to install ``dot``: never a traceback.
@@ -22,6 +29,7 @@ from typing import Any
 import graphviz
 
 from minigrad.graph import topological_order
+from minigrad.transforms.checkpointing import cluster_of
 
 INSTALL_HINT = (
     "(No picture: Graphviz's `dot` program was not found. "
@@ -88,11 +96,35 @@ def _describe(node: Any, show_grad: bool) -> tuple[str, dict[str, str]]:
     return "{ " + " | ".join(_field(f) for f in fields) + " }", style
 
 
+def _gradients(root: Any) -> list[Any]:
+    """The gradients of ``root`` with respect to its leaves, each with its own graph."""
+    from minigrad.tensor import autograd, factories
+    from minigrad.tensor.tensor import Tensor
+
+    if not isinstance(root, Tensor) or not root.requires_grad:
+        raise TypeError(
+            "draw(root, backward=True) draws the backward pass of a Tensor that requires grad; "
+            f"got {type(root).__name__}"
+        )
+    leaves = [t for t in topological_order(root) if t.requires_grad and t._node is None]
+    grads = autograd.grad(
+        root, leaves, factories.ones_like(root), retain_graph=True, create_graph=True,
+        allow_unused=True,
+    )  # fmt: skip
+    drawn = []
+    for i, (leaf, grad) in enumerate(zip(leaves, grads)):
+        if grad is not None:
+            grad.label = f"grad {leaf.label or i}"
+            drawn.append(grad)
+    return drawn
+
+
 def draw(
     root: Any,
     rankdir: str = "LR",
     show_grad: bool = True,
     max_nodes: int = 200,
+    backward: bool = False,
     **graph_attr: str,
 ) -> Drawing:
     """Draw the graph that computed ``root`` (a Value or a Tensor, or a list of them).
@@ -103,7 +135,9 @@ def draw(
     output is drawn, and a dashed box says how many nodes are left out.
     Further keywords become Graphviz graph attributes (``size="8,5"``). The
     result shows itself in Jupyter, and ``.svg()``, ``.source``,
-    ``.render()`` work as for any ``graphviz.Digraph``.
+    ``.render()`` work as for any ``graphviz.Digraph``. With
+    ``backward=True`` (a Tensor ``root``), the graph drawn is that of the
+    gradients of ``root`` with respect to its leaves, labelled ``grad x``.
 
     >>> from minigrad.scalar import Value
     >>> a = Value(2.0, label="a"); b = Value(-3.0, label="b")
@@ -111,6 +145,8 @@ def draw(
     >>> "*" in g.source and "data -6" in g.source
     True
     """
+    if backward:
+        root = _gradients(root)
     order = topological_order(root)
     # The last nodes of a topological order are the closest to the output, and
     # every node that uses a kept node is kept too, so the picture stays connected.
@@ -121,13 +157,19 @@ def draw(
     g = Drawing(graph_attr={"rankdir": rankdir, **graph_attr})
     if hidden:
         g.node("hidden", f"... {hidden} more nodes", shape="box", style="dashed")
+    clusters: dict[str, graphviz.Digraph] = {}  # checkpointed segment -> its subgraph
     for node in kept:
         name = names[id(node)]
         label, style = _describe(node, show_grad)
-        g.node(name, label, shape="record", **style)
+        segment = cluster_of(node)
+        if segment is not None and segment not in clusters:
+            attr = {"label": segment, "style": "dashed", "color": "gray50", "fontsize": "10"}
+            clusters[segment] = graphviz.Digraph(name=f"cluster_{len(clusters)}", graph_attr=attr)
+        home = g if segment is None else clusters[segment]
+        home.node(name, label, shape="record", **style)
         if not node._op:
             continue
-        g.node(
+        home.node(
             name + "op", graphviz.nohtml(node._op), shape="ellipse", fontsize="10", margin="0.02"
         )
         g.edge(name + "op", name)
@@ -139,4 +181,6 @@ def draw(
                 cut = True
         if cut:
             g.edge("hidden", name + "op", style="dashed")
+    for cluster in clusters.values():
+        g.subgraph(cluster)
     return g

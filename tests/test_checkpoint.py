@@ -209,3 +209,16 @@ def test_checkpointing_lowers_the_peak_memory_of_a_deep_network():
     checkpointed = peak_bytes(lambda: loss_of(mg.checkpoint_sequential(layers, 4, x)).backward())
     # 16 layers keep ~3 activations of 32 kB each; 4 segments keep about a third of that
     assert checkpointed < 0.5 * plain, (checkpointed, plain)
+
+
+def test_draw_groups_a_checkpointed_segment_in_a_cluster():
+    layers, _ = make_layers(3)
+    x = mg.tensor(np.ones((2, 4)), requires_grad=True)
+    y = loss_of(mg.checkpoint_sequential(layers, 2, x))
+    forward = mg.draw(y).source
+    assert forward.count("subgraph cluster_") == 1 and 'label="segment 0 (layers 0-1)"' in forward
+    backward = mg.draw(y, backward=True).source
+    cluster = backward[backward.index("subgraph cluster_") :]
+    # the recomputation of the segment (two layers: matmul, add, tanh each) sits in the cluster
+    assert cluster.count("label=matmul") >= 2 and cluster.count("label=tanh ") >= 2
+    assert mg.draw(loss_of(run(layers, x))).source.count("subgraph cluster_") == 0

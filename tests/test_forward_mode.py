@@ -134,6 +134,8 @@ PROGRAMS = {
     "scatter_add": (lambda x: _scatter_add(x) ** 2, [(3, 2)], normal),
     "concatenate": (lambda x, y: mg.concatenate([x, y * y], axis=1), [(2, 3), (2, 1)], normal),
     "matmul": (lambda a, b: (a @ b).tanh(), [(2, 3), (3, 2)], normal),
+    "softmax": (lambda x: mg.nn.functional.softmax(x, 0) * x, [(2, 3)], normal),
+    "log_softmax": (lambda x: mg.nn.functional.log_softmax(x, 1) * x, [(2, 3)], normal),
     "astype": (lambda x: x.to(mg.float32).to(mg.float64) * x, [(2, 3)], normal),
 }
 # alias and checkpoint are the transforms' own (test_transforms, test_checkpoint).

@@ -264,3 +264,19 @@ def test_hvp_returns_the_value_and_one_product_per_primal():
         assert hx.tolist() == [6.0, 8.0] and hy.tolist() == [2.0, 4.0]
     with pytest.raises(ValueError, match="unknown mode"):
         mg.hvp(f, (x, y), (x, y), mode="sideways")
+
+
+# -- the graph of a gradient, drawn (lesson 08) -----------------------------------------------
+def test_draw_backward_draws_the_graph_of_the_gradients():
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    x.label = "x"
+    y = (x.tanh() * x).sum()
+    forward = mg.draw(y).source
+    source = mg.draw(y, backward=True).source
+    assert "grad x" in source and "grad x" not in forward
+    assert "tanh_grad" in source and "tanh_grad" not in forward  # the backward's own ops
+    # the drawing is the graph create_graph=True builds: the gradient is differentiable
+    (g,) = mg.autograd.grad(y, x, create_graph=True)
+    assert g.requires_grad and g._node is not None
+    with pytest.raises(TypeError, match=r"backward=True\) draws the backward pass of a Tensor"):
+        mg.draw(mg.Value(1.0), backward=True)

@@ -28,13 +28,13 @@ from minigrad.tensor.mode import enable_grad, no_grad
 from minigrad.tensor.tensor import FREED_MESSAGE, Tensor
 
 
-def _grad_parents(t: Tensor) -> tuple:
+def _grad_parents(t: Tensor) -> list[Tensor]:
     node = t._node
     if node is None:
-        return ()
+        return []
     if node.freed:
         raise RuntimeError(FREED_MESSAGE)
-    return tuple(x for x in node.inputs if x.requires_grad)
+    return [x for x in node.inputs if x.requires_grad]
 
 
 def _seed(outputs: Sequence[Tensor], grads: Sequence[Any]) -> list[Tensor]:
@@ -97,7 +97,7 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph):
             for x, gx in zip(node.inputs, node.prim.vjp(g, t, node.inputs, node.params, needs)):
                 if gx is None or not x.requires_grad:
                     continue
-                if gx.shape != x.shape:  # a broken rule must not pass silently
+                if gx.data.shape != x.data.shape:  # a broken rule must not pass silently
                     raise RuntimeError(
                         f"the vjp rule of {node.prim.name!r} returned shape {gx.shape} "
                         f"for an input of shape {x.shape}"

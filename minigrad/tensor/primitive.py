@@ -61,10 +61,10 @@ class Primitive:
         """Cotangents for ``inputs`` (``None`` where not needed or not differentiable)."""
         if self.vjp_all is not None:
             return self.vjp_all(g, out, inputs, **params)
-        return tuple(
+        return [
             rule(g, out, *inputs, **params) if need and rule is not None else None
             for rule, need in zip(self.vjps, needs)
-        )
+        ]
 
     def jvp(self, tangents: Sequence[Any], out: Any, inputs: Sequence[Any], params: dict):
         """The output's tangent, the sum of every input's contribution."""
