@@ -4,8 +4,9 @@ The model is 784 -> 256 -> 256 -> 10 with ReLU, float32, a batch of 128,
 softmax cross-entropy on integer labels and a plain SGD update. One step is
 forward, loss, backward, update. Every engine starts from the same weights
 and sees the same batch, so their losses must agree step by step (checked).
-Every engine gets 2 threads (BLAS and intra-op), and the engines take turns
-step by step, so that other load on the machine falls on all of them alike.
+Every engine gets 2 threads (BLAS and intra-op; ``OMP_NUM_THREADS=1`` gives
+each one), and the engines take turns step by step, so that other load on
+the machine falls on all of them alike.
 
     python benchmarks/w2_mlp_train.py [--steps 30] [--warmup 3] [--backend numba] [--json out.json]
 
@@ -23,8 +24,10 @@ import time
 from itertools import pairwise
 from pathlib import Path
 
+# Before NumPy loads its BLAS: 2 threads for everyone (or OMP_NUM_THREADS, if set).
+THREADS = int(os.environ.get("OMP_NUM_THREADS", "2"))
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-    os.environ.setdefault(_var, "2")  # before NumPy loads its BLAS: 2 threads for everyone
+    os.environ.setdefault(_var, str(THREADS))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import autograd.numpy as anp  # noqa: E402
@@ -34,7 +37,7 @@ from autograd import value_and_grad  # noqa: E402
 
 import minigrad as mg  # noqa: E402
 
-torch.set_num_threads(2)
+torch.set_num_threads(THREADS)
 
 SIZES = (784, 256, 256, 10)
 BATCH = 128
@@ -157,7 +160,7 @@ def main() -> None:
     print(
         f"W2 MLP train step {'-'.join(map(str, SIZES))}, batch {BATCH}, float32, ReLU, "
         f"cross-entropy, SGD; median of {args.steps}; minigrad backend "
-        f"{mg.backends.current()!r}, 2 threads"
+        f"{mg.backends.current()!r}, {THREADS} threads"
     )
     print(f"  {'engine':<16} {'ms/step':>9} {'minigrad / it':>14}")
     for name, ms in medians.items():

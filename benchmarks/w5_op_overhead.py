@@ -26,8 +26,10 @@ import sys
 import time
 from pathlib import Path
 
+# Before NumPy loads its BLAS: 2 threads for everyone (or OMP_NUM_THREADS, if set).
+THREADS = int(os.environ.get("OMP_NUM_THREADS", "2"))
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-    os.environ.setdefault(_var, "2")  # before NumPy loads its BLAS: 2 threads for everyone
+    os.environ.setdefault(_var, str(THREADS))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import autograd.numpy as anp  # noqa: E402
@@ -37,7 +39,7 @@ from autograd import make_vjp  # noqa: E402
 
 import minigrad as mg  # noqa: E402
 
-torch.set_num_threads(2)
+torch.set_num_threads(THREADS)
 
 
 def chain(y, w, ops: int, tanh):
@@ -129,7 +131,7 @@ def main() -> None:
     ours = results["minigrad"][2]
     print(
         f"W5 per-op overhead: {args.ops} ops on 4x4 float32, then backward; "
-        f"median of {args.repeats}; minigrad backend {mg.backends.current()!r}, 2 threads"
+        f"median of {args.repeats}; minigrad backend {mg.backends.current()!r}, {THREADS} threads"
     )
     header = f"{'fwd us/op':>10} {'bwd us/op':>10} {'total us/op':>12} {'minigrad / it':>14}"
     print(f"  {'engine':<16} {header}")

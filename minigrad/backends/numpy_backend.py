@@ -75,9 +75,7 @@ class NumpyBackend:
     def zip(self, op: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return np.asarray(ZIPS[op](x, y))
 
-    def reduce(
-        self, op: str, x: np.ndarray, axes: tuple[int, ...], keepdims: bool
-    ) -> np.ndarray:
+    def reduce(self, op: str, x: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> np.ndarray:
         return np.asarray(REDUCES[op](x, axis=axes, keepdims=keepdims))
 
     def matmul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -1,4 +1,13 @@
-"""Function transforms: grad, vjp, jvp, Jacobians, Hessians, checkpointing (lessons 07-09)."""
+"""Function transforms: derivatives as functions you can transform again (lessons 07-09).
+
+- ``forward``      forward mode: ``jvp``, tangents carried along with values (07)
+- ``reverse``      ``grad``, ``value_and_grad``, ``vjp``: reverse mode as transforms (07-08)
+- ``jacobians``    ``jacrev`` / ``jacfwd`` (rows / columns), ``hessian``, ``hvp`` (07-08)
+- ``checkpointing`` ``checkpoint``, ``checkpoint_sequential``: recompute to save memory (09)
+
+Names, argument order and ``argnums`` follow JAX and ``torch.func``; every
+transform nests (``grad(grad(f))``, ``jvp(grad(f))``, ``jacfwd(jacrev(f))``).
+"""
 
 from minigrad.transforms.checkpointing import checkpoint, checkpoint_sequential
 from minigrad.transforms.forward import jvp
