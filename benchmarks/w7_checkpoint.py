@@ -23,7 +23,7 @@ Every (engine, run, measurement) happens in a fresh Python process:
   CPU seconds. The best, not the median: on a shared machine other work only
   ever adds time, so the fastest run is the closest to the step's own cost.
 
-    python benchmarks/w7_checkpoint.py [--segments 6] [--repeats 5] [--weight-grads] [--json F]
+    python benchmarks/w7_checkpoint.py [--segments 6] [--repeats 7] [--weight-grads] [--json F]
 
 Target: minigrad's checkpointed peak at most 40% of its plain peak, at most
 1.5x its time.
@@ -161,7 +161,7 @@ def run_child(engine: str, segments: int, measure: str, args: argparse.Namespace
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--segments", type=int, default=6)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--weight-grads", action="store_true")
     parser.add_argument("--json", help="also write the results to this JSON file")
     parser.add_argument("--child", nargs=3, metavar=("ENGINE", "SEGMENTS", "MEASURE"))
