@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
 
-from minigrad.backends.numba_backend import NumbaBackend
+from minigrad.backends.numba_backend import NUMPY_BELOW, NumbaBackend
 from minigrad.backends.numpy_backend import NumpyBackend
 
 SIZES = [2**k for k in range(8, 23, 2)]
@@ -70,7 +70,7 @@ def main() -> None:
     args = parser.parse_args()
 
     numba, numpy = NumbaBackend(), NumpyBackend()
-    numba.numpy_below = {"elementwise": 0, "reduce": 0}  # every call to the kernels,
+    numba.numpy_below = dict.fromkeys(NUMPY_BELOW, 0)  # every call to the kernels,
     numba.numpy_ops = frozenset()  # tanh included
     rng = np.random.default_rng(0)
     timings: dict[str, list] = {}

@@ -51,9 +51,9 @@ import time
 import numpy as np
 start = time.perf_counter()
 from minigrad.backends import numba_kernels as k, numba_matmul as m
-from minigrad.backends.numba_backend import NumbaBackend
+from minigrad.backends.numba_backend import NUMPY_BELOW, NumbaBackend
 backend = NumbaBackend()
-backend.numpy_below = {"elementwise": 0, "reduce": 0}
+backend.numpy_below = dict.fromkeys(NUMPY_BELOW, 0)
 backend.numpy_ops = frozenset()
 for dtype in (np.float32, np.float64):
     x = np.ones((3, 4), dtype)

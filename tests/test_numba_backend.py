@@ -38,7 +38,7 @@ from test_tensor_primitives import (
 import minigrad as mg
 from minigrad import backends
 from minigrad.backends import numba_kernels, numba_matmul, strides
-from minigrad.backends.numba_backend import NumbaBackend
+from minigrad.backends.numba_backend import NUMPY_BELOW, NumbaBackend
 from minigrad.backends.numpy_backend import NumpyBackend
 
 REFERENCE = NumpyBackend()
@@ -51,7 +51,7 @@ def kernels_only():
     """The shared numba backend with every size sent to the kernels (none to NumPy)."""
     backend = backends.get("numba")
     saved = backend.numpy_below, backend.numpy_ops
-    backend.numpy_below = {"elementwise": 0, "reduce": 0}
+    backend.numpy_below = dict.fromkeys(NUMPY_BELOW, 0)
     backend.numpy_ops = frozenset()
     yield backend
     backend.numpy_below, backend.numpy_ops = saved
@@ -59,7 +59,7 @@ def kernels_only():
 
 def all_kernels() -> NumbaBackend:
     backend = NumbaBackend()
-    backend.numpy_below = {"elementwise": 0, "reduce": 0}
+    backend.numpy_below = dict.fromkeys(NUMPY_BELOW, 0)
     backend.numpy_ops = frozenset()  # tanh and friends too
     return backend
 
@@ -191,7 +191,13 @@ def test_reduce_kernel_equals_numpy(data, shape, dtype, op, keepdims):
     axes = data.draw(reduced_axes(len(shape)))
     if op != "sum" and any(shape[a] == 0 for a in axes):
         return  # max of nothing is an error, raised by the tensor layer before any kernel
-    ours = all_kernels().reduce(op, x, axes, keepdims)
+    backend = all_kernels()
+    # Every axis choice through the kernel itself (the backend sends some to NumPy).
+    ours = (
+        backend._reduce_kernel(op, x, axes, keepdims)
+        if x.size
+        else backend.reduce(op, x, axes, keepdims)
+    )
     assert_same(ours, REFERENCE.reduce(op, x, axes, keepdims), dtype)
 
 
@@ -209,8 +215,8 @@ def test_kernels_over_many_blocks(dtype, layout):
     assert_same(backend.map("relu", x), REFERENCE.map("relu", x), dtype)
     for axes in [(0,), (1,), (0, 1)]:
         for op in ("sum", "max", "min"):
-            assert_same(backend.reduce(op, x, axes, False), REFERENCE.reduce(op, x, axes, False),
-                        dtype)  # fmt: skip
+            ours = backend._reduce_kernel(op, x, axes, False)
+            assert_same(ours, REFERENCE.reduce(op, x, axes, False), dtype)
 
 
 def test_nan_propagates_like_numpy():
@@ -227,16 +233,30 @@ def test_nan_propagates_like_numpy():
         )
 
 
-def test_sizes_below_the_crossover_go_to_numpy(monkeypatch):
+@pytest.mark.parametrize("op, kind", [("add", "elementwise"), ("tanh_grad", "fused")])
+def test_sizes_below_the_crossover_go_to_numpy(monkeypatch, op, kind):
     calls = []
     monkeypatch.setitem(numba_kernels.KERNELS, numba_kernels.ZIP, lambda *a: calls.append(a))
     backend = NumbaBackend()
-    small = np.ones(backend.numpy_below["elementwise"] - 1, np.float32)
-    np.testing.assert_array_equal(backend.zip("add", small, small), 2 * small)
+    small = np.ones(backend.numpy_below[kind] - 1, np.float32)
+    np.testing.assert_array_equal(backend.zip(op, small, small), REFERENCE.zip(op, small, small))
     assert calls == []  # NumPy did it
-    big = np.ones(backend.numpy_below["elementwise"], np.float32)
-    backend.zip("add", big, big)
+    big = np.ones(backend.numpy_below[kind], np.float32)
+    backend.zip(op, big, big)
     assert len(calls) == 1  # the kernel was asked
+
+
+def test_reductions_across_memory_go_to_numpy(monkeypatch):
+    calls = []
+    monkeypatch.setattr(numba_kernels, "reduce", lambda *a: calls.append(a))
+    backend = NumbaBackend()
+    backend.numpy_below = dict.fromkeys(NUMPY_BELOW, 0)
+    x = np.ones((4, 3), np.float32)
+    backend.reduce("sum", x, (0,), False)  # down the columns: NumPy adds rows
+    assert calls == []
+    backend.reduce("sum", x, (1,), False)  # along each row: the kernel's inner loop
+    backend.reduce("sum", x.T, (0,), False)  # the same memory, transposed
+    assert len(calls) == 2
 
 
 @st.composite

@@ -38,16 +38,31 @@ from minigrad.backends.strides import as_strided_storage, broadcast_strides, coa
 
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
-# Below these sizes (elements of the result, or of the input for reduce)
-# NumPy is faster: the call costs more than the arithmetic. Measured with
-# benchmarks/crossover.py on the 2-core development machine (see its output
-# in benchmarks/README.md); the kernel wins from about this size on.
-NUMPY_BELOW = {"elementwise": 32_768, "reduce": 32_768}
+# Below these sizes (elements of the result; of the input for reduce) NumPy
+# is faster. Measured with benchmarks/crossover.py on the 2-core development
+# machine (float32, 2 threads, shared: load average ~2.4), NumPy's time over
+# the kernel's, per call:
+#
+#   elements     mul   add row  tanh_grad   sum    (relu: 0.9x at 1M and 4M)
+#   65536       0.4x     0.3x      0.7x     0.2x
+#   262144      0.8x     0.8x      1.4x     0.6x
+#   1048576     1.0x     1.2x      2.0x     0.9x
+#   4194304     1.0x     1.5x      3.6x     1.6x
+#
+# A kernel call costs ~40 us before it touches a number (argument checks,
+# waking the threads), and a plain zip is memory-bound: one core already
+# streams memory as fast as this machine delivers it, so two threads only
+# help past ~1M elements. The fused derivatives read memory once where NumPy
+# reads it three times, and win from ~256K. On a machine with more cores and
+# memory bandwidth the kernels win earlier: rerun benchmarks/crossover.py.
+NUMPY_BELOW = {"elementwise": 2**20, "fused": 2**18, "reduce": 2**22}
+FUSED = frozenset({"tanh_grad", "sigmoid_grad", "relu_grad"})
 
-# Ops whose NumPy loop beats the parallel kernel at every size we measured:
-# NumPy's exp/log/tanh/sigmoid are SIMD code, numba's call libm once per
-# element (numba vectorizes them only with Intel's SVML library installed).
-NUMPY_OPS = frozenset({"exp", "log", "tanh", "sigmoid"})
+# Maps whose NumPy loop wins at every size measured: exp/log/tanh/sigmoid are
+# SIMD code in NumPy, while numba calls libm once per element (60x slower
+# for tanh; numba vectorizes them only with Intel's SVML library). relu, abs,
+# neg, sign and sqrt are one memory pass either way (NumPy: 0.9x-1.1x).
+NUMPY_OPS = frozenset({"exp", "log", "tanh", "sigmoid", "relu", "abs", "neg", "sign", "sqrt"})
 COMPARISONS = frozenset({"lt", "le", "gt", "ge", "eq", "ne"})
 
 
@@ -65,7 +80,7 @@ class NumbaBackend(NumpyBackend):
 
     def __init__(self) -> None:
         # Per instance, so a test or a lesson can send every call to the kernels
-        # (numpy_below = {"elementwise": 0, "reduce": 0}, numpy_ops = frozenset()).
+        # (numpy_below = dict.fromkeys(NUMPY_BELOW, 0), numpy_ops = frozenset()).
         self.numpy_below = dict(NUMPY_BELOW)
         self.numpy_ops = NUMPY_OPS
         self.matmul_kernel = "blas"  # or "tiled": the lesson's numba kernel
@@ -80,7 +95,7 @@ class NumbaBackend(NumpyBackend):
         return self._elementwise(op, x.shape, x.dtype, x)
 
     def zip(self, op: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        shape = self._big_shape(x, y)
+        shape = self._big_shape(op, x, y)
         if (
             shape is None
             or x.dtype != y.dtype
@@ -91,7 +106,7 @@ class NumbaBackend(NumpyBackend):
         return self._elementwise(op, shape, dtype, x, y)
 
     def where(self, cond: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        shape = self._big_shape(cond, x, y)
+        shape = self._big_shape("where", cond, x, y)
         if (
             shape is None
             or x.dtype != y.dtype
@@ -102,8 +117,17 @@ class NumbaBackend(NumpyBackend):
         return self._elementwise("where", shape, x.dtype, cond, x, y)
 
     def reduce(self, op: str, x: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> np.ndarray:
-        if x.size < self.numpy_below["reduce"] or x.dtype not in FLOATS or x.size == 0:
+        if (
+            x.size < self.numpy_below["reduce"]
+            or x.dtype not in FLOATS
+            or x.size == 0
+            or not _innermost_is_reduced(x, axes)
+        ):
             return super().reduce(op, x, axes, keepdims)
+        return self._reduce_kernel(op, x, axes, keepdims)
+
+    def _reduce_kernel(self, op, x, axes, keepdims) -> np.ndarray:
+        """Run ``numba_kernels.reduce`` (any axes, any strides; non-empty ``x``)."""
         kept = [a for a in range(x.ndim) if a not in axes]
         storage, offset, strides = as_strided_storage(x)
         kept_shape, kept_strides = coalesce(tuple(x.shape[a] for a in kept), strides[kept])
@@ -136,7 +160,7 @@ class NumbaBackend(NumpyBackend):
         return super().scatter_add(shape, index, values)
 
     # -- dispatch ------------------------------------------------------------------
-    def _big_shape(self, *arrays: np.ndarray) -> tuple[int, ...] | None:
+    def _big_shape(self, op: str, *arrays: np.ndarray) -> tuple[int, ...] | None:
         """The broadcast shape of ``arrays``, or None when it is surely below the crossover.
 
         A broadcast result has at most the product of the inputs' sizes, so
@@ -145,12 +169,14 @@ class NumbaBackend(NumpyBackend):
         bound = 1
         for a in arrays:
             bound *= a.size
-        if bound < self.numpy_below["elementwise"]:
+        if bound < self.numpy_below["fused" if op in FUSED else "elementwise"]:
             return None
         return np.broadcast_shapes(*(a.shape for a in arrays))
 
     def _kernel_pays(self, size: int, dtype: np.dtype, op: str) -> bool:
-        if size < self.numpy_below["elementwise"] or dtype not in FLOATS:
+        if size < self.numpy_below["fused" if op in FUSED else "elementwise"]:
+            return False
+        if dtype not in FLOATS:
             return False
         return op in compiled_kernels().CODE
 
@@ -159,22 +185,44 @@ class NumbaBackend(NumpyBackend):
         out = np.empty(shape, dtype=dtype)
         if out.size == 0:
             return out
-        storages = [as_strided_storage(a) for a in inputs]
-        flat_shape, *flat_strides = coalesce(
-            shape, *(broadcast_strides(a.shape, s[2], shape) for a, s in zip(inputs, storages))
-        )
         arguments = []
-        for (storage, offset, _), strides in zip(storages, flat_strides):
-            arguments += [storage, offset, strides]
+        if all(a.shape == shape and a.flags.c_contiguous for a in inputs):
+            # The common case, without the general bookkeeping: one flat axis.
+            flat_shape = np.array([out.size], dtype=np.int64)
+            for a in inputs:
+                arguments += [a.reshape(-1), 0, _UNIT_STRIDE]
+        else:
+            storages = [as_strided_storage(a) for a in inputs]
+            flat_shape, *flat_strides = coalesce(
+                shape, *(broadcast_strides(a.shape, s[2], shape) for a, s in zip(inputs, storages))
+            )
+            for (storage, offset, _), strides in zip(storages, flat_strides):
+                arguments += [storage, offset, strides]
         kernels = compiled_kernels()
         family, code = kernels.CODE[op]
         kernels.KERNELS[family](code, out.reshape(-1), flat_shape, *arguments)
         return out
 
 
+_UNIT_STRIDE = np.ones(1, dtype=np.int64)
+
+
 def compiled_kernels() -> ModuleType:
     """``numba_kernels``, imported (which loads numba) the first time a kernel is needed."""
     return importlib.import_module("minigrad.backends.numba_kernels")
+
+
+def _innermost_is_reduced(x: np.ndarray, axes: tuple[int, ...]) -> bool:
+    """Whether the axis that runs fastest through memory is one being reduced.
+
+    Only then does the kernel's inner loop run along memory. Summing a
+    C-ordered matrix over axis 0 instead is a row-by-row vector sum, which
+    NumPy does well and our walk does not (measured: 18x slower at 4M).
+    """
+    moving = [a for a in range(x.ndim) if x.shape[a] > 1]
+    if not moving or all(a in axes for a in moving):
+        return True
+    return min(moving, key=lambda a: abs(x.strides[a])) in axes
 
 
 def _is_basic(index: object) -> bool:

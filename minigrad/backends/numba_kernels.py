@@ -28,10 +28,14 @@ Integer and bool arrays never come here: the backend hands them to NumPy.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
+import numba
 import numpy as np
 from numba import njit, prange
 
-from minigrad.backends import strides
+from minigrad.backends import numba_ops, strides
 from minigrad.backends.numba_ops import (
     COMPARE_OPS,
     MAP_OPS,
@@ -42,10 +46,18 @@ from minigrad.backends.numba_ops import (
     zip_family,
 )
 
+# numba's default threading layer here is GNU OpenMP, whose idle threads
+# spin. When another process wants the same cores (a test suite, a second
+# notebook) a spinning thread that loses its core stalls every parallel loop
+# for a scheduler time slice: measured on the 2-core development machine,
+# 8 ms per kernel call instead of 0.04 ms. numba's own "workqueue" pool
+# sleeps instead, at a cost of some 20 us per call. Robust wins, unless the
+# user chose a layer (NUMBA_THREADING_LAYER).
+if "NUMBA_THREADING_LAYER" not in os.environ:
+    numba.config.THREADING_LAYER = "workqueue"
+
 # The index math of strides.py, compiled for the CPU. (The CUDA backend wraps
-# the same functions with cuda.jit(device=True).) Note for editors: numba's
-# disk cache is keyed on the kernel's own file, so after editing strides.py
-# clear __pycache__ to recompile the kernels below.
+# the same functions with cuda.jit(device=True).)
 to_index = njit(inline="always")(strides.to_index)
 index_to_position = njit(inline="always")(strides.index_to_position)
 next_index = njit(inline="always")(strides.next_index)
@@ -159,8 +171,9 @@ def reduce(op, out, kept_shape, reduced_shape, x, x_offset, kept_strides, reduce
             p = index_to_position(index, reduced_strides, base)
             n = min(reduced_shape[last] - index[last], stop - i)
             if op == 0 and rs == 1:
+                run = x[p : p + n]  # a slice indexed from 0: the loop vectorizes
                 for k in range(n):
-                    acc += x[p + k]
+                    acc += run[k]
             elif op == 0:
                 for k in range(n):
                     acc += x[p + k * rs]
@@ -182,3 +195,24 @@ def reduce(op, out, kept_shape, reduced_shape, x, x_offset, kept_strides, reduce
             elif (v > acc if op == 1 else v < acc) or v != v:
                 acc = v if acc == acc else acc
         out[o] = acc
+
+
+def forget_stale_kernels() -> None:
+    """Drop cached kernels compiled before the last edit of a file they include.
+
+    numba's disk cache checks only the file a kernel is defined in (this one),
+    but the kernels also compile in ``strides.py`` and ``numba_ops.py``: after
+    an edit there, the cached machine code would silently be the old code.
+    """
+    sources = (Path(__file__), Path(strides.__file__), Path(numba_ops.__file__))
+    newest = max(path.stat().st_mtime for path in sources)
+    for kernel in (*KERNELS.values(), reduce):
+        try:
+            index = Path(kernel._cache._cache_file._index_path)  # numba's own index file
+            if index.exists() and index.stat().st_mtime < newest:
+                kernel._cache.flush()
+        except (AttributeError, OSError):  # another numba version, a read-only cache
+            pass
+
+
+forget_stale_kernels()

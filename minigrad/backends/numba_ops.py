@@ -2,9 +2,13 @@
 
 Each op is a tiny function of one element (two for zips), compiled inline.
 A *run* applies one of them along the innermost axis of a kernel's walk:
-``out[i + k] = fn(x[px + k * xs], ...)`` for ``k < n``. It comes in two
-copies: one where every stride is 1 and a general one. LLVM turns the first
-into SIMD instructions; with a stride only known at run time it cannot.
+``out[i + k] = fn(x[px + k * xs], ...)`` for ``k < n``. It comes in several
+copies: one where every stride is 1, one per side for a broadcast number
+(stride 0), and a general one. LLVM turns the special copies into SIMD
+instructions; with a stride only known at run time it cannot. The special
+copies read through slices (``x[px : px + n]``) indexed from 0: an index that
+is provably not negative needs no wraparound test, and only then does the
+loop vectorize (measured: 1.6x slower without).
 
 The op is picked by a chain of ``if op == ...`` *outside* the run, so that
 each copy of the loop has one known function for a body. (With the test
@@ -98,8 +102,9 @@ def ne(x, y, zero, one): return x != y
 def map_run(fn, out, i, n, x, px, xs, zero, one):
     """``out[i + k] = fn(x[px + k xs])`` for ``k < n``."""
     if xs == 1:
+        o, a = out[i : i + n], x[px : px + n]
         for k in range(n):
-            out[i + k] = fn(x[px + k], zero, one)
+            o[k] = fn(a[k], zero, one)
     else:
         for k in range(n):
             out[i + k] = fn(x[px + k * xs], zero, one)
@@ -108,12 +113,22 @@ def map_run(fn, out, i, n, x, px, xs, zero, one):
 @inline
 def zip_run(fn, out, i, n, x, px, xs, y, py, ys, zero, one):
     """``out[i + k] = fn(x[px + k xs], y[py + k ys])`` for ``k < n``."""
+    o = out[i : i + n]
     if xs == 1 and ys == 1:
+        a, b = x[px : px + n], y[py : py + n]
         for k in range(n):
-            out[i + k] = fn(x[px + k], y[py + k], zero, one)
+            o[k] = fn(a[k], b[k], zero, one)
+    elif xs == 0 and ys == 1:  # a broadcast number with an array: g * (1 - y^2), 2 - y
+        a, b = x[px], y[py : py + n]
+        for k in range(n):
+            o[k] = fn(a, b[k], zero, one)
+    elif xs == 1 and ys == 0:  # an array with a broadcast number: x * 2, x - max
+        a, b = x[px : px + n], y[py]
+        for k in range(n):
+            o[k] = fn(a[k], b, zero, one)
     else:
         for k in range(n):
-            out[i + k] = fn(x[px + k * xs], y[py + k * ys], zero, one)
+            o[k] = fn(x[px + k * xs], y[py + k * ys], zero, one)
 
 
 # One signature for every family: op, out, where the run starts and how long

@@ -37,6 +37,8 @@ from minigrad.transforms.reverse import normalize_argnums, value_and_grad, vjp
 
 def _basis(shape: tuple[int, ...], index: int, like: Tensor) -> Tensor:
     """The one-hot tensor of ``shape`` with a 1 at flat position ``index``."""
+    if not shape:
+        return factories.ones_like(like)
     e = np.zeros(shape, dtype=like.dtype)
     e.flat[index] = 1
     return factories.tensor(e, device=like.device)
@@ -78,9 +80,12 @@ def jacrev(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[
         for k, out in enumerate(outs):
             rows: list[tuple[Tensor, ...]] = []
             for index in range(out.size):
-                cotangent = [factories.zeros_like(o) for o in outs]
-                cotangent[k] = _basis(out.shape, index, out)
-                rows.append(vjp_fn(cotangent[0] if single_out else tuple(cotangent)))
+                e = _basis(out.shape, index, out)
+                if single_out:
+                    rows.append(vjp_fn(e))
+                else:  # the other outputs get zero cotangents
+                    us = [e if j == k else factories.zeros_like(o) for j, o in enumerate(outs)]
+                    rows.append(vjp_fn(tuple(us)))
             blocks.append(
                 [
                     _stacked([row[i] for row in rows], out.shape, x.shape, x)
@@ -97,6 +102,8 @@ def _stacked(parts: list[Tensor], lead: tuple, tail: tuple, like: Tensor) -> Ten
     """Stack ``parts`` (one per element of ``lead``) into a tensor of shape lead + tail."""
     if not parts:
         return factories.zeros(lead + tail, dtype=like.dtype, device=like.device)
+    if len(parts) == 1:  # one row (a scalar output): nothing to stack
+        return parts[0].reshape(lead + tail)
     return stack(parts).reshape(lead + tail)
 
 
