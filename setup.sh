@@ -94,7 +94,7 @@ vpy=$venv/bin/python
 
 # --- Python packages (skipped when nothing changed since the last run) --------------
 extras=lessons
-[[ $mode == test ]] && extras=lessons,dev
+[[ $mode == test ]] && extras=lessons,dev,docs
 stamp=$venv/.minigrad-setup-$mode
 want=$(cat pyproject.toml "${BASH_SOURCE[0]}" | cksum)
 want="$want ${MINIGRAD_TORCH_INDEX:-}"
@@ -124,6 +124,10 @@ else
     # Graphviz's dot draws the nicest pictures; optional, tried once per install.
     if ! command -v dot >/dev/null 2>&1 && apt_install graphviz; then
         say "installed Graphviz (dot) with apt-get"
+    fi
+    # The docs test opens the built site in headless Chromium (Debian's package).
+    if [[ $mode == test ]] && ! command -v chromium >/dev/null 2>&1 && apt_install chromium; then
+        say "installed Chromium with apt-get (for the docs site test)"
     fi
     echo "$want" >"$stamp"
     say "packages installed in $((SECONDS - started)) s"

@@ -16,6 +16,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
+# The notebook kernels are subprocesses: let them import minigrad from here too.
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p
+)
 
 # Copy the lessons in (the site reads them; it never edits them).
 _lessons = HERE / "lessons"
