@@ -31,7 +31,7 @@ for notebook in sorted((ROOT / "lessons").glob("[0-9][0-9]_*.ipynb")):
 
 project = "minigrad"
 author = "the minigrad authors"
-copyright = "2026, the minigrad authors"  # noqa: A001 - Sphinx's name
+copyright = "2026, the minigrad authors"
 
 extensions = [
     "myst_nb",

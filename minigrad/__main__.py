@@ -56,8 +56,6 @@ def _graphviz() -> tuple[str, str]:
 def findings() -> list[tuple[str, str, str]]:
     """(status, what, detail) for every piece the course uses."""
     rows = [(OK, "python", f"{platform.python_version()} ({sys.executable})")]
-    if sys.version_info < (3, 10):
-        rows[0] = (MISSING, "python", f"{platform.python_version()}: minigrad needs 3.10+")
     for module, why, fix in [
         ("numpy", "arrays (required)", "pip install numpy"),
         ("numba", "the parallel CPU backend", "pip install numba"),

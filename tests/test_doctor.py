@@ -25,5 +25,7 @@ def test_doctor_explains_missing_graphviz(monkeypatch):
 
 
 def test_unknown_command_is_a_usage_error():
-    run = subprocess.run([sys.executable, "-m", "minigrad", "frobnicate"], capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "minigrad", "frobnicate"], capture_output=True, text=True
+    )
     assert run.returncode == 2 and "usage" in run.stderr

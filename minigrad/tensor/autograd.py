@@ -142,7 +142,9 @@ def grad(
     grads = list(grads) + [None] * (len(outputs) - len(grads))
     for i, x in enumerate(inputs):
         if not isinstance(x, Tensor) or not x.requires_grad:
-            raise RuntimeError(f"One of the differentiated Tensors (input {i}) does not require grad")
+            raise RuntimeError(
+                f"One of the differentiated Tensors (input {i}) does not require grad"
+            )
     retain = create_graph if retain_graph is None else retain_graph
     results = _run(outputs, _seed(outputs, grads), inputs, retain, create_graph)
     answer = []

@@ -62,9 +62,11 @@ POW = _zip("pow", (lambda g, out, x, y: g * _power_slope(x, y),
            (lambda t, out, x, y: t * _power_slope(x, y),
             lambda t, out, x, y: t * where((x == 0) & (y >= 0), 0.0, out * log(x))))
 # Where x == y the derivative does not exist; like PyTorch, split it evenly.
-MAXIMUM = _zip("maximum", (lambda g, out, x, y: g * _share(x, y), lambda g, out, x, y: g * _share(y, x)),
+MAXIMUM = _zip("maximum",
+               (lambda g, out, x, y: g * _share(x, y), lambda g, out, x, y: g * _share(y, x)),
                (lambda t, out, x, y: t * _share(x, y), lambda t, out, x, y: t * _share(y, x)))
-MINIMUM = _zip("minimum", (lambda g, out, x, y: g * _share(y, x), lambda g, out, x, y: g * _share(x, y)),
+MINIMUM = _zip("minimum",
+               (lambda g, out, x, y: g * _share(y, x), lambda g, out, x, y: g * _share(x, y)),
                (lambda t, out, x, y: t * _share(y, x), lambda t, out, x, y: t * _share(x, y)))
 # Fused derivatives (lesson 10): tanh_grad(g, y) = g (1 - y^2), sigmoid_grad(g, y)
 # = g y (1 - y), relu_grad(g, x) = g where x > 0. Linear in g, so the rule for g
@@ -289,7 +291,7 @@ def relu(x: Any) -> Tensor:
     return _unary(RELU, x)
 
 
-def abs(x: Any) -> Tensor:  # noqa: A001 - the math name
+def abs(x: Any) -> Tensor:
     return _unary(ABS, x)
 
 

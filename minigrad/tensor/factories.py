@@ -1,8 +1,8 @@
 """Making tensors: from data, from a shape, from a random generator (lesson 04).
 
-    >>> import minigrad as mg
-    >>> mg.tensor([1, 2]).dtype, mg.tensor([1.0, 2.0]).dtype
-    (dtype('int64'), dtype('float32'))
+>>> import minigrad as mg
+>>> mg.tensor([1, 2]).dtype, mg.tensor([1.0, 2.0]).dtype
+(dtype('int64'), dtype('float32'))
 """
 
 from __future__ import annotations
@@ -58,7 +58,9 @@ def as_raw(data: Any, dtype: Any, device: str) -> Any:
     return backends.for_device(device).from_numpy(array)
 
 
-def tensor(data: Any, dtype: Any = None, requires_grad: bool = False, device: str = "cpu") -> Tensor:
+def tensor(
+    data: Any, dtype: Any = None, requires_grad: bool = False, device: str = "cpu"
+) -> Tensor:
     """A tensor holding ``data`` (numbers, nested lists, a NumPy array, a Tensor).
 
     >>> import minigrad as mg

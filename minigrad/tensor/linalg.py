@@ -15,7 +15,7 @@ from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.tensor import Tensor, apply
 
 
-def _mT(x: Tensor) -> Tensor:  # noqa: N802 - the math name
+def _mT(x: Tensor) -> Tensor:
     """Transpose of the last two axes (of every matrix in a stack)."""
     return x.swapaxes(-1, -2)
 
@@ -42,13 +42,13 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
         a, b = a.to(common), b.to(common)
     if a.ndim == 0 or b.ndim == 0:
         raise ShapeError(
-            f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D "
-            f"and {b.ndim}D"
+            f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D"
         )
     if a.ndim == 1 or b.ndim == 1:
         # A vector is a matrix with one row (on the left) or one column (on the right).
-        left, right = (a.reshape(1, -1) if a.ndim == 1 else a), (
-            b.reshape(-1, 1) if b.ndim == 1 else b
+        left, right = (
+            (a.reshape(1, -1) if a.ndim == 1 else a),
+            (b.reshape(-1, 1) if b.ndim == 1 else b),
         )
         out = matmul(left, right)
         keep = out.shape[:-2] + (() if a.ndim == 1 else out.shape[-2:-1])

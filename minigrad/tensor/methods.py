@@ -13,7 +13,7 @@ from minigrad.tensor import broadcasting, elementwise, linalg, reductions, shape
 ew = elementwise
 
 
-def attach(Tensor: type) -> None:  # noqa: N803 - the class itself
+def attach(Tensor: type) -> None:
     """Give ``Tensor`` its operators and methods."""
     binary = {
         "add": ew.add,

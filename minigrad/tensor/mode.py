@@ -57,7 +57,7 @@ class _GradMode:
         return wrapper  # type: ignore[return-value]
 
 
-class no_grad(_GradMode):  # noqa: N801 - PyTorch's name
+class no_grad(_GradMode):
     """Do not record operations for reverse mode (``with`` block or decorator).
 
     >>> import minigrad as mg
@@ -70,7 +70,7 @@ class no_grad(_GradMode):  # noqa: N801 - PyTorch's name
     enabled = False
 
 
-class enable_grad(_GradMode):  # noqa: N801 - PyTorch's name
+class enable_grad(_GradMode):
     """Record operations again, even inside ``no_grad``."""
 
     enabled = True

@@ -35,8 +35,7 @@ def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
         low, high = (-ndim, ndim - 1) if ndim else (-1, 0)
         if not isinstance(a, int) or not low <= a <= high:
             raise IndexError(
-                f"Dimension out of range (expected to be in range of [{low}, {high}], "
-                f"but got {a})"
+                f"Dimension out of range (expected to be in range of [{low}, {high}], but got {a})"
             )
         result.append(a % ndim if ndim else None)
     if len(set(result)) != len(result):
@@ -99,7 +98,7 @@ def _axes_and_keep(x: Tensor, axis: Any, keepdims: bool, dim: Any, keepdim: Any)
     return normalize_axes(axis, x.ndim), bool(keepdims)
 
 
-def sum(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdim=None):  # noqa: A001
+def sum(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdim=None):
     """Sum over ``axis`` (None: all; int or tuple; negatives count from the end).
 
     >>> import minigrad as mg
@@ -110,14 +109,14 @@ def sum(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdi
     return apply(SUM, (x,), axes=axes, keepdims=keepdims)
 
 
-def max(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdim=None):  # noqa: A001
+def max(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdim=None):
     """Largest element over ``axis``; tied winners share the gradient."""
     axes, keepdims = _axes_and_keep(x, axis, keepdims, dim, keepdim)
     _check_not_empty(x, axes, "max")
     return apply(MAX, (x,), axes=axes, keepdims=keepdims)
 
 
-def min(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdim=None):  # noqa: A001
+def min(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdim=None):
     """Smallest element over ``axis``; tied winners share the gradient."""
     axes, keepdims = _axes_and_keep(x, axis, keepdims, dim, keepdim)
     _check_not_empty(x, axes, "min")
@@ -178,4 +177,6 @@ def logsumexp(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, 
     m = m.where(m.abs() < float("inf"), 0.0)  # all -inf along an axis: shift by 0
     total = apply(SUM, ((x - m).exp(),), axes=axes, keepdims=True)
     out = total.log() + m
-    return out if keepdims else out.reshape(tuple(n for i, n in enumerate(out.shape) if i not in axes))
+    return (
+        out if keepdims else out.reshape(tuple(n for i, n in enumerate(out.shape) if i not in axes))
+    )

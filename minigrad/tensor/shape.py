@@ -158,7 +158,7 @@ def squeeze(x: Tensor, axis: Any = None, *, dim: Any = None) -> Tensor:
 def unsqueeze(x: Tensor, axis: int) -> Tensor:
     """Insert a size-1 axis at ``axis`` (negative counts from the end of the result)."""
     axis = normalize_axes(axis, x.ndim + 1)[0]
-    return reshape(x, x.shape[:axis] + (1,) + x.shape[axis:])
+    return reshape(x, (*x.shape[:axis], 1, *x.shape[axis:]))
 
 
 def _raw_index(index: Any, device: str) -> Any:

@@ -229,9 +229,7 @@ class Tensor:
 
     def item(self) -> float | int | bool:
         if self.size != 1:
-            raise RuntimeError(
-                f"a Tensor with {self.size} elements cannot be converted to Scalar"
-            )
+            raise RuntimeError(f"a Tensor with {self.size} elements cannot be converted to Scalar")
         return self.numpy().reshape(()).item()
 
     def tolist(self) -> Any:
