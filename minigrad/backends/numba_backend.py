@@ -13,11 +13,15 @@ primitive against it). What changes is who does the arithmetic:
 - data movement that NumPy does as a view (broadcast, reshape, transpose,
   slicing) costs nothing and stays NumPy's, as do casts and concatenation.
 
-Only pay for what helps. A kernel call costs a few microseconds before it
-touches a number (argument checks, waking the threads), and NumPy's loops for
-``exp``, ``log``, ``tanh`` use SIMD versions of those functions that numba's
-scalar calls into libm cannot match. So each op goes to NumPy below a measured
-size, and the transcendental maps stay NumPy's (``NUMPY_OPS``).
+Only pay for what helps. A kernel call costs tens of microseconds before it
+touches a number (argument checks, waking the threads), a plain zip is
+memory-bound, and NumPy's ``exp``, ``log``, ``tanh`` are SIMD code that
+numba's scalar calls into libm cannot match. So each op goes to NumPy below
+a measured size (``NUMPY_BELOW``), the maps stay NumPy's (``NUMPY_OPS``), and
+the kernels run where they were measured to win: big zips, reductions along
+memory, and the fused derivatives at every size from ~256K elements. Big
+outputs go into recycled memory (``buffers.py``): fresh pages cost a page
+fault each.
 
 Integer and bool arrays always use NumPy: the kernels are compiled for
 float32 and float64 only, which keeps the number of compilations small. And
@@ -33,37 +37,44 @@ from types import ModuleType
 
 import numpy as np
 
-from minigrad.backends.numpy_backend import NumpyBackend
-from minigrad.backends.strides import as_strided_storage, broadcast_strides, coalesce
+from minigrad.backends.buffers import BufferPool
+from minigrad.backends.numpy_backend import MAPS, ZIPS, NumpyBackend
+from minigrad.backends.strides import as_strided_storage, broadcast_strides, coalesce, read_only
 
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 # Below these sizes (elements of the result; of the input for reduce) NumPy
 # is faster. Measured with benchmarks/crossover.py on the 2-core development
-# machine (float32, 2 threads, shared: load average ~2.4), NumPy's time over
-# the kernel's, per call:
+# machine (float32, 2 threads, load average ~1), NumPy's time over the
+# kernel's, per call:
 #
-#   elements     mul   add row  tanh_grad   sum    (relu: 0.9x at 1M and 4M)
-#   65536       0.4x     0.3x      0.7x     0.2x
-#   262144      0.8x     0.8x      1.4x     0.6x
-#   1048576     1.0x     1.2x      2.0x     0.9x
-#   4194304     1.0x     1.5x      3.6x     1.6x
+#   elements     mul   add row  tanh_grad   sum    relu   tanh
+#   65536       0.3x     0.3x      0.7x     0.2x   0.3x   0.3x
+#   262144      0.9x     0.9x      1.9x     0.5x   0.8x   0.4x
+#   1048576     1.5x     1.4x      2.0x     1.0x   0.9x   0.7x
+#   4194304     1.1x     2.0x      7.7x     1.5x   1.5x   0.7x
 #
 # A kernel call costs ~40 us before it touches a number (argument checks,
-# waking the threads), and a plain zip is memory-bound: one core already
-# streams memory as fast as this machine delivers it, so two threads only
-# help past ~1M elements. The fused derivatives read memory once where NumPy
-# reads it three times, and win from ~256K. On a machine with more cores and
-# memory bandwidth the kernels win earlier: rerun benchmarks/crossover.py.
+# waking the threads), and a plain zip is memory-bound: one core streams
+# nearly as fast as this machine's memory allows, so a second core pays only
+# past ~1M elements. The fused derivatives read memory once where NumPy
+# reads it three times, and win from ~256K. (With the machine shared, load
+# ~2.4, the kernels won later: mul 1.0x at 1M and 4M.) On a machine with
+# more cores and memory bandwidth they win earlier: rerun crossover.py.
 NUMPY_BELOW = {"elementwise": 2**20, "fused": 2**18, "reduce": 2**22}
 FUSED = frozenset({"tanh_grad", "sigmoid_grad", "relu_grad"})
 
-# Maps whose NumPy loop wins at every size measured: exp/log/tanh/sigmoid are
-# SIMD code in NumPy, while numba calls libm once per element (60x slower
-# for tanh; numba vectorizes them only with Intel's SVML library). relu, abs,
-# neg, sign and sqrt are one memory pass either way (NumPy: 0.9x-1.1x).
+# Maps whose NumPy loop wins or ties at every size measured (table above):
+# exp, log, tanh and sigmoid are SIMD code in NumPy, while numba calls libm
+# once per element (60x slower for tanh; numba vectorizes those calls only
+# with Intel's SVML library). The kernels' float32 tanh is a rational
+# function that does vectorize (numba_ops.tanh_of), yet still loses to
+# NumPy's here. relu, abs, neg, sign and sqrt are one memory pass either way.
 NUMPY_OPS = frozenset({"exp", "log", "tanh", "sigmoid", "relu", "abs", "neg", "sign", "sqrt"})
 COMPARISONS = frozenset({"lt", "le", "gt", "ge", "eq", "ne"})
+# The NumPy maps that are plain ufuncs, so they can write into a recycled buffer.
+UFUNCS = {"neg": np.negative, "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "tanh": np.tanh,
+          "abs": np.abs, "sign": np.sign}  # fmt: skip
 
 
 class NumbaBackend(NumpyBackend):
@@ -84,17 +95,26 @@ class NumbaBackend(NumpyBackend):
         self.numpy_below = dict(NUMPY_BELOW)
         self.numpy_ops = NUMPY_OPS
         self.matmul_kernel = "blas"  # or "tiled": the lesson's numba kernel
+        self.buffers = BufferPool()  # big outputs in recycled memory (buffers.py)
 
     # -- the four higher-order kernels ---------------------------------------
     # Each method first asks, as cheaply as it can, whether the kernel pays:
     # below the crossover NumPy's call is the whole cost, so ours must add
     # next to nothing to it.
     def map(self, op: str, x: np.ndarray) -> np.ndarray:
+        if x.size < self.numpy_below["elementwise"]:  # the common, small case first
+            return np.asarray(MAPS[op](x))
         if not self._kernel_pays(x.size, x.dtype, op) or op in self.numpy_ops:
+            ufunc = UFUNCS.get(op)
+            if ufunc is not None and x.nbytes >= self.buffers.min_bytes and x.dtype in FLOATS:
+                return ufunc(x, out=self.buffers.empty(x.shape, x.dtype))  # NumPy, recycled
             return super().map(op, x)
         return self._elementwise(op, x.shape, x.dtype, x)
 
     def zip(self, op: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        bound = x.size * y.size  # at least the result's size
+        if bound < self.numpy_below["fused"] and bound < self.numpy_below["elementwise"]:
+            return np.asarray(ZIPS[op](x, y))
         shape = self._big_shape(op, x, y)
         if (
             shape is None
@@ -182,7 +202,7 @@ class NumbaBackend(NumpyBackend):
 
     def _elementwise(self, op, shape, dtype, *inputs) -> np.ndarray:
         """Run op ``op``'s kernel on ``inputs`` into a fresh contiguous array of ``shape``."""
-        out = np.empty(shape, dtype=dtype)
+        out = self.buffers.empty(shape, np.dtype(dtype))
         if out.size == 0:
             return out
         arguments = []
@@ -190,7 +210,7 @@ class NumbaBackend(NumpyBackend):
             # The common case, without the general bookkeeping: one flat axis.
             flat_shape = np.array([out.size], dtype=np.int64)
             for a in inputs:
-                arguments += [a.reshape(-1), 0, _UNIT_STRIDE]
+                arguments += [read_only(a.reshape(-1)), 0, _UNIT_STRIDE]
         else:
             storages = [as_strided_storage(a) for a in inputs]
             flat_shape, *flat_strides = coalesce(

@@ -35,6 +35,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from minigrad.backends.strides import read_only
+
 # A task's tile of C: TILE_M rows of A and TILE_N rows of bt, each of K
 # elements; for K = 1024 float32 that is 256 KiB + 512 KiB, inside a 2 MiB L2.
 TILE_M, TILE_N = 64, 128
@@ -130,7 +132,8 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if a.shape[-1] == 0:
         out[...] = 0
         return out
-    a3 = np.ascontiguousarray(a).reshape(-1, m, a.shape[-1])
-    bt3 = np.ascontiguousarray(np.swapaxes(b, -1, -2)).reshape(-1, n, b.shape[-2])
+    # Read-only views, as numba compiles read-only and writable inputs separately.
+    a3 = read_only(np.ascontiguousarray(a).reshape(-1, m, a.shape[-1]))
+    bt3 = read_only(np.ascontiguousarray(np.swapaxes(b, -1, -2)).reshape(-1, n, b.shape[-2]))
     tiled_matmul(a3, bt3, out.reshape(-1, m, n))
     return out

@@ -93,6 +93,8 @@ def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
 def as_strided_storage(x: np.ndarray) -> tuple[np.ndarray, int, np.ndarray]:
     """``x`` as (flat storage, offset, strides in elements), sharing ``x``'s memory.
 
+    The storage is read-only (``read_only``): kernels only read their inputs.
+
     The storage starts at the lowest address ``x`` touches, so a negative
     stride (``x[::-1]``) gives a positive offset. Strides that are not a whole
     number of elements (views of raw bytes, never made by minigrad) are made
@@ -107,16 +109,31 @@ def as_strided_storage(x: np.ndarray) -> tuple[np.ndarray, int, np.ndarray]:
         x = np.ascontiguousarray(x)
     strides = np.array([s // itemsize for s in x.strides], dtype=np.int64)
     if x.size == 0:
-        return np.empty(0, dtype=x.dtype), 0, strides
+        return read_only(np.empty(0, dtype=x.dtype)), 0, strides
     if x.ndim == 0:
-        return x.reshape(1), 0, strides
+        return read_only(x.reshape(1)), 0, strides
     # Step to the element at the lowest address: the last one along every
     # axis that runs backwards in memory.
     lowest = x[tuple(slice(n - 1, n) if s < 0 else slice(0, 1) for n, s in zip(x.shape, strides))]
     offset = sum(-s * (n - 1) for n, s in zip(x.shape, strides) if s < 0)
     span = sum(abs(s) * (n - 1) for n, s in zip(x.shape, strides)) + 1
     storage = np.lib.stride_tricks.as_strided(lowest, shape=(span,), strides=(itemsize,))
-    return storage, int(offset), strides
+    return read_only(storage), int(offset), strides
+
+
+def read_only(view: np.ndarray) -> np.ndarray:
+    """A read-only view of ``view`` (its own flag only: the array it views is untouched).
+
+    Kernels only read their inputs, and numba compiles a separate copy of a
+    kernel for read-only arrays (a broadcast view is one) and for writable
+    ones. Passing every input read-only halves the compilations.
+
+    >>> x = np.zeros(2); read_only(x).flags.writeable, x.flags.writeable
+    (False, True)
+    """
+    view = view.view()
+    view.flags.writeable = False
+    return view
 
 
 def broadcast_strides(
