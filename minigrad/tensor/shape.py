@@ -9,6 +9,7 @@ Their forward-mode rules apply the same rearrangement to the tangent.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -93,7 +94,7 @@ def reshape(x: Tensor, *shape: Any) -> Tensor:
     shape = tuple(int(n) for n in shape)
     if shape.count(-1) > 1:
         raise RuntimeError("only one dimension can be inferred")
-    known = int(np.prod([n for n in shape if n != -1], dtype=np.int64))
+    known = math.prod(n for n in shape if n != -1)
     if -1 in shape:
         if known == 0 or x.size % known:
             raise ShapeError(f"shape '{list(shape)}' is invalid for input of size {x.size}")

@@ -21,6 +21,7 @@ from the saved array if the output object is gone.
 
 from __future__ import annotations
 
+import math
 import weakref
 from collections.abc import Sequence
 from typing import Any
@@ -200,7 +201,7 @@ class Tensor:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.data.shape, dtype=np.int64))
+        return math.prod(self.data.shape)
 
     @property
     def dtype(self) -> np.dtype:
