@@ -16,16 +16,15 @@ wins at every size measured.
 from __future__ import annotations
 
 import argparse
-import json
+import functools
 import os
-import statistics
 import sys
-import time
-from pathlib import Path
+
+from bench import ROOT, median_seconds, write_json
 
 os.environ.setdefault("NUMBA_NUM_THREADS", "2")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "2")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(ROOT))
 
 import numpy as np
 
@@ -53,14 +52,9 @@ def cases(n: int, rng: np.random.Generator) -> dict:
     }
 
 
-def median_seconds(fn, args, repeats: int) -> float:
+def call_seconds(fn, args, repeats: int) -> float:
     fn(*args)  # warm up (and compile)
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn(*args)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return median_seconds(functools.partial(fn, *args), repeats)
 
 
 def main() -> None:
@@ -78,8 +72,8 @@ def main() -> None:
         for name, (method, call) in cases(n, rng).items():
             # Reductions through the kernel itself: the backend sends some axes to NumPy.
             kernel = numba._reduce_kernel if method == "reduce" else getattr(numba, method)
-            ours = median_seconds(kernel, call, args.repeats)
-            theirs = median_seconds(getattr(numpy, method), call, args.repeats)
+            ours = call_seconds(kernel, call, args.repeats)
+            theirs = call_seconds(getattr(numpy, method), call, args.repeats)
             timings.setdefault(name, []).append((n, ours * 1e6, theirs * 1e6))
     print(f"numba kernel vs NumPy, float32, 2 threads; median of {args.repeats} calls; us per call")
     print(f"  {'elements':>9} " + " ".join(f"{name[:18]:>18}" for name in timings))
@@ -94,7 +88,7 @@ def main() -> None:
         first = next((n for n in wins if all(m in wins for m in SIZES if m >= n)), None)
         print(f"  {name:<20} kernel wins from: {first if first else 'never (in this range)'}")
     if args.json:
-        Path(args.json).write_text(json.dumps(timings, indent=1))
+        write_json(args.json, timings)
 
 
 if __name__ == "__main__":

@@ -22,14 +22,12 @@ from __future__ import annotations
 import argparse
 import functools
 import importlib.util
-import statistics
 import sys
-import time
-from pathlib import Path
 
 import numpy as np
+from bench import ROOT, median_seconds
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(ROOT))
 
 import minigrad as mg
 
@@ -53,13 +51,7 @@ def seconds(fn, repeat: int, sync) -> float:
     """Median wall time of ``fn()`` over ``repeat`` runs, after one warm-up (compiles)."""
     fn()
     sync()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        sync()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return median_seconds(fn, repeat, sync)
 
 
 def cublas_matmul():

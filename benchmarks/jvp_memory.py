@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from bench import ROOT, json_child
 
 
 def child(mode: str, ops: int, size: int) -> dict:
@@ -52,8 +50,7 @@ def child(mode: str, ops: int, size: int) -> dict:
 
 def measure(mode: str, ops: int, size: int) -> dict:
     command = [sys.executable, __file__, "--child", mode, "--ops", str(ops), "--size", str(size)]
-    done = subprocess.run(command, capture_output=True, text=True, check=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return json_child(command)
 
 
 def main() -> None:

@@ -34,8 +34,8 @@ TARGETS = {"W2": ("torch", 1.25), "W5": ("torch", 2.0)}
 
 
 def scripts(prefixes: list[str]) -> list[Path]:
-    """The benchmark scripts here (every ``*.py`` but this one), filtered by name prefix."""
-    found = sorted(p for p in HERE.glob("*.py") if p.name != Path(__file__).name)
+    """The benchmark scripts here (every ``*.py`` but this one and ``bench.py``), by name prefix."""
+    found = sorted(p for p in HERE.glob("*.py") if p.name not in (Path(__file__).name, "bench.py"))
     if prefixes:
         found = [p for p in found if any(p.stem.startswith(prefix) for prefix in prefixes)]
     return found

@@ -18,15 +18,13 @@ fresh CI machine pays once), and the NumPy backend's time to first result.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from bench import ROOT, print_load, write_json
 
 FIRST_RESULT = """
 import time
@@ -91,9 +89,9 @@ def main() -> None:
     print("Time to first result (lesson 06's digits MLP, one Adam step), fresh processes")
     for name, s in results.items():
         print(f"  {name:<28} {s:7.2f} s")
-    print(f"  load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print_load("load average")
     if args.json:
-        Path(args.json).write_text(json.dumps({"id": "startup", "unit": "s", "results": results}))
+        write_json(args.json, {"id": "startup", "unit": "s", "results": results})
 
 
 if __name__ == "__main__":

@@ -16,19 +16,18 @@ Reported: the median milliseconds per step, and minigrad's time over each peer's
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
 import time
 from itertools import pairwise
-from pathlib import Path
+
+from bench import ROOT, pin_threads, print_load, print_table, write_json
 
 # Before NumPy loads its BLAS: 2 threads for everyone (or OMP_NUM_THREADS, if set).
 THREADS = int(os.environ.get("OMP_NUM_THREADS", "2"))
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-    os.environ.setdefault(_var, str(THREADS))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+pin_threads(THREADS)
+sys.path.insert(0, str(ROOT))
 
 import autograd.numpy as anp  # noqa: E402
 import numpy as np  # noqa: E402
@@ -156,17 +155,14 @@ def main() -> None:
         np.allclose(losses["minigrad"], losses[other], rtol=1e-4)
         for other in ("torch", "autograd (HIPS)")
     )
-    ours = medians["minigrad"]
     print(
         f"W2 MLP train step {'-'.join(map(str, SIZES))}, batch {BATCH}, float32, ReLU, "
         f"cross-entropy, SGD; median of {args.steps}; minigrad backend "
         f"{mg.backends.current()!r}, {THREADS} threads"
     )
-    print(f"  {'engine':<16} {'ms/step':>9} {'minigrad / it':>14}")
-    for name, ms in medians.items():
-        print(f"  {name:<16} {ms:9.3f} {ours / ms:13.2f}x")
+    print_table(medians, "ms/step", 3)
     print(f"  losses agree over the first {args.warmup} steps: {agree}")
-    print(f"  load average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print_load()
     if args.json:
         result = {
             "id": "W2",
@@ -177,7 +173,7 @@ def main() -> None:
             "agree": agree,
             "targets": [],
         }
-        Path(args.json).write_text(json.dumps(result, indent=1))
+        write_json(args.json, result)
 
 
 if __name__ == "__main__":

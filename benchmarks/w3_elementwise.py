@@ -15,16 +15,12 @@ time over each peer's. Target: minigrad at most 1.0x PyTorch.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import statistics
 import sys
-import time
-from pathlib import Path
 
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-    os.environ.setdefault(_var, "2")  # before NumPy loads its BLAS: 2 threads for everyone
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench import ROOT, median_seconds, pin_threads, print_table, target, write_json
+
+pin_threads(2)  # before NumPy loads its BLAS: 2 threads for everyone
+sys.path.insert(0, str(ROOT))
 
 import autograd.numpy as anp  # noqa: E402
 import numpy as np  # noqa: E402
@@ -96,12 +92,7 @@ def main() -> None:
     for name, make in ENGINES.items():
         step = make(a0, b0, c0)
         grads[name] = step()  # warm up: first-call compilation, page faults
-        times = []
-        for _ in range(args.repeats):
-            start = time.perf_counter()
-            step()
-            times.append(time.perf_counter() - start)
-        medians[name] = statistics.median(times) * 1e3
+        medians[name] = median_seconds(step, args.repeats) * 1e3
     agree = all(
         np.allclose(ours, theirs, rtol=1e-4, atol=1e-5)
         for other in ENGINES
@@ -112,12 +103,10 @@ def main() -> None:
         f"W3 tanh(a*b + c).sum() forward+backward, {args.size} float32; median of "
         f"{args.repeats}; minigrad backend {mg.backends.current()!r}, 2 threads"
     )
-    print(f"  {'engine':<16} {'ms':>9} {'minigrad / it':>14}")
-    for name, ms in medians.items():
-        print(f"  {name:<16} {ms:9.3f} {ours / ms:13.2f}x")
+    print_table(medians, "ms", 3)
     print(f"  gradients agree: {agree}")
     ratio = ours / medians["torch"]
-    print(f"  target minigrad <= 1.0x torch: {'met' if ratio <= 1.0 else 'MISSED'} ({ratio:.2f}x)")
+    targets = [target("minigrad <= 1.0x torch", ratio, ratio <= 1.0)]
     if args.json:
         result = {
             "id": "W3",
@@ -125,9 +114,9 @@ def main() -> None:
             "unit": "ms",
             "results": medians,
             "agree": agree,
-            "targets": [{"text": "minigrad <= 1.0x torch", "ratio": ratio, "met": ratio <= 1.0}],
+            "targets": targets,
         }
-        Path(args.json).write_text(json.dumps(result, indent=1))
+        write_json(args.json, result)
 
 
 if __name__ == "__main__":

@@ -15,16 +15,12 @@ least 30% of BLAS.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import statistics
 import sys
-import time
-from pathlib import Path
 
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-    os.environ.setdefault(_var, "2")  # before NumPy loads its BLAS: 2 threads for everyone
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench import ROOT, median_seconds, pin_threads, target, write_json
+
+pin_threads(2)  # before NumPy loads its BLAS: 2 threads for everyone
+sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
@@ -94,24 +90,18 @@ def main() -> None:
         result = step()  # warm up: compilation, BLAS buffers
         agree &= bool(np.allclose(result, reference, rtol=1e-3, atol=1e-2 * np.sqrt(args.n)))
         repeats = args.repeats if name != "naive numba loop" else 3  # seconds per call
-        times = []
-        for _ in range(repeats):
-            start = time.perf_counter()
-            step()
-            times.append(time.perf_counter() - start)
-        rates[name] = flops / statistics.median(times) / 1e9
+        rates[name] = flops / median_seconds(step, repeats) / 1e9
     blas = rates["numpy (BLAS)"]
     print(f"W4 matmul {args.n}x{args.n} float32; median of {args.repeats}; 2 threads")
     print(f"  {'engine':<22} {'GFLOP/s':>9} {'of NumPy BLAS':>14}")
     for name, rate in rates.items():
         print(f"  {name:<22} {rate:9.1f} {rate / blas:13.0%}")
     print(f"  results agree with float64: {agree}")
-    targets = [
+    checks = [
         ("minigrad default >= 0.9x NumPy", rates["minigrad default"] / blas, 0.9),
         ("tiled kernel >= 30% of BLAS", rates["minigrad tiled kernel"] / blas, 0.3),
     ]
-    for text, ratio, bound in targets:
-        print(f"  target {text}: {'met' if ratio >= bound else 'MISSED'} ({ratio:.2f}x)")
+    targets = [target(text, ratio, ratio >= bound) for text, ratio, bound in checks]
     if args.json:
         result = {
             "id": "W4",
@@ -120,9 +110,9 @@ def main() -> None:
             "higher_is_better": True,
             "results": rates,
             "agree": agree,
-            "targets": [{"text": t, "ratio": r, "met": r >= b} for t, r, b in targets],
+            "targets": targets,
         }
-        Path(args.json).write_text(json.dumps(result, indent=1))
+        write_json(args.json, result)
 
 
 if __name__ == "__main__":

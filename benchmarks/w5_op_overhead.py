@@ -19,18 +19,17 @@ medians over the repeats, and minigrad's time over each peer's.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
 import time
-from pathlib import Path
+
+from bench import ROOT, pin_threads, print_load, write_json
 
 # Before NumPy loads its BLAS: 2 threads for everyone (or OMP_NUM_THREADS, if set).
 THREADS = int(os.environ.get("OMP_NUM_THREADS", "2"))
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-    os.environ.setdefault(_var, str(THREADS))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+pin_threads(THREADS)
+sys.path.insert(0, str(ROOT))
 
 import autograd.numpy as anp  # noqa: E402
 import numpy as np  # noqa: E402
@@ -138,7 +137,7 @@ def main() -> None:
     for name, (forward, backward, total) in results.items():
         print(f"  {name:<16} {forward:10.2f} {backward:10.2f} {total:12.2f} {ours / total:13.2f}x")
     print(f"  gradients agree: {agree}")
-    print(f"  load average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print_load()
     if args.json:
         result = {
             "id": "W5",
@@ -151,7 +150,7 @@ def main() -> None:
             "agree": agree,
             "targets": [],
         }
-        Path(args.json).write_text(json.dumps(result, indent=1))
+        write_json(args.json, result)
 
 
 if __name__ == "__main__":

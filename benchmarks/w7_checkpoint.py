@@ -35,12 +35,12 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from bench import ROOT, THREAD_VARS, json_child, verdict, write_json
+
 LAYERS, WIDTH, BATCH = 32, 1024, 256
 THREADS = "2"
 
@@ -148,14 +148,13 @@ def child(engine: str, segments: int, measure: str, repeats: int, weight_grads: 
 
 def run_child(engine: str, segments: int, measure: str, args: argparse.Namespace) -> dict:
     env = dict(os.environ, MALLOC_MMAP_THRESHOLD_="65536")
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+    for var in THREAD_VARS:
         env[var] = THREADS
     command = [sys.executable, __file__, "--child", engine, str(segments), measure,
                "--repeats", str(args.repeats)]  # fmt: skip
     if args.weight_grads:
         command.append("--weight-grads")
-    done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return json_child(command, env)
 
 
 def main() -> None:
@@ -196,9 +195,8 @@ def main() -> None:
     ours_plain, ours = results["minigrad", "plain"], results["minigrad", "checkpoint"]
     memory = ours["rss_mb"] / ours_plain["rss_mb"]
     slower = ours["wall_s"] / ours_plain["wall_s"]
-    verdict = {True: "met", False: "MISSED"}
-    print(f"targets: peak <= 40% of plain: {verdict[memory <= 0.4]} ({memory:.0%}); "
-          f"time <= 1.5x plain: {verdict[slower <= 1.5]} ({slower:.2f}x)")  # fmt: skip
+    print(f"targets: peak <= 40% of plain: {verdict(memory <= 0.4)} ({memory:.0%}); "
+          f"time <= 1.5x plain: {verdict(slower <= 1.5)} ({slower:.2f}x)")  # fmt: skip
     if args.json:
         result = {
             "id": "W7",
@@ -215,7 +213,7 @@ def main() -> None:
                 {"text": "checkpointed time <= 1.5x plain", "ratio": slower, "met": slower <= 1.5},
             ],
         }
-        Path(args.json).write_text(json.dumps(result, indent=1))
+        write_json(args.json, result)
 
 
 if __name__ == "__main__":
