@@ -15,14 +15,13 @@ same ``draw`` serve scalars and tensors.
 
 Graph memory: a node holds its inputs, never its output, so a graph is a DAG
 that reference counting frees. Rules that need the output (``exp``: the
-derivative is the output) get it back through a weak reference, or rebuilt
-from the saved array if the output object is gone.
+derivative is the output) are handed it by the reverse pass, which walks
+from that very tensor.
 """
 
 from __future__ import annotations
 
 import math
-import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -45,36 +44,24 @@ FREED_MESSAGE = (
 class Node:
     """How a non-leaf tensor was made: ``prim(*inputs, **params)``."""
 
-    __slots__ = ("_out_data", "_out_ref", "freed", "inputs", "params", "prim", "serial")
+    __slots__ = ("freed", "inputs", "params", "prim", "serial")
     # How many nodes have been recorded: a clock. A node with ``serial >= t`` was
     # recorded after time ``t``, which is how checkpoint (lesson 09) tells the
     # nodes a function just made from the older tensors it closed over.
     created = 0
 
-    def __init__(self, prim: Primitive, inputs: tuple, params: dict, out: Tensor) -> None:
+    def __init__(self, prim: Primitive, inputs: tuple, params: dict) -> None:
         self.prim = prim
         self.inputs = inputs
         self.params = params
-        self._out_ref = weakref.ref(out)
-        self._out_data = out.data
         self.freed = False
         self.serial = Node.created
         Node.created += 1
-
-    def output(self) -> Tensor:
-        """The tensor this node made (rebuilt around the saved array if it is gone)."""
-        out = self._out_ref()
-        if out is None:
-            device = self.params.get("device") or _device_of(self.inputs)
-            out = Tensor._wrap(self._out_data, device, requires_grad=True)
-            out._node = self
-        return out
 
     def free(self) -> None:
         """Drop the saved tensors: what ``retain_graph=False`` does after backward."""
         self.inputs = ()
         self.params = {}
-        self._out_data = None
         self.freed = True
 
 
@@ -98,7 +85,7 @@ def apply(prim: Primitive, inputs: tuple, **params: Any) -> Tensor:
     # (A list, not a generator, inside any(): half the cost for two inputs, on every op.)
     if state.grad_enabled and prim.differentiable and any([t.requires_grad for t in inputs]):
         out.requires_grad = True
-        out._node = Node(prim, inputs, params, out)
+        out._node = Node(prim, inputs, params)
     if state.levels and any(t._tangents for t in inputs):
         _push_tangents(prim, inputs, params, out)
     return out
