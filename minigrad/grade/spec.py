@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import namedtuple
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -54,10 +55,12 @@ def close(expected: Any, got: Any, rtol: float = 1e-6, atol: float = 1e-9) -> st
     if isinstance(expected, tuple):
         if type(got) is not list or len(got) != len(expected):
             return f"expected {len(expected)} results, got {shown(got)}"
-        for i, (want, have) in enumerate(zip(expected, got)):
+        # A named tuple names its items (grad_a, grad_b); a plain one numbers them.
+        names = getattr(expected, "_fields", None) or [f"[{i}]" for i in range(len(expected))]
+        for name, want, have in zip(names, expected, got):
             problem = close(want, have, rtol, atol)
             if problem is not None:
-                return f"result {i}: {problem}"
+                return f"{name}: {problem}"
         return None
     if isinstance(expected, dict):
         if type(got) is not dict or set(got) != set(expected):
@@ -65,7 +68,7 @@ def close(expected: Any, got: Any, rtol: float = 1e-6, atol: float = 1e-9) -> st
         for key in expected:
             problem = close(expected[key], got[key], rtol, atol)
             if problem is not None:
-                return f"{key}: {problem}"
+                return f"{key}{problem}" if problem.startswith("[") else f"{key}: {problem}"
         return None
     if expected is None or isinstance(expected, (str, bool)):
         if type(got) is not type(expected) or got != expected:
@@ -90,6 +93,15 @@ def _numeric(got: Any) -> Any:
     if type(got) is list:
         return [_numeric(item) for item in got]
     raise TypeError(type(got).__name__)
+
+
+def named(**values: Any) -> tuple:
+    """A tuple of expected results whose items ``close`` reports by name.
+
+    >>> close(named(y=1.0, dy=2.0), [1.0, 3.0])
+    'dy: expected 2.0, got 3.0'
+    """
+    return namedtuple("Results", values)(**values)
 
 
 def within(rtol: float = 1e-6, atol: float = 1e-9) -> Compare:

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.grade.spec import Check, exercise, shown, within
+from minigrad.grade.spec import Check, exercise, named, shown, within
 
 
 def probe_broadcast_shape(module: Any, args: dict) -> Any:
@@ -172,7 +172,9 @@ def matmul_vjp_checks(rng: np.random.Generator) -> list[Check]:
         b_full = np.broadcast_to(b, batch + b_shape[-2:])
         grad_a = np.einsum("...ij,...kj->...ik", g, b_full)
         grad_b = np.einsum("...ki,...kj->...ij", a_full, g)
-        want = (reference_sum_to(grad_a, a_shape), reference_sum_to(grad_b, b_shape))
+        want = named(
+            grad_a=reference_sum_to(grad_a, a_shape), grad_b=reference_sum_to(grad_b, b_shape)
+        )
         checks.append(Check(name, probe_matmul_vjp, {"a": a, "b": b, "g": g}, want))
     return checks
 

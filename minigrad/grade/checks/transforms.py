@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.grade.spec import Check, exercise, shown, within
+from minigrad.grade.spec import Check, exercise, named, shown, within
 
 
 def probe_jvp_rule(module: Any, args: dict) -> Any:
@@ -27,7 +27,7 @@ def jvp_rule_checks(rng: np.random.Generator) -> list[Check]:
     for name, shape in ("tanh of a vector", (5,)), ("tanh of a matrix", (3, 4)):
         x, dx = rng.normal(size=shape), rng.normal(size=shape)
         y = np.tanh(x)
-        want = (y, (1 - y**2) * dx)
+        want = named(y=y, dy=(1 - y**2) * dx)
         checks.append(Check(name, probe_jvp_rule, {"kind": "tanh", "x": x, "dx": dx}, want))
     a, b = rng.normal(size=(3, 4)), rng.normal(size=(4, 2))
     da, db = rng.normal(size=(3, 4)), rng.normal(size=(4, 2))
@@ -36,7 +36,7 @@ def jvp_rule_checks(rng: np.random.Generator) -> list[Check]:
         ("matmul, only a moving", da, np.zeros_like(db)),
         ("matmul, only b moving", np.zeros_like(da), db),
     ]:
-        want = (a @ b, np.einsum("ij,jk->ik", ta, b) + np.einsum("ij,jk->ik", a, tb))
+        want = named(c=a @ b, dc=np.einsum("ij,jk->ik", ta, b) + np.einsum("ij,jk->ik", a, tb))
         args = {"kind": "matmul", "a": a, "b": b, "da": ta, "db": tb}
         checks.append(Check(name, probe_jvp_rule, args, want))
     return checks
