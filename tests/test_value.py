@@ -249,6 +249,12 @@ EDGE_CASES = [
     ("10 ** 400", lambda a, b: a**b, 10.0, 400.0),
     ("-10 ** 401", lambda a, b: a**b, -10.0, 401.0),
     ("relu 0", lambda a, b: a.relu() * b, 0.0, 1.0),
+    # nan in, nan out, for every function of one variable (relu once returned 0)
+    ("relu nan", lambda a, b: a.relu() * b, math.nan, 1.0),
+    ("tanh nan", lambda a, b: a.tanh() * b, math.nan, 1.0),
+    ("exp nan", lambda a, b: a.exp() * b, math.nan, 1.0),
+    ("log nan", lambda a, b: a.log() * b, math.nan, 1.0),
+    ("sigmoid nan", lambda a, b: a.sigmoid() * b, math.nan, 1.0),
 ]
 
 
@@ -267,6 +273,16 @@ def test_ieee_edge_cases_follow_pytorch(name, f, x, y):
     assert same(out.data, t_out.item()), (out.data, t_out.item())
     assert same(a.grad, ta.grad.item()), (a.grad, ta.grad.item())
     assert same(b.grad, tb.grad.item()), (b.grad, tb.grad.item())
+
+
+@pytest.mark.parametrize("name", ["relu", "tanh", "exp", "log", "sigmoid"])
+def test_a_nan_passes_through_both_readings_of_the_table(name):
+    a = Value(math.nan)
+    out = getattr(a, name)()
+    out.backward()
+    dual_out = getattr(Dual(math.nan, 1.0), name)()
+    assert math.isnan(out.data) and math.isnan(dual_out.primal)
+    assert same(dual_out.tangent, a.grad), (dual_out.tangent, a.grad)
 
 
 def test_dual_basics():

@@ -71,10 +71,14 @@ def power_partials(x: float, y: float, result: float) -> tuple[float, float]:
 def relu(x: float) -> tuple[float, float]:
     """max(x, 0); the derivative at 0 is taken as 0, as in PyTorch.
 
-    >>> relu(2.0), relu(0.0)
-    ((2.0, 1.0), (0.0, 0.0))
+    Written as PyTorch writes it, "0 where x <= 0, else x", so a nan passes
+    through (``nan <= 0`` is false) with derivative 1, where ``max`` would
+    silently turn it into 0.
+
+    >>> relu(2.0), relu(0.0), relu(math.nan)
+    ((2.0, 1.0), (0.0, 0.0), (nan, 1.0))
     """
-    return (x, 1.0) if x > 0.0 else (0.0, 0.0)
+    return (0.0, 0.0) if x <= 0.0 else (x, 1.0)
 
 
 def tanh(x: float) -> tuple[float, float]:
