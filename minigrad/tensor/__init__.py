@@ -1,4 +1,12 @@
-"""The tensor layer: ``Tensor``, the primitive table, reverse mode (lessons 04-06)."""
+"""The tensor layer: ``Tensor``, the primitive registry, reverse mode (lessons 04-06).
+
+Modules, bottom to top (each imports only those above it in this list):
+``dtypes``, ``mode``, ``primitive`` (the registry), ``base`` (what a tensor is),
+``record`` (``apply`` and the ``OpRecord``), the rows (``broadcasting``,
+``elementwise``, ``reductions``, ``shape``, ``linalg``, ``softmax``),
+``autograd`` (the reverse pass), ``tensor`` (the ``Tensor`` class and its
+operators), ``factories`` and ``function``.
+"""
 
 from minigrad.tensor import autograd
 from minigrad.tensor.broadcasting import ShapeError, broadcast_shape, broadcast_to, sum_to
@@ -38,13 +46,14 @@ from minigrad.tensor.factories import (
 from minigrad.tensor.function import Function, FunctionCtx
 from minigrad.tensor.linalg import matmul
 from minigrad.tensor.mode import enable_grad, is_grad_enabled, no_grad
-from minigrad.tensor.primitive import Primitive
+from minigrad.tensor.primitive import REGISTRY, Primitive, TensorSpec
+from minigrad.tensor.record import OpRecord, apply
 from minigrad.tensor.reductions import logsumexp, max, mean, min, sum, var
 from minigrad.tensor.shape import concatenate, reshape, squeeze, stack, transpose, unsqueeze
-from minigrad.tensor.tensor import Tensor, apply
+from minigrad.tensor.tensor import Tensor
 
 __all__ = [
-    "Function", "FunctionCtx", "Primitive", "ShapeError", "Tensor", "abs", "add", "apply",
+    "Function", "FunctionCtx", "OpRecord", "Primitive", "REGISTRY", "TensorSpec", "ShapeError", "Tensor", "abs", "add", "apply",
     "arange", "autograd", "bool_", "broadcast_shape", "broadcast_to", "concatenate", "div",
     "enable_grad", "exp", "eye", "float32", "float64", "full", "int32", "int64",
     "is_grad_enabled", "log", "logsumexp", "manual_seed", "matmul", "max", "maximum", "mean",

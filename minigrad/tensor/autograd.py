@@ -23,18 +23,22 @@ from collections.abc import Sequence
 from typing import Any
 
 from minigrad.graph import topological_order
-from minigrad.tensor import factories
+from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.mode import enable_grad, no_grad
-from minigrad.tensor.tensor import FREED_MESSAGE, Tensor
+from minigrad.tensor.record import FREED_MESSAGE, OpRecord, full_like
 
 
-def _grad_parents(t: Tensor) -> list[Tensor]:
-    node = t._node
-    if node is None:
-        return []
-    if node.freed:
+def vertex(t: Tensor) -> Any:
+    """Where ``t`` sits in the graph the reverse pass walks: its record, or itself if a leaf."""
+    return t._node if t._node is not None else t
+
+
+def _grad_parents(v: Any) -> list[Any]:
+    if type(v) is not OpRecord:
+        return []  # a leaf
+    if v.freed:
         raise RuntimeError(FREED_MESSAGE)
-    return [x for x in node.inputs if x.requires_grad]
+    return [p for p in v.parents if p.requires_grad]
 
 
 def _seed(outputs: Sequence[Tensor], grads: Sequence[Any]) -> list[Tensor]:
@@ -51,9 +55,9 @@ def _seed(outputs: Sequence[Tensor], grads: Sequence[Any]) -> list[Tensor]:
                     "grad can be implicitly created only for scalar outputs\n"
                     f"(this output has shape {out.shape}; pass grad=... of that shape)"
                 )
-            g = factories.ones_like(out)
+            g = full_like(out, 1)
         elif not isinstance(g, Tensor):
-            g = factories.tensor(g, dtype=out.dtype, device=out.device)
+            g = Tensor.concrete(g, dtype=out.dtype, device=out.device)
         if g.shape != out.shape:
             raise RuntimeError(
                 f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
@@ -64,48 +68,57 @@ def _seed(outputs: Sequence[Tensor], grads: Sequence[Any]) -> list[Tensor]:
 
 
 def _run(outputs, seeds, inputs, retain_graph, create_graph):
-    """The reverse pass. Returns {id(input): cotangent} for ``inputs`` (or for leaves)."""
-    order = topological_order(list(outputs), parents=_grad_parents)
-    wanted = None if inputs is None else {id(x) for x in inputs}
+    """The reverse pass. Returns {vertex: cotangent} for ``inputs`` (or sets leaves' grads)."""
+    roots = [vertex(out) for out in outputs]
+    order = topological_order(roots, parents=_grad_parents)
+    wanted = None if inputs is None else {vertex(x) for x in inputs}
     if wanted is not None:
-        # Only tensors with a path to a wanted input need their rules run.
+        # Only vertices with a path to a wanted input need their rules run.
         useful = set(wanted)
-        for t in order:
-            if any(id(p) in useful for p in _grad_parents(t)):
-                useful.add(id(t))
-    cotangents: dict[int, Tensor] = {}
-    for out, g in zip(outputs, seeds):
-        cotangents[id(out)] = cotangents[id(out)] + g if id(out) in cotangents else g
-    results: dict[int, Tensor] = {}
+        for v in order:
+            if any(p in useful for p in _grad_parents(v)):
+                useful.add(v)
+    cotangents: dict[Any, Tensor] = {}
+    for v, g in zip(roots, seeds):
+        cotangents[v] = cotangents[v] + g if v in cotangents else g
+    like = type(seeds[0]) if seeds else Tensor.concrete
+    results: dict[Any, Tensor] = {}
     with enable_grad() if create_graph else no_grad():
         while order:
-            # Popping (not iterating) lets a tensor, and the activations it holds,
-            # go as soon as its rule has run and its node is freed.
-            t = order.pop()
-            g = cotangents.pop(id(t), None)
+            # Popping (not iterating) lets a record, and the values it saved, go
+            # as soon as its rule has run and it is freed.
+            v = order.pop()
+            g = cotangents.pop(v, None)
             if g is None:
                 continue
+            record = v if type(v) is OpRecord else None
             if wanted is None:
-                if t._node is None or t._retains_grad:
-                    t.grad = g if t.grad is None else t.grad + g
-            elif id(t) in wanted:
-                results[id(t)] = g
-            node = t._node
-            if node is None or (wanted is not None and id(t) not in useful):
+                if record is None:
+                    v.grad = g if v.grad is None else v.grad + g
+                elif record.retained is not None:
+                    t = record.retained()
+                    if t is not None:
+                        t.grad = g if t.grad is None else t.grad + g
+            elif v in wanted:
+                results[v] = g
+            if record is None or (wanted is not None and v not in useful):
                 continue
-            needs = [x.requires_grad for x in node.inputs]
-            for x, gx in zip(node.inputs, node.prim.vjp(g, t, node.inputs, node.params, needs)):
-                if gx is None or not x.requires_grad:
+            out, inputs_ = record.unpack(like)
+            parents = record.parents
+            needs = [p.requires_grad for p in parents]
+            grads = record.prim.vjp(g, out, inputs_, record.params, needs)
+            for p, gx in zip(parents, grads):
+                if gx is None or not p.requires_grad:
                     continue
-                if gx.data.shape != x.data.shape:  # a broken rule must not pass silently
+                if gx.shape != p.shape:  # a broken rule must not pass silently
                     raise RuntimeError(
-                        f"the vjp rule of {node.prim.name!r} returned shape {gx.shape} "
-                        f"for an input of shape {x.shape}"
+                        f"the vjp rule of {record.prim.name!r} returned shape {gx.shape} "
+                        f"for an input of shape {p.shape}"
                     )
-                previous = cotangents.get(id(x))
-                cotangents[id(x)] = gx if previous is None else previous + gx
+                previous = cotangents.get(p)
+                cotangents[p] = gx if previous is None else previous + gx
             if not retain_graph:
-                node.free()
+                record.free()
     return results
 
 
@@ -149,7 +162,7 @@ def grad(
     results = _run(outputs, _seed(outputs, grads), inputs, retain, create_graph)
     answer = []
     for i, x in enumerate(inputs):
-        g = results.get(id(x))
+        g = results.get(vertex(x))
         if g is None and not allow_unused:
             raise RuntimeError(
                 f"One of the differentiated Tensors (input {i}, shape {x.shape}) appears to not "

@@ -13,8 +13,9 @@ sees equal shapes and is right on broadcast inputs by construction.
 
 from __future__ import annotations
 
+from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.primitive import Primitive
-from minigrad.tensor.tensor import Tensor, apply
+from minigrad.tensor.record import apply
 
 
 class ShapeError(RuntimeError, ValueError):
@@ -67,17 +68,16 @@ def _sum_to_forward(backend, x, shape):
     return backend.reshape(summed, shape)
 
 
+# Two linear maps, each the other's transpose.
 BROADCAST_TO = Primitive(
     "broadcast_to",
     lambda backend, x, shape: backend.broadcast_to(x, shape),
-    vjps=(lambda g, out, x, shape: sum_to(g, x.shape),),
-    jvps=(lambda t, out, x, shape: broadcast_to(t, shape),),
+    linear=(lambda g, x, shape: sum_to(g, x.shape),),
 )
 SUM_TO = Primitive(
     "sum_to",
     _sum_to_forward,
-    vjps=(lambda g, out, x, shape: broadcast_to(g, x.shape),),
-    jvps=(lambda t, out, x, shape: sum_to(t, shape),),
+    linear=(lambda g, x, shape: broadcast_to(g, x.shape),),
 )
 
 

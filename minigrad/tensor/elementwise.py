@@ -15,88 +15,94 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from minigrad import backends
 from minigrad.tensor import dtypes
+from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.broadcasting import broadcast_shape, broadcast_to
 from minigrad.tensor.mode import state
 from minigrad.tensor.primitive import Primitive
-from minigrad.tensor.tensor import Tensor, apply
+from minigrad.tensor.record import apply
 
 
-def _map(name: str, vjp: Any, jvp: Any) -> Primitive:
-    return Primitive(name, lambda backend, x: backend.map(name, x), vjps=(vjp,), jvps=(jvp,))
+def _map(name: str, derivative: Any, saves: tuple = ()) -> Primitive:
+    """An elementwise row of one input: ``backend.map(name, x)``."""
+    return Primitive(name, lambda backend, x: backend.map(name, x),
+                     derivatives=(derivative,), saves=saves, scalar=name)  # fmt: skip
 
 
-def _zip(name: str, vjps: tuple, jvps: tuple) -> Primitive:
-    return Primitive(name, lambda backend, x, y: backend.zip(name, x, y), vjps=vjps, jvps=jvps)
+def _zip(name: str, derivatives: tuple, saves: tuple = ()) -> Primitive:
+    """An elementwise row of two inputs: ``backend.zip(name, x, y)``."""
+    return Primitive(name, lambda backend, x, y: backend.zip(name, x, y),
+                     derivatives=derivatives, saves=saves, scalar=name)  # fmt: skip
 
 
+# Each derivative is ``v * d out / d x`` for a tangent or cotangent ``v``: the
+# Jacobian of an elementwise op is diagonal, so forward and reverse mode read
+# the same function. ``saves`` lists what the functions read.
 # fmt: off
-NEG = _map("neg", lambda g, out, x: -g, lambda t, out, x: -t)
-EXP = _map("exp", lambda g, out, x: g * out, lambda t, out, x: t * out)
-LOG = _map("log", lambda g, out, x: g / x, lambda t, out, x: t / x)
-SQRT = _map("sqrt", lambda g, out, x: g / (2 * out), lambda t, out, x: t / (2 * out))
-# The rules of tanh, sigmoid and relu read g (1 - out^2), g out (1 - out) and
-# g (x > 0); each is one fused primitive below (one kernel pass, not three).
-TANH = _map("tanh", lambda g, out, x: apply(TANH_GRAD, (g, out)),
-            lambda t, out, x: apply(TANH_GRAD, (t, out)))
-SIGMOID = _map("sigmoid", lambda g, out, x: apply(SIGMOID_GRAD, (g, out)),
-               lambda t, out, x: apply(SIGMOID_GRAD, (t, out)))
-RELU = _map("relu", lambda g, out, x: apply(RELU_GRAD, (g, x)),
-            lambda t, out, x: apply(RELU_GRAD, (t, x)))
-ABS = _map("abs", lambda g, out, x: g * sign(x), lambda t, out, x: t * sign(x))
-SIGN = _map("sign", None, None)  # piecewise constant: no derivative to carry
-LOGICAL_NOT = _map("logical_not", None, None)
+EXP = _map("exp", lambda v, out, x: v * out, saves=("out",))
+LOG = _map("log", lambda v, out, x: v / x, saves=(0,))
+SQRT = _map("sqrt", lambda v, out, x: v / (2 * out), saves=("out",))
+# The derivatives of tanh, sigmoid and relu are v (1 - out^2), v out (1 - out)
+# and v (x > 0); each is one fused primitive below (one kernel pass, not three).
+TANH = _map("tanh", lambda v, out, x: apply(TANH_GRAD, (v, out)), saves=("out",))
+SIGMOID = _map("sigmoid", lambda v, out, x: apply(SIGMOID_GRAD, (v, out)), saves=("out",))
+RELU = _map("relu", lambda v, out, x: apply(RELU_GRAD, (v, x)), saves=(0,))
+ABS = _map("abs", lambda v, out, x: v * sign(x), saves=(0,))
+SIGN = _map("sign", None)  # piecewise constant: no derivative to carry
+LOGICAL_NOT = _map("logical_not", None)
 
-ADD = _zip("add", (lambda g, out, x, y: g, lambda g, out, x, y: g),
-           (lambda t, out, x, y: t, lambda t, out, x, y: t))
-SUB = _zip("sub", (lambda g, out, x, y: g, lambda g, out, x, y: -g),
-           (lambda t, out, x, y: t, lambda t, out, x, y: -t))
-MUL = _zip("mul", (lambda g, out, x, y: g * y, lambda g, out, x, y: g * x),
-           (lambda t, out, x, y: t * y, lambda t, out, x, y: x * t))
-DIV = _zip("div", (lambda g, out, x, y: g / y, lambda g, out, x, y: -g * out / y),
-           (lambda t, out, x, y: t / y, lambda t, out, x, y: -t * out / y))
+MUL = _zip("mul", (lambda v, out, x, y: v * y, lambda v, out, x, y: x * v), saves=(0, 1))
+DIV = _zip("div", (lambda v, out, x, y: v / y, lambda v, out, x, y: -v * out / y),
+           saves=(1, "out"))
 # d(x^y)/dy = x^y log x; PyTorch takes it as 0 where x == 0 and y >= 0.
-POW = _zip("pow", (lambda g, out, x, y: g * _power_slope(x, y),
-                   lambda g, out, x, y: g * where((x == 0) & (y >= 0), 0.0, out * log(x))),
-           (lambda t, out, x, y: t * _power_slope(x, y),
-            lambda t, out, x, y: t * where((x == 0) & (y >= 0), 0.0, out * log(x))))
+POW = _zip("pow", (lambda v, out, x, y: v * _power_slope(x, y),
+                   lambda v, out, x, y: v * where((x == 0) & (y >= 0), 0.0, out * log(x))),
+           saves=(0, 1, "out"))
 # Where x == y the derivative does not exist; like PyTorch, split it evenly.
-MAXIMUM = _zip("maximum",
-               (lambda g, out, x, y: g * _share(x, y), lambda g, out, x, y: g * _share(y, x)),
-               (lambda t, out, x, y: t * _share(x, y), lambda t, out, x, y: t * _share(y, x)))
-MINIMUM = _zip("minimum",
-               (lambda g, out, x, y: g * _share(y, x), lambda g, out, x, y: g * _share(x, y)),
-               (lambda t, out, x, y: t * _share(y, x), lambda t, out, x, y: t * _share(x, y)))
+MAXIMUM = _zip("maximum", (lambda v, out, x, y: v * _share(x, y),
+                           lambda v, out, x, y: v * _share(y, x)), saves=(0, 1))
+MINIMUM = _zip("minimum", (lambda v, out, x, y: v * _share(y, x),
+                           lambda v, out, x, y: v * _share(x, y)), saves=(0, 1))
 # Fused derivatives (lesson 10): tanh_grad(g, y) = g (1 - y^2), sigmoid_grad(g, y)
-# = g y (1 - y), relu_grad(g, x) = g where x > 0. Linear in g, so the rule for g
-# is the primitive itself; the rule for y is the product rule. relu_grad is
+# = g y (1 - y), relu_grad(g, x) = g where x > 0. Linear in g, so the derivative
+# in g is the primitive itself; the one in y is the product rule. relu_grad is
 # piecewise constant in x.
-TANH_GRAD = _zip("tanh_grad", (lambda G, out, g, y: apply(TANH_GRAD, (G, y)),
-                               lambda G, out, g, y: -2 * G * g * y),
-                 (lambda t, out, g, y: apply(TANH_GRAD, (t, y)),
-                  lambda t, out, g, y: -2 * t * g * y))
-SIGMOID_GRAD = _zip("sigmoid_grad", (lambda G, out, g, y: apply(SIGMOID_GRAD, (G, y)),
-                                     lambda G, out, g, y: G * g * (1 - 2 * y)),
-                    (lambda t, out, g, y: apply(SIGMOID_GRAD, (t, y)),
-                     lambda t, out, g, y: t * g * (1 - 2 * y)))
-RELU_GRAD = _zip("relu_grad", (lambda G, out, g, x: apply(RELU_GRAD, (G, x)), None),
-                 (lambda t, out, g, x: apply(RELU_GRAD, (t, x)), None))
+TANH_GRAD = _zip("tanh_grad", (lambda v, out, g, y: apply(TANH_GRAD, (v, y)),
+                               lambda v, out, g, y: -2 * v * g * y), saves=(0, 1))
+SIGMOID_GRAD = _zip("sigmoid_grad", (lambda v, out, g, y: apply(SIGMOID_GRAD, (v, y)),
+                                     lambda v, out, g, y: v * g * (1 - 2 * y)), saves=(0, 1))
+RELU_GRAD = _zip("relu_grad", (lambda v, out, g, x: apply(RELU_GRAD, (v, x)), None), saves=(1,))
+
+# Linear rows: forward mode applies the op to the tangents; reverse mode its transpose.
+NEG = Primitive("neg", lambda backend, x: backend.map("neg", x),
+                linear=(lambda g, x: -g,), scalar="neg")
+ADD = Primitive("add", lambda backend, x, y: backend.zip("add", x, y),
+                linear=(lambda g, x, y: g, lambda g, x, y: g), scalar="add")
+SUB = Primitive("sub", lambda backend, x, y: backend.zip("sub", x, y),
+                linear=(lambda g, x, y: g, lambda g, x, y: -g), scalar="sub")
 # fmt: on
 
 POW_SCALAR = Primitive(
-    "pow",
+    "pow_scalar",
     lambda backend, x, exponent: backend.zip("pow", x, backend.full((), exponent, x.dtype)),
-    vjps=(lambda g, out, x, exponent: g * _power_slope(x, exponent),),
-    jvps=(lambda t, out, x, exponent: t * _power_slope(x, exponent),),
+    derivatives=(lambda v, out, x, exponent: v * _power_slope(x, exponent),),
+    saves=(0,),
+    scalar="pow",
 )
-COMPARISONS = {name: _zip(name, (None, None), (None, None)) for name in
-               ("lt", "le", "gt", "ge", "eq", "ne", "logical_and", "logical_or")}  # fmt: skip
+COMPARISONS = {
+    name: _zip(name, (None, None))
+    for name in ("lt", "le", "gt", "ge", "eq", "ne", "logical_and", "logical_or")
+}
 WHERE = Primitive(
     "where",
     lambda backend, cond, x, y: backend.where(cond, x, y),
-    vjps=(None, lambda g, out, c, x, y: where(c, g, 0.0), lambda g, out, c, x, y: where(c, 0.0, g)),
-    jvps=(None, lambda t, out, c, x, y: where(c, t, 0.0), lambda t, out, c, x, y: where(c, 0.0, t)),
+    derivatives=(None, lambda v, out, c, x, y: where(c, v, 0.0),
+                 lambda v, out, c, x, y: where(c, 0.0, v)),  # fmt: skip
+    saves=(0,),
+    scalar="where",
 )
 
 
@@ -116,10 +122,8 @@ def _power_slope(x: Tensor, exponent: Tensor | float) -> Tensor:
 
 # -- preparing operands --------------------------------------------------------
 def _constant(value: Any, dtype: Any, device: str) -> Tensor:
-    import numpy as np
-
     data = backends.for_device(device).from_numpy(np.asarray(value, dtype=dtype))
-    return Tensor._wrap(data, device)
+    return Tensor.concrete._wrap(data, device)
 
 
 # Python's own error text names the operator symbol, as PyTorch's does.
@@ -141,7 +145,7 @@ def operands(op: str, *args: Any, floating: bool = False) -> list[Tensor]:
                 f"{op}: use Tensors, NumPy arrays or Python numbers, not {type(a).__name__}"
             )
     device = tensors[0].device if tensors else "cpu"
-    args = [Tensor(a, device=device) if not isinstance(a, (Tensor, int, float, bool)) else a
+    args = [Tensor.concrete(a, device=device) if not isinstance(a, (Tensor, int, float, bool)) else a
             for a in args]  # fmt: skip
     tensors = [a for a in args if isinstance(a, Tensor)]
     scalars = [a for a in args if not isinstance(a, Tensor)]
@@ -167,13 +171,14 @@ def _binary(prim: Primitive, x: Any, y: Any, floating: bool = False) -> Tensor:
     # node: a float tensor with a Python number (the number takes the tensor's
     # dtype), and two tensors of one dtype whose shapes are equal or where one is
     # a 0-d constant (the kernel broadcasts it; no derivative flows to it).
-    if type(x) is Tensor and type(y) in (int, float) and x.dtype.kind == "f":
+    T = Tensor.concrete
+    if type(x) is T and type(y) in (int, float) and x.dtype.kind == "f":
         y = _constant(y, x.dtype, x.device)
-    elif type(y) is Tensor and type(x) in (int, float) and y.dtype.kind == "f":
+    elif type(y) is T and type(x) in (int, float) and y.dtype.kind == "f":
         x = _constant(x, y.dtype, y.device)
     if (
-        type(x) is Tensor
-        and type(y) is Tensor
+        type(x) is T
+        and type(y) is T
         and x.dtype == y.dtype
         and (not floating or x.dtype.kind == "f")
         and (
@@ -188,7 +193,7 @@ def _binary(prim: Primitive, x: Any, y: Any, floating: bool = False) -> Tensor:
 
 def _unary(prim: Primitive, x: Any) -> Tensor:
     if not isinstance(x, Tensor):
-        x = Tensor(x)
+        x = Tensor.concrete(x)
     if x.dtype.kind != "f" and prim not in (NEG, ABS, SIGN, LOGICAL_NOT):
         x = x.to(dtypes.DEFAULT_FLOAT)
     return apply(prim, (x,))
@@ -221,6 +226,8 @@ def div(x: Any, y: Any) -> Tensor:
 def power(x: Any, y: Any) -> Tensor:
     """``x ** y``; a Python-number exponent is a parameter, not an input."""
     if isinstance(x, Tensor) and isinstance(y, (int, float)) and not isinstance(y, bool):
+        if not dtypes.is_floating(x.dtype) and not isinstance(y, int):
+            x = x.to(dtypes.DEFAULT_FLOAT)  # 4 ** 0.5 is 2.0, not 4 ** 0 (PyTorch promotes)
         return apply(POW_SCALAR, (x,), exponent=y)
     return _binary(POW, x, y, floating=True)
 
@@ -247,7 +254,7 @@ def where(cond: Any, x: Any, y: Any) -> Tensor:
     >>> mg.where(mg.tensor([True, False]), 1.0, mg.tensor([5.0, 6.0]))
     tensor([1., 6.])
     """
-    cond = cond if isinstance(cond, Tensor) else Tensor(cond)
+    cond = cond if isinstance(cond, Tensor) else Tensor.concrete(cond)
     if cond.dtype != dtypes.bool_:
         cond = cond != 0
     x, y = operands("where", x, y)

@@ -29,35 +29,6 @@ def generator() -> np.random.Generator:
     return _generator
 
 
-NOT_NUMBERS = (
-    "cannot make a tensor from this data (ragged lists or non-numbers?); "
-    "give numbers, nested lists of equal length, or a NumPy array"
-)
-
-
-def as_raw(data: Any, dtype: Any, device: str) -> Any:
-    """Python data, a NumPy array or a Tensor -> a backend array on ``device``."""
-    if isinstance(data, Tensor):
-        array = data.numpy()
-    elif isinstance(data, (str, bytes)) or data is None:
-        raise TypeError(f"cannot make a tensor from {type(data).__name__} {data!r}")
-    else:
-        try:
-            array = data if isinstance(data, np.ndarray) else np.asarray(data)
-        except ValueError as error:  # NumPy refuses ragged nested lists
-            raise TypeError(NOT_NUMBERS) from error
-        if array.dtype == object:
-            raise TypeError(NOT_NUMBERS)
-    if dtype is not None:
-        target = dtypes.as_dtype(dtype)
-    elif isinstance(data, (np.ndarray, np.generic, Tensor)):  # NumPy data keeps its dtype
-        target = dtypes.as_dtype(array.dtype) if array.dtype.kind != "u" else dtypes.int64
-    else:
-        target = dtypes.natural_dtype(array)
-    array = np.array(array, dtype=target, copy=True)  # tensors own their memory
-    return backends.for_device(device).from_numpy(array)
-
-
 def tensor(
     data: Any, dtype: Any = None, requires_grad: bool = False, device: str = "cpu"
 ) -> Tensor:

@@ -27,7 +27,8 @@ from typing import Any
 
 from minigrad.tensor.mode import no_grad
 from minigrad.tensor.primitive import Primitive
-from minigrad.tensor.tensor import Tensor, apply
+from minigrad.tensor.record import apply
+from minigrad.tensor.tensor import Tensor
 
 
 class FunctionCtx:
@@ -68,11 +69,11 @@ class Function:
         prim = cls.__dict__.get("_minigrad_primitive")
         if prim is None:
 
-            def vjp_all(g, out, inputs, ctx, result, positions):
+            def vjp(g, out, inputs, needs, ctx, result, positions):
                 grads = _as_tuple(cls.backward(ctx, g))
                 return tuple(grads[p] if p < len(grads) else None for p in positions)
 
-            def jvp_all(tangents, out, inputs, ctx, result, positions):
+            def jvp(tangents, out, inputs, ctx, result, positions):
                 if "jvp" not in cls.__dict__ and not hasattr(cls, "jvp"):
                     raise NotImplementedError(
                         f"{cls.__name__} has no jvp(ctx, *tangents): forward mode through a "
@@ -86,8 +87,9 @@ class Function:
             prim = Primitive(
                 cls.__name__,
                 lambda backend, *arrays, ctx, result, positions: result.data,
-                vjp_all=vjp_all,
-                jvp_all=jvp_all,
+                vjp=vjp,
+                jvp=jvp,
+                register=False,  # a user's operation, not a row of the built-in table
             )
             cls._minigrad_primitive = prim
         return prim

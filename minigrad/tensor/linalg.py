@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.broadcasting import ShapeError, broadcast_shape, broadcast_to
+from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.primitive import Primitive
-from minigrad.tensor.tensor import Tensor, apply
+from minigrad.tensor.record import apply
 
 
 def _mT(x: Tensor) -> Tensor:
@@ -20,11 +21,13 @@ def _mT(x: Tensor) -> Tensor:
     return x.swapaxes(-1, -2)
 
 
+# Bilinear: linear in a with b fixed (transpose G -> G B^T) and in b with a
+# fixed (G -> A^T G). Forward mode reads the same row as dA @ B + A @ dB.
 MATMUL = Primitive(
     "matmul",
     lambda backend, a, b: backend.matmul(a, b),
-    vjps=(lambda g, out, a, b: matmul(g, _mT(b)), lambda g, out, a, b: matmul(_mT(a), g)),
-    jvps=(lambda t, out, a, b: matmul(t, b), lambda t, out, a, b: matmul(a, t)),
+    multilinear=(lambda g, a, b: matmul(g, _mT(b)), lambda g, a, b: matmul(_mT(a), g)),
+    saves=(0, 1),
 )
 
 
@@ -35,8 +38,8 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     >>> (mg.ones((5, 2, 3)) @ mg.ones(3)).shape
     (5, 2)
     """
-    a = a if isinstance(a, Tensor) else Tensor(a)
-    b = b if isinstance(b, Tensor) else Tensor(b)
+    a = a if isinstance(a, Tensor) else Tensor.concrete(a)
+    b = b if isinstance(b, Tensor) else Tensor.concrete(b)
     if a.dtype != b.dtype:
         common = dtypes.result_dtype([a.dtype, b.dtype], [])
         a, b = a.to(common), b.to(common)

@@ -10,6 +10,9 @@ nest (``jvp`` of ``jvp``), and a level's tangent rule must not see its own
 level, or tangents of tangents would leak into the answer ("perturbation
 confusion"). So while the rule for level L runs, only levels below L are live:
 ``state.ceiling`` holds that bound.
+
+Both switches belong to the thread that sets them, as in PyTorch: one thread's
+``no_grad`` block does not stop another thread from recording.
 """
 
 from __future__ import annotations
@@ -17,19 +20,23 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class _State:
-    __slots__ = ("ceiling", "grad_enabled", "levels")
+class _State(threading.local):
+    """The switches, one copy per thread (each thread starts with the defaults)."""
 
     def __init__(self) -> None:
         self.grad_enabled = True
         self.levels: list[int] = []  # open forward-mode levels, innermost last
         self.ceiling = math.inf  # only levels below this propagate right now
+        # Records keep every input tensor (not only what their rules read) while
+        # this is on: checkpoint (lesson 09) needs to find the tensors fn used.
+        self.keep_inputs = False
 
 
 state = _State()
@@ -91,3 +98,14 @@ def open_level() -> int:
 def close_level(level: int) -> None:
     """End the forward-mode level ``level``; its tangents stop propagating."""
     state.levels.remove(level)
+
+
+class keep_inputs:
+    """Records made inside this block keep all their input tensors (see ``_State``)."""
+
+    def __enter__(self) -> None:
+        self._saved = state.keep_inputs
+        state.keep_inputs = True
+
+    def __exit__(self, *exc: object) -> None:
+        state.keep_inputs = self._saved

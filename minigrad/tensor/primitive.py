@@ -1,22 +1,46 @@
-"""What a primitive is: one operation, three readings (lessons 04, 05, 07).
+"""The primitive registry: every tensor operation is one row, read several ways (lessons 04-08).
 
-Every tensor operation in minigrad is a ``Primitive``:
+A row (a ``Primitive``) says, once:
 
-- ``forward(backend, *arrays, **params)``: compute the result on raw arrays by
-  calling the active backend's kernel. The only place array math happens.
-- ``vjps``: one rule per input, ``rule(g, out, *inputs, **params)``, returning
-  that input's cotangent given the output's cotangent ``g``. (Reverse mode.)
-- ``jvps``: one rule per input, ``rule(t, out, *inputs, **params)``, returning
-  the output tangent contributed by that input's tangent ``t``. (Forward mode.)
+- ``forward(backend, *arrays, **params)``: the kernel call on raw arrays. This is
+  the only place array math happens.
+- its derivative, in one of four forms. Forward mode (``jvp``) and reverse mode
+  (``vjp``) are two *readings* of that one statement:
 
-Rules are written with differentiable Tensor operations, never raw arrays, so
-the backward pass is itself a graph whenever we ask for one: gradients of
-gradients come from composition, not from special cases.
+  ============  ==========================================  ==========================
+  form          what the row gives                          the two readings
+  ============  ==========================================  ==========================
+  elementwise   ``derivatives[i](v, out, *xs)`` = v * d out  jvp = sum_i d_i(t_i);
+                / d x_i, elementwise                        vjp_i = d_i(g): a diagonal
+                                                            Jacobian is its own transpose
+  linear        ``linear[i](g, *xs)``: the transpose (adjoint)  jvp = the primitive applied
+                of the map in x_i                           to the tangents; vjp_i = it
+  multilinear   ``multilinear[i](g, *xs)``: the transpose   jvp = sum_i prim(.., t_i, ..);
+                in x_i with the other inputs fixed (matmul) vjp_i = it
+  custom        ``jvp(ts, out, xs)`` and ``vjp(g, out, xs)``  read as written
+  ============  ==========================================  ==========================
 
-A rule of ``None`` means "not differentiable in this input" (an index, a
-comparison). Operations with a variable number of inputs (``concatenate``)
-give one ``vjp_all(g, out, inputs, **params)`` / ``jvp_all(tangents, out,
-inputs, **params)`` instead, where missing tangents are ``None``.
+A linear row with a variable number of inputs (``concatenate``) gives one
+function ``linear(g, *xs)`` that returns every input's cotangent.
+
+- ``saves``: what the rules read, so that a recorded operation keeps no more
+  memory than that: ``"out"`` and/or input positions. Everything else reaches
+  the rules as a ``TensorSpec`` (shape, dtype and device only).
+- ``scalar``: for elementwise rows, the name of the scalar function (in
+  ``minigrad.backends``) that computes one element; a code generator can
+  compose these into one fused kernel.
+- ``batch``: how the row acts on a batched axis (vmap); ``None`` until written.
+
+Rules are written in differentiable Tensor operations, never raw arrays, so a
+backward pass run with ``create_graph=True`` is itself a graph: gradients of
+gradients come from composition. A derivative of ``None`` means "not
+differentiable in this input" (an index, a comparison).
+
+    >>> EXP = Primitive("exp", lambda backend, x: backend.map("exp", x),
+    ...                 derivatives=(lambda v, out, x: v * out,), saves=("out",),
+    ...                 register=False)
+    >>> EXP, EXP.form, EXP.saves_output
+    (Primitive('exp'), 'elementwise', True)
 """
 
 from __future__ import annotations
@@ -24,58 +48,151 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-Rule = Callable[..., Any] | None
+Rule = Callable[..., Any]
+
+#: Every built-in primitive by name, in the order they were defined: the table
+#: that tests, the API reference and ``draw`` enumerate.
+REGISTRY: dict[str, Primitive] = {}
 
 
 class Primitive:
-    """One row of the primitive table.
+    """One row of the registry (see the module docstring for the four forms)."""
 
-    >>> square = Primitive("square", lambda backend, x: backend.zip("mul", x, x),
-    ...                    vjps=(lambda g, out, x: g * 2 * x,),
-    ...                    jvps=(lambda t, out, x: t * 2 * x,))
-    >>> square
-    Primitive('square')
-    """
-
-    __slots__ = ("differentiable", "forward", "jvp_all", "jvps", "name", "vjp_all", "vjps")
+    __slots__ = (
+        "batch", "derivatives", "differentiable", "form", "forward", "jvp_rule", "name",
+        "saved_inputs", "saves", "saves_output", "scalar", "transpose", "transposes", "vjp_rule",
+    )  # fmt: skip
 
     def __init__(
         self,
         name: str,
         forward: Callable[..., Any],
-        vjps: Sequence[Rule] = (),
-        jvps: Sequence[Rule] = (),
-        vjp_all: Callable[..., Any] | None = None,
-        jvp_all: Callable[..., Any] | None = None,
+        *,
+        derivatives: Sequence[Rule | None] | None = None,
+        linear: Rule | Sequence[Rule | None] | None = None,
+        multilinear: Sequence[Rule | None] | None = None,
+        jvp: Rule | None = None,
+        vjp: Rule | None = None,
+        saves: Sequence[int | str] | str = (),
+        scalar: str | None = None,
+        batch: Rule | None = None,
+        register: bool = True,
     ) -> None:
+        forms = {
+            "elementwise": derivatives is not None,
+            "linear": linear is not None,
+            "multilinear": multilinear is not None,
+            "custom": vjp is not None,
+        }
+        chosen = [form for form, given in forms.items() if given]
+        if len(chosen) > 1:
+            raise TypeError(f"primitive {name!r}: give one form of derivative, not {chosen}")
         self.name = name
         self.forward = forward
-        self.vjps = tuple(vjps)
-        self.jvps = tuple(jvps)
-        self.vjp_all = vjp_all
-        self.jvp_all = jvp_all
+        self.form = chosen[0] if chosen else "none"
+        self.derivatives = tuple(derivatives) if derivatives is not None else ()
+        # The transposes: one per input, or (variadic rows) one function for all.
+        self.transpose = linear if callable(linear) else None
+        transposes = multilinear if multilinear is not None else linear
+        self.transposes = tuple(transposes) if transposes is not None and not callable(
+            transposes
+        ) else ()
+        self.jvp_rule = jvp
+        self.vjp_rule = vjp
+        self.saves = ("inputs",) if saves == "inputs" else tuple(saves)
+        self.saves_output = "out" in self.saves
+        # None: every input ("inputs"); else the positions named.
+        self.saved_inputs = (
+            None if "inputs" in self.saves else tuple(s for s in self.saves if s != "out")
+        )
+        self.scalar = scalar
+        self.batch = batch
         # Asked on every recorded operation, so worked out once here.
-        self.differentiable = vjp_all is not None or any(rule is not None for rule in self.vjps)
+        self.differentiable = self.form in ("linear", "custom") or any(
+            rule is not None for rule in self.derivatives + self.transposes
+        )
+        if register:
+            if name in REGISTRY:
+                raise ValueError(f"a primitive called {name!r} is already registered")
+            REGISTRY[name] = self
 
+    # -- reverse mode ---------------------------------------------------------
     def vjp(self, g: Any, out: Any, inputs: Sequence[Any], params: dict, needs: Sequence[bool]):
         """Cotangents for ``inputs`` (``None`` where not needed or not differentiable)."""
-        if self.vjp_all is not None:
-            return self.vjp_all(g, out, inputs, **params)
-        return [
-            rule(g, out, *inputs, **params) if need and rule is not None else None
-            for rule, need in zip(self.vjps, needs)
-        ]
+        form = self.form
+        if form == "elementwise":
+            return [
+                rule(g, out, *inputs, **params) if need and rule is not None else None
+                for rule, need in zip(self.derivatives, needs)
+            ]
+        if self.transpose is not None:
+            return self.transpose(g, *inputs, **params)
+        if form in ("linear", "multilinear"):
+            return [
+                rule(g, *inputs, **params) if need and rule is not None else None
+                for rule, need in zip(self.transposes, needs)
+            ]
+        return self.vjp_rule(g, out, inputs, needs, **params)
 
-    def jvp(self, tangents: Sequence[Any], out: Any, inputs: Sequence[Any], params: dict):
-        """The output's tangent, the sum of every input's contribution."""
-        if self.jvp_all is not None:
-            return self.jvp_all(tangents, out, inputs, **params)
-        total = None
-        for rule, t in zip(self.jvps, tangents):
-            if t is not None and rule is not None:
-                term = rule(t, out, *inputs, **params)
-                total = term if total is None else total + term
-        return total
+    # -- forward mode ---------------------------------------------------------
+    def jvp(self, tangents: Sequence[Any], out: Any, inputs: Sequence[Any], params: dict,
+            apply: Callable[..., Any], zeros_like: Callable[[Any], Any]) -> Any:  # fmt: skip
+        """The output's tangent, given one tangent (or ``None``) per input.
+
+        ``apply`` runs a primitive on tensors and ``zeros_like`` makes a zero
+        tangent: the caller (the tensor layer) passes them in, so that this
+        table knows nothing of Tensor.
+        """
+        form = self.form
+        if form == "elementwise":
+            total = None
+            for rule, t in zip(self.derivatives, tangents):
+                if t is not None and rule is not None:
+                    term = rule(t, out, *inputs, **params)
+                    total = term if total is None else total + term
+            return total
+        if form == "linear":
+            filled = [t if t is not None else zeros_like(x) for t, x in zip(tangents, inputs)]
+            return apply(self, tuple(filled), **params)
+        if form == "multilinear":
+            total = None
+            for i, t in enumerate(tangents):
+                if t is not None and self.transposes[i] is not None:
+                    args = inputs[:i] + (t,) + inputs[i + 1 :]
+                    term = apply(self, tuple(args), **params)
+                    total = term if total is None else total + term
+            return total
+        if self.jvp_rule is None:
+            raise NotImplementedError(f"primitive {self.name!r} has no forward-mode rule")
+        return self.jvp_rule(tangents, out, inputs, **params)
 
     def __repr__(self) -> str:
         return f"Primitive({self.name!r})"
+
+
+class TensorSpec:
+    """What a rule may know of a value it did not save: shape, dtype, device.
+
+    >>> import numpy as np
+    >>> TensorSpec((2, 3), np.dtype("float32"), "cpu")
+    TensorSpec(shape=(2, 3), dtype=float32, device='cpu')
+    """
+
+    __slots__ = ("device", "dtype", "label", "shape")
+    requires_grad = False
+    is_leaf = True
+    _parents: tuple = ()
+    _op = ""
+
+    def __init__(self, shape: tuple[int, ...], dtype: Any, device: str) -> None:
+        self.shape = shape
+        self.dtype = dtype
+        self.device = device
+        self.label = ""
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __repr__(self) -> str:
+        return f"TensorSpec(shape={self.shape}, dtype={self.dtype}, device={self.device!r})"

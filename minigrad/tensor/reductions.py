@@ -17,8 +17,9 @@ from __future__ import annotations
 from typing import Any
 
 from minigrad.tensor import dtypes
+from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.primitive import Primitive
-from minigrad.tensor.tensor import Tensor, apply
+from minigrad.tensor.record import apply
 
 
 def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
@@ -67,23 +68,26 @@ def _reduce(name: str) -> Any:
     return lambda backend, x, axes, keepdims: backend.reduce(name, x, axes, keepdims)
 
 
+# sum is linear; its transpose spreads the cotangent back over the summed axes.
 SUM = Primitive(
     "sum",
     _reduce("sum"),
-    vjps=(lambda g, out, x, axes, keepdims: _expand(g, x, axes, keepdims),),
-    jvps=(lambda t, out, x, axes, keepdims: apply(SUM, (t,), axes=axes, keepdims=keepdims),),
+    linear=(lambda g, x, axes, keepdims: _expand(g, x, axes, keepdims),),
 )
 
 
 def _extremum(name: str) -> Primitive:
-    def vjp(g, out, x, axes, keepdims):
-        return _expand(g, x, axes, keepdims) * _winners(out, x, axes, keepdims)
+    # Given the winners w (a constant), max is the linear map x -> sum(w * x):
+    # forward mode applies it, reverse mode its transpose.
+    def vjp(g, out, inputs, needs, axes, keepdims):
+        (x,) = inputs
+        return (_expand(g, x, axes, keepdims) * _winners(out, x, axes, keepdims),)
 
-    def jvp(t, out, x, axes, keepdims):
-        weighted = t * _winners(out, x, axes, keepdims)
+    def jvp(tangents, out, inputs, axes, keepdims):
+        weighted = tangents[0] * _winners(out, inputs[0], axes, keepdims)
         return apply(SUM, (weighted,), axes=axes, keepdims=keepdims)
 
-    return Primitive(name, _reduce(name), vjps=(vjp,), jvps=(jvp,))
+    return Primitive(name, _reduce(name), vjp=vjp, jvp=jvp, saves=(0, "out"))
 
 
 MAX = _extremum("max")

@@ -16,51 +16,49 @@ import numpy as np
 
 from minigrad import backends
 from minigrad.tensor import dtypes
+from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.broadcasting import ShapeError
 from minigrad.tensor.primitive import Primitive
+from minigrad.tensor.record import apply
 from minigrad.tensor.reductions import normalize_axes
-from minigrad.tensor.tensor import Tensor, apply
 
+# Every row here is linear: forward mode moves the tangent as the values were
+# moved, reverse mode moves the cotangent back (the transpose).
 RESHAPE = Primitive(
     "reshape",
     lambda backend, x, shape: backend.reshape(x, shape),
-    vjps=(lambda g, out, x, shape: reshape(g, x.shape),),
-    jvps=(lambda t, out, x, shape: reshape(t, shape),),
+    linear=(lambda g, x, shape: reshape(g, x.shape),),
 )
 TRANSPOSE = Primitive(
     "transpose",
     lambda backend, x, axes: backend.transpose(x, axes),
-    vjps=(lambda g, out, x, axes: transpose(g, tuple(int(a) for a in np.argsort(axes))),),
-    jvps=(lambda t, out, x, axes: transpose(t, axes),),
+    linear=(lambda g, x, axes: transpose(g, tuple(int(a) for a in np.argsort(axes))),),
 )
+# Reading elements out and adding them back in are each other's transpose.
 GETITEM = Primitive(
     "getitem",
     lambda backend, x, index: backend.getitem(x, index),
-    vjps=(lambda g, out, x, index: apply(SCATTER_ADD, (g,), index=index, shape=x.shape),),
-    jvps=(lambda t, out, x, index: apply(GETITEM, (t,), index=index),),
+    linear=(lambda g, x, index: apply(SCATTER_ADD, (g,), index=index, shape=x.shape),),
 )
 SCATTER_ADD = Primitive(
     "scatter_add",
     lambda backend, values, index, shape: backend.scatter_add(shape, index, values),
-    vjps=(lambda g, out, values, index, shape: apply(GETITEM, (g,), index=index),),
-    jvps=(lambda t, out, values, index, shape: apply(SCATTER_ADD, (t,), index=index, shape=shape),),
+    linear=(lambda g, values, index, shape: apply(GETITEM, (g,), index=index),),
 )
 ASTYPE = Primitive(
     "astype",
     lambda backend, x, dtype: backend.astype(x, dtype),
-    vjps=(lambda g, out, x, dtype: astype(g, x.dtype),),
-    jvps=(lambda t, out, x, dtype: astype(t, dtype),),
+    linear=(lambda g, x, dtype: astype(g, x.dtype),),
 )
-# The output lives on ``device``; apply() places it there (see tensor.apply).
+# The output lives on ``device``; apply() places it there (see record.apply).
 TO_DEVICE = Primitive(
     "to",
     lambda backend, x, device: backends.for_device(device).from_numpy(backend.to_numpy(x)),
-    vjps=(lambda g, out, x, device: to_device(g, x.device),),
-    jvps=(lambda t, out, x, device: to_device(t, device),),
+    linear=(lambda g, x, device: to_device(g, x.device),),
 )
 
 
-def _concat_vjp(g, out, inputs, axis):
+def _concat_transpose(g, *inputs, axis):
     cotangents, start = [], 0
     for x in inputs:
         index = (slice(None),) * axis + (slice(start, start + x.shape[axis]),)
@@ -69,16 +67,10 @@ def _concat_vjp(g, out, inputs, axis):
     return tuple(cotangents)
 
 
-def _concat_jvp(tangents, out, inputs, axis):
-    filled = [t if t is not None else x.detach() * 0 for t, x in zip(tangents, inputs)]
-    return apply(CONCATENATE, tuple(filled), axis=axis)
-
-
 CONCATENATE = Primitive(
     "concatenate",
     lambda backend, *xs, axis: backend.concatenate(list(xs), axis),
-    vjp_all=_concat_vjp,
-    jvp_all=_concat_jvp,
+    linear=_concat_transpose,
 )
 
 
@@ -198,14 +190,15 @@ def concatenate(tensors: Any, axis: int = 0, *, dim: Any = None) -> Tensor:
     >>> mg.concatenate([mg.ones(2), mg.zeros(1)]).shape
     (3,)
     """
-    from minigrad.tensor.elementwise import operands
-
     tensors = list(tensors)
     if not tensors:
         raise ValueError("concatenate() expects a non-empty list of tensors")
     if dim is not None:
         axis = dim
-    tensors = operands("concatenate", *tensors) if len({t.dtype for t in tensors}) > 1 else tensors
+    tensors = [t if isinstance(t, Tensor) else Tensor.concrete(t) for t in tensors]
+    if len({t.dtype for t in tensors}) > 1:  # one dtype, as PyTorch promotes (never broadcast)
+        common = dtypes.result_dtype([t.dtype for t in tensors], [])
+        tensors = [astype(t, common) for t in tensors]
     first = tensors[0]
     if first.ndim == 0:
         raise ShapeError("zero-dimensional tensor (at position 0) cannot be concatenated")

@@ -22,9 +22,10 @@ The rules are Tensor operations, so second derivatives come by composition.
 from __future__ import annotations
 
 from minigrad.tensor import dtypes
+from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.primitive import Primitive
+from minigrad.tensor.record import apply
 from minigrad.tensor.reductions import normalize_axes
-from minigrad.tensor.tensor import Tensor, apply
 
 
 def _along(t: Tensor, axis: int | None) -> Tensor:
@@ -50,22 +51,33 @@ def _softmax_forward(backend, x, axis):
     return backend.zip("div", e, backend.reduce("sum", e, axes, True))
 
 
+# Both rules read only the output. softmax's Jacobian diag(s) - s s^T is
+# symmetric, so its two readings are one function; log_softmax's is I - 1 s^T,
+# whose transpose is written out.
 LOG_SOFTMAX = Primitive(
     "log_softmax",
     _log_softmax_forward,
-    vjps=(lambda g, out, x, axis: g - out.exp() * _along(g, axis),),
-    jvps=(lambda t, out, x, axis: t - _along(out.exp() * t, axis),),
+    vjp=lambda g, out, inputs, needs, axis: (g - out.exp() * _along(g, axis),),
+    jvp=lambda ts, out, inputs, axis: ts[0] - _along(out.exp() * ts[0], axis),
+    saves=("out",),
 )
+
+
+def _softmax_derivative(v, out, axis):
+    return out * (v - _along(v * out, axis))
+
+
 SOFTMAX = Primitive(
     "softmax",
     _softmax_forward,
-    vjps=(lambda g, out, x, axis: out * (g - _along(g * out, axis)),),
-    jvps=(lambda t, out, x, axis: out * (t - _along(out * t, axis)),),
+    vjp=lambda g, out, inputs, needs, axis: (_softmax_derivative(g, out, axis),),
+    jvp=lambda ts, out, inputs, axis: _softmax_derivative(ts[0], out, axis),
+    saves=("out",),
 )
 
 
 def _prepared(x: Tensor, axis: int, op: str) -> tuple[Tensor, int | None]:
-    x = x if isinstance(x, Tensor) else Tensor(x)
+    x = x if isinstance(x, Tensor) else Tensor.concrete(x)
     if not dtypes.is_floating(x.dtype):
         x = x.to(dtypes.DEFAULT_FLOAT)
     axis = normalize_axes(axis, x.ndim)[0] if x.ndim else None

@@ -1,0 +1,201 @@
+"""Recording operations: ``apply``, the one door, and the ``OpRecord`` it leaves (lessons 04-07).
+
+Every operation runs through ``apply(prim, inputs, **params)``: it calls the
+primitive's kernel, and then
+
+- if reverse mode may need it (gradient mode on, an input requires grad), it
+  leaves an ``OpRecord`` on the result: which primitive ran, with which
+  parameters, and what its derivative rules will read (the row's ``saves``);
+- if forward mode is on (an input carries a tangent), it pushes the tangents
+  through the row's derivative at once (lesson 07).
+
+**What a record keeps.** A record points at its *parents' records* (or, for a
+leaf, at the leaf tensor), never at the parents' values. Values are kept only
+when the row's ``saves`` names them: ``tanh`` keeps its output, ``mul`` both
+inputs, ``add`` nothing at all. This is why an activation that no rule reads
+is freed as soon as the program drops it, as in PyTorch (lesson 09 measures it).
+A saved *output* is kept as its raw array, not as the tensor, so that the
+tensor -> record -> tensor cycle never forms and reference counting frees
+graphs; backward wraps the array again, attached to the record, so the rule
+sees a tensor that is still part of the graph (higher-order gradients need it).
+
+Records follow the node protocol of ``minigrad.graph``: ``_parents``, ``_op``,
+``label``, plus the output's ``shape``, ``dtype`` and ``device``. So a record
+also stands in, inside the rules, for an input that was not saved: rules may
+ask it for shapes, not for values.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Sequence
+from typing import Any
+
+from minigrad import backends
+from minigrad.tensor.base import TensorBase
+from minigrad.tensor.mode import state
+from minigrad.tensor.primitive import Primitive, TensorSpec
+
+FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved "
+    "tensors after they have already been freed). Saved intermediate values of the graph "
+    "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
+    "you need to backward through the graph a second time or if you need to access saved "
+    "tensors after calling backward."
+)
+
+class OpRecord:
+    """How a non-leaf tensor was made: ``prim(*inputs, **params)``, and what backward needs."""
+
+    __slots__ = (
+        "__weakref__", "device", "dtype", "freed", "label", "params", "parents", "prim",
+        "retained", "saved", "saved_out", "segment", "serial", "shape",
+    )  # fmt: skip
+    requires_grad = True  # a record exists only on the way to something that requires grad
+    is_leaf = False
+    # How many records have been made: a clock. A record with ``serial >= t`` was
+    # made after time ``t``; checkpoint (lesson 09) reads it to tell what a
+    # function just recorded from the older graph it closed over.
+    created = 0
+
+    def __init__(self, prim: Primitive, inputs: tuple, params: dict, out_data: Any,
+                 device: str) -> None:  # fmt: skip
+        parents = []
+        for x in inputs:
+            node = x._node
+            if node is not None:
+                parents.append(node)
+            elif x.requires_grad:
+                parents.append(x)  # a leaf stands for itself
+            else:  # a constant: only its description stays
+                parents.append(TensorSpec(x.data.shape, x.data.dtype, x.device))
+        self.parents = tuple(parents)
+        keep = prim.saved_inputs
+        if keep is None or state.keep_inputs:
+            self.saved = inputs
+        elif keep:
+            self.saved = tuple(x if i in keep else p for i, (x, p) in enumerate(zip(inputs, parents)))
+        else:
+            self.saved = None  # the parents (records, leaves, specs) describe the inputs
+        self.saved_out = out_data if prim.saves_output else None
+        self.prim = prim
+        self.params = params
+        self.shape = tuple(out_data.shape)
+        self.dtype = out_data.dtype
+        self.device = device
+        self.freed = False
+        self.retained = None
+        self.label = ""
+        self.segment = None
+        self.serial = OpRecord.created
+        OpRecord.created += 1
+
+    # -- the node protocol ----------------------------------------------------
+    @property
+    def _parents(self) -> tuple:
+        return self.parents
+
+    @property
+    def _op(self) -> str:
+        return self.prim.name
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    # -- what backward reads ---------------------------------------------------
+    def unpack(self, like: type) -> tuple[Any, tuple]:
+        """``(out, inputs)`` for the rules: saved tensors where saved, else descriptions."""
+        if self.freed:
+            raise RuntimeError(FREED_MESSAGE)
+        out: Any = self
+        if self.saved_out is not None:
+            out = like._wrap(self.saved_out, self.device, requires_grad=True)
+            out._node = self
+        return out, (self.saved if self.saved is not None else self.parents)
+
+    def inputs(self) -> tuple:
+        """The input tensors, where kept (inside ``mode.keep_inputs``); else their stand-ins."""
+        return self.saved if self.saved is not None else self.parents
+
+    def retain(self, tensor: TensorBase) -> None:
+        """Give ``tensor`` (made by this record) its ``.grad`` after backward."""
+        self.retained = weakref.ref(tensor)
+
+    def free(self) -> None:
+        """Drop the saved values: what ``retain_graph=False`` does after a rule has run."""
+        self.saved = ()
+        self.saved_out = None
+        self.params = {}
+        self.parents = ()
+        self.freed = True
+
+    def __repr__(self) -> str:
+        return f"<{self.prim.name} record, shape {self.shape}>"
+
+
+def _device_of(inputs: Sequence[TensorBase]) -> str:
+    device = inputs[0].device if inputs else "cpu"
+    for t in inputs:
+        if t.device != device:
+            raise RuntimeError(
+                "Expected all tensors to be on the same device, but found at least two "
+                f"devices, {device} and {t.device}! Move one with .to({device!r}) or "
+                f".to({t.device!r})."
+            )
+    return device
+
+
+def apply(prim: Primitive, inputs: tuple, **params: Any) -> Any:
+    """Run primitive ``prim`` on tensors ``inputs``: the one door of every operation."""
+    first = inputs[0]
+    device = first.device
+    if len(inputs) > 1:
+        device = _device_of(inputs)
+    backend = backends.for_device(device)
+    data = prim.forward(backend, *[t.data for t in inputs], **params)
+    device = params.get("device", device)
+    out = type(first)._wrap(data, device)
+    # (A list, not a generator, inside any(): half the cost for two inputs, on every op.)
+    if state.grad_enabled and prim.differentiable and any([t.requires_grad for t in inputs]):
+        out.requires_grad = True
+        out._node = OpRecord(prim, inputs, params, data, device)
+    if state.levels and any([t._tangents for t in inputs]):
+        _push_tangents(prim, inputs, params, out)
+    return out
+
+
+def full_like(x: Any, value: float) -> Any:
+    """A constant tensor shaped like ``x`` (a tensor or a description of one)."""
+    backend = backends.for_device(x.device)
+    return TensorBase.concrete._wrap(backend.full(tuple(x.shape), value, x.dtype), x.device)
+
+
+def zeros_like(x: Any) -> Any:
+    """A zero tangent for ``x``."""
+    return full_like(x, 0)
+
+
+def _push_tangents(prim: Primitive, inputs: tuple, params: dict, out: TensorBase) -> None:
+    """Forward mode: give ``out`` a tangent for every live level its inputs carry."""
+    levels = sorted(
+        {
+            level
+            for t in inputs
+            if t._tangents
+            for level in t._tangents
+            if level < state.ceiling and level in state.levels
+        }
+    )
+    for level in levels:
+        tangents = [t._tangents.get(level) if t._tangents else None for t in inputs]
+        saved = state.ceiling
+        state.ceiling = level  # the rule must not see its own level (see mode.py)
+        try:
+            tangent = prim.jvp(tangents, out, inputs, params, apply, zeros_like)
+        finally:
+            state.ceiling = saved
+        if tangent is not None:
+            if out._tangents is None:
+                out._tangents = {}
+            out._tangents[level] = tangent
