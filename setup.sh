@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # minigrad quick start. On a fresh clone (Debian-like machine, Python 3.10+):
 #
-#   bash setup.sh course [JUPYTER ARGS...]   set up, then open the lessons in JupyterLab
+#   bash setup.sh course [JUPYTER ARGS...]   set up, then open the course in JupyterLab
+#   bash setup.sh grade  [GRADER ARGS...]    set up, then grade exercises/ (python -m minigrad.grade)
 #   bash setup.sh test   [PYTEST ARGS...]    set up with the test tools, then run every test
 #
 # Safe to run again: a finished setup is remembered in .venv and skipped until
@@ -13,14 +14,14 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: bash setup.sh course [jupyter args...] | bash setup.sh test [pytest args...]" >&2
+    echo "usage: bash setup.sh course [jupyter args...] | grade [grader args...] | test [pytest args...]" >&2
     exit 2
 }
 
 [[ $# -ge 1 ]] || usage
 mode=$1
 shift
-[[ $mode == course || $mode == test ]] || usage
+[[ $mode == course || $mode == grade || $mode == test ]] || usage
 
 cd "$(dirname "${BASH_SOURCE[0]}")"
 root=$PWD
@@ -95,7 +96,8 @@ vpy=$venv/bin/python
 # --- Python packages (skipped when nothing changed since the last run) --------------
 extras=lessons
 [[ $mode == test ]] && extras=lessons,dev,docs
-stamp=$venv/.minigrad-setup-$mode
+# `grade` needs what `course` needs: they share one stamp.
+stamp=$venv/.minigrad-setup-${mode/grade/course}
 want=$(cat pyproject.toml "${BASH_SOURCE[0]}" | cksum)
 want="$want ${MINIGRAD_TORCH_INDEX:-}"
 if [[ -f $stamp && $(cat "$stamp") == "$want" ]]; then
@@ -139,10 +141,15 @@ fi
 # --- go ------------------------------------------------------------------------------
 export PATH=$venv/bin:$PATH
 if [[ $mode == course ]]; then
-    say "opening JupyterLab on lessons/ (Ctrl-C to stop)"
+    say "opening JupyterLab on the course, in lessons/ (Ctrl-C to stop)"
     # Jupyter refuses to start as root unless told; containers often run as root.
     [[ $(id -u) -eq 0 ]] && set -- --allow-root "$@"
-    exec "$venv/bin/jupyter" lab lessons/ "$@"
+    # Rooted at the course so that lessons can open ../exercises; it lands on lessons/.
+    exec "$venv/bin/jupyter" lab --ServerApp.root_dir="$root" \
+        --LabApp.default_url=/lab/tree/lessons "$@"
+fi
+if [[ $mode == grade ]]; then
+    exec "$vpy" -m minigrad.grade "$@"
 fi
 say "running the test suite"
 exec "$vpy" -m pytest "$@"

@@ -102,10 +102,14 @@ def topological_order(root: object) -> list:
     >>> [n.data for n in topological_order(c)]
     [1.0, 2.0, 2.0, 3.0]
 
-    Hint (lesson 02): a depth-first search with an explicit stack of (node, parents still
-    to visit); emit a node when its parents are done; track visited nodes by id().
+    Hint (lesson 02): no recursion: keep your own stack. Either a depth-first search that
+    emits a node once its parents are done, or count each node's children, then peel nodes
+    off from the root down (a node goes once all its children went) and reverse; track
+    nodes by id().
     """
     raise NotImplementedError(
-        "Exercise 2.2: a depth-first search with an explicit stack of (node, parents still to "
-        "visit); emit a node when its parents are done; track visited nodes by id(). (lesson 02)"
+        "Exercise 2.2: no recursion: keep your own stack. Either a depth-first search that emits a"
+        " node once its parents are done, or count each node's children, then peel nodes off from "
+        "the root down (a node goes once all its children went) and reverse; track nodes by id(). "
+        "(lesson 02)"
     )

@@ -5,8 +5,9 @@
 Grade it with ``python -m minigrad.grade --exercise 3.1``.
 
 Here a node keeps, beside each parent, the local derivative d(node)/d(parent),
-computed in the forward pass. (``Value`` keeps a closure instead; the walk is
-the same.) ``Node``, ``add``, ``mul`` and ``tanh`` are given.
+computed in the forward pass, just as ``Value`` keeps its ``_partials`` (micrograd
+keeps a closure instead; the walk is the same either way). ``Node``, ``add``,
+``mul`` and ``tanh`` are given.
 """
 
 import math

@@ -75,8 +75,12 @@ def matmul_vjp(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> tuple[np.ndarray,
 
 
 def sum_to(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """Part of exercise 5.2: sum ``grad`` down to ``shape`` (exercise 4.2: bring yours)."""
+    """Part of exercise 5.2: sum ``grad`` down to ``shape`` (exercise 4.2: bring yours).
+
+    Hint (lesson 04): this is exercise 4.2 again: copy your ``sum_to`` from
+    lesson04_broadcasting.py.
+    """
     raise NotImplementedError(
-        "Exercise 5.2: grad_a = g @ b^T and grad_b = a^T @ g (transpose the last two axes with "
-        "np.swapaxes), then sum_to each input's shape (lesson 04). (lesson 05)"
+        "Exercise 5.2: this is exercise 4.2 again: copy your ``sum_to`` from "
+        "lesson04_broadcasting.py. (lesson 04)"
     )

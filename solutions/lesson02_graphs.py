@@ -125,22 +125,28 @@ def topological_order(root: object) -> list:
     >>> [n.data for n in topological_order(c)]
     [1.0, 2.0, 2.0, 3.0]
 
-    Hint (lesson 02): a depth-first search with an explicit stack of (node, parents still
-    to visit); emit a node when its parents are done; track visited nodes by id().
+    Hint (lesson 02): no recursion: keep your own stack. Either a depth-first search that
+    emits a node once its parents are done, or count each node's children, then peel nodes
+    off from the root down (a node goes once all its children went) and reverse; track
+    nodes by id().
     """
     # BEGIN SOLUTION
-    order = []
-    visited = {id(root)}
-    stack = [(root, iter(root._parents))]
+    # Kahn's algorithm, run from the output: count each node's children first.
+    children = {id(root): 0}
+    stack = [root]
     while stack:
-        node, pending = stack[-1]
-        for parent in pending:
-            if id(parent) not in visited:
-                visited.add(id(parent))
-                stack.append((parent, iter(parent._parents)))
-                break
-        else:
-            stack.pop()
-            order.append(node)
-    return order
+        for parent in stack.pop()._parents:
+            if id(parent) not in children:
+                children[id(parent)] = 0
+                stack.append(parent)
+            children[id(parent)] += 1
+    ready, reverse_order = [root], []
+    while ready:
+        node = ready.pop()
+        reverse_order.append(node)
+        for parent in node._parents:
+            children[id(parent)] -= 1
+            if children[id(parent)] == 0:
+                ready.append(parent)
+    return reverse_order[::-1]
     # END SOLUTION

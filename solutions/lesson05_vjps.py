@@ -79,7 +79,11 @@ def matmul_vjp(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> tuple[np.ndarray,
 
 
 def sum_to(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """Part of exercise 5.2: sum ``grad`` down to ``shape`` (exercise 4.2: bring yours)."""
+    """Part of exercise 5.2: sum ``grad`` down to ``shape`` (exercise 4.2: bring yours).
+
+    Hint (lesson 04): this is exercise 4.2 again: copy your ``sum_to`` from
+    lesson04_broadcasting.py.
+    """
     # BEGIN SOLUTION
     lead = grad.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(

@@ -20,8 +20,9 @@ def tanh_map(out, out_shape, out_strides, inp, in_shape, in_strides):
     there its index is always 0. Write every element of ``out`` once; run the
     loop over output elements with ``prange``; allocate nothing inside it.
 
-    Hint (lesson 10): for flat output number i, peel off the index of each dimension
-    from the last one (i % size, i // size), adding index * stride to both positions.
+    Hint (lesson 10): for flat output number i, copy i into a new variable (numba
+    refuses any write to a prange index), then peel off the index of each dimension from
+    the last one (rest % size, rest //= size), adding index * stride to both positions.
     """
     # BEGIN SOLUTION
     ndim = out_shape.shape[0]

@@ -48,15 +48,23 @@ def select(names: list[str] | None = None) -> list[Exercise]:
 
 
 def find_exercises(start: str | os.PathLike | None = None) -> Path:
-    """The ``exercises/`` folder to grade: next to ``start`` (default: the working
-    folder), one level up (lessons run in ``lessons/``), or beside the package."""
+    """The ``exercises/`` folder to grade, found from any folder inside the course.
+
+    It walks up from ``start`` (default: the working folder): a folder named
+    ``exercises`` is the one; else the first ancestor holding ``exercises/``.
+    Outside any course it falls back to the one beside the package.
+    """
     here = Path(start or Path.cwd()).resolve()
-    for folder in (here, here / "exercises", here.parent / "exercises", PACKAGE_ROOT / "exercises"):
+    for folder in (here, *here.parents):
         if folder.name == "exercises" and folder.is_dir():
             return folder
+        if (folder / "exercises").is_dir():
+            return folder / "exercises"
+    if (PACKAGE_ROOT / "exercises").is_dir():
+        return PACKAGE_ROOT / "exercises"
     raise FileNotFoundError(
-        f"no exercises/ folder in {here}, its parent, or {PACKAGE_ROOT}; "
-        "pass the folder: check(name, directory=...)"
+        f"no exercises/ folder in {here} or any folder above it; "
+        "run from inside the course, or pass the folder: check(name, directory=...)"
     )
 
 
@@ -72,11 +80,12 @@ def check(
     report = grade(folder, select([name]), timeout=timeout)
     try:
         from IPython import get_ipython
-        from IPython.display import HTML, display
+        from IPython.display import display
     except ImportError:
         get_ipython = None
     if get_ipython is not None and get_ipython() is not None:
-        display(HTML(report.to_html()))
+        display(report)
+        report.shown = True  # the cell's echo of the returned report shows nothing more
     else:
         print(report.to_text())
     return report

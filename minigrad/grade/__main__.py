@@ -1,15 +1,60 @@
-"""``python -m minigrad.grade``: grade a folder of exercises (see README, "Grading")."""
+"""``python -m minigrad.grade``: grade a folder of exercises (see README, "Grading").
+
+Two more commands, for teachers:
+
+    python -m minigrad.grade release DIR          # the student edition, without answers
+    python -m minigrad.grade gradescope OUT.zip   # the Gradescope autograder bundle
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
-from minigrad.grade import DEFAULT_TIMEOUT, grade, select
+from minigrad.grade import DEFAULT_TIMEOUT, find_exercises, grade, select
+from minigrad.grade.gradescope import bundle
+from minigrad.grade.release import ReleaseError, release
+from minigrad.grade.runner import PACKAGE_ROOT
+
+COMMANDS = ("release", "gradescope")
+
+
+def teacher_command(argv: list[str]) -> int:
+    """``release DIR`` or ``gradescope OUT.zip``, run on the course this package is in."""
+    parser = argparse.ArgumentParser(prog="python -m minigrad.grade")
+    commands = parser.add_subparsers(dest="command", required=True)
+    student = commands.add_parser(
+        "release", help="write the student edition of the course (no solutions) into DIR"
+    )
+    student.add_argument("directory", type=Path, help="a new or empty folder")
+    student.add_argument(
+        "--git", action="store_true", help="make it a git repository with one fresh commit"
+    )
+    zipped = commands.add_parser("gradescope", help="write the Gradescope autograder zip")
+    zipped.add_argument("out", type=Path, metavar="OUT.zip")
+    zipped.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S")
+    args = parser.parse_args(argv)
+    if args.command == "release":
+        try:
+            written = release(PACKAGE_ROOT, args.directory, git=args.git)
+        except ReleaseError as error:
+            print(f"release: {error}", file=sys.stderr)
+            return 1
+        print(f"wrote the student edition ({len(written)} files) to {args.directory}")
+        return 0
+    if args.out.suffix != ".zip":
+        parser.error(f"the bundle is a zip file: {args.out} does not end in .zip")
+    names = bundle(PACKAGE_ROOT, args.out, timeout=args.timeout)
+    print(f"wrote {args.out} ({len(names)} files): upload it as the autograder on Gradescope")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] and argv[0] in COMMANDS:
+        return teacher_command(argv)
     parser = argparse.ArgumentParser(
         prog="python -m minigrad.grade",
         description="Grade minigrad exercises, each in its own process with a time limit. "
@@ -18,9 +63,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "directory",
         nargs="?",
-        default="exercises",
         type=Path,
-        help="folder with the lessonNN_*.py files (default: exercises/)",
+        help="folder with the lessonNN_*.py files (default: the course's exercises/, "
+        "found from any folder inside the course)",
     )
     parser.add_argument(
         "--exercise",
@@ -53,14 +98,25 @@ def main(argv: list[str] | None = None) -> int:
         for ex in exercises:
             print(f"{ex.title:<32} {ex.file}")
         return 0
+    if args.directory is None:
+        try:
+            args.directory = find_exercises()
+        except FileNotFoundError as error:
+            parser.error(str(error))
     if not args.directory.is_dir():
         parser.error(f"no folder {args.directory} to grade")
     if args.timeout <= 0:
         parser.error("--timeout must be positive")
+    started = time.monotonic()
     report = grade(args.directory, exercises, timeout=args.timeout, seed=args.seed, jobs=args.jobs)
+    report.execution_time = time.monotonic() - started
     print(report.to_text())
     if args.json:
-        report.write_json(args.json)
+        try:
+            report.write_json(args.json)
+        except OSError as error:
+            print(f"could not write {args.json}: {error}", file=sys.stderr)
+            return 1
     return 0
 
 

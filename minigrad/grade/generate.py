@@ -1,9 +1,15 @@
 """Make ``exercises/`` from ``solutions/``, the single source (the autograder).
 
-Usage, from the repository root (teachers only: it overwrites exercises/):
+Usage, from the repository root (teachers only):
 
-    python -m minigrad.grade.generate            # write exercises/
+    python -m minigrad.grade.generate            # rewrite exercises/ where it is safe
     python -m minigrad.grade.generate --check    # exit 1 if exercises/ drifted
+    python -m minigrad.grade.generate --force    # rewrite changed files too, backed up
+
+It never destroys work: it records the hash of every file it writes in
+``exercises/.generated.json`` and rewrites only files that still have that
+hash. A file changed since (an answer someone wrote) stops it: it names the
+files and writes nothing; ``--force`` copies them to ``exercises/.backup/`` first.
 
 Each exercise is a top-level function or class whose docstring starts with
 ``Exercise N.M:`` and holds a paragraph ``Hint (lesson NN): ...``; a helper
@@ -30,9 +36,13 @@ from __future__ import annotations
 
 import argparse
 import ast
+import hashlib
+import json
 import re
+import shutil
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 from minigrad.grade.spec import HINT, exercise_hints
@@ -106,7 +116,10 @@ def strip_solutions(source: str) -> str:
                 "or 'Part of exercise N.M' (an exercise in the same file)"
             )
         number = title.group(1)
-        hint = HINT.match(hints[number])
+        # A helper may carry its own hint (sum_to in lesson 05 is exercise 4.2 again).
+        own = [p.strip() for p in (ast.get_docstring(top) or "").split("\n\n")]
+        own_hint = next((" ".join(p.split()) for p in own if HINT.match(p)), None)
+        hint = HINT.match(own_hint or hints[number])
         text = f"{hint.group(2)} (lesson {hint.group(1)})" if hint else "see the docstring"
         out += _raise_line(begin.group(1), f"Exercise {number}: {text}")
         j = i + 1
@@ -120,26 +133,86 @@ def strip_solutions(source: str) -> str:
     return HEADER + "".join(out)
 
 
-def generate(solutions: Path, exercises: Path, check: bool = False) -> list[str]:
+MANIFEST = ".generated.json"
+BACKUPS = ".backup"
+
+
+def fingerprint(text: str) -> str:
+    """The SHA-256 of a file's text, as ``generate`` records it.
+
+    >>> fingerprint("")[:12]
+    'e3b0c44298fc'
+    """
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class ChangedFiles(Exception):
+    """Exercise files changed since ``generate`` wrote them; it rewrote nothing."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+        super().__init__(", ".join(names))
+
+
+def _recorded(exercises: Path) -> dict[str, str]:
+    try:
+        data = json.loads((exercises / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def changed_since_generated(exercises: Path) -> list[str]:
+    """Exercise files whose text is not what ``generate`` last wrote (someone's work)."""
+    recorded = _recorded(exercises)
+    return sorted(
+        path.name
+        for path in exercises.glob("lesson*.py")
+        if recorded.get(path.name) != fingerprint(path.read_text())
+    )
+
+
+def generate(
+    solutions: Path, exercises: Path, check: bool = False, force: bool = False
+) -> list[str]:
     """Write (or with ``check``, compare) ``exercises/`` from ``solutions/``.
 
     Returns the names of the exercise files that differ from what the
-    solutions generate (written unless ``check``).
+    solutions generate (written unless ``check``). It rewrites a file only if
+    it is unchanged since ``generate`` wrote it (the hashes in ``.generated.json``
+    say so); otherwise it raises ``ChangedFiles`` naming them and writes nothing.
+    With ``force`` it copies each changed file into ``.backup/<time>/`` first.
     """
-    drifted = []
-    for source in sorted(solutions.glob("lesson*.py")):
-        target = exercises / source.name
-        text = strip_solutions(source.read_text())
-        if not target.is_file() or target.read_text() != text:
-            drifted.append(target.name)
-            if not check:
-                exercises.mkdir(parents=True, exist_ok=True)
-                target.write_text(text)
-    stale = {p.name for p in exercises.glob("lesson*.py")} - {
-        p.name for p in solutions.glob("lesson*.py")
+    wanted = {
+        source.name: strip_solutions(source.read_text())
+        for source in sorted(solutions.glob("lesson*.py"))
     }
-    drifted += sorted(stale)
-    return drifted
+    drifted = [
+        name
+        for name, text in wanted.items()
+        if not (exercises / name).is_file() or (exercises / name).read_text() != text
+    ]
+    stale = sorted({p.name for p in exercises.glob("lesson*.py")} - set(wanted))
+    if check:
+        return drifted + stale
+    changed = [
+        name
+        for name in drifted
+        if (exercises / name).is_file() and name in changed_since_generated(exercises)
+    ]
+    if changed and not force:
+        raise ChangedFiles(changed)
+    exercises.mkdir(parents=True, exist_ok=True)
+    if changed:
+        backup = exercises / BACKUPS / time.strftime("%Y%m%d-%H%M%S")
+        backup.mkdir(parents=True, exist_ok=True)
+        for name in changed:
+            shutil.copy2(exercises / name, backup / name)
+    for name in drifted:
+        (exercises / name).write_text(wanted[name])
+    hashes = {name: fingerprint(text) for name, text in wanted.items()}
+    (exercises / MANIFEST).write_text(json.dumps(hashes, indent=1, sort_keys=True) + "\n")
+    return drifted + stale
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -147,10 +220,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--solutions", type=Path, default=Path("solutions"))
     parser.add_argument("--exercises", type=Path, default=Path("exercises"))
     parser.add_argument("--check", action="store_true", help="only report drift; exit 1 if any")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="rewrite changed exercise files too, keeping a copy in exercises/.backup/",
+    )
     args = parser.parse_args(argv)
     if not args.solutions.is_dir():
         parser.error(f"no solutions folder at {args.solutions}")
-    drifted = generate(args.solutions, args.exercises, check=args.check)
+    try:
+        drifted = generate(args.solutions, args.exercises, check=args.check, force=args.force)
+    except ChangedFiles as error:
+        print(
+            f"refusing to overwrite: these files in {args.exercises} changed since they were "
+            "generated (someone's work?):",
+            file=sys.stderr,
+        )
+        for name in error.names:
+            print(f"    {args.exercises / name}", file=sys.stderr)
+        print(
+            "Nothing was written. Move them away, or rerun with --force "
+            f"(it keeps a copy of each in {args.exercises / BACKUPS}/).",
+            file=sys.stderr,
+        )
+        return 1
     verb = "differ from" if args.check else "rewritten from"
     for name in drifted:
         print(f"{args.exercises / name} {verb} {args.solutions / name}")

@@ -10,11 +10,11 @@ from __future__ import annotations
 import html
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from minigrad.grade.spec import Exercise
+from minigrad.grade.spec import HINT, Exercise
 
 
 @dataclass
@@ -62,6 +62,12 @@ class ExerciseResult:
             for problem, names in reasons.items()
         ]
 
+    def hint_shown(self) -> bool:
+        """Whether a failure already reads out the hint (a stub's error carries it)."""
+        body = HINT.match(self.hint)
+        text = " ".join((body.group(2) if body else self.hint).split())
+        return bool(text) and any(text in " ".join(p.split()) for _, p in self.failures())
+
     def details(self) -> str:
         """The failures, the hint and the tail of what the submission printed: plain text."""
         passed = sum(check.passed for check in self.checks)
@@ -69,7 +75,7 @@ class ExerciseResult:
         failures = self.failures()
         for which, problem in failures:
             lines.append(f"FAILED {which}:\n  " + problem.replace("\n", "\n  "))
-        if failures and self.hint:
+        if failures and self.hint and not self.hint_shown():
             lines.append(self.hint)
         if self.output.strip():
             lines.append("What the submission printed (last lines):\n" + self.output.rstrip())
@@ -86,6 +92,10 @@ class Report:
 
     exercises: list[ExerciseResult]
     directory: Path
+    execution_time: float | None = None  # seconds, when the caller timed the grading
+    # check() sets it after showing the table, so that the report it returns,
+    # echoed as a notebook cell's value, does not show the table a second time.
+    shown: bool = field(default=False, repr=False, compare=False)
 
     @property
     def score(self) -> float:
@@ -97,6 +107,14 @@ class Report:
 
     def __repr__(self) -> str:
         return f"<grade report: {_points(self.score)}/{_points(self.max_score)} points>"
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import HTML, display
+
+        if self.shown:
+            self.shown = False
+            return
+        display(HTML(self.to_html()))
 
     def to_text(self) -> str:
         """A readable table: one row per exercise, then the failing checks."""
@@ -123,7 +141,7 @@ class Report:
                 f"<div><b>{html.escape(which)}</b>:<pre>{html.escape(problem)}</pre></div>"
                 for which, problem in failing
             )
-            if failing and result.hint:
+            if failing and result.hint and not result.hint_shown():
                 detail += f"<div><i>{html.escape(result.hint)}</i></div>"
             color = "#2e7d32" if not failing else "#c62828"
             rows.append(
@@ -139,10 +157,20 @@ class Report:
             f"{_points(self.max_score)}</b></td><td></td></tr></table>"
         )
 
-    def to_gradescope(self) -> dict[str, Any]:
-        """Gradescope's ``results.json``: the total score and one test per exercise."""
-        return {
+    def to_gradescope(self, visibility: str = "visible") -> dict[str, Any]:
+        """Gradescope's ``results.json``: the total score and one test per exercise.
+
+        ``visibility`` applies to the whole result and to each test (Gradescope's
+        values: ``visible``, ``hidden``, ``after_due_date``, ``after_published``).
+
+        >>> Report([], Path("."), execution_time=1.25).to_gradescope()["execution_time"]
+        1.25
+        """
+        results: dict[str, Any] = {
             "score": self.score,
+            "execution_time": round(self.execution_time or 0.0, 3),
+            "visibility": visibility,
+            "stdout_visibility": visibility,
             "output": f"minigrad grader: {_points(self.score)}/{_points(self.max_score)} points",
             "tests": [
                 {
@@ -151,10 +179,15 @@ class Report:
                     "score": result.score,
                     "max_score": result.max_score,
                     "output": result.details(),
+                    "visibility": visibility,
                 }
                 for result in self.exercises
             ],
         }
+        return results
 
-    def write_json(self, path: str | os.PathLike) -> None:
-        Path(path).write_text(json.dumps(self.to_gradescope(), indent=2) + "\n")
+    def write_json(self, path: str | os.PathLike, visibility: str = "visible") -> None:
+        """Write ``to_gradescope()`` to ``path``, creating its folder if missing."""
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(self.to_gradescope(visibility), indent=2) + "\n")
