@@ -153,3 +153,95 @@ def test_import_minigrad_is_cheap():
     seconds, _, heavy = done.stdout.strip().partition(" ")
     assert heavy == "", f"`import minigrad` loaded {heavy}; compile and probe lazily instead"
     assert float(seconds) < 2.0, f"`import minigrad` took {float(seconds):.2f} s"
+
+
+def module_of(dotted: str) -> str | None:
+    """The minigrad module (file) a dotted import name lands on, or None if outside minigrad."""
+    bits = dotted.split(".")
+    if bits[0] != PACKAGE.name:
+        return None
+    while bits:
+        path = PACKAGE.parent.joinpath(*bits)
+        if path.with_suffix(".py").is_file() or (path / "__init__.py").is_file():
+            return ".".join(bits)
+        bits = bits[:-1]  # `minigrad.tensor.Tensor` is a name in the package minigrad.tensor
+    return None
+
+
+def imported_targets(path: Path) -> set[str]:
+    """The minigrad modules a file imports: `from p import m` lands on p.m when m is a module."""
+    here = module_name(path)
+    package = here if path.name == "__init__.py" else here[:-1]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join(base + ([node.module] if node.module else []))
+            names = [f"{module}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        found |= {target for target in map(module_of, names) if target is not None}
+    return found - {".".join(here)}
+
+
+def import_graph() -> dict[str, set[str]]:
+    """module -> the minigrad modules it imports, at any depth of the file (functions too)."""
+    return {".".join(module_name(p)): imported_targets(p) for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found = []
+    for start in graph:
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph.get(start, ()))))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, pending = work[-1]
+            for nxt in pending:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(sorted(graph.get(nxt, ())))))
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            else:
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+    return found
+
+
+def test_no_import_cycles_anywhere_in_the_package():
+    # Counting imports inside functions, and between modules of one folder: a
+    # package's face (its __init__) may import its modules, but then no module
+    # of it may import the face back.
+    assert cycles(import_graph()) == []
+
+
+def test_the_cycle_finder_finds_a_cycle_inside_a_folder():
+    graph = {"a.x": {"a.y"}, "a.y": {"a.z"}, "a.z": {"a.x"}, "a.w": {"a.x"}}
+    assert cycles(graph) == [["a.x", "a.y", "a.z"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
