@@ -12,9 +12,10 @@ shaded.
 ``draw(y, backward=True)`` draws the backward pass instead (lesson 08): the
 gradients of ``y`` are computed with ``create_graph=True``, so they are
 tensors with a graph of their own, and that graph is what is drawn. Nodes
-made by a checkpointed segment (lesson 09) are grouped in a dashed cluster
-named after the segment: in a forward graph, the segment's one
-``checkpoint`` node; in a backward graph, everything its recomputation made.
+that name a ``segment`` (the optional part of the node protocol) are grouped
+in a dashed cluster with that name: checkpointing (lesson 09) names its
+segment on the one ``checkpoint`` node of a forward graph and, in a backward
+graph, on everything its recomputation made.
 
 The picture is made by Graphviz's ``dot`` program. Where it is missing, the
 drawing renders through pygraphviz (which bundles Graphviz) or, failing that,
@@ -29,7 +30,8 @@ from typing import Any
 import graphviz
 
 from minigrad.graph import topological_order
-from minigrad.transforms.checkpointing import cluster_of
+from minigrad.tensor import autograd, factories
+from minigrad.tensor.tensor import Tensor
 
 INSTALL_HINT = (
     "(No picture: Graphviz's `dot` program was not found. "
@@ -98,15 +100,14 @@ def _describe(node: Any, show_grad: bool) -> tuple[str, dict[str, str]]:
 
 def _gradients(root: Any) -> list[Any]:
     """The gradients of ``root`` with respect to its leaves, each with its own graph."""
-    from minigrad.tensor import autograd, factories
-    from minigrad.tensor.tensor import Tensor
-
     if not isinstance(root, Tensor) or not root.requires_grad:
         raise TypeError(
             "draw(root, backward=True) draws the backward pass of a Tensor that requires grad; "
             f"got {type(root).__name__}"
         )
-    leaves = [t for t in topological_order(root) if t.requires_grad and t._node is None]
+    # Leaves are the inputs (no op) that require grad: the parameters.
+    nodes = topological_order(root)
+    leaves = [t for t in nodes if not t._op and getattr(t, "requires_grad", False)]
     grads = autograd.grad(
         root, leaves, factories.ones_like(root), retain_graph=True, create_graph=True,
         allow_unused=True,
@@ -161,7 +162,7 @@ def draw(
     for node in kept:
         name = names[id(node)]
         label, style = _describe(node, show_grad)
-        segment = cluster_of(node)
+        segment = getattr(node, "segment", None)
         if segment is not None and segment not in clusters:
             attr = {"label": segment, "style": "dashed", "color": "gray50", "fontsize": "10"}
             clusters[segment] = graphviz.Digraph(name=f"cluster_{len(clusters)}", graph_attr=attr)

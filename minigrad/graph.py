@@ -7,6 +7,12 @@ A computation graph is made of nodes. Whatever the node type - a scalar
 - ``node._op``: the name of the operation that made it (``""`` for inputs),
 - ``node.label``: an optional human name, shown by ``minigrad.draw``.
 
+One more is optional, read with ``getattr(node, "segment", None)``:
+
+- ``node.segment``: the name of the part of the program that made the node,
+  such as a checkpointed segment (lesson 09); ``minigrad.draw`` draws the
+  nodes of one segment inside one box. None (or absent) for no segment.
+
 Reverse-mode differentiation visits nodes so that every node comes after all
 the nodes that use it: a *reverse topological order*. micrograd builds it with
 a recursive depth-first search, which dies at a depth of about a thousand

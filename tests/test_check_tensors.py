@@ -124,6 +124,27 @@ def test_outputs_that_do_not_depend_on_an_input():
     assert gradcheck(lambda x: (c * 2, x.sum()), [x64(3)], check_forward_ad=True)
 
 
+# Every shape of result that gradcheck accepts (issue: gradgradcheck once refused
+# a tuple of one output, treating the tuple's one cotangent as a sequence of them).
+RESULT_SHAPES = {
+    "a tensor": lambda x: x.tanh(),
+    "a tuple of one": lambda x: (x.tanh(),),
+    "a list of one": lambda x: [x.tanh()],
+    "a tuple of two": lambda x: (x.tanh(), (x * x).sum()),
+    "a list of two": lambda x: [x.exp(), x * x],
+    "with a constant": lambda x: (x.tanh(), mg.ones(2, dtype=mg.float64)),
+    "with a boolean": lambda x: (x.tanh(), x > 0),
+}
+
+
+@pytest.mark.parametrize("shape", RESULT_SHAPES)
+def test_every_check_accepts_every_shape_of_result(shape):
+    f, x = RESULT_SHAPES[shape], x64(3)
+    assert gradcheck(f, [x], check_forward_ad=True)
+    assert check_jvp(f, [x])
+    assert gradgradcheck(f, [x])
+
+
 def test_grad_outputs_of_gradgradcheck_can_be_given():
     f = lambda x: x.sigmoid() * x
     assert gradgradcheck(f, [x64(3)], grad_outputs=[x64(3, seed=5)])

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import minigrad as mg
-from minigrad.tensor.tensor import Node
+from minigrad.tensor.record import OpRecord
 
 SHAPES = hnp.array_shapes(min_dims=0, max_dims=2, max_side=3)
 SEEDS = st.integers(0, 2**32 - 1)
@@ -171,9 +171,9 @@ def test_grad_of_an_outer_tensor_closed_over():
 
 def test_top_level_results_carry_no_graph():
     x = mg.tensor([1.0, 2.0])
-    before = Node.created
+    before = OpRecord.created
     value, g = mg.value_and_grad(cube_sum)(x)
-    assert Node.created > before  # f itself was recorded...
+    assert OpRecord.created > before  # f itself was recorded...
     assert value._node is None and g._node is None  # ...but nothing is handed back with it
     assert not value.requires_grad and not g.requires_grad
     assert x.grad is None and not x.requires_grad
@@ -242,8 +242,14 @@ def test_vjp_fn_can_be_called_again_and_checks_shapes():
         assert gx.tolist() == [3.0, 4.0] and gy.tolist() == [1.0, 2.0]
     with pytest.raises(ValueError, match="Mismatch in shape"):
         vjp_fn((mg.ones(3), mg.ones(2)))
-    with pytest.raises(ValueError, match="expected 2 cotangent"):
+    with pytest.raises(ValueError, match="expected a tuple of 2 cotangent"):
         vjp_fn((mg.ones(2),))
+    with pytest.raises(ValueError, match=r"expected a tuple of 2 cotangent.*got one Tensor"):
+        vjp_fn(mg.ones(2))
+    _, vjp_one = mg.vjp(lambda x: (x * x,), mg.tensor([1.0, 2.0]))  # a tuple of one output
+    assert vjp_one((mg.ones(2),))[0].tolist() == [2.0, 4.0]
+    with pytest.raises(ValueError, match=r"expected a tuple of 1 cotangent.*got one Tensor"):
+        vjp_one(mg.ones(2))
 
 
 def test_jacobian_shapes_follow_jax():

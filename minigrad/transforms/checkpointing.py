@@ -17,9 +17,14 @@ operations, checkpointed functions work with ``create_graph=True``,
 
 Tensors ``fn`` closes over (a layer's weights) are inputs too: the forward
 pass records ``fn``'s graph once, finds the older tensors that require grad
-in it (by the node clock ``Node.serial``), and makes them inputs of the
+in it (by the record clock, see ``_clock``), and makes them inputs of the
 checkpoint node, so their gradients flow as usual. Random numbers drawn
 inside ``fn`` are replayed: the recomputation sees the same generator state.
+
+The segment's name goes on the graph itself, as the optional ``segment`` of
+the node protocol (``minigrad.graph``): on the checkpoint node, and on every
+node its recomputation records when the backward pass is itself recorded
+(``create_graph=True``). ``mg.draw`` groups nodes by it.
 
     >>> import minigrad as mg
     >>> w = mg.tensor([0.5, -1.0], requires_grad=True)
@@ -34,38 +39,56 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import weakref
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from minigrad.graph import topological_order
 from minigrad.tensor import autograd, factories
-from minigrad.tensor.mode import enable_grad, is_grad_enabled
+from minigrad.tensor.mode import enable_grad, is_grad_enabled, keep_inputs
 from minigrad.tensor.primitive import Primitive
-from minigrad.tensor.tensor import Node, Tensor, apply
+from minigrad.tensor.record import OpRecord, apply
+from minigrad.tensor.tensor import Tensor
+from minigrad.transforms.arguments import argnums_partial
 from minigrad.transforms.forward import alias
 
 _segment_ids = itertools.count(1)
-# Which checkpointed segment made a tensor (for ``draw``): id -> (weak reference, name).
-# (Keyed by id: a Tensor's == is elementwise, so it cannot key a weak dictionary.)
-_clusters: dict[int, tuple[weakref.ref, str]] = {}
 
 
-def cluster_of(node: Any) -> str | None:
-    """The name of the checkpointed segment that produced ``node``, or None."""
-    entry = _clusters.get(id(node))
-    return entry[1] if entry is not None and entry[0]() is node else None
+# What checkpointing reads and writes of the tensor layer's op records, in one
+# place: the record clock, a record's time, its segment, and forward mode.
 
 
-def _mark(tensors: Iterable[Tensor], name: str) -> None:
-    for t in tensors:
-        key = id(t)
-        _clusters[key] = (weakref.ref(t, lambda _, key=key: _clusters.pop(key, None)), name)
+def _clock() -> int:
+    """How many operations have been recorded so far."""
+    return OpRecord.created
+
+
+def _record_of(v: Any) -> OpRecord | None:
+    """The record of a graph vertex: a record itself, or a tensor's (None for a leaf)."""
+    return v if type(v) is OpRecord else getattr(v, "_node", None)
+
+
+def _recorded_since(v: Any, since: int) -> bool:
+    """Was ``v`` (a tensor or a record) made by an operation recorded at or after ``since``?"""
+    record = _record_of(v)
+    return record is not None and record.serial >= since
+
+
+def _mark(vertices: Iterable[Any], name: str) -> None:
+    """Put the recorded ones among ``vertices`` in segment ``name`` (for ``draw``)."""
+    for v in vertices:
+        record = _record_of(v)
+        if record is not None:
+            record.segment = name
+
+
+def _in_forward_mode(t: Tensor) -> bool:
+    return bool(t._tangents)
 
 
 def _leaf(x: Tensor) -> Tensor:
     """A leaf that shares ``x``'s data: gradients stop here and go nowhere else."""
-    return Tensor._wrap(x.data, x.device, requires_grad=True)
+    return x.detach().requires_grad_()
 
 
 @contextlib.contextmanager
@@ -80,53 +103,63 @@ def _replaying(rng_state: dict) -> Iterator[None]:
         generator.bit_generator.state = now
 
 
-def _newer(roots: list[Tensor], since: int, stop: set[int]) -> list[Tensor]:
-    """The tensors of ``roots``' graph recorded since node time ``since`` (``stop``: leave out)."""
+def _newer(roots: list[Tensor], since: int, stop: set[int]) -> list[Any]:
+    """The vertices of ``roots``' graph recorded since time ``since`` (``stop``: leave out)."""
 
-    def parents(t: Tensor) -> tuple:
-        if id(t) in stop or t._node is None or t._node.serial < since:
+    def parents(v: Any) -> tuple:
+        if id(v) in stop or not _recorded_since(v, since):
             return ()
-        return tuple(p for p in t._parents if p.requires_grad)
+        return tuple(p for p in v._parents if p.requires_grad)
 
     return topological_order(roots, parents=parents)
 
 
-def _call(fn: Callable, args: tuple, positions: tuple[int, ...], tensors: list[Tensor]) -> Any:
-    call = list(args)
-    for i, t in zip(positions, tensors):
-        call[i] = t
-    return fn(*call)
+def _captured(out: Tensor, since: int, mine: set[int]) -> list[Tensor]:
+    """The older tensors that ``fn`` used (its weights): inputs of its records it did not make.
+
+    ``fn`` ran inside ``keep_inputs``, so its records hold their input tensors.
+    """
+    found: dict[int, Tensor] = {}
+    for v in _newer([out], since, mine):
+        if type(v) is OpRecord and v.serial >= since:
+            for x in v.inputs():
+                old = x.requires_grad and id(x) not in mine and not _recorded_since(x, since)
+                if old and isinstance(x, Tensor):
+                    found.setdefault(id(x), x)
+    return list(found.values())
 
 
-def _recompute_vjp(g, out, inputs, *, fn, args, positions, rng_state, value, name):
+def _recompute_vjp(g, out, inputs, needs, *, of_watched, n_watched, rng_state, value, name):
     """The checkpoint's vjp rule: run ``fn`` again, then backpropagate through it."""
     create_graph = is_grad_enabled()  # the reverse pass records iff create_graph=True
-    watched, captured = inputs[: len(positions)], inputs[len(positions) :]
-    since = Node.created
+    watched, captured = inputs[:n_watched], inputs[n_watched:]
+    since = _clock()
     with enable_grad(), _replaying(rng_state):
         # For a differentiable gradient the copies must stay connected to the
         # real inputs (alias); otherwise plain leaves keep the two graphs apart.
         copies = [alias(x) if create_graph else _leaf(x) for x in watched]
-        y = _call(fn, args, positions, copies)
+        y = of_watched(*copies)
     grads = autograd.grad(
         y,
         [*copies, *captured],
         grad_outputs=g,
         # A captured non-leaf's own graph belongs to the outer pass: keep it.
-        retain_graph=create_graph or any(t._node is not None for t in captured),
+        retain_graph=create_graph or any(not t.is_leaf for t in captured),
         create_graph=create_graph,
         allow_unused=True,
     )
-    if create_graph:  # these nodes stay in the gradient's graph: let draw group them
+    if create_graph:  # these nodes stay in the gradient's graph: draw groups them
         made = _newer([x for x in grads if x is not None], since, set())
-        _mark([t for t in made if t._node is not None and t._node.serial >= since], name)
+        _mark([t for t in made if _recorded_since(t, since)], name)
     return grads
 
 
 CHECKPOINT = Primitive(
     "checkpoint",
     lambda backend, *arrays, value, **params: value,
-    vjp_all=_recompute_vjp,
+    vjp=_recompute_vjp,
+    saves="inputs",
+    register=False,
 )
 
 
@@ -145,35 +178,31 @@ def checkpoint(fn: Callable[..., Tensor], *args: Any, label: str | None = None) 
     (tensor([ 5.4366, 22.1672]),)
     """
     positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad)
-    watched = [args[i] for i in positions]
+    of_watched, watched = argnums_partial(fn, args, positions)
     tensors = [a for a in args if isinstance(a, Tensor)]
-    if not is_grad_enabled() or any(t._tangents for t in tensors):
+    if not is_grad_enabled() or any(_in_forward_mode(t) for t in tensors):
         return fn(*args)
     rng_state = factories.generator().bit_generator.state
-    since = Node.created
+    since = _clock()
     copies = [_leaf(x) for x in watched]
-    out = _call(fn, args, positions, copies)
+    with keep_inputs():
+        out = of_watched(*copies)
     if not isinstance(out, Tensor):
         raise TypeError(f"checkpoint: fn must return one Tensor, got {type(out).__name__}")
-    if not out.requires_grad or out._tangents:  # nothing to save, or forward mode is on
+    if not out.requires_grad or _in_forward_mode(out):  # nothing to save, or forward mode is on
         return out
     # Record fn's graph once, to find the older tensors it used (its weights):
     # they become inputs. Then drop that graph: this is what saves the memory.
     mine = {id(c) for c in copies}
-    captured = [
-        t
-        for t in _newer([out], since, mine)
-        if id(t) not in mine and (t._node is None or t._node.serial < since)
-    ]
+    captured = _captured(out, since, mine)
     name = label or f"checkpoint {next(_segment_ids)}: {getattr(fn, '__name__', 'fn')}"
     value = out.data
     del out, copies
     result = apply(
         CHECKPOINT,
         (*watched, *captured),
-        fn=fn,
-        args=args,
-        positions=positions,
+        of_watched=of_watched,
+        n_watched=len(watched),
         rng_state=rng_state,
         value=value,
         name=name,

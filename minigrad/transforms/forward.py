@@ -32,15 +32,12 @@ from typing import Any
 from minigrad.tensor import dtypes, factories
 from minigrad.tensor.mode import close_level, open_level
 from minigrad.tensor.primitive import Primitive
-from minigrad.tensor.tensor import Tensor, apply
+from minigrad.tensor.record import apply
+from minigrad.tensor.tensor import Tensor
+from minigrad.transforms.arguments import as_tensor, outputs_of, primals_and_tangents, split_aux
 
 # The identity, as a row of the table: its cotangent is g and its tangent is t.
-ALIAS = Primitive(
-    "alias",
-    lambda backend, x: x,
-    vjps=(lambda g, out, x: g,),
-    jvps=(lambda t, out, x: t,),
-)
+ALIAS = Primitive("alias", lambda backend, x: x, linear=(lambda g, x: g,), register=False)
 
 
 def alias(x: Tensor) -> Tensor:
@@ -53,16 +50,6 @@ def alias(x: Tensor) -> Tensor:
     (False, 'alias', (tensor(4.),))
     """
     return apply(ALIAS, (x,))
-
-
-def as_tensor(x: Any, where: str) -> Tensor:
-    """``x`` as a Tensor (Python numbers and NumPy arrays are converted)."""
-    if isinstance(x, Tensor):
-        return x
-    try:
-        return factories.tensor(x)
-    except TypeError as error:
-        raise TypeError(f"{where}: expected a Tensor, got {type(x).__name__}") from error
 
 
 def seed(x: Tensor, tangent: Tensor, level: int) -> Tensor:
@@ -87,18 +74,6 @@ def forget(out: Tensor, level: int) -> None:
             out._tangents = None
 
 
-def outputs_of(result: Any, where: str) -> tuple[tuple[Tensor, ...], bool]:
-    """``f``'s result as a tuple of tensors, and whether it was a single tensor."""
-    single = isinstance(result, Tensor)
-    outs = (result,) if single else result
-    if not isinstance(outs, (tuple, list)) or not all(isinstance(o, Tensor) for o in outs):
-        raise TypeError(
-            f"{where}: Expected f(*primals) to return only tensors (a Tensor or a tuple of "
-            f"Tensors), got {type(result).__name__}"
-        )
-    return tuple(outs), single
-
-
 def push_forward(
     f: Callable[..., Any],
     xs: Sequence[Tensor],
@@ -113,8 +88,7 @@ def push_forward(
     level = open_level()
     try:
         seeded = [x if v is None else seed(x, v, level) for x, v in zip(xs, directions)]
-        result = f(*seeded)
-        result, aux = result if has_aux else (result, None)
+        result, aux = split_aux(f(*seeded), has_aux, where)
         outs, single = outputs_of(result, where)
         tangents = tuple(tangent_at(o, level) for o in outs)
         for o in (*outs, aux) if isinstance(aux, Tensor) else outs:
@@ -158,17 +132,7 @@ def jvp(
     >>> t                                      # d/dx e^x = e^x
     tensor([1.    , 2.7183])
     """
-    for name, value in (("primals", primals), ("tangents", tangents)):
-        if not isinstance(value, (tuple, list)):
-            raise TypeError(
-                f"jvp(f, primals, tangents): Expected {name} to be a tuple, got "
-                f"{type(value).__name__}. E.g. jvp(f, (x,), (v,))"
-            )
-    if len(primals) != len(tangents):
-        raise ValueError(
-            "jvp(f, primals, tangents): Expected primals and tangents to have the same length, "
-            f"got {len(primals)} primals and {len(tangents)} tangents"
-        )
+    primals, tangents = primals_and_tangents(primals, tangents, "jvp")
     xs = [as_tensor(x, "jvp") for x in primals]
     vs = [_check_tangent(i, x, t) for i, (x, t) in enumerate(zip(xs, tangents))]
     outs, tangents_out, single, aux = push_forward(f, xs, vs, has_aux)

@@ -31,8 +31,16 @@ import numpy as np
 from minigrad.tensor import factories
 from minigrad.tensor.shape import stack
 from minigrad.tensor.tensor import Tensor
-from minigrad.transforms.forward import as_tensor, jvp, outputs_of, push_forward
-from minigrad.transforms.reverse import normalize_argnums, value_and_grad, vjp
+from minigrad.transforms.arguments import (
+    argnums_partial,
+    as_tensor,
+    like_argnums,
+    normalize_argnums,
+    outputs_of,
+    primals_and_tangents,
+)
+from minigrad.transforms.forward import jvp, push_forward
+from minigrad.transforms.reverse import value_and_grad, vjp
 
 
 def _basis(shape: tuple[int, ...], index: int, like: Tensor) -> Tensor:
@@ -44,22 +52,16 @@ def _basis(shape: tuple[int, ...], index: int, like: Tensor) -> Tensor:
     return factories.tensor(e, device=like.device)
 
 
-def _assemble(blocks: list[list[list[Tensor]]], single_out: bool, single_in: bool) -> Any:
+def _assemble(blocks: list[list[Tensor]], single_out: bool, argnums: int | Sequence[int]) -> Any:
     """blocks[k][i] is the Jacobian of output k with respect to input i: nest like JAX."""
-    per_output = [block[0] if single_in else tuple(block) for block in blocks]
+    per_output = [like_argnums(argnums, block) for block in blocks]
     return per_output[0] if single_out else tuple(per_output)
 
 
-def _partial(f: Callable, args: tuple, positions: tuple[int, ...]) -> Callable:
-    """``f`` as a function of the arguments at ``positions`` only."""
-
-    def restricted(*chosen: Any) -> Any:
-        full = list(args)
-        for i, x in zip(positions, chosen):
-            full[i] = x
-        return f(*full)
-
-    return restricted
+def _chosen(f: Callable, args: tuple, argnums: int | Sequence[int], where: str) -> tuple:
+    """``f`` as a function of the chosen arguments, and those arguments as tensors."""
+    of_chosen, chosen = argnums_partial(f, args, normalize_argnums(argnums, len(args), where))
+    return of_chosen, [as_tensor(x, where) for x in chosen]
 
 
 def jacrev(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
@@ -72,9 +74,8 @@ def jacrev(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[
     """
 
     def jacrev_f(*args: Any) -> Any:
-        positions = normalize_argnums(argnums, len(args), "jacrev")
-        chosen = [as_tensor(args[i], "jacrev") for i in positions]
-        result, vjp_fn = vjp(_partial(f, args, positions), *chosen)
+        of_chosen, chosen = _chosen(f, args, argnums, "jacrev")
+        result, vjp_fn = vjp(of_chosen, *chosen)
         outs, single_out = outputs_of(result, "jacrev")
         blocks = []
         for k, out in enumerate(outs):
@@ -92,7 +93,7 @@ def jacrev(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[
                     for i, x in enumerate(chosen)
                 ]
             )
-        return _assemble(blocks, single_out, isinstance(argnums, int))
+        return _assemble(blocks, single_out, argnums)
 
     jacrev_f.__name__ = f"jacrev({getattr(f, '__name__', 'f')})"
     return jacrev_f
@@ -117,9 +118,7 @@ def jacfwd(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[
     """
 
     def jacfwd_f(*args: Any) -> Any:
-        positions = normalize_argnums(argnums, len(args), "jacfwd")
-        chosen = [as_tensor(args[i], "jacfwd") for i in positions]
-        restricted = _partial(f, args, positions)
+        restricted, chosen = _chosen(f, args, argnums, "jacfwd")
         per_input = []  # per_input[i][k]: the Jacobian of output k with respect to input i
         single_out = True
         for i, x in enumerate(chosen):
@@ -143,7 +142,7 @@ def jacfwd(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[
                 ]
             )
         blocks = [[per_input[i][k] for i in range(len(chosen))] for k in range(len(per_input[0]))]
-        return _assemble(blocks, single_out, isinstance(argnums, int))
+        return _assemble(blocks, single_out, argnums)
 
     jacfwd_f.__name__ = f"jacfwd({getattr(f, '__name__', 'f')})"
     return jacfwd_f
@@ -189,8 +188,7 @@ def hvp(
     >>> mg.hvp(lambda x: (x ** 3).sum(), (x,), (v,))
     (tensor(9.), tensor([ 6., 12.]))
     """
-    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
-        raise TypeError("hvp(f, primals, tangents): primals and tangents must be tuples")
+    primals, tangents = primals_and_tangents(primals, tangents, "hvp")
     argnums = tuple(range(len(primals)))
     if mode == "forward-over-reverse":
 
@@ -198,7 +196,7 @@ def hvp(
             value, grads = value_and_grad(f, argnums)(*xs)
             return grads, value
 
-        _, hv, out = jvp(grads_and_value, tuple(primals), tuple(tangents), has_aux=True)
+        _, hv, out = jvp(grads_and_value, primals, tangents, has_aux=True)
     elif mode == "reverse-over-reverse":
         vs = [as_tensor(v, "hvp") for v in tangents]
 

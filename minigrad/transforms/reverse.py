@@ -35,27 +35,15 @@ from minigrad.graph import topological_order
 from minigrad.tensor import autograd, dtypes, factories
 from minigrad.tensor.mode import enable_grad
 from minigrad.tensor.tensor import Tensor
-from minigrad.transforms.forward import alias, as_tensor
-
-
-def normalize_argnums(argnums: int | Sequence[int], nargs: int, where: str) -> tuple[int, ...]:
-    """``argnums`` as a tuple of non-negative positions, checked against ``nargs``.
-
-    >>> normalize_argnums(-1, 3, "grad"), normalize_argnums((0, 2), 3, "grad")
-    ((2,), (0, 2))
-    """
-    positions = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    if not positions:
-        raise ValueError(f"{where}: argnums must name at least one argument, got {argnums!r}")
-    result = []
-    for a in positions:
-        if not isinstance(a, int) or not -nargs <= a < nargs:
-            raise ValueError(
-                f"{where}: argnums {argnums!r} is out of range for a function called with "
-                f"{nargs} positional argument(s)"
-            )
-        result.append(a % nargs)
-    return tuple(result)
+from minigrad.transforms.arguments import (
+    argnums_partial,
+    as_tensor,
+    like_argnums,
+    normalize_argnums,
+    outputs_of,
+    split_aux,
+)
+from minigrad.transforms.forward import alias
 
 
 def watch(x: Any, where: str) -> Tensor:
@@ -102,7 +90,7 @@ def outer_graph_needed(outputs: Sequence[Tensor], ours: Sequence[Tensor]) -> boo
         return True
     roots = [o for o in outputs if o.requires_grad]
     return any(
-        t._node is None and id(t) not in mine and _retired.get(id(t)) is not t
+        t.is_leaf and id(t) not in mine and _retired.get(id(t)) is not t
         for t in topological_order(roots, parents=parents)
     )
 
@@ -172,19 +160,15 @@ def value_and_grad(
     """
 
     def value_and_grad_f(*args: Any) -> Any:
-        positions = normalize_argnums(argnums, len(args), "grad")
-        args = list(args)
-        leaves = [watch(args[i], "grad") for i in positions]
-        for i, leaf in zip(positions, leaves):
-            args[i] = leaf
+        of_chosen, chosen = argnums_partial(f, args, normalize_argnums(argnums, len(args), "grad"))
+        leaves = [watch(x, "grad") for x in chosen]
         with enable_grad():
-            result = f(*args)
-        out, aux = result if has_aux else (result, None)
+            out, aux = split_aux(of_chosen(*leaves), has_aux, "grad")
         out = _scalar_output(out, "grad")
         nested = outer_graph_needed([out], leaves)
         grads = pullback([out], leaves, [None], create_graph=nested)
         retire(leaves)
-        answer = grads[0] if isinstance(argnums, int) else grads
+        answer = like_argnums(argnums, grads)
         if nested:
             return ((out, aux), answer) if has_aux else (out, answer)
         value = detached(out)
@@ -233,24 +217,18 @@ def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[An
     """
     leaves = [watch(x, "vjp") for x in primals]
     with enable_grad():
-        result = f(*leaves)
-    result, aux = result if has_aux else (result, None)
-    single = isinstance(result, Tensor)
-    outs = (result,) if single else result
-    if not isinstance(outs, (tuple, list)) or not all(isinstance(o, Tensor) for o in outs):
-        raise TypeError(
-            "vjp: Expected f(*primals) to return only tensors (a Tensor or a tuple of "
-            f"Tensors), got {type(result).__name__}"
-        )
-    outs = tuple(outs)
+        result, aux = split_aux(f(*leaves), has_aux, "vjp")
+    outs, single = outputs_of(result, "vjp")
     nested = outer_graph_needed(outs, leaves)
     retire(leaves)  # from here on only vjp_fn differentiates with respect to them
 
     def vjp_fn(cotangent: Any) -> tuple[Tensor, ...]:
-        us = (cotangent,) if single else tuple(cotangent)
-        if len(us) != len(outs):
+        us = (cotangent,) if single else cotangent
+        if not isinstance(us, (tuple, list)) or len(us) != len(outs):
+            got = len(us) if isinstance(us, (tuple, list)) else f"one {type(us).__name__}"
             raise ValueError(
-                f"vjp_fn: expected {len(outs)} cotangent(s), one per output, got {len(us)}"
+                f"vjp_fn: expected a tuple of {len(outs)} cotangent(s), one per output of f, "
+                f"got {got}"
             )
         us = tuple(as_tensor(u, "vjp_fn") for u in us)
         for k, (o, u) in enumerate(zip(outs, us)):
