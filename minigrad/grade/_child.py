@@ -1,30 +1,67 @@
 """The child process that runs one exercise of a submission (the autograder).
 
-Usage (the grader starts it; not for people):
-``python -m minigrad.grade._child REQUEST_JSON FD``
+The grader starts it as a script, in isolated mode (not for people)::
 
-The request names the submission file, this run's token and the probes to
-run with their inputs. For each probe the child writes one line to file
-descriptor ``FD`` (a pipe only the grader reads): the outputs as plain data,
-or the error the submission raised. ``sys.exit`` inside a submission is an
-error like any other; a hang, ``os._exit`` or a crash ends the process, and
-the grader scores the checks that never reported as failed.
+    python -I .../minigrad/grade/_child.py REQUEST_JSON FD
+
+It waits until the grader closes its stdin (by then, as root, the grader has
+made it the OOM killer's first choice), reads the request, lowers its own
+resource limits for good, builds a module path of the submission's folder and
+the minigrad package only, and loads the probes. Only then does a line of the
+submission run. For each probe it writes one line to file descriptor ``FD``
+(a pipe only the grader reads): the outputs as plain data, or the error the
+submission raised. A hang, ``os._exit`` or a crash ends the process, and the
+grader scores the checks that never reported as failed.
+
+This file never imports ``minigrad.grade`` (whose checks hold the references):
+it loads ``channel.py`` and ``probes/`` by path, beside itself.
 """
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
 import json
 import os
+import resource
 import sys
 import traceback
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
-from minigrad.grade.channel import decode, message
-
+HERE = Path(__file__).resolve().parent
 MAX_ERROR_CHARS = 1500
+
+
+def load_file(name: str, path: Path) -> ModuleType:
+    """Import the Python file at ``path`` as module ``name``."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def limit(limits: dict[str, int]) -> None:
+    """Lower soft and hard limits together: the submission cannot raise them again."""
+    for name, value in limits.items():
+        resource.setrlimit(getattr(resource, name), (value, value))
+    try:
+        Path("/proc/self/oom_score_adj").write_text("1000")  # kill me before the grader
+    except OSError:
+        pass
+
+
+def module_path(submission: Path, package_link: str) -> list[str]:
+    """The submission's folder, a folder holding only ``minigrad``, and the interpreter's own.
+
+    Nothing from the working folder or the course root: ``solutions/`` beside
+    the package is not importable.
+    """
+    interpreter = [p for p in sys.path if p and Path(p).resolve() != Path.cwd().resolve()]
+    return [str(submission), package_link, *interpreter]
 
 
 def send(fd: int, line: bytes) -> None:
@@ -42,46 +79,44 @@ def error_text(error: BaseException, file: Path) -> str:
 
 
 def load_probe(path: str) -> Any:
+    """``"scalars:probe_derivative"`` -> that function of ``probes/scalars.py``."""
     module_name, _, qualname = path.partition(":")
-    if not module_name.startswith("minigrad.grade."):
-        raise ValueError(f"probes live in minigrad.grade, not {module_name}")
-    found: Any = importlib.import_module(module_name)
+    if not module_name.isidentifier():
+        raise ValueError(f"no probe module {module_name!r}")
+    found: Any = sys.modules.get(f"grade_probes_{module_name}") or load_file(
+        f"grade_probes_{module_name}", HERE / "probes" / f"{module_name}.py"
+    )
     for part in qualname.split("."):
         found = getattr(found, part)
     return found
 
 
-def load_submission(path: Path) -> Any:
-    """Import the submission file as a fresh module (its folder on sys.path)."""
-    sys.path.insert(0, str(path.parent))
-    spec = importlib.util.spec_from_file_location(f"submission_{path.stem}", path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot import {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def main(request_path: str, fd: int) -> None:
+    sys.stdin.buffer.read()  # the grader's go: it has finished setting this process up
     request = json.loads(Path(request_path).read_text())
-    Path(request_path).unlink()  # nothing left on disk for the submission to read
-    token = request["token"]
-    # Probes are loaded before the submission runs a single line.
-    probes = [(load_probe(item["probe"]), decode(item["args"])) for item in request["probes"]]
+    Path(request_path).unlink()
+    limit(request["limits"])
     file = Path(request["file"])
+    sys.path[:] = module_path(file.parent, request["package_link"])
+    channel = load_file("grade_channel", HERE / "channel.py")
+    probes = [
+        (load_probe(item["probe"]), channel.decode(item["args"])) for item in request["probes"]
+    ]
     try:
-        module = load_submission(file)
+        spec = importlib.util.spec_from_file_location(f"submission_{file.stem}", file)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
     except BaseException as error:
         text = "importing the file failed:\n" + error_text(error, file)
         for index in range(len(probes)):
-            send(fd, message(token, index, error=text))
+            send(fd, channel.message(index, error=text))
         return
     for index, (probe, args) in enumerate(probes):
         try:
-            line = message(token, index, output=probe(module, args))
+            line = channel.message(index, output=probe(module, args))
         except BaseException as error:  # SystemExit too: it costs this check only
-            line = message(token, index, error=error_text(error, file))
+            line = channel.message(index, error=error_text(error, file))
         send(fd, line)
 
 

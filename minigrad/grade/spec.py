@@ -119,6 +119,9 @@ class Check:
     expected: Any
     compare: Compare = close
     points: float = 1.0
+    # A property the grader also checks in the source ("recursion", "instruments"),
+    # because the child could fake it (see ``source.faked``).
+    measures: str = ""
 
 
 @dataclass
@@ -130,6 +133,8 @@ class Exercise:
     file: str
     make_checks: Callable[[np.random.Generator], list[Check]]
     env: dict[str, str] = field(default_factory=dict)
+    # minigrad's own implementations of this exercise: calling one scores zero.
+    shortcuts: tuple[str, ...] = ()
 
     @property
     def title(self) -> str:
@@ -152,8 +157,13 @@ HINT = re.compile(r"^Hint \(lesson (\d+)\):\s*(.*)$", re.DOTALL)
 
 def exercise_hints(source: str) -> dict[str, str]:
     """``{"N.M": hint}`` for every exercise docstring in ``source`` (read, never run)."""
+    return docstring_hints(ast.parse(source))
+
+
+def docstring_hints(tree: ast.Module) -> dict[str, str]:
+    """``{"N.M": hint}`` for every exercise docstring of a parsed module."""
     hints = {}
-    for node in ast.parse(source).body:
+    for node in tree.body:
         if not isinstance(node, (ast.FunctionDef, ast.ClassDef)):
             continue
         doc = ast.get_docstring(node) or ""
@@ -167,14 +177,18 @@ def exercise_hints(source: str) -> dict[str, str]:
 
 
 def exercise(
-    number: str, name: str, file: str, env: dict[str, str] | None = None
+    number: str,
+    name: str,
+    file: str,
+    env: dict[str, str] | None = None,
+    shortcuts: tuple[str, ...] = (),
 ) -> Callable[[Callable[[np.random.Generator], list[Check]]], Exercise]:
     """Register the decorated check maker as exercise ``number`` in ``file``."""
     if not re.fullmatch(r"\d+\.\d+", number):
         raise ValueError(f"exercise numbers look like '3.2', not {number!r}")
 
     def register(make_checks: Callable[[np.random.Generator], list[Check]]) -> Exercise:
-        entry = Exercise(number, name, file, make_checks, dict(env or {}))
+        entry = Exercise(number, name, file, make_checks, dict(env or {}), tuple(shortcuts))
         EXERCISES.append(entry)
         return entry
 
@@ -182,5 +196,9 @@ def exercise(
 
 
 def probe_path(probe: Probe) -> str:
-    """Where the child finds a probe: ``"module:qualified.name"``."""
-    return f"{probe.__module__}:{probe.__qualname__}"
+    """Where the child finds a probe: ``"scalars:probe_derivative"`` is a function of
+    ``minigrad/grade/probes/scalars.py`` (the only place the child loads code from)."""
+    package, _, module = probe.__module__.rpartition(".")
+    if package != "minigrad.grade.probes":
+        raise ValueError(f"probes live in minigrad.grade.probes, not {probe.__module__}")
+    return f"{module}:{probe.__qualname__}"

@@ -1,6 +1,6 @@
 """Checks for lesson 03: the backward pass, a neuron and an MLP of ``Value``s.
 
-Probes (``probe_*``) run in the child; references are computed here with
+Probes live in ``minigrad.grade.probes`` and run in the child; references are computed here with
 NumPy, from the math, in the grader's process.
 """
 
@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.grade.probes.backprop import probe_backward, probe_mlp, probe_neuron
 from minigrad.grade.spec import Check, exercise, within
 
 
@@ -57,18 +58,6 @@ def _reference_grads(program: list[list], root: int) -> np.ndarray:
     return grads
 
 
-def probe_backward(module: Any, args: dict) -> Any:
-    nodes: list = []
-    for op, *operands in args["program"]:
-        if op == "leaf":
-            nodes.append(module.Node(operands[0]))
-        else:
-            make = {"add": module.add, "mul": module.mul, "tanh": module.tanh}[op]
-            nodes.append(make(*(nodes[i] for i in operands)))
-    module.backward(nodes[args["root"]])
-    return [node.grad for node in nodes]
-
-
 @exercise("3.1", "backward", "lesson03_backward.py")
 def backward_checks(rng: np.random.Generator) -> list[Check]:
     a, b = (float(v) for v in rng.uniform(0.5, 1.5, size=2))
@@ -90,28 +79,13 @@ def backward_checks(rng: np.random.Generator) -> list[Check]:
             {"program": program, "root": root},
             _reference_grads(program, root),
             within(1e-9, 1e-12),
+            measures="recursion" if "no recursion" in name else "",
         )
         for name, program, root in cases
     ]
 
 
-def probe_neuron(module: Any, args: dict) -> Any:
-    from minigrad.scalar.value import Value
-
-    neuron = module.Neuron(args["w"], args["b"], args["nonlin"])
-    x = [Value(v) for v in args["x"]] if args["part"] == "grad_x" else args["x"]
-    out = neuron(x)
-    out.backward()
-    parts = {
-        "data": lambda: out.data,
-        "grad_params": lambda: [p.grad for p in [*neuron.w, neuron.b]],
-        "grad_x": lambda: [v.grad for v in x],
-        "parameters": lambda: [p.data for p in neuron.parameters()],
-    }
-    return parts[args["part"]]()
-
-
-@exercise("3.2", "Neuron", "lesson03_neurons.py")
+@exercise("3.2", "Neuron", "lesson03_neurons.py", shortcuts=("Neuron",))
 def neuron_checks(rng: np.random.Generator) -> list[Check]:
     w, x = rng.normal(size=4), rng.normal(size=4)
     b = float(rng.normal())
@@ -136,18 +110,6 @@ def neuron_checks(rng: np.random.Generator) -> list[Check]:
     ]
 
 
-def probe_mlp(module: Any, args: dict) -> Any:
-    mlp = module.MLP([(w, b) for w, b in args["layers"]])
-    out = mlp(args["x"])
-    if args["part"] == "out":
-        return out.data if not isinstance(out, list) else [o.data for o in out]
-    if args["part"] == "parameters":
-        return [p.data for p in mlp.parameters()]
-    total = out if not isinstance(out, list) else sum(out[1:], out[0])
-    total.backward()
-    return [p.grad for p in mlp.parameters()]
-
-
 def _mlp_reference(layers: list, x: np.ndarray) -> tuple[Any, np.ndarray]:
     """Outputs and d(sum of outputs)/d(parameters), in parameters() order."""
     hs = [x]
@@ -167,7 +129,7 @@ def _mlp_reference(layers: list, x: np.ndarray) -> tuple[Any, np.ndarray]:
     return (float(out[0]) if out.size == 1 else out), np.concatenate(grads)
 
 
-@exercise("3.3", "MLP", "lesson03_neurons.py")
+@exercise("3.3", "MLP", "lesson03_neurons.py", shortcuts=("MLP",))
 def mlp_checks(rng: np.random.Generator) -> list[Check]:
     def network(sizes: list[int]) -> list:
         return [

@@ -9,23 +9,20 @@ References are NumPy results computed in the grader's process.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from minigrad.grade.probes.kernels import (
+    probe_axpy,
+    probe_block_sum,
+    probe_matmul_tiled,
+    probe_tanh_map,
+)
 from minigrad.grade.spec import Check, exercise, within
 
 CUDA_SIMULATOR = {"NUMBA_ENABLE_CUDASIM": "1"}
 ITEM = np.dtype(np.float64).itemsize
-
-
-def probe_tanh_map(module: Any, args: dict) -> Any:
-    out = np.zeros(math.prod(args["out_shape"]))
-    as_index = [np.array(args[k], dtype=np.int64) for k in ("out_shape", "out_strides")]
-    in_index = [np.array(args[k], dtype=np.int64) for k in ("in_shape", "in_strides")]
-    module.tanh_map(out, *as_index, np.ascontiguousarray(args["inp"]), *in_index)
-    return out
 
 
 def _strides(shape: tuple[int, ...], order: tuple[int, ...]) -> tuple[int, ...]:
@@ -75,13 +72,6 @@ def tanh_map_checks(rng: np.random.Generator) -> list[Check]:
     return checks
 
 
-def probe_matmul_tiled(module: Any, args: dict) -> Any:
-    a, b = np.ascontiguousarray(args["a"]), np.ascontiguousarray(args["b"])
-    out = np.full((a.shape[0], b.shape[1]), 7.0)  # garbage the kernel must overwrite
-    module.matmul_tiled(a, b, out, int(args["tile"]))
-    return out
-
-
 @exercise("10.2", "matmul_tiled", "lesson10_numba.py")
 def matmul_tiled_checks(rng: np.random.Generator) -> list[Check]:
     cases = [
@@ -99,18 +89,6 @@ def matmul_tiled_checks(rng: np.random.Generator) -> list[Check]:
     return checks
 
 
-def probe_axpy(module: Any, args: dict) -> Any:
-    from numba import cuda
-
-    a, x, y = args["a"], args["x"], args["y"]
-    if args["launch"] == "launcher":
-        return np.asarray(module.axpy(a, x, y, args["grid"]))
-    blocks, threads = args["grid"]
-    d_out = cuda.device_array(x.size)
-    module.axpy_kernel[blocks, threads](a, cuda.to_device(x), cuda.to_device(y), d_out)
-    return d_out.copy_to_host()
-
-
 @exercise("11.1", "axpy", "lesson11_cuda.py", env=CUDA_SIMULATOR)
 def axpy_checks(rng: np.random.Generator) -> list[Check]:
     cases = [
@@ -126,16 +104,6 @@ def axpy_checks(rng: np.random.Generator) -> list[Check]:
         args = {"a": a, "x": x, "y": y, "launch": launch, "grid": grid}
         checks.append(Check(name, probe_axpy, args, a * x + y))
     return checks
-
-
-def probe_block_sum(module: Any, args: dict) -> Any:
-    from numba import cuda
-
-    x, threads = args["x"], 64
-    blocks = -(-x.size // threads)
-    d_partial = cuda.to_device(np.full(blocks, np.nan))
-    module.block_sum[blocks, threads](cuda.to_device(x), d_partial)
-    return d_partial.copy_to_host()
 
 
 @exercise("11.2", "block_sum", "lesson11_cuda.py", env=CUDA_SIMULATOR)

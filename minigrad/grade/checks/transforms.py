@@ -1,24 +1,18 @@
 """Checks for lessons 07-09: jvp rules and dual numbers, an hvp, checkpointing.
 
-Probes (``probe_*``) run in the child; references are computed here from the
+Probes live in ``minigrad.grade.probes`` and run in the child; references are computed here from the
 math (analytic derivatives, a plain reverse pass), in the grader's process.
 """
 
 from __future__ import annotations
 
 import math
-import weakref
 from typing import Any
 
 import numpy as np
 
+from minigrad.grade.probes.transforms import probe_checkpoint, probe_dual, probe_hvp, probe_jvp_rule
 from minigrad.grade.spec import Check, exercise, named, shown, within
-
-
-def probe_jvp_rule(module: Any, args: dict) -> Any:
-    if args["kind"] == "tanh":
-        return module.tanh_jvp(args["x"], args["dx"])
-    return module.matmul_jvp(args["a"], args["b"], args["da"], args["db"])
 
 
 @exercise("7.1", "jvp_rules", "lesson07_forward_mode.py")
@@ -42,31 +36,7 @@ def jvp_rule_checks(rng: np.random.Generator) -> list[Check]:
     return checks
 
 
-def composite(x: Any) -> Any:
-    """The function exercise 7.2 differentiates end to end: sin(x^2) e^x / (1 + x^2)."""
-    return (x * x).sin() * x.exp() / (1.0 + x * x)
-
-
-def probe_dual(module: Any, args: dict) -> Any:
-    if args["op"] == "derivative":
-        return module.derivative(composite, args["c"])
-    dual = module.Dual
-    a, b, c = dual(*args["a"]), dual(*args["b"]), args["c"]
-    make = {
-        "add": lambda: a + b,
-        "mul": lambda: a * b,
-        "div": lambda: a / b,
-        "sin": lambda: a.sin(),
-        "exp": lambda: a.exp(),
-        "number times": lambda: c * a,
-        "divided by a number": lambda: a / c,
-        "number divided by": lambda: c / a,
-    }
-    out = make[args["op"]]()
-    return [out.value, out.tangent]
-
-
-@exercise("7.2", "Dual", "lesson07_forward_mode.py")
+@exercise("7.2", "Dual", "lesson07_forward_mode.py", shortcuts=("Dual",))
 def dual_checks(rng: np.random.Generator) -> list[Check]:
     (av, at), (bv, bt) = rng.uniform(0.5, 1.5, size=(2, 2))
     c = float(rng.uniform(1.5, 3.0))
@@ -99,21 +69,7 @@ def dual_checks(rng: np.random.Generator) -> list[Check]:
     return checks
 
 
-def probe_hvp(module: Any, args: dict) -> Any:
-    from minigrad.tensor import tensor
-
-    a = tensor(args["a"])
-    functions = {
-        "cubes": lambda t: (t**3).sum(),
-        "squared norm, squared": lambda t: ((t * t).sum()) ** 2,
-        "tanh": lambda t: t.tanh().sum(),
-        "quadratic form": lambda t: t @ (a @ t),
-    }
-    hv = module.hvp(functions[args["f"]], tensor(args["x"]), tensor(args["v"]))
-    return np.asarray(hv.numpy(), dtype=np.float64)
-
-
-@exercise("8.1", "hvp", "lesson08_higher_order.py")
+@exercise("8.1", "hvp", "lesson08_higher_order.py", shortcuts=("hvp", "hessian"))
 def hvp_checks(rng: np.random.Generator) -> list[Check]:
     x, v, a = rng.normal(size=5), rng.normal(size=5), rng.normal(size=(5, 5))
     t = np.tanh(x)
@@ -129,45 +85,6 @@ def hvp_checks(rng: np.random.Generator) -> list[Check]:
     ]
 
 
-class Tracker:
-    """Counts forward calls and the activations alive at once (in the child)."""
-
-    def __init__(self) -> None:
-        self.calls = self.live = self.peak = 0
-
-    def born(self, activation: np.ndarray) -> None:
-        self.calls += 1
-        self.live += 1
-        self.peak = max(self.peak, self.live)
-        weakref.finalize(activation, self.died)
-
-    def died(self) -> None:
-        self.live -= 1
-
-
-class TanhLayer:
-    """``y = tanh(W x + b)``: the layer exercise 9.1 chains."""
-
-    def __init__(self, w: np.ndarray, b: np.ndarray, tracker: Tracker) -> None:
-        self.w, self.b, self.tracker = w, b, tracker
-
-    def forward(self, x: np.ndarray) -> np.ndarray:
-        y = np.tanh(self.w @ x + self.b)
-        self.tracker.born(y)
-        return y
-
-    def vjp(self, x: np.ndarray, gy: np.ndarray) -> np.ndarray:
-        y = np.tanh(self.w @ x + self.b)
-        return self.w.T @ ((1 - y * y) * gy)
-
-
-def probe_checkpoint(module: Any, args: dict) -> Any:
-    tracker = Tracker()
-    layers = [TanhLayer(w, b, tracker) for w, b in zip(args["w"], args["b"])]
-    y, gx = module.checkpointed_grad(layers, args["x"], args["g"], args["segments"])
-    return {"y": y, "gx": gx, "calls": tracker.calls, "peak": tracker.peak}
-
-
 def _plain_chain(w: np.ndarray, b: np.ndarray, x: np.ndarray, g: np.ndarray) -> tuple:
     hs = [x]
     for wi, bi in zip(w, b):
@@ -177,7 +94,7 @@ def _plain_chain(w: np.ndarray, b: np.ndarray, x: np.ndarray, g: np.ndarray) -> 
     return hs[-1], g
 
 
-@exercise("9.1", "checkpointed_grad", "lesson09_checkpoint.py")
+@exercise("9.1", "checkpointed_grad", "lesson09_checkpoint.py", shortcuts=("checkpoint",))
 def checkpoint_checks(rng: np.random.Generator) -> list[Check]:
     checks = []
     for n, segments in (7, 3), (12, 3):
@@ -197,6 +114,7 @@ def checkpoint_checks(rng: np.random.Generator) -> list[Check]:
             args,
             (n + 1, 2 * n),
             _count("calls"),
+            measures="instruments",
         )
     )
     checks.append(
@@ -206,6 +124,7 @@ def checkpoint_checks(rng: np.random.Generator) -> list[Check]:
             args,
             (1, alive),
             _count("peak"),
+            measures="instruments",
         )
     )
     return checks
