@@ -1,4 +1,4 @@
-"""Finite-difference checks for Tensor functions (lessons 04-08).
+"""Finite-difference checks for Tensor functions (lessons 04-08), and ``gradcheck`` for all.
 
 The same oracle as lesson 01 (``differences.py``), now against the whole
 Jacobian of a tensor function, and read three ways:
@@ -19,7 +19,7 @@ Tensors, and all three checks accept exactly the same shapes of ``fn``.
 
     >>> import minigrad as mg
     >>> x = mg.randn(2, 3, dtype=mg.float64)
-    >>> gradcheck_tensors(lambda x: (x @ x.T).tanh(), [x], check_forward_ad=True)
+    >>> gradcheck(lambda x: (x @ x.T).tanh(), [x], check_forward_ad=True)
     True
 """
 
@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.check import scalar
 from minigrad.check.differences import as_inputs, central_differences, compare
 from minigrad.tensor import dtypes, factories
 from minigrad.tensor.tensor import Tensor
@@ -136,7 +137,7 @@ def _index(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(int(i) for i in np.unravel_index(flat, shape)) if shape else ()
 
 
-def gradcheck_tensors(
+def gradcheck(
     fn: Callable[..., Any],
     inputs: Any,
     eps: float = 1e-6,
@@ -145,14 +146,34 @@ def gradcheck_tensors(
     raise_exception: bool = True,
     check_forward_ad: bool = False,
 ) -> bool:
-    """Check a Tensor function's backward pass (and with ``check_forward_ad``, its jvp).
+    """Check ``fn``'s backward pass against central finite differences in float64.
 
-    See ``minigrad.check.gradcheck``.
+    ``inputs`` is a sequence of Tensors (and numbers), or of Values or numbers
+    (one input alone is fine too); ``fn(*inputs)`` must return a Tensor or a
+    tuple of Tensors, or a Value. Value functions go to the check of lesson 01
+    (``scalar.py``). Floating-point tensor inputs are checked (on float64
+    copies); the caller's inputs are not modified. Returns True when every
+    derivative agrees; otherwise raises ``GradcheckError`` naming the input,
+    the element, the numerical and the analytical value, or returns False when
+    ``raise_exception=False``. ``check_forward_ad=True`` checks forward mode
+    (``jvp``) too, as ``check_jvp`` does.
 
+    >>> gradcheck(lambda a, b: a * b + b.tanh(), [2.0, -0.5])
+    True
     >>> import minigrad as mg
-    >>> gradcheck_tensors(lambda x: (x.exp().sum(), x * 2), [mg.randn(3, dtype=mg.float64)])
+    >>> gradcheck(lambda x: (x.exp().sum(), x * 2), [mg.randn(3, dtype=mg.float64)])
     True
     """
+    inputs = as_inputs(inputs)
+    if scalar.accepts(inputs):
+        if check_forward_ad:
+            raise TypeError("gradcheck: check_forward_ad=True checks Tensor functions only")
+        return scalar.gradcheck_values(fn, inputs, eps, atol, rtol, raise_exception)
+    if not accepts(inputs):
+        names = sorted({type(x).__name__ for x in inputs})
+        raise TypeError(
+            f"gradcheck: cannot check inputs of type {', '.join(names)}; pass Values or Tensors"
+        )
     problem = _Problem(fn, inputs, "gradcheck")
     numerical = problem.numerical(eps)
     tolerances = (eps, atol, rtol, raise_exception)
@@ -225,6 +246,4 @@ def gradgradcheck(
         _, vjp_fn = vjp(problem.of_checked, *xs)
         return vjp_fn(tuple(cotangents))
 
-    return gradcheck_tensors(
-        backward_pass, [*problem.checked, *us], eps, atol, rtol, raise_exception
-    )
+    return gradcheck(backward_pass, [*problem.checked, *us], eps, atol, rtol, raise_exception)
