@@ -57,10 +57,18 @@ def watch(x: Any, where: str) -> Tensor:
     if x.requires_grad:
         with enable_grad():
             return alias(x)
-    leaf = Tensor._wrap(x.data, x.device, requires_grad=True)
-    leaf._tangents = dict(x._tangents) if x._tangents else None
-    leaf.label = x.label
-    return leaf
+    return _keeping_tangents(x, x.detach().requires_grad_())
+
+
+def _keeping_tangents(x: Tensor, copy: Tensor) -> Tensor:
+    """``copy`` (a detached ``x``) given ``x``'s label and forward-mode tangents.
+
+    The one place reverse mode reaches into a tensor (``_tangents``): a copy
+    that keeps the tangents is what lets an outer ``jvp`` see through it.
+    """
+    copy._tangents = dict(x._tangents) if x._tangents else None
+    copy.label = x.label
+    return copy
 
 
 # Leaves of transforms that have returned: nothing differentiates with respect to
@@ -86,7 +94,7 @@ def outer_graph_needed(outputs: Sequence[Tensor], ours: Sequence[Tensor]) -> boo
             return ()
         return tuple(p for p in t._parents if p.requires_grad)
 
-    if any(x._node is not None for x in ours):  # an alias: an outer graph is watching
+    if any(not x.is_leaf for x in ours):  # an alias: an outer graph is watching
         return True
     roots = [o for o in outputs if o.requires_grad]
     return any(
@@ -97,10 +105,7 @@ def outer_graph_needed(outputs: Sequence[Tensor], ours: Sequence[Tensor]) -> boo
 
 def detached(x: Tensor) -> Tensor:
     """``x`` without its graph but with its forward-mode tangents."""
-    plain = Tensor._wrap(x.data, x.device)
-    plain._tangents = x._tangents
-    plain.label = x.label
-    return plain
+    return _keeping_tangents(x, x.detach())
 
 
 def _detached_tree(value: Any) -> Any:
