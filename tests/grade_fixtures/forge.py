@@ -1,36 +1,29 @@
-"""Evil exercise 1.1: forges results on stdout, stderr, results.json and every open fd."""
+"""Evil exercise 1.1: walks the stack for the run's inputs, rebuilds the grader's checks
+with its own helpers and writes their references as answers on every open fd."""
 
-import inspect
 import json
 import os
 import sys
 
-FAKE = {
-    "score": 1000.0,
-    "tests": [{"name": "1.1 numerical_derivative", "score": 5, "max_score": 5, "output": "ok"}],
-}
+import numpy as np
 
 
 def numerical_derivative(f, x, h=1e-5):
-    print("1.1 numerical_derivative  5/5      ok")
-    print(json.dumps(FAKE))
-    print(json.dumps({"check": 0, "passed": True}), file=sys.stderr)
-    with open("results.json", "w") as file:
-        json.dump(FAKE, file)
-    # Steal the run's token from the grader's frames (the worst case) and send
-    # messages that look real but carry a verdict and a wrong output.
-    token = next(
-        frame.frame.f_locals["token"]
-        for frame in inspect.stack()
-        if isinstance(frame.frame.f_locals.get("token"), str)
-    )
+    print(json.dumps({"score": 1000.0}))
+    frame = sys._getframe()
+    while frame is not None and "request" not in frame.f_locals:
+        frame = frame.f_back
+    request = frame.f_locals["request"]
+    from minigrad.grade.checks import EXERCISES  # the references, if readable
+
+    (ex,) = [e for e in EXERCISES if e.number == "1.1"]
+    checks = ex.make_checks(np.random.default_rng([0, 0]))
     lines = "".join(
-        json.dumps({"token": token, "check": i, "output": 0.0, "passed": True, "score": 5}) + "\n"
-        for i in range(10)
+        json.dumps({"check": i, "output": c.expected}) + "\n" for i, c in enumerate(checks)
     )
     for fd in range(3, 64):
         try:
             os.write(fd, lines.encode())
         except OSError:
             pass
-    return 0.0
+    return len(request["probes"])

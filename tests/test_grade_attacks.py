@@ -1,0 +1,226 @@
+"""Submissions written to attack the grader (issue 16): each loses only its own points,
+and the grader always finishes and writes its results.
+
+As root (here and in CI) every child runs as an unprivileged user with hard
+limits; the ``privileged`` fixture makes the interpreter reachable for that user
+(search permission on its folders) and checks that the grader really isolates.
+"""
+
+import ast
+import json
+import os
+import resource
+import shutil
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from minigrad.grade import grade, select
+from minigrad.grade.sandbox import PROTECTED, Limits, isolation
+
+ROOT = Path(__file__).resolve().parents[1]
+SOLUTIONS = ROOT / "solutions"
+FIXTURES = Path(__file__).parent / "grade_fixtures"
+ENV = {**os.environ, "MINIGRAD_BACKEND": "numpy", "PYTHONPATH": str(ROOT)}
+AS_ROOT = os.geteuid() == 0
+
+
+@pytest.fixture(scope="module")
+def privileged():
+    """As root: open the interpreter's folders to other users for search only (restored after)."""
+    opened = []
+    if AS_ROOT:
+        for folder in Path(sys.executable).resolve().parents:
+            mode = folder.stat().st_mode
+            if not mode & stat.S_IXOTH:
+                folder.chmod(stat.S_IMODE(mode) | stat.S_IXOTH)
+                opened.append((folder, stat.S_IMODE(mode)))
+        assert isolation(1).privileged, "as root, the grader must run children as another user"
+    yield AS_ROOT
+    for folder, mode in opened:
+        folder.chmod(mode)
+
+
+def _submission(tmp_path: Path, fixture: str) -> Path:
+    """Solutions, except that exercise 1.1 is the fixture's code."""
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    shutil.copy(SOLUTIONS / "lesson02_graphs.py", folder)
+    solution = (SOLUTIONS / "lesson01_derivatives.py").read_text()
+    gradient = next(
+        ast.get_source_segment(solution, node)
+        for node in ast.parse(solution).body
+        if isinstance(node, ast.FunctionDef) and node.name == "numerical_gradient"
+    )
+    evil = (FIXTURES / f"{fixture}.py").read_text() if fixture else ""
+    header = "from collections.abc import Callable\n\nimport numpy as np\n\n"
+    (folder / "lesson01_derivatives.py").write_text(evil + "\n\n" + header + gradient + "\n")
+    folder.chmod(0o755)
+    return folder
+
+
+def _cli(folder: Path, tmp_path: Path, *extra: str, cwd: Path | None = None) -> tuple:
+    """Run the grader's command line; (scores by title, stdout, seconds, peak memory in MiB)."""
+    results = tmp_path / "results.json"
+    command = [sys.executable, "-P", "-m", "minigrad.grade", str(folder), "--json", str(results)]
+    start = time.monotonic()
+    with subprocess.Popen(
+        [*command, "--exercise", "1.1", "--exercise", "1.2", "--exercise", "2.2", *extra],
+        cwd=cwd or tmp_path,
+        env={**ENV, "MINIGRAD_TEST_RESULTS": str(results)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    ) as run:
+        stdout = run.stdout.read()
+        _, status, usage = os.wait4(run.pid, 0)
+        run.returncode = os.waitstatus_to_exitcode(status)
+    seconds = time.monotonic() - start
+    assert run.returncode == 0, stdout
+    tests = json.loads(results.read_text())["tests"]
+    scores = {t["name"].split()[0]: (t["score"], t["max_score"]) for t in tests}
+    return scores, stdout, seconds, usage.ru_maxrss / 1024
+
+
+def _only_the_attacker_loses(scores: dict) -> None:
+    assert scores == {"1.1": (0, 5), "1.2": (5, 5), "2.2": (5, 5)}
+
+
+# fixture -> what the report must say about exercise 1.1 (as root)
+ATTACKS = {
+    "forge": "Permission denied",  # the references are unreadable to the child's user
+    "import_solutions": "Permission denied",
+    "debugger": "Operation not permitted",
+    "edit_grader": "Permission denied",
+    "kill_parent": "SIGKILL [Errno 1] Operation not permitted",
+    "big_int": "an integer beyond 64 bits came back",
+    "replace_folder": "Permission denied",
+    "escape": "escaped",
+}
+
+
+@pytest.mark.parametrize("fixture", list(ATTACKS))
+def test_an_attack_loses_only_its_own_points(privileged, tmp_path, fixture):
+    folder = _submission(tmp_path, fixture)
+    scores, stdout, _, _ = _cli(folder, tmp_path, "--timeout", "8")
+    _only_the_attacker_loses(scores)
+    if privileged:
+        assert ATTACKS[fixture] in stdout
+    if fixture == "escape":
+        time.sleep(4)  # the escaped process would rewrite results.json by now
+        assert json.loads((tmp_path / "results.json").read_text())["score"] == 10
+    if fixture == "edit_grader":
+        assert "close = lambda" not in (ROOT / "minigrad/grade/spec.py").read_text()
+
+
+def test_a_hung_child_and_its_grandchild_are_killed(privileged, tmp_path):
+    folder = _submission(tmp_path, "hang")
+    scores, stdout, _, _ = _cli(folder, tmp_path, "--timeout", "4")
+    _only_the_attacker_loses(scores)
+    assert "timed out after 4 s" in stdout
+    pid = int(stdout.split("grandchild pid ")[1].split()[0])
+    status = Path(f"/proc/{pid}/status")
+    assert not status.exists() or "zombie" in status.read_text()
+
+
+def test_a_32_mb_reply_costs_little_memory_and_time(privileged, tmp_path):
+    folder = _submission(tmp_path, "big_reply")
+    scores, stdout, seconds, peak = _cli(folder, tmp_path, "--timeout", "10")
+    _only_the_attacker_loses(scores)
+    print(f"32 MB reply: grader peak {peak:.0f} MiB, {seconds:.1f} s")
+    assert "MiB of output back" in stdout
+    assert peak < 200 and seconds < 10
+
+
+def test_a_deep_expression_is_not_parsed_to_death(privileged, tmp_path):
+    folder = _submission(tmp_path, "")
+    file = folder / "lesson01_derivatives.py"
+    file.write_text("DEEP = " + "1 + " * 200_000 + "1\n" + file.read_text())
+    scores, _stdout, _, _ = _cli(folder, tmp_path, "--timeout", "8")
+    assert scores["1.2"] == (0, 5) and scores["2.2"] == (5, 5)  # the file itself cannot compile
+
+
+def test_a_module_shadowing_the_standard_library_fools_only_its_own_child(privileged, tmp_path):
+    folder = _submission(tmp_path, "")
+    shutil.copy(FIXTURES / "secrets.py", folder / "secrets.py")
+    (folder / "lesson01_derivatives.py").write_text(
+        "import secrets\n\nsecrets.token_hex(4)\n"
+        + (folder / "lesson01_derivatives.py").read_text()
+    )
+    # Started inside the submission's folder: with -P that folder is not on the grader's path.
+    scores, stdout, _, _ = _cli(folder, tmp_path, "--timeout", "8", cwd=folder)
+    assert scores == {"1.1": (0, 5), "1.2": (0, 5), "2.2": (5, 5)}
+    assert "SHADOWED secrets imported" in stdout  # printed by the child, shown to the student
+
+
+@pytest.mark.parametrize("bomb", ["fork_bomb", "memory_bomb"])
+def test_bombs_stay_inside_their_limits(privileged, tmp_path, bomb):
+    if bomb == "fork_bomb" and not privileged:
+        pytest.fail("the process limit needs root: run the tests as root, as CI does")
+    folder = _submission(tmp_path, bomb)
+    limits = Limits(memory=2 * 2**30, processes=48)
+    report = grade(folder, select(["1.1", "1.2", "2.2"]), timeout=6, jobs=2, limits=limits)
+    scores = {r.exercise.number: (r.score, r.max_score) for r in report.exercises}
+    _only_the_attacker_loses(scores)
+
+
+def test_properties_the_child_could_fake_are_read_from_the_source(privileged, tmp_path):
+    shutil.copy(FIXTURES / "tracker_patch.py", tmp_path / "lesson09_checkpoint.py")
+    shutil.copy(FIXTURES / "recursion_limit.py", tmp_path / "lesson02_graphs.py")
+    report = grade(tmp_path, select(["9.1", "2.2"]), timeout=20)
+    results = {r.exercise.number: r for r in report.exercises}
+    failed = {n: [c.name for c in r.checks if not c.passed] for n, r in results.items()}
+    assert results["9.1"].score == 4 and all("segments:" in name for name in failed["9.1"])
+    assert "tracker" in results["9.1"].checks[-1].problem
+    assert failed["2.2"] == ["a chain of 20,000 nodes (no recursion)"]
+    assert "visit calls itself" in results["2.2"].checks[-1].problem
+
+
+def test_a_library_shortcut_scores_zero_and_says_so(privileged, tmp_path):
+    shutil.copy(FIXTURES / "shortcut_topo.py", tmp_path / "lesson02_graphs.py")
+    (result,) = grade(tmp_path, select(["2.2"])).exercises
+    assert result.score == 0
+    assert "calls minigrad's own topological_order" in result.checks[0].problem
+
+
+def test_honest_exercises_keep_full_points_beside_every_attack(privileged, tmp_path):
+    folder = tmp_path / "mixed"
+    shutil.copytree(SOLUTIONS, folder)
+    folder.chmod(0o755)
+    shutil.copy(FIXTURES / "tracker_patch.py", folder / "lesson09_checkpoint.py")
+    shutil.copy(FIXTURES / "shortcut_topo.py", folder / "lesson02_graphs.py")
+    attacks = ["kill_parent", "fork_bomb", "escape", "big_reply"]
+    text = "\n\n".join((FIXTURES / f"{name}.py").read_text() for name in attacks)
+    lesson01 = (folder / "lesson01_derivatives.py").read_text()
+    (folder / "lesson01_derivatives.py").write_text(lesson01 + "\n\n" + text)  # last 1.1 wins
+    start = time.monotonic()
+    report = grade(folder, select(), timeout=20, limits=Limits(processes=64))
+    seconds = time.monotonic() - start
+    print(f"all exercises with attacks mixed in: {seconds:.1f} s")
+    attacked = {"1.1", "2.2", "9.1"}
+    for result in report.exercises:
+        if result.exercise.number not in attacked:
+            assert result.score == result.max_score, result.details()
+    assert report.exercises[0].score == 0
+
+
+def test_protected_paths_are_closed_to_other_users(privileged):
+    if not privileged:
+        pytest.fail("run the tests as root, as CI does")
+    for path in PROTECTED:
+        if path.exists():
+            assert not path.stat().st_mode & 0o007, path
+
+
+def test_grading_every_solution_takes_under_30_s(privileged):
+    start = time.monotonic()
+    report = grade(SOLUTIONS, select())
+    seconds = time.monotonic() - start
+    print(f"every solution graded in {seconds:.1f} s")
+    assert report.score == report.max_score
+    assert seconds < 30
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > 0
