@@ -21,7 +21,7 @@ from minigrad import backends
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.broadcasting import broadcast_shape, broadcast_to
-from minigrad.tensor.mode import state
+from minigrad.tensor.mode import current
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
 
@@ -99,8 +99,11 @@ COMPARISONS = {
 WHERE = Primitive(
     "where",
     lambda backend, cond, x, y: backend.where(cond, x, y),
-    derivatives=(None, lambda v, out, c, x, y: where(c, v, 0.0),
-                 lambda v, out, c, x, y: where(c, 0.0, v)),  # fmt: skip
+    derivatives=(
+        None,
+        lambda v, out, c, x, y: where(c, v, 0.0),
+        lambda v, out, c, x, y: where(c, 0.0, v),
+    ),
     saves=(0,),
     scalar="where",
 )
@@ -131,7 +134,7 @@ _SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "** or pow()"
 
 
 def _needs_derivative(t: Tensor) -> bool:
-    return (t.requires_grad and state.grad_enabled) or bool(t._tangents)
+    return (t.requires_grad and current().grad_enabled) or bool(t._tangents)
 
 
 def operands(op: str, *args: Any, floating: bool = False) -> list[Tensor]:
@@ -145,8 +148,10 @@ def operands(op: str, *args: Any, floating: bool = False) -> list[Tensor]:
                 f"{op}: use Tensors, NumPy arrays or Python numbers, not {type(a).__name__}"
             )
     device = tensors[0].device if tensors else "cpu"
-    args = [Tensor.concrete(a, device=device) if not isinstance(a, (Tensor, int, float, bool)) else a
-            for a in args]  # fmt: skip
+    args = [
+        a if isinstance(a, (Tensor, int, float, bool)) else Tensor.concrete(a, device=device)
+        for a in args
+    ]
     tensors = [a for a in args if isinstance(a, Tensor)]
     scalars = [a for a in args if not isinstance(a, Tensor)]
     dtype = dtypes.result_dtype([t.dtype for t in tensors], scalars)

@@ -10,8 +10,8 @@ allows (vectors, broadcast batch dimensions) to that one.
 from __future__ import annotations
 
 from minigrad.tensor import dtypes
-from minigrad.tensor.broadcasting import ShapeError, broadcast_shape, broadcast_to
 from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.broadcasting import ShapeError, broadcast_shape, broadcast_to
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
 

@@ -94,9 +94,9 @@ class Primitive:
         # The transposes: one per input, or (variadic rows) one function for all.
         self.transpose = linear if callable(linear) else None
         transposes = multilinear if multilinear is not None else linear
-        self.transposes = tuple(transposes) if transposes is not None and not callable(
-            transposes
-        ) else ()
+        self.transposes = (
+            tuple(transposes) if transposes is not None and not callable(transposes) else ()
+        )
         self.jvp_rule = jvp
         self.vjp_rule = vjp
         self.saves = ("inputs",) if saves == "inputs" else tuple(saves)
@@ -158,8 +158,8 @@ class Primitive:
             total = None
             for i, t in enumerate(tangents):
                 if t is not None and self.transposes[i] is not None:
-                    args = inputs[:i] + (t,) + inputs[i + 1 :]
-                    term = apply(self, tuple(args), **params)
+                    args = (*inputs[:i], t, *inputs[i + 1 :])
+                    term = apply(self, args, **params)
                     total = term if total is None else total + term
             return total
         if self.jvp_rule is None:

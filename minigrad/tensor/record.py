@@ -33,7 +33,7 @@ from typing import Any
 
 from minigrad import backends
 from minigrad.tensor.base import TensorBase
-from minigrad.tensor.mode import state
+from minigrad.tensor.mode import ModeState, _get_state, current
 from minigrad.tensor.primitive import Primitive, TensorSpec
 
 FREED_MESSAGE = (
@@ -44,12 +44,13 @@ FREED_MESSAGE = (
     "tensors after calling backward."
 )
 
+
 class OpRecord:
     """How a non-leaf tensor was made: ``prim(*inputs, **params)``, and what backward needs."""
 
     __slots__ = (
-        "__weakref__", "device", "dtype", "freed", "label", "params", "parents", "prim",
-        "retained", "saved", "saved_out", "segment", "serial", "shape",
+        "__weakref__", "device", "dtype", "freed", "label", "out_tangents", "params", "parents",
+        "prim", "retained", "saved", "saved_out", "segment", "serial", "shape",
     )  # fmt: skip
     requires_grad = True  # a record exists only on the way to something that requires grad
     is_leaf = False
@@ -59,28 +60,26 @@ class OpRecord:
     created = 0
 
     def __init__(self, prim: Primitive, inputs: tuple, params: dict, out_data: Any,
-                 device: str) -> None:  # fmt: skip
-        parents = []
-        for x in inputs:
-            node = x._node
-            if node is not None:
-                parents.append(node)
-            elif x.requires_grad:
-                parents.append(x)  # a leaf stands for itself
-            else:  # a constant: only its description stays
-                parents.append(TensorSpec(x.data.shape, x.data.dtype, x.device))
-        self.parents = tuple(parents)
+                 device: str, keep_all: bool = False) -> None:  # fmt: skip
+        # A parent is the input's own record, the input itself if it is a leaf
+        # that requires grad, or (a constant) only its description.
+        self.parents = parents = tuple(
+            [x._node or (x if x.requires_grad else _spec(x)) for x in inputs]
+        )
         keep = prim.saved_inputs
-        if keep is None or state.keep_inputs:
+        if keep is None or keep_all or len(keep) == len(inputs):
             self.saved = inputs
         elif keep:
-            self.saved = tuple(x if i in keep else p for i, (x, p) in enumerate(zip(inputs, parents)))
+            self.saved = tuple(
+                [x if i in keep else p for i, (x, p) in enumerate(zip(inputs, parents))]
+            )
         else:
             self.saved = None  # the parents (records, leaves, specs) describe the inputs
         self.saved_out = out_data if prim.saves_output else None
+        self.out_tangents = None  # the output's forward-mode tangents, if it had any
         self.prim = prim
         self.params = params
-        self.shape = tuple(out_data.shape)
+        self.shape = out_data.shape
         self.dtype = out_data.dtype
         self.device = device
         self.freed = False
@@ -112,6 +111,7 @@ class OpRecord:
         if self.saved_out is not None:
             out = like._wrap(self.saved_out, self.device, requires_grad=True)
             out._node = self
+            out._tangents = self.out_tangents  # forward over reverse differentiates it too
         return out, (self.saved if self.saved is not None else self.parents)
 
     def inputs(self) -> tuple:
@@ -126,6 +126,7 @@ class OpRecord:
         """Drop the saved values: what ``retain_graph=False`` does after a rule has run."""
         self.saved = ()
         self.saved_out = None
+        self.out_tangents = None
         self.params = {}
         self.parents = ()
         self.freed = True
@@ -134,8 +135,12 @@ class OpRecord:
         return f"<{self.prim.name} record, shape {self.shape}>"
 
 
-def _device_of(inputs: Sequence[TensorBase]) -> str:
-    device = inputs[0].device if inputs else "cpu"
+def _spec(x: TensorBase) -> TensorSpec:
+    return TensorSpec(x.data.shape, x.data.dtype, x.device)
+
+
+def _check_devices(inputs: Sequence[TensorBase]) -> None:
+    device = inputs[0].device
     for t in inputs:
         if t.device != device:
             raise RuntimeError(
@@ -143,7 +148,6 @@ def _device_of(inputs: Sequence[TensorBase]) -> str:
                 f"devices, {device} and {t.device}! Move one with .to({device!r}) or "
                 f".to({t.device!r})."
             )
-    return device
 
 
 def apply(prim: Primitive, inputs: tuple, **params: Any) -> Any:
@@ -151,17 +155,20 @@ def apply(prim: Primitive, inputs: tuple, **params: Any) -> Any:
     first = inputs[0]
     device = first.device
     if len(inputs) > 1:
-        device = _device_of(inputs)
-    backend = backends.for_device(device)
-    data = prim.forward(backend, *[t.data for t in inputs], **params)
-    device = params.get("device", device)
+        _check_devices(inputs)
+    data = prim.forward(backends.for_device(device), *[t.data for t in inputs], **params)
+    if "device" in params:
+        device = params["device"]
     out = type(first)._wrap(data, device)
+    state = _get_state(None) or current()
     # (A list, not a generator, inside any(): half the cost for two inputs, on every op.)
     if state.grad_enabled and prim.differentiable and any([t.requires_grad for t in inputs]):
         out.requires_grad = True
-        out._node = OpRecord(prim, inputs, params, data, device)
+        out._node = OpRecord(prim, inputs, params, data, device, state.keep_inputs)
     if state.levels and any([t._tangents for t in inputs]):
-        _push_tangents(prim, inputs, params, out)
+        _push_tangents(prim, inputs, params, out, state)
+        if out._node is not None and prim.saves_output:
+            out._node.out_tangents = out._tangents
     return out
 
 
@@ -176,7 +183,8 @@ def zeros_like(x: Any) -> Any:
     return full_like(x, 0)
 
 
-def _push_tangents(prim: Primitive, inputs: tuple, params: dict, out: TensorBase) -> None:
+def _push_tangents(prim: Primitive, inputs: tuple, params: dict, out: TensorBase,
+                   state: ModeState) -> None:  # fmt: skip
     """Forward mode: give ``out`` a tangent for every live level its inputs carry."""
     levels = sorted(
         {

@@ -1,4 +1,4 @@
-"""``Tensor``: what you can do with a tensor, each operation one line into the registry (lessons 04-06).
+"""``Tensor``: what you can do with a tensor, one line per operation (lessons 04-06).
 
 ``x * y`` is ``elementwise.mul(x, y)``, ``x.sum(0)`` is ``reductions.sum(x, 0)``:
 the class only spells the operations; the rows of the primitive registry
@@ -257,4 +257,3 @@ class Tensor(TensorBase):
         if self._node is not None:
             self._node.retain(self)
         return self
-
