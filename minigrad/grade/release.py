@@ -35,7 +35,8 @@ SHIPPED = [
     "pyproject.toml",
 ]
 SKIPPED_NAMES = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", "_build", "grade_fixtures"}
-SKIPPED_PATHS = {"docs/lessons", "docs/generated"}  # the docs build fills them from lessons/
+# The docs build fills these (from lessons/ and from the MathJax package).
+SKIPPED_PATHS = {"docs/lessons", "docs/generated", "docs/_static/mathjax"}
 TEACHERS_ONLY = ("<!-- teachers -->", "<!-- /teachers -->")
 GITIGNORE = ".venv/\n__pycache__/\n*.egg-info/\n.pytest_cache/\n.ipynb_checkpoints/\ndocs/_build/\n"
 # A leak is this many consecutive lines of one answer block (or the whole of a
