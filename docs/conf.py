@@ -53,7 +53,8 @@ exclude_patterns = ["_build", "**.ipynb_checkpoints", "Thumbs.db", ".DS_Store"]
 # gets a cache of its own. A failing cell fails the build.
 _fast = os.environ.get("MINIGRAD_FAST") == "1"
 nb_execution_mode = os.environ.get("MINIGRAD_DOCS_EXECUTE", "cache")
-nb_execution_cache_path = str(HERE / "_build" / (".jupyter_cache-fast" if _fast else ".jupyter_cache"))
+_cache = ".jupyter_cache-fast" if _fast else ".jupyter_cache"
+nb_execution_cache_path = str(HERE / "_build" / _cache)
 nb_execution_timeout = 600
 nb_execution_raise_on_error = True
 nb_execution_in_temp = False
