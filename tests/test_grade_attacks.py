@@ -25,7 +25,7 @@ from minigrad.grade.sandbox import PROTECTED, Limits, isolation
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "solutions"
 FIXTURES = Path(__file__).parent / "grade_fixtures"
-ENV = {**os.environ, "MINIGRAD_BACKEND": "numpy", "PYTHONPATH": str(ROOT)}
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 AS_ROOT = os.geteuid() == 0
 
 
@@ -92,8 +92,8 @@ def _only_the_attacker_loses(scores: dict) -> None:
 
 # fixture -> what the report must say about exercise 1.1 (as root)
 ATTACKS = {
-    "forge": "Permission denied",  # the references are unreadable to the child's user
-    "import_solutions": "Permission denied",
+    "forge": "cannot import name 'EXERCISES'",  # the references are unreadable to the child
+    "import_solutions": "No module named 'solutions",
     "debugger": "Operation not permitted",
     "edit_grader": "Permission denied",
     "kill_parent": "SIGKILL [Errno 1] Operation not permitted",
@@ -163,7 +163,7 @@ def test_bombs_stay_inside_their_limits(privileged, tmp_path, bomb):
         pytest.fail("the process limit needs root: run the tests as root, as CI does")
     folder = _submission(tmp_path, bomb)
     limits = Limits(memory=2 * 2**30, processes=48)
-    report = grade(folder, select(["1.1", "1.2", "2.2"]), timeout=6, jobs=2, limits=limits)
+    report = grade(folder, select(["1.1", "1.2", "2.2"]), timeout=20, jobs=2, limits=limits)
     scores = {r.exercise.number: (r.score, r.max_score) for r in report.exercises}
     _only_the_attacker_loses(scores)
 
@@ -192,7 +192,9 @@ def test_honest_exercises_keep_full_points_beside_every_attack(privileged, tmp_p
     shutil.copytree(SOLUTIONS, folder)
     folder.chmod(0o755)
     shutil.copy(FIXTURES / "tracker_patch.py", folder / "lesson09_checkpoint.py")
-    shutil.copy(FIXTURES / "shortcut_topo.py", folder / "lesson02_graphs.py")
+    graphs = (folder / "lesson02_graphs.py").read_text()
+    shortcut = (FIXTURES / "shortcut_topo.py").read_text()
+    (folder / "lesson02_graphs.py").write_text(graphs + "\n\n" + shortcut)  # replaces 2.2 only
     attacks = ["kill_parent", "fork_bomb", "escape", "big_reply"]
     text = "\n\n".join((FIXTURES / f"{name}.py").read_text() for name in attacks)
     lesson01 = (folder / "lesson01_derivatives.py").read_text()
@@ -221,6 +223,7 @@ def test_grading_every_solution_takes_under_30_s(privileged):
     report = grade(SOLUTIONS, select())
     seconds = time.monotonic() - start
     print(f"every solution graded in {seconds:.1f} s")
-    assert report.score == report.max_score
+    failed = [r.details() for r in report.exercises if r.score < r.max_score]
+    assert not failed, failed
     assert seconds < 30
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > 0
