@@ -170,7 +170,10 @@ def test_bombs_stay_inside_their_limits(privileged, tmp_path, bomb):
 
 def test_properties_the_child_could_fake_are_read_from_the_source(privileged, tmp_path):
     shutil.copy(FIXTURES / "tracker_patch.py", tmp_path / "lesson09_checkpoint.py")
-    shutil.copy(FIXTURES / "recursion_limit.py", tmp_path / "lesson02_graphs.py")
+    # micrograd's recursive walk, with the recursion limit raised so that it passes at run time
+    recursive = (FIXTURES / "recursive_topo.py").read_text()
+    raised = "import sys\n\nsys.setrecursionlimit(1_000_000)\n\n"
+    (tmp_path / "lesson02_graphs.py").write_text(raised + recursive)
     report = grade(tmp_path, select(["9.1", "2.2"]), timeout=20)
     results = {r.exercise.number: r for r in report.exercises}
     failed = {n: [c.name for c in r.checks if not c.passed] for n, r in results.items()}
