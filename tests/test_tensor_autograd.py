@@ -450,3 +450,17 @@ def test_function_graphs_are_freed_by_reference_counting():
         assert ref() is None
     finally:
         gc.enable()
+
+
+def test_a_cotangent_shared_by_two_inputs_is_never_summed_into_in_place():
+    # add's rule hands one cotangent object to both of its inputs; a later term
+    # for one of them must not change the other's.
+    w = mg.tensor([1.0, 2.0], dtype=mg.float64, requires_grad=True)
+    v = mg.tensor([3.0, 4.0], dtype=mg.float64, requires_grad=True)
+    a, b = w * 1.0, v * 1.0
+    s = (a * 2.0 + a * 3.0) + b  # a collects two terms, then s's cotangent reaches a and b
+    y = (s * s.detach()).sum() + (a * 7.0).sum()
+    gw, gv = mg.autograd.grad(y, [w, v])
+    sv = (5 * np.array([1.0, 2.0]) + np.array([3.0, 4.0]))
+    np.testing.assert_allclose(gv.numpy(), sv)
+    np.testing.assert_allclose(gw.numpy(), 5 * sv + 7)

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from minigrad import backends
 from minigrad.graph import topological_order
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.mode import enable_grad, no_grad
@@ -67,6 +68,23 @@ def _seed(outputs: Sequence[Tensor], grads: Sequence[Any]) -> list[Tensor]:
     return seeds
 
 
+def _accumulate(total: Tensor, term: Tensor, fresh: set[int]) -> Tensor:
+    """``total + term``, for cotangents that need no graph (create_graph=False).
+
+    A variable used many times (a weight shared by every step of a chain)
+    collects one term per use. The first sum makes a new tensor; later terms
+    replace its array with the sum of arrays, skipping an operation's
+    bookkeeping, because no one else can see that tensor yet.
+    """
+    plain = total._tangents is None and term._tangents is None  # (forward over reverse)
+    if plain and id(total) in fresh and total.data.dtype == term.data.dtype:
+        total.data = backends.for_device(total.device).zip("add", total.data, term.data)
+        return total
+    total = total + term
+    fresh.add(id(total))
+    return total
+
+
 def _run(outputs, seeds, inputs, retain_graph, create_graph):
     """The reverse pass. Returns {vertex: cotangent} for ``inputs`` (or sets leaves' grads)."""
     roots = [vertex(out) for out in outputs]
@@ -83,6 +101,9 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph):
         cotangents[v] = cotangents[v] + g if v in cotangents else g
     like = type(seeds[0]) if seeds else Tensor.concrete
     results: dict[Any, Tensor] = {}
+    # Sums this pass made itself: nobody else holds them, so later terms may be
+    # added to them in place of making a new tensor each time (see _accumulate).
+    fresh: set[int] = set()
     with enable_grad() if create_graph else no_grad():
         while order:
             # Popping (not iterating) lets a record, and the values it saved, go
@@ -91,6 +112,7 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph):
             g = cotangents.pop(v, None)
             if g is None:
                 continue
+            fresh.discard(id(g))  # handed to rules now, which may pass it on as it is
             record = v if type(v) is OpRecord else None
             if wanted is None:
                 if record is None:
@@ -116,7 +138,12 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph):
                         f"for an input of shape {p.shape}"
                     )
                 previous = cotangents.get(p)
-                cotangents[p] = gx if previous is None else previous + gx
+                if previous is None:
+                    cotangents[p] = gx
+                elif create_graph:
+                    cotangents[p] = previous + gx  # the sum must be differentiable
+                else:
+                    cotangents[p] = _accumulate(previous, gx, fresh)
             if not retain_graph:
                 record.free()
     return results

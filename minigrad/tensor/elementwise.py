@@ -176,23 +176,25 @@ def _binary(prim: Primitive, x: Any, y: Any, floating: bool = False) -> Tensor:
     # node: a float tensor with a Python number (the number takes the tensor's
     # dtype), and two tensors of one dtype whose shapes are equal or where one is
     # a 0-d constant (the kernel broadcasts it; no derivative flows to it).
+    # (Written for speed: every operation of a training step passes here.)
     T = Tensor.concrete
-    if type(x) is T and type(y) in (int, float) and x.dtype.kind == "f":
-        y = _constant(y, x.dtype, x.device)
-    elif type(y) is T and type(x) in (int, float) and y.dtype.kind == "f":
-        x = _constant(x, y.dtype, y.device)
-    if (
-        type(x) is T
-        and type(y) is T
-        and x.dtype == y.dtype
-        and (not floating or x.dtype.kind == "f")
-        and (
-            x.shape == y.shape
-            or (y.ndim == 0 and not _needs_derivative(y))
-            or (x.ndim == 0 and not _needs_derivative(x))
-        )
-    ):
-        return apply(prim, (x, y))
+    tx, ty = type(x), type(y)
+    if tx is T and (ty is float or ty is int) and x.data.dtype.kind == "f":
+        y, ty = _constant(y, x.data.dtype, x.device), T
+    elif ty is T and (tx is float or tx is int) and y.data.dtype.kind == "f":
+        x, tx = _constant(x, y.data.dtype, y.device), T
+    if tx is T and ty is T:
+        a, b = x.data, y.data
+        if (
+            a.dtype == b.dtype
+            and (not floating or a.dtype.kind == "f")
+            and (
+                a.shape == b.shape
+                or (not b.shape and not _needs_derivative(y))
+                or (not a.shape and not _needs_derivative(x))
+            )
+        ):
+            return apply(prim, (x, y))
     return apply(prim, tuple(operands(prim.name, x, y, floating=floating)))
 
 
