@@ -153,7 +153,10 @@ class CudaBackend:
 
     # -- the four higher-order kernels ---------------------------------------------
     def map(self, op: str, x: CudaArray) -> CudaArray:
-        out = self.empty(x.shape, _dtype("map", op, x.dtype))
+        dtype = _dtype("map", op, x.dtype)
+        if dtype.kind == "f" and x.dtype != dtype:
+            x = self.astype(x, dtype)  # exp of an integer: the scalar function sees a float
+        out = self.empty(x.shape, dtype)
         self._elementwise(partial(kernels.map_kernel, op), out, x)
         return out
 

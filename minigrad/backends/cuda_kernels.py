@@ -6,7 +6,9 @@ and can wait for each other with ``cuda.syncthreads()``); each thread finds
 its work from its coordinates, ``cuda.grid(1) = blockIdx.x * blockDim.x +
 threadIdx.x``. Three patterns cover every primitive:
 
-- **one thread per output element** (``map``, ``zip``, ``where``, copies):
+- **one thread per output element** (``map``, ``zip``, ``where``, copies),
+  applying a function of ``scalar_functions``, the very source the CPU
+  kernels compile:
   thread ``i`` turns ``i`` into a multi-index of the output and each input's
   strides turn that into a storage position, the same index math as the CPU
   kernels (``minigrad.backends.strides``, compiled here for the GPU).
@@ -26,14 +28,14 @@ argument types it sees, and caches the machine code on disk.
 
 from __future__ import annotations
 
-import math
 import sys
 from functools import cache
 
 import numba
 from numba import config, cuda
 
-from minigrad.backends import strides
+from minigrad.backends import scalar_functions, strides
+from minigrad.backends.scalar_functions import SCALAR_FUNCTIONS
 
 # Under NUMBA_ENABLE_CUDASIM=1 numba runs every CUDA thread as a Python thread:
 # the same code, checked without a GPU, and slow enough to keep sizes small.
@@ -53,83 +55,16 @@ to_index = cuda.jit(device=True)(strides.to_index)
 index_to_position = cuda.jit(device=True)(strides.index_to_position)
 
 
-# -- the operations, one scalar function each ------------------------------------
-# Plain Python's math module raises where a GPU returns inf or nan, and the
-# simulator runs plain Python: the guards keep both devices giving IEEE answers.
-def _exp(x):
-    return math.inf if x > 709.0 else math.exp(x)
+# -- the operations: the scalar functions the CPU kernels compile too ------------------
+# ``copy`` (casts, gathers into a contiguous array) is plumbing of this backend,
+# not an op of the contract.
+def copy(x):
+    return x
 
 
-def _log(x):
-    if x > 0:
-        return math.log(x)
-    return -math.inf if x == 0 else math.nan  # log of a negative number, or of nan
-
-
-def _sqrt(x):
-    return math.nan if x < 0 else math.sqrt(x)
-
-
-def _sign(x):
-    if x > 0:
-        return 1
-    if x < 0:
-        return -1
-    return x  # 0 stays 0, nan stays nan
-
-
-def _sigmoid(x):
-    # Split by sign so exp only ever sees arguments <= 0: it cannot overflow.
-    if x >= 0:
-        return 1.0 / (1.0 + math.exp(-x))
-    z = math.exp(x)
-    return z / (1.0 + z)
-
-
-def _maximum(x, y):
-    return x if x > y or x != x else y  # x != x: x is nan, which must win
-
-
-def _minimum(x, y):
-    return x if x < y or x != x else y
-
-
-MAPS = {
-    "copy": lambda x: x,
-    "neg": lambda x: -x,
-    "exp": _exp,
-    "log": _log,
-    "sqrt": _sqrt,
-    "tanh": lambda x: math.tanh(x),
-    "abs": lambda x: abs(x),
-    "sign": _sign,
-    "relu": lambda x: 0 if x <= 0 else x,
-    "sigmoid": _sigmoid,
-    "logical_not": lambda x: not x,
-}
-ZIPS = {
-    "add": lambda x, y: x + y,
-    "sub": lambda x, y: x - y,
-    "mul": lambda x, y: x * y,
-    "div": lambda x, y: x / y,
-    "pow": lambda x, y: x**y,
-    "maximum": _maximum,
-    "minimum": _minimum,
-    "lt": lambda x, y: x < y,
-    "le": lambda x, y: x <= y,
-    "gt": lambda x, y: x > y,
-    "ge": lambda x, y: x >= y,
-    "eq": lambda x, y: x == y,
-    "ne": lambda x, y: x != y,
-    "logical_and": lambda x, y: x != 0 and y != 0,
-    "logical_or": lambda x, y: x != 0 or y != 0,
-    # Fused derivatives: one pass instead of three. g is the cotangent, y the
-    # forward output (tanh, sigmoid) or input (relu).
-    "tanh_grad": lambda g, y: g * (1 - y * y),
-    "sigmoid_grad": lambda g, y: g * (y * (1 - y)),
-    "relu_grad": lambda g, x: g if x > 0 else 0,
-}
-COMBINES = {"sum": ZIPS["add"], "max": _maximum, "min": _minimum}
+FUNCTIONS = {**SCALAR_FUNCTIONS, "copy": copy}
+COMBINES = {"sum": scalar_functions.add, "max": scalar_functions.maximum,
+            "min": scalar_functions.minimum}  # fmt: skip
 
 
 def _device(fn):
@@ -148,7 +83,7 @@ def _jit(fn):
 @cache
 def map_kernel(op: str, ndim: int):
     """``out[i] = op(x[i])``; ``op="copy"`` copies, casting to ``out``'s dtype."""
-    fn = _device(MAPS[op])
+    fn = _device(FUNCTIONS[op])
 
     def kernel(size, shape, out, out_offset, out_strides, x, x_offset, x_strides):
         i = cuda.grid(1)
@@ -164,7 +99,7 @@ def map_kernel(op: str, ndim: int):
 @cache
 def zip_kernel(op: str, ndim: int):
     """``out[i] = op(x[i], y[i])``; a broadcast input has stride-0 axes."""
-    fn = _device(ZIPS[op])
+    fn = _device(FUNCTIONS[op])
 
     def kernel(size, shape, out, out_offset, out_strides, x, x_offset, x_strides, y, y_offset,
                y_strides):  # fmt: skip

@@ -1,27 +1,28 @@
-"""The numba CPU backend: parallel kernels where they pay, NumPy where it is faster (lesson 10).
+"""The numba CPU backend: compiled kernels where they pay, NumPy where it is faster (lesson 10).
 
 Same contract and same results as ``NumpyBackend`` (the tests diff every
 primitive against it). What changes is who does the arithmetic:
 
 - elementwise maps, zips, comparisons, ``where`` and the fused derivatives
-  run in the strided kernels of ``numba_kernels``, reductions in its ``reduce``.
-  Both are ``prange`` loops over strided inputs: no copies for broadcast,
-  transposed or sliced arrays, and every core busy.
+  run in the strided kernels of ``numba_kernels`` (one small kernel per op,
+  ``kernel_cache``), reductions in its ``reduce_range``. They read strided
+  inputs (no copies for broadcast, transposed or sliced arrays), and
+  ``threads.Workers`` runs them on every core.
 - ``matmul`` calls BLAS through NumPy by default: decades of tuning make it
   the fastest honest option. The hand-written tiled kernel of the lesson
   (``numba_matmul.tiled_matmul``) is one switch away: ``matmul_kernel = "tiled"``.
 - data movement that NumPy does as a view (broadcast, reshape, transpose,
   slicing) costs nothing and stays NumPy's, as do casts and concatenation.
 
-Only pay for what helps. A kernel call costs tens of microseconds before it
-touches a number (argument checks, waking the threads), a plain zip is
-memory-bound, and NumPy's ``exp``, ``log``, ``tanh`` are SIMD code that
-numba's scalar calls into libm cannot match. So each op goes to NumPy below
-a measured size (``NUMPY_BELOW``), the maps stay NumPy's (``NUMPY_OPS``), and
-the kernels run where they were measured to win: big zips, reductions along
-memory, and the fused derivatives at every size from ~256K elements. Big
-outputs go into recycled memory (``buffers.py``): fresh pages cost a page
-fault each.
+Only pay for what helps. A kernel call has a fixed cost before it touches a
+number (numba checks its arguments, the threads are woken), and a plain zip
+is memory-bound; NumPy's ``exp``, ``log`` and ``tanh`` are SIMD code that
+numba's per-element calls into the C library cannot match. So each op goes
+to NumPy below a measured size (``NUMPY_BELOW``), the maps stay NumPy's
+(``NUMPY_OPS``), and the kernels run where they were measured to win: big
+zips, reductions along memory, and the fused derivatives. Big outputs go
+into recycled memory (``buffers.py``): fresh pages cost a page fault each.
+The measurements are in ``benchmarks/README.md`` (``benchmarks/crossover.py``).
 
 Integer and bool arrays always use NumPy: the kernels are compiled for
 float32 and float64 only, which keeps the number of compilations small. And
@@ -37,44 +38,38 @@ from types import ModuleType
 
 import numpy as np
 
+from minigrad.backends import kernel_cache
 from minigrad.backends.buffers import BufferPool
 from minigrad.backends.numpy_backend import MAPS, ZIPS, NumpyBackend
 from minigrad.backends.strides import as_strided_storage, broadcast_strides, coalesce, read_only
+from minigrad.backends.threads import Workers
 
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 # Below these sizes (elements of the result; of the input for reduce) NumPy
-# is faster. Measured with benchmarks/crossover.py on the 2-core development
-# machine (float32, 2 threads, load average ~1), NumPy's time over the
-# kernel's, per call:
-#
-#   elements     mul   add row  tanh_grad   sum    relu   tanh
-#   65536       0.3x     0.3x      0.7x     0.2x   0.3x   0.3x
-#   262144      0.9x     0.9x      1.9x     0.5x   0.8x   0.4x
-#   1048576     1.5x     1.4x      2.0x     1.0x   0.9x   0.7x
-#   4194304     1.1x     2.0x      7.7x     1.5x   1.5x   0.7x
-#
-# A kernel call costs ~40 us before it touches a number (argument checks,
-# waking the threads), and a plain zip is memory-bound: one core streams
-# nearly as fast as this machine's memory allows, so a second core pays only
-# past ~1M elements. The fused derivatives read memory once where NumPy
-# reads it three times, and win from ~256K. (With the machine shared, load
-# ~2.4, the kernels won later: mul 1.0x at 1M and 4M.) On a machine with
-# more cores and memory bandwidth they win earlier: rerun crossover.py.
+# is faster: benchmarks/crossover.py measured it on the 2-core development
+# machine (benchmarks/README.md has the table). Fused derivatives read memory
+# once where NumPy reads it three times, so they win earlier.
 NUMPY_BELOW = {"elementwise": 2**20, "fused": 2**18, "reduce": 2**22}
 FUSED = frozenset({"tanh_grad", "sigmoid_grad", "relu_grad"})
+REDUCE_OPS = ("sum", "max", "min")
 
-# Maps whose NumPy loop wins or ties at every size measured (table above):
-# exp, log, tanh and sigmoid are SIMD code in NumPy, while numba calls libm
-# once per element (60x slower for tanh; numba vectorizes those calls only
-# with Intel's SVML library). The kernels' float32 tanh is a rational
-# function that does vectorize (numba_ops.tanh_of), yet still loses to
-# NumPy's here. relu, abs, neg, sign and sqrt are one memory pass either way.
-NUMPY_OPS = frozenset({"exp", "log", "tanh", "sigmoid", "relu", "abs", "neg", "sign", "sqrt"})
-COMPARISONS = frozenset({"lt", "le", "gt", "ge", "eq", "ne"})
-# The NumPy maps that are plain ufuncs, so they can write into a recycled buffer.
-UFUNCS = {"neg": np.negative, "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "tanh": np.tanh,
-          "abs": np.abs, "sign": np.sign}  # fmt: skip
+# Ops that stay NumPy's at every size. The maps: exp, log, tanh and sigmoid
+# are SIMD code in NumPy, while a kernel calls the C library once per
+# element, and relu, abs, neg, sign and sqrt are one memory pass either way
+# (measured: NumPy wins or ties at every size). The comparisons and logical
+# ops write bools, one memory pass too. Each kernel costs about a second to
+# compile, so only the ops that pay have one by default: the arithmetic zips,
+# the fused derivatives and ``where``. (Any op of ``scalar_functions`` still
+# runs as a kernel when taken out of ``numpy_ops``: the tests do that.)
+KERNEL_OPS = frozenset({"add", "sub", "mul", "div", "pow", "maximum", "minimum",
+                        "tanh_grad", "sigmoid_grad", "relu_grad", "where"})  # fmt: skip
+NUMPY_OPS = frozenset(kernel_cache.ARITY) - KERNEL_OPS
+BOOL_OPS = frozenset({"lt", "le", "gt", "ge", "eq", "ne", "logical_and", "logical_or",
+                      "logical_not"})  # fmt: skip
+# The NumPy maps that are plain ufuncs giving the input's dtype, so they can
+# write into a recycled buffer.
+UFUNCS = {op: fn for op, fn in MAPS.items() if isinstance(fn, np.ufunc) and op not in BOOL_OPS}
 
 
 class NumbaBackend(NumpyBackend):
@@ -96,6 +91,7 @@ class NumbaBackend(NumpyBackend):
         self.numpy_ops = NUMPY_OPS
         self.matmul_kernel = "blas"  # or "tiled": the lesson's numba kernel
         self.buffers = BufferPool()  # big outputs in recycled memory (buffers.py)
+        self.workers = Workers()  # the kernels' threads, one per core (threads.py)
 
     # -- the four higher-order kernels ---------------------------------------
     # Each method first asks, as cheaply as it can, whether the kernel pays:
@@ -104,12 +100,12 @@ class NumbaBackend(NumpyBackend):
     def map(self, op: str, x: np.ndarray) -> np.ndarray:
         if x.size < self.numpy_below["elementwise"]:  # the common, small case first
             return np.asarray(MAPS[op](x))
-        if not self._kernel_pays(x.size, x.dtype, op) or op in self.numpy_ops:
+        if not self._kernel_pays(x.size, x.dtype, op):
             ufunc = UFUNCS.get(op)
             if ufunc is not None and x.nbytes >= self.buffers.min_bytes and x.dtype in FLOATS:
                 return ufunc(x, out=self.buffers.empty(x.shape, x.dtype))  # NumPy, recycled
             return super().map(op, x)
-        return self._elementwise(op, x.shape, x.dtype, x)
+        return self._elementwise(op, x.shape, _BOOL if op in BOOL_OPS else x.dtype, x)
 
     def zip(self, op: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         bound = x.size * y.size  # at least the result's size
@@ -122,8 +118,7 @@ class NumbaBackend(NumpyBackend):
             or not self._kernel_pays(math.prod(shape), x.dtype, op)
         ):
             return super().zip(op, x, y)
-        dtype = np.dtype(np.bool_) if op in COMPARISONS else x.dtype
-        return self._elementwise(op, shape, dtype, x, y)
+        return self._elementwise(op, shape, _BOOL if op in BOOL_OPS else x.dtype, x, y)
 
     def where(self, cond: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         shape = self._big_shape("where", cond, x, y)
@@ -147,17 +142,30 @@ class NumbaBackend(NumpyBackend):
         return self._reduce_kernel(op, x, axes, keepdims)
 
     def _reduce_kernel(self, op, x, axes, keepdims) -> np.ndarray:
-        """Run ``numba_kernels.reduce`` (any axes, any strides; non-empty ``x``)."""
+        """Run ``numba_kernels.reduce_range`` (any axes, any strides; non-empty ``x``).
+
+        Few outputs of many elements each (a full sum) are split into one
+        chunk per thread; the chunks' partial results are combined here.
+        """
         kept = [a for a in range(x.ndim) if a not in axes]
         storage, offset, strides = as_strided_storage(x)
         kept_shape, kept_strides = coalesce(tuple(x.shape[a] for a in kept), strides[kept])
         reduced_shape, reduced_strides = coalesce(
             tuple(x.shape[a] for a in axes), strides[list(axes)]
         )
-        out = np.empty(math.prod(x.shape[a] for a in kept), dtype=x.dtype)
+        outputs, count = int(np.prod(kept_shape)), int(np.prod(reduced_shape))
+        workers = self.workers
+        chunks = 1
+        if outputs < workers.threads:  # too few outputs to give every thread one
+            chunks = max(1, min(workers.threads, count // workers.grain))
+        partial = np.empty(outputs * chunks, np.float64)
         kernels = compiled_kernels()
-        kernels.reduce(kernels.REDUCE_OPS.index(op), out, kept_shape, reduced_shape, storage,
-                       offset, kept_strides, reduced_strides)  # fmt: skip
+        kernel_cache.call(workers.run, kernels.reduce_range, outputs * chunks,
+                          REDUCE_OPS.index(op), partial, chunks, kept_shape, reduced_shape, storage,
+                          offset, kept_strides, reduced_strides,
+                          grain=-(-workers.grain * chunks // count))  # fmt: skip
+        combine = {"sum": np.sum, "max": np.max, "min": np.min}[op]
+        out = combine(partial.reshape(outputs, chunks), axis=1).astype(x.dtype)
         shape = tuple(1 if a in axes else n for a, n in enumerate(x.shape))
         return out.reshape(shape if keepdims else tuple(x.shape[a] for a in kept))
 
@@ -165,7 +173,7 @@ class NumbaBackend(NumpyBackend):
         if self.matmul_kernel == "tiled" and a.dtype == b.dtype and a.dtype in FLOATS:
             from minigrad.backends.numba_matmul import matmul as tiled_matmul
 
-            return tiled_matmul(a, b)
+            return tiled_matmul(a, b, self.workers)
         return np.asarray(np.matmul(a, b))
 
     # -- data movement that is cheaper as a NumPy view --------------------------
@@ -196,9 +204,9 @@ class NumbaBackend(NumpyBackend):
     def _kernel_pays(self, size: int, dtype: np.dtype, op: str) -> bool:
         if size < self.numpy_below["fused" if op in FUSED else "elementwise"]:
             return False
-        if dtype not in FLOATS:
+        if dtype not in FLOATS or op in self.numpy_ops:
             return False
-        return op in compiled_kernels().CODE
+        return op in kernel_cache.ARITY or op == "where"
 
     def _elementwise(self, op, shape, dtype, *inputs) -> np.ndarray:
         """Run op ``op``'s kernel on ``inputs`` into a fresh contiguous array of ``shape``."""
@@ -218,17 +226,25 @@ class NumbaBackend(NumpyBackend):
             )
             for (storage, offset, _), strides in zip(storages, flat_strides):
                 arguments += [storage, offset, strides]
-        kernels = compiled_kernels()
-        family, code = kernels.CODE[op]
-        kernels.KERNELS[family](code, out.reshape(-1), flat_shape, *arguments)
+        if op == "where":
+            kernel = compiled_kernels().where_range
+        else:
+            kernel = kernel_cache.elementwise_kernel(op)
+        kernel_cache.call(self.workers.run, kernel, out.size, out.reshape(-1), flat_shape,
+                          *arguments)  # fmt: skip
         return out
 
 
 _UNIT_STRIDE = np.ones(1, dtype=np.int64)
+_BOOL = np.dtype(np.bool_)
 
 
 def compiled_kernels() -> ModuleType:
-    """``numba_kernels``, imported (which loads numba) the first time a kernel is needed."""
+    """``numba_kernels``, imported (which loads numba) the first time a kernel is needed.
+
+    >>> compiled_kernels().REDUCE_OPS
+    ('sum', 'max', 'min')
+    """
     return importlib.import_module("minigrad.backends.numba_kernels")
 
 

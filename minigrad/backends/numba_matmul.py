@@ -18,7 +18,8 @@ fetched from memory, not by the arithmetic.
   2. *Cache*: a task owns a ``TILE_M x TILE_N`` tile of ``C``; the
      ``TILE_M`` rows of ``A`` and ``TILE_N`` rows of ``bt`` it reads stay
      in the core's L2 cache while the tile is computed.
-  3. *Cores*: the tiles are independent, so the task loop is a ``prange``.
+  3. *Cores*: the tiles are independent, so the kernel computes a range of
+     tiles and ``threads.Workers`` gives each core its own range.
 
 BLAS libraries add packing into cache-line order, wider registers and
 per-CPU assembly on top; the numba backend calls BLAS through NumPy by
@@ -35,7 +36,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from minigrad.backends import kernel_cache
 from minigrad.backends.strides import read_only
+from minigrad.backends.threads import Workers
 
 # A task's tile of C: TILE_M rows of A and TILE_N rows of bt, each of K
 # elements; for K = 1024 float32 that is 256 KiB + 512 KiB, inside a 2 MiB L2.
@@ -73,20 +76,22 @@ def store4(out, s, i, j, c0, c1, c2, c3):
     out[s, i, j + 3] = c3
 
 
-@njit(parallel=True, cache=True, fastmath=True)
-def tiled_matmul(a, bt, out):
-    """``out[s] = a[s] @ bt[s].T`` for C-contiguous stacks of matrices (3-D arrays).
+@njit(nogil=True, cache=True, fastmath=True)
+def tiled_matmul(first, last, a, bt, out):
+    """``out[s] = a[s] @ bt[s].T`` on tiles ``first <= task < last`` of a stack of matrices.
 
-    Contract: the main loop is a ``prange`` over tiles of ``out`` (of every
-    matrix in the stack); each element of ``out`` is written once, by one
-    task; ``out`` needs no initial value. ``fastmath`` lets the compiler
-    reorder each sum over ``k``, which is what vectorizing it means.
+    Contract: ``a``, ``bt`` and ``out`` are C-contiguous 3-D arrays; task
+    ``t`` is one ``TILE_M x TILE_N`` tile of ``out`` (of every matrix in the
+    stack, row of tiles by row of tiles); each element of ``out`` is written
+    once, by the call that owns its tile, so calls on disjoint ranges may run
+    on different threads; ``out`` needs no initial value. ``fastmath`` lets
+    the compiler reorder each sum over ``k``, which is what vectorizing it means.
     """
-    stack, m, k_size = a.shape
+    m, k_size = a.shape[1], a.shape[2]
     n = bt.shape[1]
     tiles_m = (m + TILE_M - 1) // TILE_M
     tiles_n = (n + TILE_N - 1) // TILE_N
-    for task in prange(stack * tiles_m * tiles_n):
+    for task in range(first, last):
         s = task // (tiles_m * tiles_n)
         i0 = (task // tiles_n) % tiles_m * TILE_M
         j0 = task % tiles_n * TILE_N
@@ -117,8 +122,17 @@ def tiled_matmul(a, bt, out):
                 out[s, i, j] = dot(a, s, i, bt, j)
 
 
-def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``a @ b`` (same float dtype, equal batch dimensions) with ``tiled_matmul``.
+def tile_count(m: int, n: int) -> int:
+    """The tiles of an ``m x n`` output: the tasks of ``tiled_matmul`` per matrix.
+
+    >>> tile_count(TILE_M + 1, TILE_N)
+    2
+    """
+    return -(-m // TILE_M) * -(-n // TILE_N)
+
+
+def matmul(a: np.ndarray, b: np.ndarray, workers: Workers | None = None) -> np.ndarray:
+    """``a @ b`` (same float dtype, equal batch dimensions) with ``tiled_matmul``, on ``workers``.
 
     ``a`` and ``b`` transposed are packed C-contiguous first (no copy when
     they already are, as for ``x.T`` in a backward pass): an ``O(n^2)`` copy
@@ -135,5 +149,10 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     # Read-only views, as numba compiles read-only and writable inputs separately.
     a3 = read_only(np.ascontiguousarray(a).reshape(-1, m, a.shape[-1]))
     bt3 = read_only(np.ascontiguousarray(np.swapaxes(b, -1, -2)).reshape(-1, n, b.shape[-2]))
-    tiled_matmul(a3, bt3, out.reshape(-1, m, n))
+    workers = workers or _WORKERS
+    tasks = a3.shape[0] * tile_count(m, n)
+    kernel_cache.call(workers.run, tiled_matmul, tasks, a3, bt3, out.reshape(-1, m, n), grain=1)
     return out
+
+
+_WORKERS = Workers()

@@ -1,0 +1,103 @@
+"""The backend contract: what every kernel must guarantee (lessons 04, 10, 11).
+
+The tensor layer runs every primitive through these methods and nothing
+else, so a new device is a new class with these methods. ``Array`` is the
+backend's own array type: ``numpy.ndarray`` on the CPU, ``CudaArray`` on the
+GPU. The NumPy backend is the reference: every other backend is tested
+against it, element by element, dtype by dtype.
+
+Guarantees that hold for every method:
+
+- **fresh or read-only results.** A result may share memory with an input
+  only where NumPy would return a view (``broadcast_to``, ``reshape``,
+  ``transpose``, basic ``getitem``); no method ever writes into an input.
+  The tensor layer relies on it: arrays are never changed after they are made.
+- **NumPy's dtypes.** A result has the dtype NumPy gives for the same
+  operation (``zip("lt", ...)`` is bool, float32 stays float32).
+- **NumPy's broadcasting** in ``zip`` and ``where``, with broadcast inputs
+  read in place (a stride of 0), never copied out.
+- **IEEE values.** NaN and inf come out as NumPy's do (``scalar_functions``
+  lists the cases); an error is never raised for a value.
+- **safe for threads.** Two Python threads may call any method at the same
+  time, on the same backend object.
+
+    >>> from minigrad.backends.numpy_backend import NumpyBackend
+    >>> isinstance(NumpyBackend(), Backend)
+    True
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+Array = Any  # the backend's array type
+DType = Any  # a numpy.dtype
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """Kernels over raw arrays, for one device."""
+
+    name: str  # "numpy", "numba", "cuda"
+    device: str  # where its arrays live: "cpu" or "cuda"
+
+    # -- storage -------------------------------------------------------------
+    def from_numpy(self, array: Any) -> Array:
+        """The backend's array holding a copy of (or, on the CPU, the same) NumPy ``array``."""
+
+    def to_numpy(self, x: Array) -> Any:
+        """``x`` as a ``numpy.ndarray`` in host memory (a copy if ``x`` lives elsewhere)."""
+
+    def full(self, shape: tuple[int, ...], value: float, dtype: DType) -> Array:
+        """A fresh array of ``shape`` and ``dtype``, every element ``value``."""
+
+    # -- the four higher-order kernels -------------------------------------------
+    def map(self, op: str, x: Array) -> Array:
+        """``out[i] = f(x[i])`` for the scalar function named ``op`` (``scalar_functions``).
+
+        Reads each element of ``x`` once, writes each element of a fresh
+        ``out`` once; ``x`` may have any strides.
+        """
+
+    def zip(self, op: str, x: Array, y: Array) -> Array:
+        """``out[i] = f(x[i], y[i])`` over the broadcast shape of ``x`` and ``y``.
+
+        Broadcast axes are read through stride 0: the kernel never copies an
+        input to make it the output's shape.
+        """
+
+    def reduce(self, op: str, x: Array, axes: tuple[int, ...], keepdims: bool) -> Array:
+        """``sum``, ``max`` or ``min`` of ``x`` over ``axes`` (sorted, possibly empty).
+
+        ``max``/``min`` propagate NaN. A reduction to one number is a 0-d
+        array, never a scalar. The tensor layer rejects ``max`` over an
+        empty axis before it gets here.
+        """
+
+    def matmul(self, a: Array, b: Array) -> Array:
+        """NumPy's ``matmul``: 2-D products, batched over broadcast leading axes."""
+
+    # -- selection and data movement ----------------------------------------------------
+    def where(self, cond: Array, x: Array, y: Array) -> Array:
+        """``x[i] if cond[i] else y[i]`` over the broadcast shape of the three."""
+
+    def astype(self, x: Array, dtype: DType) -> Array:
+        """``x`` converted to ``dtype`` (NumPy's casting)."""
+
+    def broadcast_to(self, x: Array, shape: tuple[int, ...]) -> Array:
+        """``x`` read as ``shape``: a view with stride 0 along the new axes, no copy."""
+
+    def reshape(self, x: Array, shape: tuple[int, ...]) -> Array:
+        """``x`` with a new shape of the same size (a view when the layout allows)."""
+
+    def transpose(self, x: Array, axes: tuple[int, ...]) -> Array:
+        """``x`` with its axes permuted: a view, strides permuted."""
+
+    def getitem(self, x: Array, index: object) -> Array:
+        """``x[index]`` with NumPy's rules: basic indexing a view, advanced a copy."""
+
+    def scatter_add(self, shape: tuple[int, ...], index: object, values: Array) -> Array:
+        """Zeros of ``shape`` with ``values`` added at ``index``; repeated positions add up."""
+
+    def concatenate(self, xs: list[Array], axis: int) -> Array:
+        """The arrays ``xs`` joined along ``axis``."""

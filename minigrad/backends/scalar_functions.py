@@ -1,0 +1,348 @@
+"""Elementwise functions of one number, written once for every compiled backend (lessons 10, 11).
+
+Each function here takes plain numbers and returns one. It is ordinary
+Python: it runs as it is (the doctests, numba's CUDA simulator), ``numba.njit``
+compiles it for the CPU kernels, and ``numba.cuda.jit(device=True)`` for the
+GPU ones. ``SCALAR_FUNCTIONS`` names them by the op names that
+``backend.map(name, x)`` and ``backend.zip(name, x, y)`` accept; the number
+of arguments is the arity. A kernel applies one of them to every element,
+and a fusion pass may call several in one kernel body.
+
+Two rules make one source right on every device:
+
+- **the dtype is kept.** A constant is written ``type(x)(1)``, never a bare
+  ``1``: compiled, ``float32 - 1`` would be computed in float64 (NumPy's
+  promotion rule), at half the SIMD width, while ``type(x)(1)`` is a float32
+  1 for float32 data. (numba compiles ``type(x)(value)`` as a cast.)
+- **IEEE answers, never exceptions.** Python's ``math`` raises where a
+  processor returns inf or NaN (``math.log(0.0)``, ``math.exp(1000.0)``),
+  so those cases are tested first. NaN behaves as in NumPy: ``maximum``,
+  ``minimum`` and ``relu`` propagate it (``x != x`` is true only for NaN).
+
+The NumPy reference backend keeps NumPy's own ufuncs; the tests check that
+every function here agrees with it.
+
+    >>> SCALAR_FUNCTIONS["tanh_grad"](0.5, 0.5)
+    0.375
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+# Above this, exp overflows float64 (float32 overflows earlier, to inf by itself).
+EXP_LIMIT = 709.782712893384
+
+
+# -- functions of one number ------------------------------------------------------------
+def neg(x):
+    """-x.
+
+    >>> neg(2.0), neg(-0.0)
+    (-2.0, 0.0)
+    """
+    return -x
+
+
+def exp(x):
+    """e to the x; inf when that overflows (where ``math.exp`` raises).
+
+    >>> exp(0.0), exp(1000.0), exp(-math.inf)
+    (1.0, inf, 0.0)
+    """
+    if x > EXP_LIMIT:
+        return type(x)(math.inf)
+    return math.exp(x)
+
+
+def log(x):
+    """The natural logarithm: -inf at 0, NaN below 0 and at NaN (where ``math.log`` raises).
+
+    >>> log(1.0), log(0.0), log(-1.0)
+    (0.0, -inf, nan)
+    """
+    if x > 0:
+        return math.log(x)
+    if x == 0:
+        return type(x)(-math.inf)
+    return type(x)(math.nan)
+
+
+def sqrt(x):
+    """The square root: NaN below 0 (where ``math.sqrt`` raises).
+
+    >>> sqrt(4.0), sqrt(-1.0), sqrt(math.inf)
+    (2.0, nan, inf)
+    """
+    if x < 0:
+        return type(x)(math.nan)
+    return math.sqrt(x)
+
+
+def tanh(x):
+    """The hyperbolic tangent, from the C library (one call per element).
+
+    >>> tanh(0.0), tanh(math.inf)
+    (0.0, 1.0)
+    """
+    return math.tanh(x)
+
+
+def absolute(x):
+    """|x| (the op ``"abs"``).
+
+    >>> absolute(-2.0), absolute(math.nan)
+    (2.0, nan)
+    """
+    return abs(x)
+
+
+def sign(x):
+    """-1, 0 or 1 by the sign of x; 0 and NaN are returned as they are.
+
+    >>> sign(-3.0), sign(0.0), sign(math.nan)
+    (-1.0, 0.0, nan)
+    """
+    if x > 0:
+        return type(x)(1)
+    if x < 0:
+        return type(x)(-1)
+    return x
+
+
+def relu(x):
+    """max(x, 0), with NaN propagated as NumPy's ``maximum`` does.
+
+    >>> relu(-2.0), relu(3.0), relu(math.nan)
+    (0.0, 3.0, nan)
+    """
+    if x > 0 or x != x:
+        return x
+    return type(x)(0)
+
+
+def sigmoid(x):
+    """1 / (1 + e^-x), split by the sign of x so that exp never overflows.
+
+    >>> sigmoid(0.0), sigmoid(-1000.0), sigmoid(1000.0)
+    (0.5, 0.0, 1.0)
+    """
+    one = type(x)(1)
+    if x >= 0:
+        return one / (one + math.exp(-x))
+    e = math.exp(x)
+    return e / (one + e)
+
+
+def logical_not(x):
+    """True where x is zero (False, 0, 0.0).
+
+    >>> logical_not(0.0), logical_not(2.0)
+    (True, False)
+    """
+    return not x
+
+
+# -- functions of two numbers -------------------------------------------------------------
+def add(x, y):
+    """x + y.
+
+    >>> add(1.0, 2.0)
+    3.0
+    """
+    return x + y
+
+
+def sub(x, y):
+    """x - y.
+
+    >>> sub(1.0, 2.0)
+    -1.0
+    """
+    return x - y
+
+
+def mul(x, y):
+    """x * y.
+
+    >>> mul(3.0, 2.0)
+    6.0
+    """
+    return x * y
+
+
+def div(x, y):
+    """x / y (compiled kernels give inf or NaN for a zero y, as NumPy does).
+
+    >>> div(1.0, 4.0)
+    0.25
+    """
+    return x / y
+
+
+def power(x, y):
+    """x to the power y (the op ``"pow"``); NaN for a negative x and a fractional y.
+
+    >>> power(2.0, 3.0), power(4.0, 0.5)
+    (8.0, 2.0)
+    """
+    return x**y
+
+
+def maximum(x, y):
+    """The larger of x and y; NaN if either is NaN (NumPy's ``maximum``).
+
+    >>> maximum(1.0, 2.0), maximum(math.nan, 2.0), maximum(1.0, math.nan)
+    (2.0, nan, nan)
+    """
+    if x > y or x != x:
+        return x
+    return y
+
+
+def minimum(x, y):
+    """The smaller of x and y; NaN if either is NaN (NumPy's ``minimum``).
+
+    >>> minimum(1.0, 2.0), minimum(math.nan, 2.0), minimum(1.0, math.nan)
+    (1.0, nan, nan)
+    """
+    if x < y or x != x:
+        return x
+    return y
+
+
+# The comparisons give a bool; every comparison with NaN but ``ne`` is False.
+def lt(x, y):
+    """x < y.
+
+    >>> lt(1.0, 2.0), lt(math.nan, 2.0)
+    (True, False)
+    """
+    return x < y
+
+
+def le(x, y):
+    """x <= y.
+
+    >>> le(2.0, 2.0)
+    True
+    """
+    return x <= y
+
+
+def gt(x, y):
+    """x > y.
+
+    >>> gt(1.0, 2.0)
+    False
+    """
+    return x > y
+
+
+def ge(x, y):
+    """x >= y.
+
+    >>> ge(2.0, 2.0)
+    True
+    """
+    return x >= y
+
+
+def eq(x, y):
+    """x == y; NaN equals nothing, itself included.
+
+    >>> eq(2.0, 2.0), eq(math.nan, math.nan)
+    (True, False)
+    """
+    return x == y
+
+
+def ne(x, y):
+    """x != y.
+
+    >>> ne(2.0, 2.0), ne(math.nan, math.nan)
+    (False, True)
+    """
+    return x != y
+
+
+def logical_and(x, y):
+    """Both x and y nonzero.
+
+    >>> logical_and(1.0, 0.0), logical_and(2.0, 3.0)
+    (False, True)
+    """
+    return x != 0 and y != 0
+
+
+def logical_or(x, y):
+    """x or y nonzero.
+
+    >>> logical_or(1.0, 0.0), logical_or(0.0, 0.0)
+    (True, False)
+    """
+    return x != 0 or y != 0
+
+
+# -- fused derivatives (lesson 10): one pass over memory instead of three ----------------------
+# g is the cotangent (or tangent); y the forward output of tanh or sigmoid, x the input of relu.
+def tanh_grad(g, y):
+    """g (1 - y^2): the derivative of tanh, read from its output y = tanh(x).
+
+    >>> tanh_grad(2.0, 0.0), tanh_grad(2.0, 1.0)
+    (2.0, 0.0)
+    """
+    return g * (type(y)(1) - y * y)
+
+
+def sigmoid_grad(g, y):
+    """g y (1 - y): the derivative of sigmoid, read from its output y = sigmoid(x).
+
+    >>> sigmoid_grad(4.0, 0.5)
+    1.0
+    """
+    return g * (y * (type(y)(1) - y))
+
+
+def relu_grad(g, x):
+    """g where x > 0, else 0 (as ``g * (x > 0)``: a NaN g stays NaN, a NaN x gives 0).
+
+    >>> relu_grad(3.0, 1.0), relu_grad(3.0, -1.0), relu_grad(math.nan, -1.0)
+    (3.0, 0.0, nan)
+    """
+    if x > 0:
+        return g
+    return g * type(g)(0)
+
+
+SCALAR_FUNCTIONS: dict[str, Callable] = {
+    "neg": neg,
+    "exp": exp,
+    "log": log,
+    "sqrt": sqrt,
+    "tanh": tanh,
+    "abs": absolute,
+    "sign": sign,
+    "relu": relu,
+    "sigmoid": sigmoid,
+    "logical_not": logical_not,
+    "add": add,
+    "sub": sub,
+    "mul": mul,
+    "div": div,
+    "pow": power,
+    "maximum": maximum,
+    "minimum": minimum,
+    "lt": lt,
+    "le": le,
+    "gt": gt,
+    "ge": ge,
+    "eq": eq,
+    "ne": ne,
+    "logical_and": logical_and,
+    "logical_or": logical_or,
+    "tanh_grad": tanh_grad,
+    "sigmoid_grad": sigmoid_grad,
+    "relu_grad": relu_grad,
+}

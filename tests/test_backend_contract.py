@@ -1,0 +1,178 @@
+"""The backend contract (lessons 10, 11): one scalar source, one protocol, threads, damaged caches.
+
+- every function of ``scalar_functions`` gives NumPy's answer, NaN and inf
+  included, run as plain Python and compiled by numba, and compiled keeps
+  the dtype (float32 in, float32 out);
+- the numpy, numba and cuda backends have every method of ``Backend``,
+  with the protocol's parameters;
+- two threads computing on large tensors at once get right answers;
+- a truncated or empty file in numba's disk cache is reported once and
+  rebuilt, never fatal.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from minigrad.backends.contract import Backend
+from minigrad.backends.numpy_backend import MAPS, ZIPS, NumpyBackend
+from minigrad.backends.scalar_functions import SCALAR_FUNCTIONS
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCE = NumpyBackend()
+EDGES = [-np.inf, -1000.0, -2.5, -1.0, -0.0, 0.0, 0.5, 1.0, 3.0, 1000.0, np.inf, np.nan]
+BOOL_RESULTS = {"lt", "le", "gt", "ge", "eq", "ne", "logical_and", "logical_or", "logical_not"}
+# exp, log, tanh and friends come from different libraries on each side: a few ulps apart.
+TOLERANCE = {np.float32: 2e-6, np.float64: 1e-14}
+
+
+def edge_operands(arity: int, dtype) -> list[np.ndarray]:
+    """Every edge value (and every pair of them) as arrays of ``dtype``."""
+    values = np.array(EDGES, dtype)
+    if arity == 1:
+        return [values]
+    x, y = np.meshgrid(values, values, indexing="ij")
+    return [x.ravel(), y.ravel()]
+
+
+def test_the_table_names_every_op_the_backends_accept():
+    assert set(SCALAR_FUNCTIONS) == set(MAPS) | set(ZIPS)
+    for name, fn in SCALAR_FUNCTIONS.items():
+        arity = len(inspect.signature(fn).parameters)
+        assert arity == (1 if name in MAPS else 2), name
+        assert fn.__doc__ and ">>>" in fn.__doc__, f"{name}: no doctest of its edge cases"
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", sorted(SCALAR_FUNCTIONS))
+def test_plain_python_and_compiled_agree_with_numpy(name, dtype):
+    from numba import njit
+
+    fn = SCALAR_FUNCTIONS[name]
+    operands = edge_operands(len(inspect.signature(fn).parameters), dtype)
+    with np.errstate(all="ignore"):
+        expected = (MAPS.get(name) or ZIPS.get(name))(*operands)
+        plain = np.array([fn(*args) for args in zip(*operands)], expected.dtype)
+    compiled_fn = njit(error_model="numpy")(fn)
+    compiled = np.array([compiled_fn(*args) for args in zip(*operands)], expected.dtype)
+    for result in (plain, compiled):
+        np.testing.assert_allclose(result, expected, rtol=TOLERANCE[dtype], atol=0)
+    # Compiled, the dtype is kept: float32 arithmetic stays float32 (bool for comparisons).
+    (signature,) = compiled_fn.nopython_signatures
+    expected_type = "bool" if name in BOOL_RESULTS else np.dtype(dtype).name
+    assert str(signature.return_type) == expected_type, f"{name}({dtype.__name__}) -> {signature}"
+
+
+@pytest.mark.parametrize("module, cls", [("numpy_backend", "NumpyBackend"),
+                                         ("numba_backend", "NumbaBackend"),
+                                         ("cuda_backend", "CudaBackend")])  # fmt: skip
+def test_every_backend_conforms_to_the_protocol(module, cls):
+    backend_class = getattr(__import__(f"minigrad.backends.{module}", fromlist=[cls]), cls)
+    for member, declared in vars(Backend).items():
+        if member.startswith("_") or not callable(declared):
+            continue
+        method = getattr(backend_class, member, None)
+        assert callable(method), f"{cls} has no {member}()"
+        wanted = list(inspect.signature(declared).parameters)
+        assert list(inspect.signature(method).parameters) == wanted, f"{cls}.{member}"
+    assert isinstance(backend_class.__new__(backend_class), Backend)
+    for attribute in ("name", "device"):
+        assert isinstance(getattr(backend_class, attribute), str)
+
+
+def run_child(code: str, cache: Path, timeout: int = 600) -> subprocess.CompletedProcess:
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT))
+    env.pop("MINIGRAD_BACKEND", None)
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, cwd=ROOT,
+                          capture_output=True, text=True, timeout=timeout)  # fmt: skip
+
+
+THREADS = """
+    import threading
+    import numpy as np
+    import minigrad as mg
+
+    n = 1 << 22  # past every crossover: the kernels run, on every core
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal(n).astype(np.float32) for _ in range(3)]
+
+    def step(name):
+        # Forward through the tensor layer, then the backward's fused kernel and a
+        # reduction straight on the backend (grad mode is the tensor layer's business).
+        with mg.backends.use(name):
+            a, b, c = (mg.tensor(x) for x in arrays)
+            y = (a * b + c).tanh()
+            backend = mg.backends.for_device("cpu")
+            g = backend.zip("tanh_grad", b.numpy(), y.numpy())
+            return y.sum().item(), backend.reduce("max", g, (0,), False), g
+
+    results = {}
+    for name in ("numpy", "numba"):
+        expected = step(name)
+        errors = []
+
+        def worker(i):
+            try:
+                for _ in range(5):
+                    results[name, i] = step(name)
+            except BaseException as error:
+                errors.append(error)
+
+        threads = [threading.Thread(target=worker, args=(i,)) for i in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors, errors
+        for i in range(2):
+            total, top, g = results[name, i]
+            assert abs(total - expected[0]) <= 1e-3 * abs(expected[0]) and top == expected[1]
+            np.testing.assert_array_equal(g, expected[2])
+    print("threads ok")
+"""
+
+
+def test_two_threads_on_large_tensors(tmp_path):
+    # In a child: numba's own thread pools abort the whole process on this.
+    done = run_child(THREADS, tmp_path / "cache")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "threads ok" in done.stdout
+
+
+FIRST_KERNEL = """
+    import numpy as np
+    from minigrad.backends.numba_backend import NUMPY_BELOW, NumbaBackend
+
+    backend = NumbaBackend()
+    backend.numpy_below = dict.fromkeys(NUMPY_BELOW, 0)
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    assert backend.zip("mul", x, x).tolist() == (x * x).tolist()
+    assert backend.reduce("sum", x, (1,), False).tolist() == [3.0, 12.0]
+    print("kernels ok")
+"""
+
+
+@pytest.mark.parametrize("damage", ["empty", "truncated"])
+def test_a_damaged_kernel_cache_is_rebuilt_and_reported_once(tmp_path, damage):
+    cache = tmp_path / "cache"
+    first = run_child(FIRST_KERNEL, cache)
+    assert first.returncode == 0, first.stderr[-3000:]
+    files = [p for p in cache.rglob("*") if p.suffix in (".nbi", ".nbc")]
+    assert len(files) >= 4  # an index and a data file per kernel
+    for path in files:
+        data = path.read_bytes()
+        path.write_bytes(b"" if damage == "empty" else data[: len(data) // 2])
+    second = run_child(FIRST_KERNEL, cache)
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert "kernels ok" in second.stdout
+    assert second.stderr.count("kernel cache was damaged") == 1, second.stderr[-3000:]
+    third = run_child(FIRST_KERNEL, cache)  # rebuilt: loads quietly
+    assert third.returncode == 0 and "damaged" not in third.stderr, third.stderr[-3000:]
