@@ -113,26 +113,32 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph):
             if g is None:
                 continue
             fresh.discard(id(g))  # handed to rules now, which may pass it on as it is
-            record = v if type(v) is OpRecord else None
-            if wanted is None:
-                if record is None:
+            if type(v) is not OpRecord:  # a leaf: the end of this path
+                if wanted is None:
                     v.grad = g if v.grad is None else v.grad + g
-                elif record.retained is not None:
+                elif v in wanted:
+                    results[v] = g
+                continue
+            record = v
+            if wanted is None:
+                if record.retained is not None:
                     t = record.retained()
                     if t is not None:
                         t.grad = g if t.grad is None else t.grad + g
-            elif v in wanted:
-                results[v] = g
-            if record is None or (wanted is not None and v not in useful):
-                continue
+            else:
+                if record in wanted:
+                    results[record] = g
+                if record not in useful:
+                    continue
             out, inputs_ = record.unpack(like)
             parents = record.parents
-            needs = [p.requires_grad for p in parents]
-            grads = record.prim.vjp(g, out, inputs_, record.params, needs)
+            grads = record.prim.vjp(
+                g, out, inputs_, record.params, [p.requires_grad for p in parents]
+            )
             for p, gx in zip(parents, grads):
                 if gx is None or not p.requires_grad:
                     continue
-                if gx.shape != p.shape:  # a broken rule must not pass silently
+                if gx.data.shape != p.shape:  # a broken rule must not pass silently
                     raise RuntimeError(
                         f"the vjp rule of {record.prim.name!r} returned shape {gx.shape} "
                         f"for an input of shape {p.shape}"

@@ -296,7 +296,7 @@ def tanh(x: Any) -> Tensor:
 
 
 def sigmoid(x: Any) -> Tensor:
-    """1 / (1 + e^-x), computed without overflow for large |x|."""
+    """1 / (1 + e^-x), computed without overflow for large ``|x|``."""
     return _unary(SIGMOID, x)
 
 

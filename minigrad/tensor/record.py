@@ -45,19 +45,35 @@ FREED_MESSAGE = (
 )
 
 
+# How many records have been made: a clock. A record with ``serial >= t`` was
+# made after time ``t``; checkpoint (lesson 09) reads it to tell what a function
+# just recorded from the older graph it closed over. (A list, not a class
+# attribute: changing a class attribute on every operation would empty
+# Python's cache of the class's attributes each time.)
+_made = [0]
+
+
+def records_made() -> int:
+    """How many operations have been recorded so far (in this process)."""
+    return _made[0]
+
+
 class OpRecord:
     """How a non-leaf tensor was made: ``prim(*inputs, **params)``, and what backward needs."""
 
+    # Set on every record; the rarely set fields below live in ``__dict__``
+    # with class defaults, so recording an operation does not pay for them.
     __slots__ = (
-        "__weakref__", "device", "dtype", "freed", "label", "out_tangents", "params", "parents",
-        "prim", "retained", "saved", "saved_out", "segment", "serial", "shape",
+        "__dict__", "__weakref__", "device", "dtype", "params", "parents", "prim", "saved",
+        "saved_out", "serial", "shape",
     )  # fmt: skip
     requires_grad = True  # a record exists only on the way to something that requires grad
     is_leaf = False
-    # How many records have been made: a clock. A record with ``serial >= t`` was
-    # made after time ``t``; checkpoint (lesson 09) reads it to tell what a
-    # function just recorded from the older graph it closed over.
-    created = 0
+    freed = False  # set by free()
+    retained = None  # a weak reference to the tensor that wants .grad (retain_grad)
+    out_tangents = None  # the output's forward-mode tangents, if it had any
+    label = ""  # a human name, shown by draw
+    segment = None  # the checkpointed segment that made it (lesson 09), shown by draw
 
     def __init__(self, prim: Primitive, inputs: tuple, params: dict, out_data: Any,
                  device: str, keep_all: bool = False) -> None:  # fmt: skip
@@ -76,18 +92,13 @@ class OpRecord:
         else:
             self.saved = None  # the parents (records, leaves, specs) describe the inputs
         self.saved_out = out_data if prim.saves_output else None
-        self.out_tangents = None  # the output's forward-mode tangents, if it had any
         self.prim = prim
         self.params = params
         self.shape = out_data.shape
         self.dtype = out_data.dtype
         self.device = device
-        self.freed = False
-        self.retained = None
-        self.label = ""
-        self.segment = None
-        self.serial = OpRecord.created
-        OpRecord.created += 1
+        self.serial = _made[0]
+        _made[0] += 1
 
     # -- the node protocol ----------------------------------------------------
     @property
@@ -152,20 +163,37 @@ def _check_devices(inputs: Sequence[TensorBase]) -> None:
 
 def apply(prim: Primitive, inputs: tuple, **params: Any) -> Any:
     """Run primitive ``prim`` on tensors ``inputs``: the one door of every operation."""
-    first = inputs[0]
-    device = first.device
-    if len(inputs) > 1 and (len(inputs) > 2 or inputs[1].device != device):
+    # (Written for speed: one and two inputs, nearly every operation, take
+    # the short paths; the general path does the same for any number.)
+    if len(inputs) == 2:
+        x, y = inputs
+        device = x.device
+        if y.device != device:
+            _check_devices(inputs)
+        data = prim.forward(backends.for_device(device), x.data, y.data, **params)
+        wants_grad = x.requires_grad or y.requires_grad
+        has_tangents = x._tangents or y._tangents
+    elif len(inputs) == 1:
+        x = inputs[0]
+        device = x.device
+        data = prim.forward(backends.for_device(device), x.data, **params)
+        wants_grad = x.requires_grad
+        has_tangents = x._tangents
+    else:
         _check_devices(inputs)
-    data = prim.forward(backends.for_device(device), *[t.data for t in inputs], **params)
+        x = inputs[0]
+        device = x.device
+        data = prim.forward(backends.for_device(device), *[t.data for t in inputs], **params)
+        wants_grad = any([t.requires_grad for t in inputs])
+        has_tangents = any([t._tangents for t in inputs])
     if "device" in params:
         device = params["device"]
-    out = type(first)._wrap(data, device)
+    out = type(x)._wrap(data, device)
     state = _get_state(None) or current()
-    # (A list, not a generator, inside any(): half the cost for two inputs, on every op.)
-    if state.grad_enabled and prim.differentiable and any([t.requires_grad for t in inputs]):
+    if wants_grad and state.grad_enabled and prim.differentiable:
         out.requires_grad = True
         out._node = OpRecord(prim, inputs, params, data, device, state.keep_inputs)
-    if state.levels and any([t._tangents for t in inputs]):
+    if has_tangents and state.levels:
         _push_tangents(prim, inputs, params, out, state)
         if out._node is not None and prim.saves_output:
             out._node.out_tangents = out._tangents

@@ -46,7 +46,7 @@ from minigrad.graph import topological_order
 from minigrad.tensor import autograd, factories
 from minigrad.tensor.mode import enable_grad, is_grad_enabled, keep_inputs
 from minigrad.tensor.primitive import Primitive
-from minigrad.tensor.record import OpRecord, apply
+from minigrad.tensor.record import OpRecord, apply, records_made
 from minigrad.tensor.tensor import Tensor
 from minigrad.transforms.arguments import argnums_partial
 from minigrad.transforms.forward import alias
@@ -60,7 +60,7 @@ _segment_ids = itertools.count(1)
 
 def _clock() -> int:
     """How many operations have been recorded so far."""
-    return OpRecord.created
+    return records_made()
 
 
 def _record_of(v: Any) -> OpRecord | None:
