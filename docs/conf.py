@@ -35,6 +35,21 @@ for old in _lessons.glob("*.ipynb"):
 for notebook in sorted((ROOT / "lessons").glob("[0-9][0-9]_*.ipynb")):
     shutil.copy2(notebook, _lessons / notebook.name)
 
+# The primitive registry, enumerated (generated: the table is the code's own).
+import minigrad  # noqa: E402
+from minigrad.tensor.primitive import registry_table  # noqa: E402
+
+(HERE / "primitives.md").write_text(
+    "# The primitive registry\n\n"
+    "Every tensor operation is one row of `minigrad.tensor.primitive.REGISTRY`. "
+    "The *derivative* column says how the row states its derivative, which forward "
+    "and reverse mode both read (see `minigrad.tensor.primitive`); *saves* is what a "
+    "recorded operation keeps for the backward pass; the *scalar body* names the "
+    "function in `minigrad.backends.scalar_functions` that computes one element.\n\n"
+    + registry_table()
+    + "\n"
+)
+
 project = "minigrad"
 author = "the minigrad authors"
 copyright = "2026, the minigrad authors"

@@ -170,6 +170,23 @@ class Primitive:
         return f"Primitive({self.name!r})"
 
 
+def registry_table() -> str:
+    """The registry as a Markdown table: one row per primitive (for the API reference).
+
+    >>> print(registry_table().splitlines()[0])
+    | primitive | derivative | saves for backward | scalar body |
+    """
+    lines = [
+        "| primitive | derivative | saves for backward | scalar body |",
+        "|---|---|---|---|",
+    ]
+    for name, prim in REGISTRY.items():
+        form = prim.form if prim.differentiable else "none (not differentiable)"
+        saves = ", ".join("output" if s == "out" else f"input {s}" for s in prim.saves)
+        lines.append(f"| `{name}` | {form} | {saves or 'shapes only'} | {prim.scalar or ''} |")
+    return "\n".join(lines)
+
+
 class TensorSpec:
     """What a rule may know of a value it did not save: shape, dtype, device.
 
