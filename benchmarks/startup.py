@@ -9,8 +9,10 @@ first process must compile them:
   folder): every kernel the step needs is compiled;
 - *warm*: a second process with the same cache: kernels load from disk.
 
-Also reported: compiling every kernel of the numba backend cold (what a
-fresh CI machine pays once), and the NumPy backend's time to first result.
+Also reported: compiling the numba backend's kernels cold (what a fresh
+machine pays once): the ones it runs by default, and every scalar function
+as a kernel (what the test suite compiles); and the NumPy backend's time to
+first result.
 
     python benchmarks/startup.py [--json out.json]
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -44,32 +47,51 @@ opt.step()
 print(loss.item(), time.perf_counter() - start)
 """
 
+# The kernels the numba backend runs by default (its KERNEL_OPS, reduce and
+# the tiled matmul), in both dtypes; with ALL, every scalar function as a
+# kernel too (what the test suite compiles).
 EVERY_KERNEL = """
-import time
+import sys, time
 import numpy as np
 start = time.perf_counter()
-from minigrad.backends import numba_kernels as k, numba_matmul as m
-from minigrad.backends.numba_backend import NUMPY_BELOW, NumbaBackend
+from minigrad.backends import kernel_cache, numba_matmul
+from minigrad.backends.numba_backend import KERNEL_OPS, NUMPY_BELOW, NumbaBackend
 backend = NumbaBackend()
 backend.numpy_below = dict.fromkeys(NUMPY_BELOW, 0)
-backend.numpy_ops = frozenset()
+ops = sorted(KERNEL_OPS)
+if ALL:
+    backend.numpy_ops = frozenset()
+    ops = sorted(kernel_cache.ARITY) + ["where"]
 for dtype in (np.float32, np.float64):
     x = np.ones((3, 4), dtype)
-    backend.map("neg", x); backend.zip("add", x, x); backend.zip("lt", x, x)
-    backend.where(x > 0, x, x); backend.reduce("sum", x, (0,), False)
-    m.matmul(x, x.T)
-print(0.0, time.perf_counter() - start)
+    for op in ops:
+        if op == "where":
+            backend.where(x > 0, x, x)
+        elif kernel_cache.ARITY[op] == 1:
+            backend.map(op, x)
+        else:
+            backend.zip(op, x, x)
+    backend.reduce("sum", x, (1,), False)
+    numba_matmul.matmul(x, x.T)
+print(len(ops) + 2, time.perf_counter() - start)
 """
 
 
-def seconds(code: str, cache: str, backend: str = "numba") -> float:
-    """Wall time of a fresh interpreter running ``code``, launch included."""
+def seconds(code: str, cache: str, backend: str = "numba") -> tuple[float, float]:
+    """(wall, CPU) seconds of a fresh interpreter running ``code``, launch included.
+
+    CPU is user + system time over all its threads: on a shared machine the
+    wall time also counts waiting for a core.
+    """
     env = dict(os.environ, NUMBA_CACHE_DIR=cache, MINIGRAD_BACKEND=backend, PYTHONPATH=str(ROOT))
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode:
         sys.exit(done.stderr)
-    return time.perf_counter() - start
+    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
 def main() -> None:
@@ -77,21 +99,28 @@ def main() -> None:
     parser.add_argument("--json", help="also write the results to this JSON file")
     args = parser.parse_args()
 
-    results = {}
-    with tempfile.TemporaryDirectory() as cache:
-        results["numba, cold cache"] = seconds(FIRST_RESULT, cache)
-        results["numba, warm cache"] = seconds(FIRST_RESULT, cache)
-    with tempfile.TemporaryDirectory() as cache:
-        results["numpy backend"] = seconds(FIRST_RESULT, cache, backend="numpy")
-    with tempfile.TemporaryDirectory() as cache:
-        results["compile every kernel, cold"] = seconds(EVERY_KERNEL, cache)
-        results["load every kernel, warm"] = seconds(EVERY_KERNEL, cache)
+    runs = [  # (name, code, backend); a new cache folder where the name ends "cold"
+        ("numba, cold cache", FIRST_RESULT, "numba"),
+        ("numba, warm cache", FIRST_RESULT, "numba"),
+        ("numpy backend, cold", FIRST_RESULT, "numpy"),
+        ("compile default kernels, cold", "ALL = False" + EVERY_KERNEL, "numba"),
+        ("load default kernels, warm", "ALL = False" + EVERY_KERNEL, "numba"),
+        ("compile every kernel, cold", "ALL = True" + EVERY_KERNEL, "numba"),
+        ("load every kernel, warm", "ALL = True" + EVERY_KERNEL, "numba"),
+    ]
+    results, cpu = {}, {}
+    with tempfile.TemporaryDirectory() as folder:
+        cache = folder
+        for number, (name, code, backend) in enumerate(runs):
+            if name.endswith("cold"):
+                cache = os.path.join(folder, str(number))
+            results[name], cpu[name] = seconds(code, cache, backend)
     print("Time to first result (lesson 06's digits MLP, one Adam step), fresh processes")
     for name, s in results.items():
-        print(f"  {name:<28} {s:7.2f} s")
+        print(f"  {name:<32} {s:7.2f} s wall  {cpu[name]:7.2f} s CPU")
     print_load("load average")
     if args.json:
-        write_json(args.json, {"id": "startup", "unit": "s", "results": results})
+        write_json(args.json, {"id": "startup", "unit": "s", "results": results, "cpu": cpu})
 
 
 if __name__ == "__main__":
