@@ -1,7 +1,8 @@
 """Backends: kernels over raw arrays, chosen per device (lessons 04, 10, 11).
 
 A backend knows nothing of ``Tensor`` or autodiff. It is a small contract of
-kernels over raw arrays (see ``numpy_backend.NumpyBackend`` for the reference):
+kernels over raw arrays (``contract.Backend`` states what each must
+guarantee; ``numpy_backend.NumpyBackend`` is the reference):
 
 - ``map(op, x)``: one elementwise function of one array,
 - ``zip(op, x, y)``: one elementwise function of two arrays (NumPy broadcasting),
@@ -10,7 +11,9 @@ kernels over raw arrays (see ``numpy_backend.NumpyBackend`` for the reference):
 
 plus the data movement the primitives need (broadcast, reshape, transpose,
 indexing, scatter-add, concatenate, casts) and storage (``from_numpy``,
-``to_numpy``, ``full``).
+``to_numpy``, ``full``). The op names of ``map`` and ``zip`` are the keys of
+``scalar_functions.SCALAR_FUNCTIONS``: each op is one plain Python function
+of numbers, compiled by the numba CPU kernels and the numba.cuda kernels alike.
 
 CPU tensors run on the backend named by ``current()``; ``use("numpy")`` switches
 for a ``with`` block. CUDA tensors run on the ``cuda`` backend. Backends are

@@ -2,10 +2,9 @@
 
 Every elementwise operation makes a fresh output array. For a big array the
 operating system hands out fresh pages, and the first write to each page
-traps into the kernel, which finds and zeroes a page: the *page fault*. On
-the development machine that costs about as much as the arithmetic itself:
-``tanh(a * b + c).sum()`` forward and backward on 4M float32 ran in 25 ms
-with fresh pages and 13 ms when memory was reused (benchmarks/w3).
+traps into the kernel, which finds and zeroes a page: the *page fault*. For
+a memory-bound kernel that can cost as much as the arithmetic itself (the
+W3 benchmark's before and after are in ``benchmarks/README.md``).
 
 So the numba backend keeps the big buffers it made and hands one out again
 once nothing uses it. "Nothing uses it" is read from CPython's reference

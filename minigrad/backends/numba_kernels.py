@@ -81,8 +81,8 @@ def zip_range(fn, start, stop, out, shape, x, x_offset, x_strides, y, y_offset, 
 
     Four copies of the inner loop: both strides 1, a broadcast number (stride
     0) on either side, and the general one. LLVM vectorizes the first three;
-    with a stride known only at run time it cannot (the broadcast copy is 3x
-    faster than the general one on ``tanh_grad``).
+    with a stride known only at run time it cannot (``benchmarks/README.md``
+    has the measurement on ``tanh_grad``).
     """
     last = shape.size - 1
     xs, ys = x_strides[last], y_strides[last]

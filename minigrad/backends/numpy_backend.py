@@ -46,7 +46,7 @@ ZIPS = {
     # cotangent, ``y`` the forward output (tanh, sigmoid) or input (relu).
     "tanh_grad": lambda g, y: g * (1 - y * y),
     "sigmoid_grad": lambda g, y: g * (y * (1 - y)),
-    "relu_grad": lambda g, x: g * (x > 0),  # 8x faster than np.where here
+    "relu_grad": lambda g, x: g * (x > 0),  # faster than np.where (benchmarks/README.md)
 }
 
 REDUCES = {"sum": np.sum, "max": np.max, "min": np.min}
