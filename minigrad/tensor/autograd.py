@@ -150,6 +150,8 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph):
                     cotangents[p] = previous + gx  # the sum must be differentiable
                 else:
                     cotangents[p] = _accumulate(previous, gx, fresh)
+            # Let go of this record's values now, not at the next one's turn.
+            g = out = inputs_ = grads = None
             if not retain_graph:
                 record.free()
     return results

@@ -36,9 +36,9 @@ class ModeState:
         self.grad_enabled = True
         self.levels: list[int] = []  # open forward-mode levels, innermost last
         self.ceiling = math.inf  # only levels below this propagate right now
-        # Records keep every input tensor (not only what their rules read) while
-        # this is on: checkpoint (lesson 09) needs to find the tensors fn used.
-        self.keep_inputs = False
+        # While set to a record serial t, records also keep the input tensors
+        # made before t: checkpoint (lesson 09) needs the tensors fn closed over.
+        self.keep_inputs: int | None = None
 
 
 # One ModeState per thread. A new thread starts with an empty context, so it
@@ -123,12 +123,19 @@ def close_level(level: int) -> None:
 
 
 class keep_inputs:
-    """Records made inside this block keep all their input tensors (see ``_State``)."""
+    """Records made in this block keep their inputs that were made before record ``since``.
+
+    (Leaves count as made before.) Checkpoint (lesson 09) reads them to find
+    the older tensors a function used, such as its weights.
+    """
+
+    def __init__(self, since: int) -> None:
+        self.since = since
 
     def __enter__(self) -> None:
         self._state = state = current()
         self._saved = state.keep_inputs
-        state.keep_inputs = True
+        state.keep_inputs = self.since
 
     def __exit__(self, *exc: object) -> None:
         self._state.keep_inputs = self._saved

@@ -74,16 +74,17 @@ class OpRecord:
     out_tangents = None  # the output's forward-mode tangents, if it had any
     label = ""  # a human name, shown by draw
     segment = None  # the checkpointed segment that made it (lesson 09), shown by draw
+    outside_inputs: tuple = ()  # inputs made before a checkpoint began (mode.keep_inputs)
 
     def __init__(self, prim: Primitive, inputs: tuple, params: dict, out_data: Any,
-                 device: str, keep_all: bool = False) -> None:  # fmt: skip
+                 device: str, outside_since: int | None = None) -> None:  # fmt: skip
         # A parent is the input's own record, the input itself if it is a leaf
         # that requires grad, or (a constant) only its description.
         self.parents = parents = tuple(
             [x._node or (x if x.requires_grad else _spec(x)) for x in inputs]
         )
         keep = prim.saved_inputs
-        if keep is None or keep_all or len(keep) == len(inputs):
+        if keep is None or len(keep) == len(inputs):
             self.saved = inputs
         elif keep:
             self.saved = tuple(
@@ -99,6 +100,11 @@ class OpRecord:
         self.device = device
         self.serial = _made[0]
         _made[0] += 1
+        if outside_since is not None:  # inside mode.keep_inputs (checkpoint)
+            self.outside_inputs = tuple(
+                x for x in inputs
+                if x.requires_grad and (x._node is None or x._node.serial < outside_since)
+            )  # fmt: skip
 
     # -- the node protocol ----------------------------------------------------
     @property
@@ -124,10 +130,6 @@ class OpRecord:
             out._node = self
             out._tangents = self.out_tangents  # forward over reverse differentiates it too
         return out, (self.saved if self.saved is not None else self.parents)
-
-    def inputs(self) -> tuple:
-        """The input tensors, where kept (inside ``mode.keep_inputs``); else their stand-ins."""
-        return self.saved if self.saved is not None else self.parents
 
     def retain(self, tensor: TensorBase) -> None:
         """Give ``tensor`` (made by this record) its ``.grad`` after backward."""

@@ -117,19 +117,19 @@ def _newer(roots: list[Tensor], since: int, stop: set[int]) -> list[Any]:
 def _captured(out: Tensor, since: int, mine: set[int]) -> list[Tensor]:
     """The older tensors that ``fn`` used (its weights): inputs of its records it did not make.
 
-    ``fn`` ran inside ``keep_inputs``, so its records hold their input tensors.
+    ``fn`` ran inside ``keep_inputs(since)``, so its records hold the input
+    tensors made before ``since`` (and nothing more than their rules read).
     """
     found: dict[int, Tensor] = {}
     for v in _newer([out], since, mine):
         if type(v) is OpRecord and v.serial >= since:
-            for x in v.inputs():
-                old = x.requires_grad and id(x) not in mine and not _recorded_since(x, since)
-                if old and isinstance(x, Tensor):
+            for x in v.outside_inputs:
+                if id(x) not in mine:
                     found.setdefault(id(x), x)
     return list(found.values())
 
 
-def _recompute_vjp(g, out, inputs, needs, *, of_watched, n_watched, rng_state, value, name):
+def _recompute_vjp(g, out, inputs, needs, *, of_watched, n_watched, rng_state, name):
     """The checkpoint's vjp rule: run ``fn`` again, then backpropagate through it."""
     create_graph = is_grad_enabled()  # the reverse pass records iff create_graph=True
     watched, captured = inputs[:n_watched], inputs[n_watched:]
@@ -185,7 +185,7 @@ def checkpoint(fn: Callable[..., Tensor], *args: Any, label: str | None = None) 
     rng_state = factories.generator().bit_generator.state
     since = _clock()
     copies = [_leaf(x) for x in watched]
-    with keep_inputs():
+    with keep_inputs(since):
         out = of_watched(*copies)
     if not isinstance(out, Tensor):
         raise TypeError(f"checkpoint: fn must return one Tensor, got {type(out).__name__}")
@@ -207,6 +207,10 @@ def checkpoint(fn: Callable[..., Tensor], *args: Any, label: str | None = None) 
         value=value,
         name=name,
     )
+    if result._node is not None:
+        # The output's array was a parameter only for the forward call; the
+        # record must not keep it (the result tensor owns it while it lives).
+        del result._node.params["value"]
     _mark([result], name)
     return result
 
