@@ -6,11 +6,23 @@ when the environment variable ``CI`` is set, or with
 derandomized, so a CI failure reproduces on the next run and on a laptop.
 Neither has a deadline: the first call of a numba kernel compiles it, and a
 compile is not a slow test. A test's own ``@settings`` take precedence.
+
+The tests mirror the package: ``tests/tensor`` tests ``minigrad/tensor`` and
+so on; ``test_layers.py`` checks the package as a whole and ``course/`` the
+lessons, the site and ``doctor``. Two test modules hold tables that others
+reuse (the primitive cases of ``tensor/test_tensor_primitives.py`` and the
+per-primitive programs of ``transforms/test_forward_mode.py``), so their
+folders are put on the import path here.
 """
 
 import os
+import sys
+from pathlib import Path
 
 from hypothesis import HealthCheck, settings
+
+for shared in ("tensor", "transforms"):
+    sys.path.insert(0, str(Path(__file__).parent / shared))
 
 settings.register_profile("dev", deadline=None, max_examples=50)
 settings.register_profile(

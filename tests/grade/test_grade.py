@@ -19,7 +19,7 @@ from minigrad.grade.channel import NotPlainData, decode, encode, message, read_m
 from minigrad.grade.generate import BEGIN, END, strip_solutions
 from minigrad.grade.report import Report
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS, EXERCISE_DIR = ROOT / "solutions", ROOT / "exercises"
 FIXTURES = Path(__file__).parent / "grade_fixtures"
 FULL_SET_SECONDS = 120

@@ -25,7 +25,7 @@ import minigrad as mg
 from minigrad.graph import topological_order
 from minigrad.scalar import Dual, Value, zero_grad
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # name -> (f(a), domain check on a's number)
 UNARY = {

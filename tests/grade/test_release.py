@@ -17,7 +17,7 @@ from minigrad.grade.generate import BEGIN, MANIFEST, ChangedFiles, generate, str
 from minigrad.grade.gradescope import bundle
 from minigrad.grade.release import ReleaseError, answer_runs, find_leaks, release
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS, EXERCISE_DIR = ROOT / "solutions", ROOT / "exercises"
 
 

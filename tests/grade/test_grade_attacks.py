@@ -22,7 +22,7 @@ import pytest
 from minigrad.grade import grade, select
 from minigrad.grade.sandbox import PROTECTED, Limits, isolation
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS = ROOT / "solutions"
 FIXTURES = Path(__file__).parent / "grade_fixtures"
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
