@@ -58,11 +58,12 @@ REDUCE_OPS = ("sum", "max", "min")
 # are SIMD code in NumPy, while a kernel calls the C library once per
 # element, and relu, abs, neg, sign and sqrt are one memory pass either way
 # (measured: NumPy wins or ties at every size). The comparisons and logical
-# ops write bools, one memory pass too. Each kernel costs about a second to
-# compile, so only the ops that pay have one by default: the arithmetic zips,
-# the fused derivatives and ``where``. (Any op of ``scalar_functions`` still
+# ops write bools, one memory pass too; ``pow`` calls the C library per
+# element where NumPy has a fast path for squares. Each kernel costs about a
+# second to compile, so only the ops that pay have one by default: the
+# memory-bound arithmetic zips, the fused derivatives and ``where``. (Any op of ``scalar_functions`` still
 # runs as a kernel when taken out of ``numpy_ops``: the tests do that.)
-KERNEL_OPS = frozenset({"add", "sub", "mul", "div", "pow", "maximum", "minimum",
+KERNEL_OPS = frozenset({"add", "sub", "mul", "div", "maximum", "minimum",
                         "tanh_grad", "sigmoid_grad", "relu_grad", "where"})  # fmt: skip
 NUMPY_OPS = frozenset(kernel_cache.ARITY) - KERNEL_OPS
 BOOL_OPS = frozenset({"lt", "le", "gt", "ge", "eq", "ne", "logical_and", "logical_or",

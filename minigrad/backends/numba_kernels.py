@@ -18,10 +18,10 @@ Contract (what each kernel guarantees):
   turns into SIMD code when the strides are 1 (or 0: a broadcast number);
 - every input element is read once per output element that needs it.
 
-``walk`` and the runs take the scalar function as an argument and are
-inlined into one small kernel per op (``kernel_cache.elementwise_kernel``),
-so each loop has one known function for a body and a program compiles only
-the ops it uses. Integer and bool arrays never come here: the backend hands them to
+The walkers below take the scalar function as an argument and are inlined
+into one small kernel per op (``kernel_cache.elementwise_kernel``), so each
+loop has one known function for a body and a program compiles only the ops
+it uses. Integer and bool arrays never come here: the backend hands them to
 NumPy.
 """
 
@@ -43,6 +43,23 @@ next_index = njit(strides.next_index)
 
 REDUCE_OPS = ("sum", "max", "min")
 
+
+@njit
+def first_index(start, shape):
+    """The multi-index of element ``start`` of ``shape``: where a walk begins."""
+    index = np.empty(shape.size, np.int64)
+    to_index(start, shape, index)
+    return index
+
+
+@njit
+def advance(index, shape, n):
+    """Move ``index`` past a run of ``n`` elements along the last axis (the odometer's step)."""
+    last = shape.size - 1
+    index[last] += n - 1
+    next_index(index, shape, last)
+
+
 # The backend's kernels run on its own threads (threads.py), never numba's
 # thread pool. numba's prange loops of the lesson (and naive_matmul) do use
 # that pool: its "workqueue" threads sleep when idle, where GNU OpenMP's
@@ -52,91 +69,84 @@ if "NUMBA_THREADING_LAYER" not in os.environ:
 
 
 @njit(inline="always")
-def walk(run, fn, start, stop, out, shape, x, x_offset, x_strides, y, y_offset, y_strides,
-         c, c_offset, c_strides):  # fmt: skip
-    """Apply ``fn`` to the elements ``start <= i < stop`` of ``out``, one run of a row at a time.
-
-    The odometer: the first multi-index is found once (``to_index``); each
-    step hands ``run`` a stretch of ``n`` elements along the innermost axis,
-    where every operand moves by a constant stride, then carries into the
-    outer axes. Unused operands (a map has one) repeat ``x``.
-    """
+def map_range(fn, start, stop, out, shape, x, x_offset, x_strides):
+    """``out[i] = fn(x[...])`` for ``start <= i < stop``: one copy of the loop per stride kind."""
     last = shape.size - 1
-    index = np.empty(shape.size, np.int64)
-    to_index(start, shape, index)
+    xs = x_strides[last]
+    index = first_index(start, shape)
     i = start
     while i < stop:
+        px = index_to_position(index, x_strides, x_offset)
         n = min(shape[last] - index[last], stop - i)
-        run(fn, out[i : i + n], n,
-            x, index_to_position(index, x_strides, x_offset), x_strides[last],
-            y, index_to_position(index, y_strides, y_offset), y_strides[last],
-            c, index_to_position(index, c_strides, c_offset), c_strides[last])  # fmt: skip
+        o = out[i : i + n]
+        if xs == 1:  # a slice indexed from 0: numba drops its negative-index test, LLVM vectorizes
+            a = x[px : px + n]
+            for k in range(n):
+                o[k] = fn(a[k])
+        else:
+            for k in range(n):
+                o[k] = fn(x[uint64(px + k * xs)])
         i += n
-        index[last] += n - 1
-        next_index(index, shape, last)
-
-
-# The runs: ``o[k] = fn(...)`` for ``k < n``, the operands read from ``p + k * stride``.
-# A copy of the loop for stride 1 reads through a slice indexed from 0: numba
-# then drops its test for negative indices and LLVM vectorizes the loop; the
-# general copy uses unsigned positions for the same reason.
-@njit(inline="always")
-def map_run(fn, o, n, x, px, xs, y, py, ys, c, pc, cs):
-    """``o[k] = fn(x[px + k xs])``."""
-    if xs == 1:
-        a = x[px : px + n]
-        for k in range(n):
-            o[k] = fn(a[k])
-    else:
-        for k in range(n):
-            o[k] = fn(x[uint64(px + k * xs)])
+        advance(index, shape, n)
 
 
 @njit(inline="always")
-def zip_run(fn, o, n, x, px, xs, y, py, ys, c, pc, cs):
-    """``o[k] = fn(x[px + k xs], y[py + k ys])``, with NumPy broadcasting done by the strides.
+def zip_range(fn, start, stop, out, shape, x, x_offset, x_strides, y, y_offset, y_strides):
+    """``out[i] = fn(x[...], y[...])`` for ``start <= i < stop``, NumPy broadcasting by strides.
 
-    Four copies of the loop: both strides 1, a broadcast number (stride 0)
-    on either side, and the general one. LLVM vectorizes the first three;
+    Four copies of the inner loop: both strides 1, a broadcast number (stride
+    0) on either side, and the general one. LLVM vectorizes the first three;
     with a stride known only at run time it cannot (``benchmarks/README.md``
     has the measurement on ``tanh_grad``).
     """
-    if xs == 1 and ys == 1:
-        a, b = x[px : px + n], y[py : py + n]
-        for k in range(n):
-            o[k] = fn(a[k], b[k])
-    elif xs == 0 and ys == 1:  # a broadcast number and an array: 2 - y
-        a, b = x[px], y[py : py + n]
-        for k in range(n):
-            o[k] = fn(a, b[k])
-    elif xs == 1 and ys == 0:  # an array and a broadcast number: x * 2, x - max
-        a, b = x[px : px + n], y[py]
-        for k in range(n):
-            o[k] = fn(a[k], b)
-    else:
-        for k in range(n):
-            o[k] = fn(x[uint64(px + k * xs)], y[uint64(py + k * ys)])
-
-
-@njit(inline="always")
-def where_run(fn, o, n, x, px, xs, y, py, ys, c, pc, cs):
-    """``o[k] = fn(c[pc + k cs], x[px + k xs], y[py + k ys])``."""
-    for k in range(n):
-        o[k] = fn(c[uint64(pc + k * cs)], x[uint64(px + k * xs)], y[uint64(py + k * ys)])
-
-
-@njit(inline="always")
-def select(c, x, y):
-    """x where c, else y."""
-    return x if c else y
+    last = shape.size - 1
+    xs, ys = x_strides[last], y_strides[last]
+    index = first_index(start, shape)
+    i = start
+    while i < stop:
+        px = index_to_position(index, x_strides, x_offset)
+        py = index_to_position(index, y_strides, y_offset)
+        n = min(shape[last] - index[last], stop - i)
+        o = out[i : i + n]
+        if xs == 1 and ys == 1:
+            a, b = x[px : px + n], y[py : py + n]
+            for k in range(n):
+                o[k] = fn(a[k], b[k])
+        elif xs == 0 and ys == 1:  # a broadcast number and an array: 2 - y
+            a, b = x[px], y[py : py + n]
+            for k in range(n):
+                o[k] = fn(a, b[k])
+        elif xs == 1 and ys == 0:  # an array and a broadcast number: x * 2, x - max
+            a, b = x[px : px + n], y[py]
+            for k in range(n):
+                o[k] = fn(a[k], b)
+        else:
+            for k in range(n):
+                o[k] = fn(x[uint64(px + k * xs)], y[uint64(py + k * ys)])
+        i += n
+        advance(index, shape, n)
 
 
 @njit(nogil=True, cache=True)
 def where_range(start, stop, out, shape, c, c_offset, c_strides, x, x_offset, x_strides,
                 y, y_offset, y_strides):  # fmt: skip
     """``out[i] = x[...] if c[...] else y[...]`` for ``start <= i < stop``."""
-    walk(where_run, select, start, stop, out, shape, x, x_offset, x_strides,
-         y, y_offset, y_strides, c, c_offset, c_strides)  # fmt: skip
+    last = shape.size - 1
+    cs, xs, ys = c_strides[last], x_strides[last], y_strides[last]
+    index = first_index(start, shape)
+    i = start
+    while i < stop:
+        pc = index_to_position(index, c_strides, c_offset)
+        px = index_to_position(index, x_strides, x_offset)
+        py = index_to_position(index, y_strides, y_offset)
+        n = min(shape[last] - index[last], stop - i)
+        for k in range(n):
+            if c[uint64(pc + k * cs)]:
+                out[i + k] = x[uint64(px + k * xs)]
+            else:
+                out[i + k] = y[uint64(py + k * ys)]
+        i += n
+        advance(index, shape, n)
 
 
 @njit(nogil=True, cache=True, error_model="numpy", fastmath={"reassoc"})
@@ -185,6 +195,5 @@ def reduce_range(start, stop, op, partial, chunks, kept_shape, reduced_shape, x,
                     if (v > acc if op == 1 else v < acc) or v != v:
                         acc = v if acc == acc else acc  # once NaN, stays NaN
             i += n
-            index[last] += n - 1
-            next_index(index, reduced_shape, last)
+            advance(index, reduced_shape, n)
         partial[task] = acc
