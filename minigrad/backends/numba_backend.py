@@ -61,8 +61,9 @@ REDUCE_OPS = ("sum", "max", "min")
 # ops write bools, one memory pass too; ``pow`` calls the C library per
 # element where NumPy has a fast path for squares. Each kernel costs about a
 # second to compile, so only the ops that pay have one by default: the
-# memory-bound arithmetic zips, the fused derivatives and ``where``. (Any op of ``scalar_functions`` still
-# runs as a kernel when taken out of ``numpy_ops``: the tests do that.)
+# memory-bound arithmetic zips, the fused derivatives and ``where``. (Any op
+# of ``scalar_functions`` still runs as a kernel when taken out of
+# ``numpy_ops``: the tests do that.)
 KERNEL_OPS = frozenset({"add", "sub", "mul", "div", "maximum", "minimum",
                         "tanh_grad", "sigmoid_grad", "relu_grad", "where"})  # fmt: skip
 NUMPY_OPS = frozenset(kernel_cache.ARITY) - KERNEL_OPS
