@@ -97,11 +97,16 @@ def main(request_path: str, fd: int) -> None:
     Path(request_path).unlink()
     limit(request["limits"])
     file = Path(request["file"])
-    sys.path[:] = module_path(file.parent, request["package_link"])
+    submission, *libraries = module_path(file.parent, request["package_link"])
+    # The probes, and through them minigrad and NumPy, load before the
+    # submission's folder is on the path: a file of the student's named like a
+    # standard module (secrets.py, random.py) then shadows nothing they use.
+    sys.path[:] = libraries
     channel = load_file("grade_channel", HERE / "channel.py")
     probes = [
         (load_probe(item["probe"]), channel.decode(item["args"])) for item in request["probes"]
     ]
+    sys.path.insert(0, submission)
     try:
         spec = importlib.util.spec_from_file_location(f"submission_{file.stem}", file)
         module = importlib.util.module_from_spec(spec)

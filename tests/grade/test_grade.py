@@ -291,4 +291,5 @@ def test_checks_earn_partial_credit(tmp_path):
     failed = [c for c in result.checks if not c.passed]
     assert result.score == result.max_score - 1
     assert [c.name for c in failed] == ["a chain of 20,000 nodes (no recursion)"]
-    assert "RecursionError" in failed[0].problem
+    # Read from the source (a submission cannot patch that): visit calls itself.
+    assert "calls itself" in failed[0].problem

@@ -153,8 +153,11 @@ def test_a_module_shadowing_the_standard_library_fools_only_its_own_child(privil
     )
     # Started inside the submission's folder: with -P that folder is not on the grader's path.
     scores, stdout, _, _ = _cli(folder, tmp_path, "--timeout", "8", cwd=folder)
-    assert scores == {"1.1": (0, 5), "1.2": (0, 5), "2.2": (5, 5)}
-    assert "SHADOWED secrets imported" in stdout  # printed by the child, shown to the student
+    # The child loads minigrad and NumPy (which imports secrets) before the
+    # submission's folder joins its path, so the file shadows nothing: the
+    # honest answer in the same file (1.2) keeps its points.
+    assert scores == {"1.1": (0, 5), "1.2": (5, 5), "2.2": (5, 5)}
+    assert "SHADOWED secrets imported" not in stdout
 
 
 @pytest.mark.parametrize("bomb", ["fork_bomb", "memory_bomb"])
@@ -203,7 +206,8 @@ def test_honest_exercises_keep_full_points_beside_every_attack(privileged, tmp_p
     lesson01 = (folder / "lesson01_derivatives.py").read_text()
     (folder / "lesson01_derivatives.py").write_text(lesson01 + "\n\n" + text)  # last 1.1 wins
     start = time.monotonic()
-    report = grade(folder, select(), timeout=20, limits=Limits(processes=64))
+    # 128: the CUDA simulator runs a thread per simulated thread (11.2: 64 a block).
+    report = grade(folder, select(), timeout=20, limits=Limits(processes=128))
     seconds = time.monotonic() - start
     print(f"all exercises with attacks mixed in: {seconds:.1f} s")
     attacked = {"1.1", "2.2", "9.1"}

@@ -56,8 +56,8 @@ def test_the_student_edition_has_no_answers(edition):
             assert joined not in "\n".join(lines), f"{file} holds {run}"
     assert find_leaks(target, SOLUTIONS) == []
     # Teachers' tests (they read solutions/) stay behind; the rest ship.
-    assert not (target / "tests" / "test_grade.py").exists()
-    assert (target / "tests" / "test_value.py").is_file()
+    assert not (target / "tests" / "grade" / "test_grade.py").exists()
+    assert (target / "tests" / "scalar" / "test_value.py").is_file()
     readme = (target / "README.md").read_text()
     assert "solutions/" not in readme and "python -m minigrad.grade" in readme
     for notebook in (target / "lessons").glob("*.ipynb"):
