@@ -24,6 +24,7 @@ imported: numba's simulator runs the same kernels in Python.
 
 from __future__ import annotations
 
+import threading
 from functools import cache, partial
 from typing import Any
 
@@ -124,6 +125,10 @@ class CudaBackend:
         self.tile = kernels.TILE  # matmul tile side
         self.reduce_threads = kernels.REDUCE_THREADS  # the largest reduction block
         self.elements_per_thread = 16  # a reduction splits outputs with more per thread
+        # One launch at a time from this process's threads: numba's simulator
+        # refuses concurrent kernels. On a GPU a launch only queues the kernel
+        # (it runs asynchronously), so holding the lock costs next to nothing.
+        self._launching = threading.Lock()
 
     # -- storage -----------------------------------------------------------------
     def empty(self, shape: tuple, dtype: np.dtype) -> CudaArray:
@@ -186,7 +191,10 @@ class CudaBackend:
             op, numba.from_dtype(dtype), len(kept_shape), len(red_shape), self.reduce_threads
         )
         if out.size:
-            kernel[min(out.size, MAX_BLOCKS), threads](
+            self._run(
+                kernel,
+                min(out.size, MAX_BLOCKS),
+                threads,
                 out.buffer,
                 x.buffer,
                 x.offset,
@@ -213,7 +221,10 @@ class CudaBackend:
         tile = self.tile
         kernel = kernels.matmul_kernel(numba.from_dtype(dtype), len(batch), tile)
         grid = (-(-n // tile), -(-m // tile), min(out.size // (m * n), MAX_BLOCKS))
-        kernel[grid, (tile, tile)](
+        self._run(
+            kernel,
+            grid,
+            (tile, tile),
             out.buffer,
             _ints(batch),
             m,
@@ -283,8 +294,12 @@ class CudaBackend:
     def _launch(self, kernel: Any, size: int, *args: Any) -> None:
         """Run ``kernel`` with at least one thread per element of a ``size``-element output."""
         if size:
-            grid, threads = kernels.blocks(size)
-            kernel[grid, threads](*args)
+            self._run(kernel, *kernels.blocks(size), *args)
+
+    def _run(self, kernel: Any, grid: Any, block: Any, *args: Any) -> None:
+        """Launch ``kernel[grid, block](*args)``, one launch at a time (safe for threads)."""
+        with self._launching:
+            kernel[grid, block](*args)
 
     def _elementwise(self, kernel_for: Any, out: CudaArray, *inputs: CudaArray,
                      tail: tuple = ()) -> None:  # fmt: skip
