@@ -30,7 +30,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 BEGIN, END = "<!-- run_all: begin -->", "<!-- run_all: end -->"
 # Targets of the scripts that report none themselves: (peer, most minigrad/peer time).
-TARGETS = {"W2": ("torch", 1.25), "W5": ("torch", 2.0)}
+# (Issue 11's "must" bounds; its goals are 1.0x for both.)
+TARGETS = {"W2": ("torch", 1.15), "W5": ("torch", 1.25)}
 
 
 def scripts(prefixes: list[str]) -> list[Path]:

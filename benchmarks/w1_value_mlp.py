@@ -130,7 +130,7 @@ def main() -> None:
     print(f"  {'':24} {'minigrad':>9} {'micrograd':>10} {'ratio':>7}")
     for collector in (True, False):
         ours, theirs, ratio = compare(args.steps, args.repeats, collector)
-        name = "gc on (target >= 3x)" if collector else "gc off (reference)"
+        name = "gc on (target >= 5x)" if collector else "gc off (reference)"
         print(f"  {name:24} {ours:9.2f} {theirs:10.2f} {ratio:6.2f}x")
 
 
