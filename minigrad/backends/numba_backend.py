@@ -105,7 +105,7 @@ class NumbaBackend(NumpyBackend):
         if not self._kernel_pays(x.size, x.dtype, op):
             ufunc = UFUNCS.get(op)
             if ufunc is not None and x.nbytes >= self.buffers.min_bytes and x.dtype in FLOATS:
-                return ufunc(x, out=self.buffers.empty(x.shape, x.dtype))  # NumPy, recycled
+                return self._ufunc(ufunc, x)
             return super().map(op, x)
         return self._elementwise(op, x.shape, _BOOL if op in BOOL_OPS else x.dtype, x)
 
@@ -189,6 +189,19 @@ class NumbaBackend(NumpyBackend):
             return out
         return super().scatter_add(shape, index, values)
 
+    def _ufunc(self, ufunc: np.ufunc, x: np.ndarray) -> np.ndarray:
+        """NumPy's ``ufunc(x)`` into recycled memory, on every core when ``x`` is contiguous.
+
+        NumPy's loops release the GIL too, so the workers can run its SIMD
+        ``tanh`` on one half of the array each.
+        """
+        out = self.buffers.empty(x.shape, x.dtype)
+        if x.flags.c_contiguous:
+            self.workers.run(_ufunc_range, x.size, ufunc, x.reshape(-1), out.reshape(-1))
+        else:
+            ufunc(x, out=out)
+        return out
+
     # -- dispatch ------------------------------------------------------------------
     def _big_shape(self, op: str, *arrays: np.ndarray) -> tuple[int, ...] | None:
         """The broadcast shape of ``arrays``, or None when it is surely below the crossover.
@@ -248,6 +261,10 @@ def compiled_kernels() -> ModuleType:
     ('sum', 'max', 'min')
     """
     return importlib.import_module("minigrad.backends.numba_kernels")
+
+
+def _ufunc_range(start: int, stop: int, ufunc: np.ufunc, x: np.ndarray, out: np.ndarray) -> None:
+    ufunc(x[start:stop], out=out[start:stop])
 
 
 def _innermost_is_reduced(x: np.ndarray, axes: tuple[int, ...]) -> bool:
