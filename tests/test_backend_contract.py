@@ -88,40 +88,42 @@ def test_every_backend_conforms_to_the_protocol(module, cls):
         assert isinstance(getattr(backend_class, attribute), str)
 
 
-def run_child(code: str, cache: Path, timeout: int = 600) -> subprocess.CompletedProcess:
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT))
+def run_child(code: str, cache: Path, **env: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT), **env)
     env.pop("MINIGRAD_BACKEND", None)
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, cwd=ROOT,
-                          capture_output=True, text=True, timeout=timeout)  # fmt: skip
+                          capture_output=True, text=True, timeout=600)  # fmt: skip
 
 
-THREADS = """
+# Run with DEVICES (backend names: "numpy", "numba", "cuda") and N (elements) defined first.
+THREADS = textwrap.dedent("""
     import threading
     import numpy as np
     import minigrad as mg
 
-    n = 1 << 22  # past every crossover: the kernels run, on every core
     rng = np.random.default_rng(0)
-    arrays = [rng.standard_normal(n).astype(np.float32) for _ in range(3)]
+    arrays = [rng.standard_normal(N).astype(np.float32) for _ in range(3)]
 
     def step(name):
         # Forward through the tensor layer, then the backward's fused kernel and a
         # reduction straight on the backend (grad mode is the tensor layer's business).
-        with mg.backends.use(name):
-            a, b, c = (mg.tensor(x) for x in arrays)
+        device = "cuda" if name == "cuda" else "cpu"
+        with mg.backends.use("numpy" if name == "cuda" else name):
+            a, b, c = (mg.tensor(x, device=device) for x in arrays)
             y = (a * b + c).tanh()
-            backend = mg.backends.for_device("cpu")
-            g = backend.zip("tanh_grad", b.numpy(), y.numpy())
-            return y.sum().item(), backend.reduce("max", g, (0,), False), g
+            backend = mg.backends.for_device(device)
+            g = backend.zip("tanh_grad", backend.from_numpy(b.numpy()), backend.from_numpy(y.numpy()))
+            top = backend.to_numpy(backend.reduce("max", g, (0,), False))
+            return y.sum().item(), top, backend.to_numpy(g)
 
     results = {}
-    for name in ("numpy", "numba"):
+    for name in DEVICES:
         expected = step(name)
         errors = []
 
         def worker(i):
             try:
-                for _ in range(5):
+                for _ in range(3):
                     results[name, i] = step(name)
             except BaseException as error:
                 errors.append(error)
@@ -137,12 +139,22 @@ THREADS = """
             assert abs(total - expected[0]) <= 1e-3 * abs(expected[0]) and top == expected[1]
             np.testing.assert_array_equal(g, expected[2])
     print("threads ok")
-"""
+""")
 
 
 def test_two_threads_on_large_tensors(tmp_path):
-    # In a child: numba's own thread pools abort the whole process on this.
-    done = run_child(THREADS, tmp_path / "cache")
+    # 4M elements: past every crossover, so the numba kernels run, on every core. In a
+    # child: numba's own thread pools abort the whole process on this.
+    done = run_child("DEVICES, N = ['numpy', 'numba'], 1 << 22\n" + THREADS, tmp_path / "cache")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "threads ok" in done.stdout
+
+
+@pytest.mark.cuda
+def test_two_threads_on_cuda_tensors(tmp_path):
+    # On numba's simulator (which refuses two kernels at once) unless MINIGRAD_TEST_GPU=1.
+    simulator = {} if os.environ.get("MINIGRAD_TEST_GPU") == "1" else {"NUMBA_ENABLE_CUDASIM": "1"}
+    done = run_child("DEVICES, N = ['cuda'], 300\n" + THREADS, tmp_path / "cache", **simulator)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "threads ok" in done.stdout
 

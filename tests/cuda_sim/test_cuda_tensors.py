@@ -272,34 +272,3 @@ def test_available_reports_the_simulator():
     found = backends.available()
     assert found["cuda"] or found["cuda_simulator"]
     assert backends.for_device("cuda") is backends.get("cuda")
-
-
-def test_two_threads_compute_on_cuda_at_once():
-    # Each thread runs maps, zips, a reduction and a matmul; results equal one thread's.
-    import threading
-
-    rng = np.random.default_rng(4)
-    arrays = [rng.standard_normal((8, 16)) for _ in range(2)]
-
-    def step():
-        a, b = (mg.tensor(x, device="cuda") for x in arrays)
-        return ((a * b + a).tanh() @ b.T).sum(1).numpy()
-
-    expected = step()
-    results, errors = {}, []
-
-    def worker(i):
-        try:
-            for _ in range(3):
-                results[i] = step()
-        except BaseException as error:  # reported below, in the test's thread
-            errors.append(error)
-
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
-    for i in range(2):
-        np.testing.assert_allclose(results[i], expected, rtol=RTOL)
