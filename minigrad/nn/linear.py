@@ -50,6 +50,8 @@ class Linear(Module):
         device: str = "cpu",
     ) -> None:
         super().__init__()
+        _check_features(in_features, out_features)
+        in_features, out_features = int(in_features), int(out_features)
         self.in_features, self.out_features = in_features, out_features
         bound = 1 / math.sqrt(in_features) if in_features else 0.0
         self.weight = _uniform((out_features, in_features), bound, dtype, device)
@@ -71,6 +73,24 @@ class Linear(Module):
             f"in_features={self.in_features}, out_features={self.out_features}, "
             f"bias={self.bias is not None}"
         )
+
+
+def _check_features(in_features: Any, out_features: Any) -> None:
+    """Both sizes are whole numbers >= 0 (the weight has shape (out_features, in_features))."""
+    given = {"in_features": in_features, "out_features": out_features}
+    for name, n in given.items():
+        if not dtypes.is_integer(n):
+            raise TypeError(
+                f"Linear(): argument '{name}' must be int, not {type(n).__name__}\n"
+                f"got {name}={n!r}; give the number of features, e.g. mg.nn.Linear(3, 2)"
+            )
+    for name, n in given.items():
+        if n < 0:
+            raise ShapeError(
+                f"Trying to create tensor with negative dimension {n}: "
+                f"[{out_features}, {in_features}]\nLinear(): {name}={n}; a layer has 0 or more "
+                "input and output features, e.g. mg.nn.Linear(3, 2)"
+            )
 
 
 def _rows(x: Tensor) -> int:

@@ -41,6 +41,24 @@ NOT_NUMBERS = (
 
 def as_raw(data: Any, dtype: Any, device: str) -> Any:
     """Python data, a NumPy array or a tensor -> a fresh backend array on ``device``."""
+    return backends.for_device(device).from_numpy(as_array(data, dtype))
+
+
+def as_array(data: Any, dtype: Any) -> np.ndarray:
+    """Python data, a NumPy array or a tensor -> a fresh NumPy array of the tensor's dtype.
+
+    Without ``dtype``, Python data takes PyTorch's defaults (``natural_dtype``)
+    and NumPy data keeps its own. Integers that do not fit the result's type
+    are an error, never wrapped around: 2**70 is not a negative number.
+
+    >>> as_array([1, 2], None).dtype, as_array(2**70, "float64")
+    (dtype('int64'), array(1.18059162e+21))
+    >>> try:
+    ...     as_array(2**70, None)
+    ... except OverflowError as error:
+    ...     print(str(error).splitlines()[1].split(";")[0])
+    the integer 1180591620717411303424 does not fit in int64 (-2**63 to 2**63 - 1)
+    """
     if isinstance(data, TensorBase):
         array = data.numpy()
     elif isinstance(data, (str, bytes)) or data is None:
@@ -50,16 +68,80 @@ def as_raw(data: Any, dtype: Any, device: str) -> Any:
             array = data if isinstance(data, np.ndarray) else np.asarray(data)
         except ValueError as error:  # NumPy refuses ragged nested lists
             raise TypeError(NOT_NUMBERS) from error
-        if array.dtype == object:
-            raise TypeError(NOT_NUMBERS)
+    python_data = not isinstance(data, (np.ndarray, np.generic, TensorBase))
+    # NumPy hides a Python integer beyond int64 in an object array, a uint64 one
+    # or (mixed with small ones, [2**63, 1]) a float array: look at the numbers.
+    hidden = python_data and (
+        array.dtype == object
+        or array.dtype.kind == "u"
+        or (array.dtype.kind == "f" and array.size and np.max(np.abs(array)) >= 2.0**63)
+    )
     if dtype is not None:
         target = dtypes.as_dtype(dtype)
-    elif isinstance(data, (np.ndarray, np.generic, TensorBase)):  # NumPy data keeps its dtype
+    elif not python_data:  # NumPy data keeps its dtype
         target = dtypes.as_dtype(array.dtype) if array.dtype.kind != "u" else dtypes.int64
+    elif hidden:  # integers stay integers unless a float is among them (PyTorch's rule)
+        floats = any(isinstance(v, (float, np.floating)) for v in _flatten(data))
+        target = dtypes.DEFAULT_FLOAT if floats else dtypes.int64
     else:
         target = dtypes.natural_dtype(array)
-    array = np.array(array, dtype=target, copy=True)  # tensors own their memory
-    return backends.for_device(device).from_numpy(array)
+    if array.dtype == object and not all(_is_number(v) for v in array.flat):
+        raise TypeError(NOT_NUMBERS)
+    if hidden and target.kind in "iu":
+        _check_python_ints(_flatten(data), target)
+    if array.dtype == object:
+        array = array.astype(np.float64 if target.kind == "f" else target)
+    if target.kind in "iu" and array.dtype.kind in "iuf":
+        _check_fits(array, target)
+    return np.array(array, dtype=target, copy=True)  # tensors own their memory
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, np.number))
+
+
+def _flatten(data: Any) -> Any:
+    """The numbers of nested lists and tuples, one by one."""
+    if isinstance(data, (list, tuple)):
+        for part in data:
+            yield from _flatten(part)
+    else:
+        yield data
+
+
+def _check_python_ints(values: Any, target: np.dtype) -> None:
+    """A Python integer among ``values`` that ``target`` cannot hold is an OverflowError."""
+    bounds = np.iinfo(target)
+    for v in values:
+        if isinstance(v, int) and not bounds.min <= v <= bounds.max:
+            raise OverflowError(
+                f"Overflow when unpacking long long\nthe integer {v} does not fit in "
+                f"{target.name} ({_range(target)}); for a number this large use a float "
+                "dtype, e.g. dtype=mg.float64"
+            )
+
+
+def _range(target: np.dtype) -> str:
+    bits = 8 * target.itemsize
+    return f"-2**{bits - 1} to 2**{bits - 1} - 1"
+
+
+def _check_fits(array: np.ndarray, target: np.dtype) -> None:
+    """Values of ``array`` that the integer type ``target`` cannot hold are an OverflowError."""
+    if not array.size or (array.dtype.kind in "iu" and np.can_cast(array.dtype, target)):
+        return
+    bounds = np.iinfo(target)
+    # max + 1 as the open upper end: exact as a float too (a power of two), where
+    # ``<= max`` would let the float 2.0**63 through into int64.
+    with np.errstate(invalid="ignore"):
+        inside = (array >= bounds.min) & (array < bounds.max + 1)
+    if not inside.all():
+        bad = array[~inside].flat[0].item()
+        raise OverflowError(
+            f"value cannot be converted to type {target.name} without overflow\n"
+            f"the value {bad!r} does not fit in {target.name} ({_range(target)}); give values "
+            "in that range or a wider dtype, e.g. dtype=mg.float64"
+        )
 
 
 class TensorBase:

@@ -81,3 +81,14 @@ def result_dtype(dtypes: list[np.dtype], scalars: list[Any]) -> np.dtype:
         if strongest is None or "biuf".index(kind.kind) > "biuf".index(strongest.kind):
             strongest = kind
     return strongest
+
+
+def is_integer(value: Any) -> bool:
+    """Whether ``value`` is a whole number given as an integer (Python's or NumPy's).
+
+    A bool is not: ``True`` as a size or an axis is a slip, not a 1.
+
+    >>> is_integer(3), is_integer(np.int64(3)), is_integer(3.0), is_integer(True)
+    (True, True, False, False)
+    """
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))

@@ -13,6 +13,9 @@ import numpy as np
 
 from minigrad import backends
 from minigrad.tensor import dtypes
+from minigrad.tensor.base import as_array
+from minigrad.tensor.broadcasting import ShapeError
+from minigrad.tensor.shape import sizes
 from minigrad.tensor.tensor import Tensor
 
 _generator = np.random.default_rng(0)
@@ -41,33 +44,33 @@ def tensor(
     return Tensor(data, dtype=dtype, requires_grad=requires_grad, device=device)
 
 
-def _shape(shape: tuple) -> tuple[int, ...]:
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        shape = tuple(shape[0])
-    return tuple(int(n) for n in shape)
-
-
 def full(shape: Any, fill_value: float, dtype: Any = None, requires_grad: bool = False,
          device: str = "cpu") -> Tensor:  # fmt: skip
-    """A tensor of ``shape`` with every element ``fill_value``."""
-    shape = _shape((shape,) if isinstance(shape, int) else (tuple(shape),))
-    if dtype is None:
-        dtype = dtypes.natural_dtype(np.asarray(fill_value))
-    dtype = dtypes.as_dtype(dtype)
-    data = backends.for_device(device).full(shape, fill_value, dtype)
+    """A tensor of ``shape`` with every element ``fill_value``.
+
+    >>> import minigrad as mg
+    >>> mg.full((2,), 7)
+    tensor([7, 7])
+    """
+    shape = sizes((shape,), "full")
+    # The fill value is checked as data is: 2**70 does not fit int64, so it is an error.
+    if dtype is None and isinstance(fill_value, np.generic):
+        fill_value = fill_value.item()  # a number's type, not NumPy's, picks the dtype
+    value = as_array(fill_value, dtype).reshape(())
+    data = backends.for_device(device).full(shape, value.item(), value.dtype)
     return Tensor._wrap(data, device).requires_grad_(requires_grad)
 
 
 def zeros(*shape: Any, dtype: Any = dtypes.float32, requires_grad: bool = False,
           device: str = "cpu") -> Tensor:  # fmt: skip
     """A tensor of zeros: ``mg.zeros(2, 3)`` or ``mg.zeros((2, 3))``."""
-    return full(_shape(shape), 0, dtype, requires_grad, device)
+    return full(sizes(shape, "zeros"), 0, dtype, requires_grad, device)
 
 
 def ones(*shape: Any, dtype: Any = dtypes.float32, requires_grad: bool = False,
          device: str = "cpu") -> Tensor:  # fmt: skip
     """A tensor of ones: ``mg.ones(2, 3)`` or ``mg.ones((2, 3))``."""
-    return full(_shape(shape), 1, dtype, requires_grad, device)
+    return full(sizes(shape, "ones"), 1, dtype, requires_grad, device)
 
 
 def zeros_like(x: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
@@ -81,6 +84,18 @@ def ones_like(x: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tens
 def eye(n: int, m: int | None = None, dtype: Any = dtypes.float32, requires_grad: bool = False,
         device: str = "cpu") -> Tensor:  # fmt: skip
     """The identity matrix (``n`` by ``m``, square by default)."""
+    for position, name, size in ((1, "n", n), (2, "m", m)):
+        if size is not None and not dtypes.is_integer(size):
+            raise TypeError(
+                f"eye(): argument '{name}' (position {position}) must be int, not "
+                f"{type(size).__name__}\ngot {name}={size!r}; give the number of rows (n) and "
+                "columns (m) as whole numbers, e.g. mg.eye(3) or mg.eye(2, 3)"
+            )
+        if size is not None and size < 0:
+            raise ShapeError(
+                f"{name} must be greater or equal to 0, got {size}\n"
+                "eye: n and m count the rows and columns, so each is >= 0"
+            )
     return tensor(np.eye(n, m), dtype, requires_grad, device)
 
 
@@ -94,6 +109,22 @@ def arange(start: float, stop: float | None = None, step: float = 1, dtype: Any 
     """
     if stop is None:
         start, stop = 0, start
+    for name, bound in (("start", start), ("end", stop), ("step", step)):
+        if not isinstance(bound, (int, float, np.integer, np.floating)) or isinstance(bound, bool):
+            raise TypeError(
+                f"arange(): argument '{name}' must be Number, not {type(bound).__name__}\n"
+                f"got {name}={bound!r}; give numbers, e.g. mg.arange(0, 1, 0.25)"
+            )
+        if not np.isfinite(bound):
+            raise RuntimeError(
+                f"unsupported range: {start} -> {stop}\narange: '{name}' is {bound}; the "
+                "bounds and step must be finite numbers"
+            )
+    if step == 0:
+        raise RuntimeError(
+            "step must be nonzero\narange: a step of 0 never reaches the end; give e.g. "
+            f"mg.arange({start}, {stop}, 1)"
+        )
     values = np.arange(start, stop, step)
     return tensor(values, dtype or dtypes.natural_dtype(values), requires_grad, device)
 
@@ -101,10 +132,10 @@ def arange(start: float, stop: float | None = None, step: float = 1, dtype: Any 
 def randn(*shape: Any, dtype: Any = dtypes.float32, requires_grad: bool = False,
           device: str = "cpu") -> Tensor:  # fmt: skip
     """Samples from the standard normal distribution (seed with ``mg.manual_seed``)."""
-    return tensor(_generator.standard_normal(_shape(shape)), dtype, requires_grad, device)
+    return tensor(_generator.standard_normal(sizes(shape, "randn")), dtype, requires_grad, device)
 
 
 def rand(*shape: Any, dtype: Any = dtypes.float32, requires_grad: bool = False,
          device: str = "cpu") -> Tensor:  # fmt: skip
     """Samples from the uniform distribution on [0, 1)."""
-    return tensor(_generator.random(_shape(shape)), dtype, requires_grad, device)
+    return tensor(_generator.random(sizes(shape, "rand")), dtype, requires_grad, device)

@@ -14,6 +14,7 @@ need no rules of their own: the chain rule through their parts is their rule.
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 from minigrad.tensor import dtypes
@@ -25,24 +26,42 @@ from minigrad.tensor.record import apply
 def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
     """``None``, an int or a tuple of ints (negatives allowed) -> sorted axes.
 
-    >>> normalize_axes(-1, 3), normalize_axes(None, 2)
-    ((2,), (0, 1))
+    NumPy integers count as ints (an axis often comes out of a NumPy array);
+    anything else (``1.5``, ``True``, ``"0"``) is a TypeError, not a guess.
+
+    >>> import numpy as np
+    >>> normalize_axes(-1, 3), normalize_axes(None, 2), normalize_axes(np.int64(1), 2)
+    ((2,), (0, 1), (1,))
     """
     if axis is None:
         return tuple(range(ndim))
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    if dtypes.is_integer(axis):
+        axes = (axis,)
+    elif isinstance(axis, (tuple, list)):
+        axes = tuple(axis)
+    else:
+        raise TypeError(_not_an_axis(axis, axis))
     result = []
     for a in axes:
+        if not dtypes.is_integer(a):
+            raise TypeError(_not_an_axis(axis, a))
         low, high = (-ndim, ndim - 1) if ndim else (-1, 0)
-        if not isinstance(a, int) or not low <= a <= high:
+        if not low <= a <= high:
             raise IndexError(
                 f"Dimension out of range (expected to be in range of [{low}, {high}], but got {a})"
             )
-        result.append(a % ndim if ndim else None)
+        result.append(int(a) % ndim if ndim else None)
     if len(set(result)) != len(result):
         raise ValueError(f"axis {axis} names the same dimension twice")
     # A 0-d tensor has no axes: 0 and -1 are accepted (as in PyTorch) and name none.
     return tuple(sorted(result)) if ndim else ()
+
+
+def _not_an_axis(axis: Any, bad: Any) -> str:
+    return (
+        f"argument 'axis' (or 'dim') must be int or tuple of ints, not {type(bad).__name__}\n"
+        f"got axis={axis!r}; name axes by whole numbers, e.g. axis=1, axis=-1 or axis=(0, 1)"
+    )
 
 
 def kept_shape(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
@@ -154,16 +173,20 @@ def var(x: Tensor, axis: Any = None, keepdims: bool = False, ddof: int = 0, *, d
         keepdim=None, correction=None):  # fmt: skip
     """Variance over ``axis``: NumPy's convention, ``ddof=0`` unless given.
 
+    The sum of squares is divided by ``N - ddof``, or by 0 when ``ddof >= N``
+    (as PyTorch does): inf, or nan where every value is equal, never a negative
+    variance.
+
     >>> import minigrad as mg
-    >>> mg.tensor([1.0, 2.0, 3.0, 4.0]).var()
-    tensor(1.25)
+    >>> mg.tensor([1.0, 2.0, 3.0, 4.0]).var(), mg.tensor([1.0, 2.0]).var(ddof=1)
+    (tensor(1.25), tensor(0.5))
     """
     if correction is not None:
         ddof = correction
     axes, keepdims = _axes_and_keep(x, axis, keepdims, dim, keepdim)
     centered = x - mean(x, axes, keepdims=True)
     squares = apply(SUM, (centered * centered,), axes=axes, keepdims=keepdims)
-    return squares / (_count(x, axes) - ddof)
+    return squares / builtins.max(_count(x, axes) - ddof, 0)
 
 
 def logsumexp(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdim=None):

@@ -74,6 +74,56 @@ CONCATENATE = Primitive(
 )
 
 
+def sizes(given: tuple, op: str, argument: str = "size", inferred: bool = False) -> tuple[int, ...]:
+    """The sizes of a shape, given as ``f(2, 3)`` or ``f((2, 3))``, checked.
+
+    Each size must be an integer (Python's or NumPy's) and at least 0; with
+    ``inferred`` (``reshape``), one size may be -1. A float is never truncated
+    and a string never parsed: ``zeros(2.7)`` is a mistake, so it is an error,
+    with PyTorch's first line.
+
+    >>> import numpy as np
+    >>> sizes((2, np.int64(3)), "zeros"), sizes(((2, 3),), "zeros"), sizes((), "zeros")
+    ((2, 3), (2, 3), ())
+    >>> sizes((2.7,), "zeros")
+    Traceback (most recent call last):
+    ...
+    TypeError: zeros(): argument 'size' (position 1) must be tuple of ints, not float
+    got 2.7; give whole numbers, e.g. zeros(2, 3) or zeros((2, 3))
+    """
+    hint = f"give whole numbers, e.g. {op}(2, 3) or {op}((2, 3))"
+    if len(given) == 1 and not dtypes.is_integer(given[0]):
+        if not isinstance(given[0], (tuple, list)):
+            raise TypeError(
+                f"{op}(): argument '{argument}' (position 1) must be tuple of ints, "
+                f"not {type(given[0]).__name__}\ngot {given[0]!r}; {hint}"
+            )
+        given = tuple(given[0])
+    for pos, n in enumerate(given):
+        if not dtypes.is_integer(n):
+            raise TypeError(
+                f"{op}(): argument '{argument}' (position 1) must be tuple of ints, but found "
+                f"element of type {type(n).__name__} at pos {pos}\ngot {given!r}; {hint}"
+            )
+    shape = tuple(int(n) for n in given)
+    for pos, n in enumerate(shape):
+        if inferred and n < -1:
+            raise ShapeError(
+                f"invalid shape dimension {n} at index {pos} of shape {list(shape)}\n"
+                f"{op}: sizes count elements, so each is >= 0 (or -1, once, to infer it)"
+            )
+        if n < 0 and not inferred:
+            raise ShapeError(
+                f"Trying to create tensor with negative dimension {n}: {list(shape)}\n"
+                f"{op}: the size at position {pos} is negative; sizes count elements (>= 0)"
+            )
+    if inferred and shape.count(-1) > 1:
+        raise ShapeError(
+            f"only one dimension can be inferred\n{op}: {list(shape)} has more than one -1"
+        )
+    return shape
+
+
 def reshape(x: Tensor, *shape: Any) -> Tensor:
     """The same elements in a new shape (one size may be -1: inferred).
 
@@ -81,11 +131,7 @@ def reshape(x: Tensor, *shape: Any) -> Tensor:
     >>> mg.arange(6).reshape(2, -1).shape
     (2, 3)
     """
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        shape = tuple(shape[0])
-    shape = tuple(int(n) for n in shape)
-    if shape.count(-1) > 1:
-        raise RuntimeError("only one dimension can be inferred")
+    shape = sizes(shape, "reshape", argument="shape", inferred=True)
     known = math.prod(n for n in shape if n != -1)
     if -1 in shape:
         if known == 0 or x.size % known:
@@ -125,6 +171,31 @@ def transpose(x: Tensor, *axes: Any) -> Tensor:
     if axes == tuple(range(x.ndim)):
         return x
     return apply(TRANSPOSE, (x,), axes=axes)
+
+
+def permute(x: Tensor, *axes: Any) -> Tensor:
+    """Reorder the axes: ``axes`` names every axis of ``x`` once (PyTorch's ``permute``).
+
+    Unlike ``transpose``, two axes never mean "swap these two": ``permute``
+    needs the whole order, so a missing axis is an error, not a guess.
+
+    >>> import minigrad as mg
+    >>> mg.zeros((2, 3, 4)).permute(2, 0, 1).shape
+    (4, 2, 3)
+    """
+    if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+        axes = tuple(axes[0])
+    if len(axes) != x.ndim:
+        raise ShapeError(
+            "permute(): number of dimensions in the tensor input does not match the length of "
+            f"the desired ordering of dimensions i.e. input.dim() = {x.ndim} is not equal to "
+            f"len(dims) = {len(axes)}\npermute: name every axis of the shape {x.shape} once, "
+            f"e.g. permute{tuple(reversed(range(x.ndim)))}"
+        )
+    order = [normalize_axes(a, x.ndim)[0] for a in axes]
+    if len(set(order)) != len(order):
+        raise ShapeError(f"permute(): duplicate dims are not allowed.\npermute: got {axes}")
+    return transpose(x, tuple(order))
 
 
 def swapaxes(x: Tensor, a: int, b: int) -> Tensor:

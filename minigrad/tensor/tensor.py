@@ -180,7 +180,8 @@ class Tensor(TensorBase):
     def transpose(self, *axes: Any) -> Tensor:
         return shape_ops.transpose(self, *axes)
 
-    permute = transpose
+    def permute(self, *axes: Any) -> Tensor:
+        return shape_ops.permute(self, *axes)
 
     def swapaxes(self, a: int, b: int) -> Tensor:
         return shape_ops.swapaxes(self, a, b)
