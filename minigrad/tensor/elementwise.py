@@ -23,7 +23,7 @@ from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.broadcasting import broadcast_shape, broadcast_to
 from minigrad.tensor.mode import current
 from minigrad.tensor.primitive import Primitive
-from minigrad.tensor.record import apply
+from minigrad.tensor.record import apply, zeros_like
 
 
 def _map(name: str, derivative: Any, saves: tuple = ()) -> Primitive:
@@ -51,7 +51,7 @@ TANH = _map("tanh", lambda v, out, x: apply(TANH_GRAD, (v, out)), saves=("out",)
 SIGMOID = _map("sigmoid", lambda v, out, x: apply(SIGMOID_GRAD, (v, out)), saves=("out",))
 RELU = _map("relu", lambda v, out, x: apply(RELU_GRAD, (v, x)), saves=(0,))
 ABS = _map("abs", lambda v, out, x: v * sign(x), saves=(0,))
-SIGN = _map("sign", None)  # piecewise constant: no derivative to carry
+SIGN = _map("sign", lambda v, out, x: zeros_like(v))  # piecewise constant: slope 0 (PyTorch)
 LOGICAL_NOT = _map("logical_not", None)
 
 MUL = _zip("mul", (lambda v, out, x, y: v * y, lambda v, out, x, y: x * v), saves=(0, 1))
@@ -59,7 +59,7 @@ DIV = _zip("div", (lambda v, out, x, y: v / y, lambda v, out, x, y: -v * out / y
            saves=(1, "out"))
 # d(x^y)/dy = x^y log x; PyTorch takes it as 0 where x == 0 and y >= 0.
 POW = _zip("pow", (lambda v, out, x, y: v * _power_slope(x, y),
-                   lambda v, out, x, y: v * where((x == 0) & (y >= 0), 0.0, out * log(x))),
+                   lambda v, out, x, y: v * _power_log_slope(x, y, out)),
            saves=(0, 1, "out"))
 # Where x == y the derivative does not exist; like PyTorch, split it evenly.
 MAXIMUM = _zip("maximum", (lambda v, out, x, y: v * _share(x, y),
@@ -115,12 +115,28 @@ def _share(x: Tensor, y: Tensor) -> Tensor:
 
 
 def _power_slope(x: Tensor, exponent: Tensor | float) -> Tensor:
-    """d(x^p)/dx = p x^(p-1), and 0 where p == 0 (as PyTorch: not 0 * inf at x == 0)."""
+    """d(x^p)/dx = p x^(p-1), and 0 where p == 0 (as PyTorch: not 0 * inf at x == 0).
+
+    Where p == 0 the formula is evaluated at p = 1 and then dropped. The dropped
+    branch must stay finite: differentiating this slope again (a second
+    derivative) sends a zero cotangent through it, and 0 * inf would be nan.
+    """
     if isinstance(exponent, Tensor):
-        return where(exponent == 0, 0.0, exponent * x ** (exponent - 1))
+        zero = exponent == 0
+        safe = where(zero, 1.0, exponent)
+        return where(zero, 0.0, safe * x ** (safe - 1))
     if exponent == 0:
-        return 0.0 * x
+        return zeros_like(x)  # not 0 * x, which is nan at x = inf
     return exponent * power(x, exponent - 1)
+
+
+def _power_log_slope(x: Tensor, y: Tensor, out: Tensor) -> Tensor:
+    """d(x^y)/dy = x^y log x, taken as 0 where x == 0 and y >= 0 (as PyTorch).
+
+    log is read at 1 where the slope is dropped, for the reason given in ``_power_slope``.
+    """
+    dropped = (x == 0) & (y >= 0)
+    return where(dropped, 0.0, out * log(where(dropped, 1.0, x)))
 
 
 # -- preparing operands --------------------------------------------------------
@@ -315,3 +331,64 @@ def sign(x: Any) -> Tensor:
 
 def logical_not(x: Any) -> Tensor:
     return _unary(LOGICAL_NOT, x)
+
+
+# -- bitwise logic: & | ~ ------------------------------------------------------------
+# On integers these act on the bits (6 & 3 == 2), on bools they are and/or/not.
+# No derivative: the values are whole numbers. The backends have no bitwise
+# kernel, so the rows run NumPy's on the host (a copy each way on the GPU).
+def _on_host(function: Any) -> Any:
+    return lambda backend, *xs: backend.from_numpy(function(*map(backend.to_numpy, xs)))
+
+
+BITWISE_AND = Primitive("bitwise_and", _on_host(np.bitwise_and))
+BITWISE_OR = Primitive("bitwise_or", _on_host(np.bitwise_or))
+BITWISE_NOT = Primitive("bitwise_not", _on_host(np.invert))
+
+
+def _check_bitwise(symbol: str, name: str, dtype: np.dtype) -> None:
+    if dtype.kind not in "biu":
+        example = "~(x > 0)" if symbol == "~" else f"(x > 0) {symbol} (y < 1)"
+        raise TypeError(
+            f"{symbol} ({name}) is only implemented on integer and Boolean-type tensors\n"
+            f"got {dtype.name}; for a condition on floats, compare first: e.g. {example}"
+        )
+
+
+def bitwise_and(x: Any, y: Any) -> Tensor:
+    """``x & y``: the bits both have on integers, logical and on bools (as PyTorch).
+
+    >>> import minigrad as mg
+    >>> mg.tensor([6, 3]) & mg.tensor([3, 5]), mg.tensor([True, True]) & mg.tensor([True, False])
+    (tensor([2, 1]), tensor([ True, False]))
+    """
+    x, y = operands("bitwise_and", x, y)
+    _check_bitwise("&", "bitwise_and", x.dtype)
+    prim = COMPARISONS["logical_and"] if x.dtype == dtypes.bool_ else BITWISE_AND
+    return apply(prim, (x, y))
+
+
+def bitwise_or(x: Any, y: Any) -> Tensor:
+    """``x | y``: the bits either has on integers, logical or on bools (as PyTorch).
+
+    >>> import minigrad as mg
+    >>> mg.tensor([6, 3]) | mg.tensor([3, 5]), mg.tensor([True, False]) | False
+    (tensor([7, 7]), tensor([ True, False]))
+    """
+    x, y = operands("bitwise_or", x, y)
+    _check_bitwise("|", "bitwise_or", x.dtype)
+    prim = COMPARISONS["logical_or"] if x.dtype == dtypes.bool_ else BITWISE_OR
+    return apply(prim, (x, y))
+
+
+def bitwise_not(x: Any) -> Tensor:
+    """``~x``: every bit flipped on integers (``~n == -n - 1``), logical not on bools.
+
+    >>> import minigrad as mg
+    >>> ~mg.tensor([0, 5]), ~mg.tensor([True, False])
+    (tensor([-1, -6]), tensor([False,  True]))
+    """
+    if not isinstance(x, Tensor):
+        x = Tensor.concrete(x)
+    _check_bitwise("~", "bitwise_not", x.dtype)
+    return apply(LOGICAL_NOT if x.dtype == dtypes.bool_ else BITWISE_NOT, (x,))

@@ -78,7 +78,7 @@ class Tensor(TensorBase):
     def __abs__(self) -> Tensor:
         return ew.abs(self)
 
-    # -- comparisons and logic (bool results, no derivative) -----------------------
+    # -- comparisons and logic (no derivative) --------------------------------------
     def __lt__(self, other: Any) -> Tensor:
         return ew.compare("lt", self, other)
 
@@ -97,14 +97,21 @@ class Tensor(TensorBase):
     def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
         return ew.compare("ne", self, other)
 
+    # & | ~ are bitwise on integers and logical on bools, as in PyTorch.
     def __and__(self, other: Any) -> Tensor:
-        return ew.compare("logical_and", self, other)
+        return ew.bitwise_and(self, other)
+
+    def __rand__(self, other: Any) -> Tensor:
+        return ew.bitwise_and(other, self)
 
     def __or__(self, other: Any) -> Tensor:
-        return ew.compare("logical_or", self, other)
+        return ew.bitwise_or(self, other)
+
+    def __ror__(self, other: Any) -> Tensor:
+        return ew.bitwise_or(other, self)
 
     def __invert__(self) -> Tensor:
-        return ew.logical_not(self)
+        return ew.bitwise_not(self)
 
     __hash__ = TensorBase.__hash__  # defining __eq__ would otherwise drop it
 

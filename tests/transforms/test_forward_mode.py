@@ -111,6 +111,7 @@ PROGRAMS = {
     "sigmoid": (lambda x: x.sigmoid(), [(2, 3)], normal),
     "relu": (lambda x: x.relu() * x, [(2, 3)], apart),
     "abs": (lambda x: x.abs() * x, [(2, 3)], apart),
+    "sign": (lambda x: x.sign() * x, [(2, 3)], apart),
     "add": (lambda x, y: x + y, [(2, 3), (2, 3)], normal),
     "sub": (lambda x, y: x - y, [(2, 3), (2, 3)], normal),
     "mul": (lambda x, y: x * y, [(2, 3), (2, 3)], normal),
