@@ -26,7 +26,7 @@ from minigrad.backends.contract import Backend
 from minigrad.backends.numpy_backend import MAPS, ZIPS, NumpyBackend
 from minigrad.backends.scalar_functions import SCALAR_FUNCTIONS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = NumpyBackend()
 EDGES = [-np.inf, -1000.0, -2.5, -1.0, -0.0, 0.0, 0.5, 1.0, 3.0, 1000.0, np.inf, np.nan]
 BOOL_RESULTS = {"lt", "le", "gt", "ge", "eq", "ne", "logical_and", "logical_or", "logical_not"}

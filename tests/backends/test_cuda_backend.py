@@ -2,7 +2,7 @@
 
 numba reads ``NUMBA_ENABLE_CUDASIM`` when it is first imported, and this
 process has imported numba already (the CPU backend's tests), so the CUDA
-tests in ``tests/cuda_sim`` run in a fresh interpreter with the variable set.
+tests in ``tests/backends/cuda_sim`` run in a fresh interpreter with the variable set.
 On a machine with a GPU, ``MINIGRAD_TEST_GPU=1`` runs the same tests on it.
 """
 
@@ -15,7 +15,7 @@ import pytest
 
 import minigrad as mg
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.cuda
@@ -24,7 +24,7 @@ def test_cuda_suite():
     if os.environ.get("MINIGRAD_TEST_GPU") != "1":
         env["NUMBA_ENABLE_CUDASIM"] = "1"
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/cuda_sim"],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/backends/cuda_sim"],
         cwd=ROOT,
         env=env,
         capture_output=True,
