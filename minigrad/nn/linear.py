@@ -81,7 +81,7 @@ def _check_features(in_features: Any, out_features: Any) -> None:
     for name, n in given.items():
         if not dtypes.is_integer(n):
             raise TypeError(
-                f"Linear(): argument '{name}' must be int, not {type(n).__name__}\n"
+                f"Linear(): argument '{name}' must be int, not {dtypes.type_name(n)}\n"
                 f"got {name}={n!r}; give the number of features, e.g. mg.nn.Linear(3, 2)"
             )
     for name, n in given.items():

@@ -92,3 +92,13 @@ def is_integer(value: Any) -> bool:
     (True, True, False, False)
     """
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def type_name(value: Any) -> str:
+    """The name of ``value``'s type as PyTorch's errors spell it (module first if not built in).
+
+    >>> type_name(2.5), type_name(np.float64(2.5))
+    ('float', 'numpy.float64')
+    """
+    kind = type(value)
+    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"

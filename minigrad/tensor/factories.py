@@ -88,7 +88,7 @@ def eye(n: int, m: int | None = None, dtype: Any = dtypes.float32, requires_grad
         if size is not None and not dtypes.is_integer(size):
             raise TypeError(
                 f"eye(): argument '{name}' (position {position}) must be int, not "
-                f"{type(size).__name__}\ngot {name}={size!r}; give the number of rows (n) and "
+                f"{dtypes.type_name(size)}\ngot {name}={size!r}; give the number of rows (n) and "
                 "columns (m) as whole numbers, e.g. mg.eye(3) or mg.eye(2, 3)"
             )
         if size is not None and size < 0:
@@ -112,7 +112,7 @@ def arange(start: float, stop: float | None = None, step: float = 1, dtype: Any 
     for name, bound in (("start", start), ("end", stop), ("step", step)):
         if not isinstance(bound, (int, float, np.integer, np.floating)) or isinstance(bound, bool):
             raise TypeError(
-                f"arange(): argument '{name}' must be Number, not {type(bound).__name__}\n"
+                f"arange(): argument '{name}' must be Number, not {dtypes.type_name(bound)}\n"
                 f"got {name}={bound!r}; give numbers, e.g. mg.arange(0, 1, 0.25)"
             )
         if not np.isfinite(bound):

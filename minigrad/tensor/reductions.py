@@ -59,7 +59,7 @@ def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
 
 def _not_an_axis(axis: Any, bad: Any) -> str:
     return (
-        f"argument 'axis' (or 'dim') must be int or tuple of ints, not {type(bad).__name__}\n"
+        f"argument 'axis' (or 'dim') must be int or tuple of ints, not {dtypes.type_name(bad)}\n"
         f"got axis={axis!r}; name axes by whole numbers, e.g. axis=1, axis=-1 or axis=(0, 1)"
     )
 

@@ -96,14 +96,14 @@ def sizes(given: tuple, op: str, argument: str = "size", inferred: bool = False)
         if not isinstance(given[0], (tuple, list)):
             raise TypeError(
                 f"{op}(): argument '{argument}' (position 1) must be tuple of ints, "
-                f"not {type(given[0]).__name__}\ngot {given[0]!r}; {hint}"
+                f"not {dtypes.type_name(given[0])}\ngot {given[0]!r}; {hint}"
             )
         given = tuple(given[0])
     for pos, n in enumerate(given):
         if not dtypes.is_integer(n):
             raise TypeError(
                 f"{op}(): argument '{argument}' (position 1) must be tuple of ints, but found "
-                f"element of type {type(n).__name__} at pos {pos}\ngot {given!r}; {hint}"
+                f"element of type {dtypes.type_name(n)} at pos {pos}\ngot {given!r}; {hint}"
             )
     shape = tuple(int(n) for n in given)
     for pos, n in enumerate(shape):
