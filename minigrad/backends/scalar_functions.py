@@ -51,7 +51,7 @@ def exp(x):
     >>> exp(0.0), exp(1000.0), exp(-math.inf)
     (1.0, inf, 0.0)
     """
-    if x > EXP_LIMIT:
+    if x > type(x)(EXP_LIMIT):  # compared in x's dtype: no float64 instruction for float32
         return type(x)(math.inf)
     return math.exp(x)
 

@@ -71,6 +71,23 @@ def test_plain_python_and_compiled_agree_with_numpy(name, dtype):
     assert str(signature.return_type) == expected_type, f"{name}({dtype.__name__}) -> {signature}"
 
 
+def test_float32_stays_float32_in_gpu_code():
+    # Compiled to PTX for a GPU (libNVVM only, no GPU needed): a float32 function must
+    # contain no float64 instruction (half-speed or worse on most GPUs).
+    from numba import cuda, types
+    from numba.cuda.cudadrv import nvvm
+
+    if not nvvm.is_available():
+        pytest.skip("libNVVM (the CUDA toolkit's compiler) is not installed here")
+    promoted = []
+    for name, fn in SCALAR_FUNCTIONS.items():
+        arity = len(inspect.signature(fn).parameters)
+        ptx, _ = cuda.compile_ptx(fn, (types.float32,) * arity, device=True, cc=(7, 5))
+        if ".f64" in ptx:
+            promoted.append(name)
+    assert promoted == []
+
+
 @pytest.mark.parametrize("module, cls", [("numpy_backend", "NumpyBackend"),
                                          ("numba_backend", "NumbaBackend"),
                                          ("cuda_backend", "CudaBackend")])  # fmt: skip
