@@ -316,6 +316,16 @@ def relu_grad(g, x):
     return g * type(g)(0)
 
 
+# -- selection: the one function of three numbers ----------------------------------------------
+def where(c, x, y):
+    """x where c holds, else y (the body of ``backend.where``; a NaN in the other branch stays out).
+
+    >>> where(True, 1.0, 2.0), where(False, 1.0, math.nan), where(0.0, math.nan, 2.0)
+    (1.0, nan, 2.0)
+    """
+    return x if c else y
+
+
 SCALAR_FUNCTIONS: dict[str, Callable] = {
     "neg": neg,
     "exp": exp,
@@ -345,4 +355,5 @@ SCALAR_FUNCTIONS: dict[str, Callable] = {
     "tanh_grad": tanh_grad,
     "sigmoid_grad": sigmoid_grad,
     "relu_grad": relu_grad,
+    "where": where,
 }

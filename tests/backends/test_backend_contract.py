@@ -44,15 +44,15 @@ def edge_operands(arity: int, dtype) -> list[np.ndarray]:
 
 
 def test_the_table_names_every_op_the_backends_accept():
-    assert set(SCALAR_FUNCTIONS) == set(MAPS) | set(ZIPS)
+    assert set(SCALAR_FUNCTIONS) == set(MAPS) | set(ZIPS) | {"where"}
     for name, fn in SCALAR_FUNCTIONS.items():
         arity = len(inspect.signature(fn).parameters)
-        assert arity == (1 if name in MAPS else 2), name
+        assert arity == (1 if name in MAPS else 3 if name == "where" else 2), name
         assert fn.__doc__ and ">>>" in fn.__doc__, f"{name}: no doctest of its edge cases"
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("name", sorted(SCALAR_FUNCTIONS))
+@pytest.mark.parametrize("name", sorted(set(MAPS) | set(ZIPS)))
 def test_plain_python_and_compiled_agree_with_numpy(name, dtype):
     from numba import njit
 
@@ -69,6 +69,19 @@ def test_plain_python_and_compiled_agree_with_numpy(name, dtype):
     (signature,) = compiled_fn.nopython_signatures
     expected_type = "bool" if name in BOOL_RESULTS else np.dtype(dtype).name
     assert str(signature.return_type) == expected_type, f"{name}({dtype.__name__}) -> {signature}"
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_where_plain_and_compiled_agree_with_numpy(dtype):
+    from numba import njit
+
+    x, y = edge_operands(2, dtype)
+    c = np.arange(x.size) % 3 == 0
+    expected = np.where(c, x, y)
+    compiled = njit(SCALAR_FUNCTIONS["where"])
+    for fn in (SCALAR_FUNCTIONS["where"], compiled):
+        got = np.array([fn(*args) for args in zip(c, x, y)], dtype)
+        np.testing.assert_array_equal(got, expected)
 
 
 def test_float32_stays_float32_in_gpu_code():
