@@ -461,6 +461,6 @@ def test_a_cotangent_shared_by_two_inputs_is_never_summed_into_in_place():
     s = (a * 2.0 + a * 3.0) + b  # a collects two terms, then s's cotangent reaches a and b
     y = (s * s.detach()).sum() + (a * 7.0).sum()
     gw, gv = mg.autograd.grad(y, [w, v])
-    sv = (5 * np.array([1.0, 2.0]) + np.array([3.0, 4.0]))
+    sv = 5 * np.array([1.0, 2.0]) + np.array([3.0, 4.0])
     np.testing.assert_allclose(gv.numpy(), sv)
     np.testing.assert_allclose(gw.numpy(), 5 * sv + 7)
