@@ -148,7 +148,7 @@ class TensorBase:
     """The state of a tensor; ``Tensor`` adds the operations."""
 
     __slots__ = (
-        "__weakref__", "_label", "_node", "_retains_grad", "_tangents", "data", "device", "grad",
+        "__weakref__", "_label", "_node", "_tangents", "data", "device", "grad",
         "requires_grad",
     )  # fmt: skip
     #: The class operations return when no input tells them (``Tensor``).
@@ -171,7 +171,6 @@ class TensorBase:
         self.grad = None
         self._node = None
         self._tangents = None
-        self._retains_grad = False
         self._label = label
         self.requires_grad = False
         if requires_grad:
@@ -187,7 +186,6 @@ class TensorBase:
         t.grad = None
         t._node = None
         t._tangents = None
-        t._retains_grad = False
         t._label = ""
         return t
 

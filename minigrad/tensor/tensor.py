@@ -261,7 +261,6 @@ class Tensor(TensorBase):
         """Keep ``.grad`` on this non-leaf tensor after ``backward()``."""
         if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        self._retains_grad = True
         if self._node is not None:
             self._node.retain(self)
         return self

@@ -141,7 +141,7 @@ def test_the_generator_refuses_malformed_markers():
 
 
 def _evil_folder(tmp_path: Path, fixture: str) -> Path:
-    """A submission: solutions, except that exercise 1.1 is the evil fixture's."""
+    """A submission: solutions, except that exercise 1.1 is the evil fixture's (if any)."""
     folder = tmp_path / "submission"
     folder.mkdir()
     shutil.copy(SOLUTIONS / "lesson02_graphs.py", folder)
@@ -151,7 +151,7 @@ def _evil_folder(tmp_path: Path, fixture: str) -> Path:
         for node in ast.parse(solution).body
         if isinstance(node, ast.FunctionDef) and node.name == "numerical_gradient"
     )
-    evil = (FIXTURES / f"{fixture}.py").read_text()
+    evil = (FIXTURES / f"{fixture}.py").read_text() if fixture else ""
     header = "from collections.abc import Callable\n\nimport numpy as np\n\n"
     (folder / "lesson01_derivatives.py").write_text(evil + "\n\n" + header + gradient + "\n")
     return folder

@@ -6,7 +6,6 @@ limits; the ``privileged`` fixture makes the interpreter reachable for that user
 (search permission on its folders) and checks that the grader really isolates.
 """
 
-import ast
 import json
 import os
 import resource
@@ -18,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from test_grade import _evil_folder
 
 from minigrad.grade import grade, select
 from minigrad.grade.sandbox import PROTECTED, Limits, isolation
@@ -46,19 +46,8 @@ def privileged():
 
 
 def _submission(tmp_path: Path, fixture: str) -> Path:
-    """Solutions, except that exercise 1.1 is the fixture's code."""
-    folder = tmp_path / "submission"
-    folder.mkdir()
-    shutil.copy(SOLUTIONS / "lesson02_graphs.py", folder)
-    solution = (SOLUTIONS / "lesson01_derivatives.py").read_text()
-    gradient = next(
-        ast.get_source_segment(solution, node)
-        for node in ast.parse(solution).body
-        if isinstance(node, ast.FunctionDef) and node.name == "numerical_gradient"
-    )
-    evil = (FIXTURES / f"{fixture}.py").read_text() if fixture else ""
-    header = "from collections.abc import Callable\n\nimport numpy as np\n\n"
-    (folder / "lesson01_derivatives.py").write_text(evil + "\n\n" + header + gradient + "\n")
+    """Solutions, except that exercise 1.1 is the fixture's code; readable by the grading user."""
+    folder = _evil_folder(tmp_path, fixture)
     folder.chmod(0o755)
     return folder
 
