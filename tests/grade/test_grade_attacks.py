@@ -13,6 +13,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -65,14 +66,28 @@ def _cli(folder: Path, tmp_path: Path, *extra: str, cwd: Path | None = None) -> 
         stderr=subprocess.STDOUT,
         text=True,
     ) as run:
-        stdout = run.stdout.read()
-        _, status, usage = os.wait4(run.pid, 0)
-        run.returncode = os.waitstatus_to_exitcode(status)
+        # The grader's own peak (VmHWM of its process), read until it exits: the
+        # rusage of wait4 would also count the children it reaped (the submission).
+        output: list[str] = []
+        reader = threading.Thread(target=lambda: output.append(run.stdout.read()))
+        reader.start()
+        peak_kb = 0
+        status_file = Path(f"/proc/{run.pid}/status")
+        while run.poll() is None:
+            try:
+                for line in status_file.read_text().splitlines():
+                    if line.startswith("VmHWM:"):
+                        peak_kb = max(peak_kb, int(line.split()[1]))
+            except (OSError, ValueError):
+                pass
+            time.sleep(0.01)
+        reader.join()
+        stdout = output[0]
     seconds = time.monotonic() - start
     assert run.returncode == 0, stdout
     tests = json.loads(results.read_text())["tests"]
     scores = {t["name"].split()[0]: (t["score"], t["max_score"]) for t in tests}
-    return scores, stdout, seconds, usage.ru_maxrss / 1024
+    return scores, stdout, seconds, peak_kb / 1024
 
 
 def _only_the_attacker_loses(scores: dict) -> None:
