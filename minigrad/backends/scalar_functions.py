@@ -90,7 +90,7 @@ def tanh(x):
 
 
 def absolute(x):
-    """|x| (the op ``"abs"``).
+    """``|x|`` (the op ``"abs"``).
 
     >>> absolute(-2.0), absolute(math.nan)
     (2.0, nan)

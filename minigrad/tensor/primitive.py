@@ -7,21 +7,17 @@ A row (a ``Primitive``) says, once:
 - its derivative, in one of four forms. Forward mode (``jvp``) and reverse mode
   (``vjp``) are two *readings* of that one statement:
 
-  ============  ==========================================  ==========================
-  form          what the row gives                          the two readings
-  ============  ==========================================  ==========================
-  elementwise   ``derivatives[i](v, out, *xs)`` = v * d out  jvp = sum_i d_i(t_i);
-                / d x_i, elementwise                        vjp_i = d_i(g): a diagonal
-                                                            Jacobian is its own transpose
-  linear        ``linear[i](g, *xs)``: the transpose (adjoint)  jvp = the primitive applied
-                of the map in x_i                           to the tangents; vjp_i = it
-  multilinear   ``multilinear[i](g, *xs)``: the transpose   jvp = sum_i prim(.., t_i, ..);
-                in x_i with the other inputs fixed (matmul) vjp_i = it
-  custom        ``jvp(ts, out, xs)`` and ``vjp(g, out, xs)``  read as written
-  ============  ==========================================  ==========================
-
-A linear row with a variable number of inputs (``concatenate``) gives one
-function ``linear(g, *xs)`` that returns every input's cotangent.
+  - **elementwise**: ``derivatives[i](v, out, *xs)`` is ``v * d out / d x_i``,
+    elementwise. Forward mode sums ``d_i(t_i)``; reverse mode takes
+    ``vjp_i = d_i(g)``. A diagonal Jacobian is its own transpose.
+  - **linear**: ``linear[i](g, *xs)`` is the transpose (adjoint) of the map in
+    ``x_i``. Forward mode applies the primitive itself to the tangents. A row
+    with a variable number of inputs (``concatenate``) gives one function
+    ``linear(g, *xs)`` that returns every input's cotangent.
+  - **multilinear**: ``multilinear[i](g, *xs)`` is the transpose in ``x_i``
+    with the other inputs fixed (matmul). Forward mode sums the primitive
+    applied to one tangent at a time: the product rule.
+  - **custom**: ``jvp(ts, out, xs)`` and ``vjp(g, out, xs, needs)``, read as written.
 
 - ``saves``: what the rules read, so that a recorded operation keeps no more
   memory than that: ``"out"`` and/or input positions. Everything else reaches
