@@ -63,19 +63,26 @@ def current() -> ModeState:
 _level_ids = itertools.count(1)
 
 
-class _GradMode:
-    """A context manager and decorator that sets gradient mode."""
+class _Switch:
+    """Set one field of this thread's ``ModeState`` inside a ``with`` block, then restore it."""
 
-    enabled: bool
+    field: str
+    value: Any
     _state: ModeState
 
     def __enter__(self) -> None:
         self._state = state = current()
-        self._saved = state.grad_enabled
-        state.grad_enabled = self.enabled
+        self._saved = getattr(state, self.field)
+        setattr(state, self.field, self.value)
 
     def __exit__(self, *exc: object) -> None:
-        self._state.grad_enabled = self._saved
+        setattr(self._state, self.field, self._saved)
+
+
+class _GradMode(_Switch):
+    """A context manager and decorator that sets gradient mode."""
+
+    field = "grad_enabled"
 
     def __call__(self, fn: F) -> F:
         @functools.wraps(fn)
@@ -96,13 +103,13 @@ class no_grad(_GradMode):
     False
     """
 
-    enabled = False
+    value = False
 
 
 class enable_grad(_GradMode):
     """Record operations again, even inside ``no_grad``."""
 
-    enabled = True
+    value = True
 
 
 def is_grad_enabled() -> bool:
@@ -122,20 +129,14 @@ def close_level(level: int) -> None:
     current().levels.remove(level)
 
 
-class keep_inputs:
+class keep_inputs(_Switch):
     """Records made in this block keep their inputs that were made before record ``since``.
 
     (Leaves count as made before.) Checkpoint (lesson 09) reads them to find
     the older tensors a function used, such as its weights.
     """
 
+    field = "keep_inputs"
+
     def __init__(self, since: int) -> None:
-        self.since = since
-
-    def __enter__(self) -> None:
-        self._state = state = current()
-        self._saved = state.keep_inputs
-        state.keep_inputs = self.since
-
-    def __exit__(self, *exc: object) -> None:
-        self._state.keep_inputs = self._saved
+        self.value = since
