@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from minigrad.tensor import autograd, broadcasting, dtypes, linalg, reductions
+from minigrad.tensor import autograd, broadcasting, dtypes, indexing, linalg, rearrange, reductions
 from minigrad.tensor import elementwise as ew
 from minigrad.tensor import shape as shape_ops
 from minigrad.tensor.base import TensorBase
@@ -181,8 +181,8 @@ class Tensor(TensorBase):
 
     view = reshape
 
-    def flatten(self) -> Tensor:
-        return shape_ops.reshape(self, -1)
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+        return rearrange.flatten(self, start_dim, end_dim)
 
     def transpose(self, *axes: Any) -> Tensor:
         return shape_ops.transpose(self, *axes)
@@ -210,7 +210,8 @@ class Tensor(TensorBase):
     def broadcast_to(self, shape: tuple[int, ...]) -> Tensor:
         return broadcasting.broadcast_to(self, shape)
 
-    expand = broadcast_to
+    def expand(self, *sizes: Any) -> Tensor:
+        return rearrange.expand(self, *sizes)
 
     def sum_to(self, shape: tuple[int, ...]) -> Tensor:
         return broadcasting.sum_to(self, shape)
@@ -220,6 +221,63 @@ class Tensor(TensorBase):
 
     def __iter__(self):
         return (self[i] for i in range(len(self)))
+
+    # -- rearranging and indexing along an axis (rearrange.py, indexing.py) -----------
+    def flip(self, dims: Any = None, *more: Any, **aliases: Any) -> Tensor:
+        return rearrange.flip(self, dims, *more, **aliases)
+
+    def roll(self, shifts: Any, dims: Any = None, **aliases: Any) -> Tensor:
+        return rearrange.roll(self, shifts, dims, **aliases)
+
+    def repeat(self, *repeats: Any) -> Tensor:
+        return rearrange.repeat(self, *repeats)
+
+    def tile(self, dims: Any) -> Tensor:
+        return rearrange.tile(self, dims)
+
+    def split(self, split_size: Any, dim: int = 0, **aliases: Any) -> tuple[Tensor, ...]:
+        return rearrange.split(self, split_size, dim, **aliases)
+
+    def chunk(self, chunks: int, dim: int = 0, **aliases: Any) -> tuple[Tensor, ...]:
+        return rearrange.chunk(self, chunks, dim, **aliases)
+
+    def narrow(self, dim: int, start: int, length: int) -> Tensor:
+        return rearrange.narrow(self, dim, start, length)
+
+    def unbind(self, dim: int = 0, **aliases: Any) -> tuple[Tensor, ...]:
+        return rearrange.unbind(self, dim, **aliases)
+
+    def movedim(self, source: Any, destination: Any) -> Tensor:
+        return rearrange.movedim(self, source, destination)
+
+    moveaxis = movedim
+
+    def clone(self) -> Tensor:
+        return rearrange.clone(self)
+
+    def gather(self, dim: int, index: Any, **aliases: Any) -> Tensor:
+        return indexing.gather(self, dim, index, **aliases)
+
+    def scatter_add(self, dim: int, index: Any, src: Tensor, **aliases: Any) -> Tensor:
+        return indexing.scatter_add(self, dim, index, src, **aliases)
+
+    def index_select(self, dim: int, index: Any, **aliases: Any) -> Tensor:
+        return indexing.index_select(self, dim, index, **aliases)
+
+    def take_along_dim(self, indices: Any, dim: int | None = None, **aliases: Any) -> Tensor:
+        return indexing.take_along_dim(self, indices, dim, **aliases)
+
+    def masked_fill(self, mask: Any, value: Any) -> Tensor:
+        return indexing.masked_fill(self, mask, value)
+
+    def sort(self, dim: int = -1, descending: bool = False, **options: Any):
+        return indexing.sort(self, dim, descending, **options)
+
+    def argsort(self, dim: int = -1, descending: bool = False, **options: Any) -> Tensor:
+        return indexing.argsort(self, dim, descending, **options)
+
+    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, **aliases):
+        return indexing.topk(self, k, dim, largest, sorted, **aliases)
 
     # -- devices and dtypes ------------------------------------------------------------
     def astype(self, dtype: Any) -> Tensor:
