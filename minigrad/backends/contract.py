@@ -101,3 +101,13 @@ class Backend(Protocol):
 
     def concatenate(self, xs: list[Array], axis: int) -> Array:
         """The arrays ``xs`` joined along ``axis``."""
+
+    def windows(self, x: Array, kernel: tuple[int, ...], step: tuple[int, ...],
+                dilation: tuple[int, ...]) -> Array:  # fmt: skip
+        """The sliding windows over the last ``len(kernel)`` axes: a read-only view, no copy.
+
+        Shape ``(*lead, *out, *kernel)``, element ``[..., o, k]`` is
+        ``x[..., o * step + k * dilation]`` (``strides.window_strides``).
+        Overlapping windows read the same memory; the copy (im2col) happens
+        only when a later operation needs contiguous rows (lesson 12).
+        """

@@ -35,7 +35,12 @@ from numba import cuda
 from minigrad.backends import cuda_kernels as kernels
 from minigrad.backends import indexing
 from minigrad.backends import numpy_backend as reference
-from minigrad.backends.strides import broadcast_strides, coalesce, contiguous_strides
+from minigrad.backends.strides import (
+    broadcast_strides,
+    coalesce,
+    contiguous_strides,
+    window_strides,
+)
 
 MAX_BLOCKS = 65535  # blocks per launch along y and z (CUDA's limit); kernels loop past it
 MANY_BLOCKS = 1024  # enough blocks to keep every multiprocessor of a GPU busy
@@ -289,6 +294,12 @@ class CudaBackend:
             self._elementwise(partial(kernels.map_kernel, "copy"), _view(out, part), x)
             start += x.shape[axis]
         return out
+
+    def windows(self, x: CudaArray, kernel: tuple[int, ...], step: tuple[int, ...],
+                dilation: tuple[int, ...]) -> CudaArray:  # fmt: skip
+        # Like broadcasting, a picture of the same buffer: new strides, no kernel.
+        shape, strides = window_strides(x.shape, x.strides, kernel, step, dilation)
+        return CudaArray(x.buffer, shape, strides, x.offset)
 
     # -- plumbing ---------------------------------------------------------------------
     def _launch(self, kernel: Any, size: int, *args: Any) -> None:

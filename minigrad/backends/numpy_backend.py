@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad.backends.strides import window_strides
+
 # Elementwise functions of one array, by name. ``sigmoid`` uses the form
 # 1 / (1 + exp(-x)) split by sign so neither branch overflows.
 MAPS = {
@@ -109,3 +111,9 @@ class NumpyBackend:
 
     def concatenate(self, xs: list[np.ndarray], axis: int) -> np.ndarray:
         return np.concatenate(xs, axis=axis)
+
+    def windows(self, x: np.ndarray, kernel: tuple[int, ...], step: tuple[int, ...],
+                dilation: tuple[int, ...]) -> np.ndarray:  # fmt: skip
+        # The same memory read through new strides (as_strided): no copy.
+        shape, strides = window_strides(x.shape, x.strides, kernel, step, dilation)
+        return np.lib.stride_tricks.as_strided(x, shape, strides, writeable=False)

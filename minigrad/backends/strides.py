@@ -181,3 +181,38 @@ def coalesce(shape: tuple[int, ...], *strides: np.ndarray) -> tuple[np.ndarray, 
             for st, s in zip(new_strides, strides):
                 st.append(s[a])
     return (np.array(new_shape, np.int64), *(np.array(st, np.int64) for st in new_strides))
+
+
+def window_strides(
+    shape: tuple[int, ...],
+    strides: tuple[int, ...],
+    kernel: tuple[int, ...],
+    step: tuple[int, ...],
+    dilation: tuple[int, ...],
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Shape and strides that read the sliding windows of an array, without a copy (lesson 12).
+
+    The last ``len(kernel)`` axes are the spatial ones. The view has shape
+    ``(*lead, *out, *kernel)``: ``view[..., o, k] = x[..., o * step + k * dilation]``
+    (per spatial axis), so moving one output position moves ``step`` elements
+    of ``x`` and moving one kernel position moves ``dilation`` elements.
+    Windows overlap whenever ``step`` is smaller than the window: the same
+    element is then read through several indices, as a broadcast element is.
+    ``out = (n - dilation * (kernel - 1) - 1) // step + 1`` whole windows fit.
+    Strides may be in elements or in bytes: both just scale.
+
+    >>> window_strides((1, 5), (5, 1), kernel=(3,), step=(2,), dilation=(1,))
+    ((1, 2, 3), (5, 2, 1))
+    """
+    k = len(kernel)
+    spatial, spatial_strides = shape[len(shape) - k :], strides[len(strides) - k :]
+    out = tuple(
+        (n - d * (kk - 1) - 1) // s + 1 for n, kk, s, d in zip(spatial, kernel, step, dilation)
+    )
+    new_shape = (*shape[: len(shape) - k], *out, *kernel)
+    new_strides = (
+        *strides[: len(strides) - k],
+        *(st * s for st, s in zip(spatial_strides, step)),
+        *(st * d for st, d in zip(spatial_strides, dilation)),
+    )
+    return new_shape, new_strides

@@ -29,10 +29,14 @@ from typing import Any
 from minigrad.tensor import factories
 from minigrad.tensor import softmax as primitives
 from minigrad.tensor.broadcasting import ShapeError
+from minigrad.tensor.convolution import conv1d, conv2d
 from minigrad.tensor.elementwise import relu, sigmoid, tanh
+from minigrad.tensor.padding import pad
+from minigrad.tensor.pooling import avg_pool2d, max_pool2d
 from minigrad.tensor.tensor import Tensor
 
 __all__ = [
+    "avg_pool2d", "conv1d", "conv2d", "max_pool2d", "pad",
     "cross_entropy", "log_softmax", "mse_loss", "nll_loss", "relu", "sigmoid", "softmax", "tanh",
 ]  # fmt: skip
 

@@ -1,0 +1,311 @@
+"""Convolutions: sliding windows and one matrix product (lesson 12).
+
+A 2-D convolution (PyTorch's, which is a cross-correlation) of an input of
+shape ``(N, C, H, W)`` with a weight of shape ``(O, C, KH, KW)`` is
+
+    out[n, o, i, j] = sum over c, p, q of  w[o, c, p, q] * x[n, c, i*s + p*d, j*s + q*d]
+
+for stride ``s`` and dilation ``d``. Read the sum as two steps:
+
+1. **windows**: for every output position ``(i, j)`` the ``KH x KW`` patch it
+   sees. ``backend.windows`` gives all of them as a view of shape
+   ``(N, C, OH, OW, KH, KW)``: new strides over the same memory, no copy
+   (``backends/strides.py``: one output step is ``s`` elements, one kernel
+   step is ``d``).
+2. **contraction**: sum over ``(c, p, q)`` against the weight. Laid out as
+   rows ("im2col") that is one batched matrix product; the copy into rows is
+   the only copy a convolution makes.
+
+The convolution is bilinear, so its row of the table says ``multilinear``:
+it gives the transpose in each input and forward mode follows (lesson 07).
+Both transposes are convolutions again (the lesson derives them):
+
+- in ``x``: spread the cotangent ``g`` out to stride 1 (zeros between its
+  elements), pad it, and convolve with the weight flipped in space and with
+  its in/out channels swapped: a "transposed convolution";
+- in ``w``: convolve the input with ``g`` used as the kernel (batch and
+  channel axes swapped), stride and dilation trading places.
+
+Both are written with ``apply(CONV2D, ...)`` on tensors, so second
+derivatives and forward-over-reverse come from the same row. ``groups``
+splits the channels into independent convolutions (``groups == C`` is a
+depthwise convolution); padding is ``pad``, a separate operation.
+
+    >>> import minigrad as mg
+    >>> x = mg.arange(16.0).reshape(1, 1, 4, 4)
+    >>> mg.nn.functional.conv2d(x, mg.ones((1, 1, 2, 2)), stride=2)
+    tensor([[[[10., 18.],
+              [42., 50.]]]])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minigrad.tensor import dtypes
+from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.broadcasting import ShapeError
+from minigrad.tensor.padding import pad
+from minigrad.tensor.primitive import Primitive
+from minigrad.tensor.record import apply
+from minigrad.tensor.shape import GETITEM, SCATTER_ADD
+
+
+def _conv2d_forward(backend: Any, x: Any, w: Any, stride: tuple, dilation: tuple, groups: int):
+    """``out[n, o, i, j]`` on raw arrays: a windows view, one copy into rows, one matmul."""
+    n, _, _, _ = x.shape
+    o, cg, kh, kw = w.shape
+    view = backend.windows(x, (kh, kw), stride, dilation)  # (N, C, OH, OW, KH, KW), no copy
+    oh, ow = view.shape[2:4]
+    # C = (G, C/G): split the channel axis, still a view (a new axis when G = 1).
+    if groups == 1:
+        view = backend.getitem(view, (slice(None), None))
+    else:
+        view = backend.reshape(view, (n, groups, cg, oh, ow, kh, kw))
+    w = backend.reshape(w, (groups, o // groups, cg * kh * kw))
+    if kw > ow:
+        # The kernel is the longer axis (in a weight gradient the "kernel" is the whole
+        # image): rows run along it, so the copy reads memory in long runs.
+        rows = backend.reshape(
+            backend.transpose(view, (0, 1, 3, 4, 2, 5, 6)), (n, groups, oh * ow, cg * kh * kw)
+        )
+        out = backend.matmul(rows, backend.transpose(w, (0, 2, 1)))  # (N, G, OH*OW, O/G)
+        out = backend.transpose(out, (0, 1, 3, 2))
+    else:
+        # im2col: one column per output position, the copy reads along output rows.
+        rows = backend.reshape(
+            backend.transpose(view, (0, 1, 2, 5, 6, 3, 4)), (n, groups, cg * kh * kw, oh * ow)
+        )
+        out = backend.matmul(w, rows)  # (N, G, O/G, OH*OW)
+    return backend.reshape(out, (n, o, oh, ow))
+
+
+def _input_transpose(g: Tensor, x: Tensor, w: Tensor, stride, dilation, groups) -> Tensor:
+    """The cotangent of ``x``: a stride-1 convolution of the spread-out ``g`` with flipped ``w``."""
+    n, c, h, wd = x.shape
+    o, cg, kh, kw = w.shape
+    oh, ow = g.shape[2:]
+    (sh, sw), (dh, dw) = stride, dilation
+    # g's elements go s apart (the zeros in between are the positions no window
+    # started at), with a border of d*(k-1) so every x position gets a full window.
+    top, left = dh * (kh - 1), dw * (kw - 1)
+    spread = (slice(None), slice(None), slice(top, top + sh * (oh - 1) + 1, sh),
+              slice(left, left + sw * (ow - 1) + 1, sw))  # fmt: skip
+    g = apply(SCATTER_ADD, (g,), index=spread, shape=(n, o, h + top, wd + left))
+    # Swap in and out channels within each group, and flip the kernel in space.
+    w = w.reshape(groups, o // groups, cg, kh, kw).swapaxes(1, 2).reshape(c, o // groups, kh, kw)
+    w = apply(GETITEM, (w,), index=(slice(None), slice(None), slice(None, None, -1),
+                                     slice(None, None, -1)))  # fmt: skip
+    return apply(CONV2D, (g, w), stride=(1, 1), dilation=dilation, groups=groups)
+
+
+def _weight_transpose(g: Tensor, x: Tensor, w: Tensor, stride, dilation, groups) -> Tensor:
+    """The cotangent of ``w``: the input convolved with ``g`` as the kernel.
+
+    ``dw[o, c, p, q] = sum over n, i, j of g[n, o, i, j] x[n, c, i*s + p*d, j*s + q*d]``
+    is a convolution in which the batch axis is summed (it plays the channels)
+    and the input channels are the batch; ``i`` steps by ``s`` and ``p`` by ``d``,
+    so stride and dilation trade places.
+    """
+    n, _, h, wd = x.shape
+    o, cg, kh, kw = w.shape
+    oh, ow = g.shape[2:]
+    x = x.reshape(n, groups, cg, h, wd).permute(2, 1, 0, 3, 4).reshape(cg, groups * n, h, wd)
+    g = g.reshape(n, groups, o // groups, oh, ow).permute(1, 2, 0, 3, 4).reshape(o, n, oh, ow)
+    dw = apply(CONV2D, (x, g), stride=dilation, dilation=stride, groups=groups)
+    # Windows that run past the last one the forward pass used are dropped.
+    dw = apply(GETITEM, (dw,), index=(slice(None), slice(None), slice(0, kh), slice(0, kw)))
+    return dw.swapaxes(0, 1)
+
+
+# The input must already be padded; ``conv2d`` below pads it first.
+CONV2D = Primitive(
+    "conv2d",
+    _conv2d_forward,
+    multilinear=(_input_transpose, _weight_transpose),
+    saves=(0, 1),
+)
+
+
+def _windows_transpose(g: Tensor, x: Tensor, kernel, stride, dilation) -> Tensor:
+    """Add every window's cotangent back where its elements were read (col2im).
+
+    One kernel position at a time: the elements at kernel offset ``(p, q)``
+    of all windows form a strided slice of ``x``, so they scatter back in one
+    ``scatter_add``; overlapping windows add up.
+    """
+    *_, oh, ow, kh, kw = g.shape
+    (sh, sw), (dh, dw) = stride, dilation
+    total = None
+    for p in range(kh):
+        for q in range(kw):
+            index = (..., slice(p * dh, p * dh + sh * (oh - 1) + 1, sh),
+                     slice(q * dw, q * dw + sw * (ow - 1) + 1, sw))  # fmt: skip
+            part = apply(SCATTER_ADD, (g[..., p, q],), index=index, shape=x.shape)
+            total = part if total is None else total + part
+    return total
+
+
+# The windows of the last two axes, as a differentiable view (max pooling reads them).
+WINDOWS = Primitive(
+    "windows",
+    lambda backend, x, kernel, stride, dilation: backend.windows(x, kernel, stride, dilation),
+    linear=(_windows_transpose,),
+)
+
+
+def windows(x: Tensor, kernel: tuple[int, int], stride: tuple[int, int],
+            dilation: tuple[int, int] = (1, 1)) -> Tensor:  # fmt: skip
+    """The sliding windows of the last two axes: ``(..., H, W) -> (..., OH, OW, KH, KW)``.
+
+    A view of ``x``'s memory (no copy); its gradient adds each window's
+    cotangent back where the window was read.
+
+    >>> import minigrad as mg
+    >>> windows(mg.arange(5.0).reshape(1, 5), (1, 3), (1, 2)).reshape(2, 3)
+    tensor([[0., 1., 2.],
+            [2., 3., 4.]])
+    """
+    return apply(WINDOWS, (x,), kernel=tuple(kernel), stride=tuple(stride),
+                 dilation=tuple(dilation))  # fmt: skip
+
+
+# -- the public functions -----------------------------------------------------------
+def expand(value: Any, n: int, name: str, op: str) -> tuple[int, ...]:
+    """An int, or a tuple of ``n`` ints, as a tuple of ``n`` ints (PyTorch's argument rule).
+
+    >>> expand(2, 2, "stride", "conv2d"), expand((1, 3), 2, "stride", "conv2d")
+    ((2, 2), (1, 3))
+    """
+    values = tuple(value) if isinstance(value, (tuple, list)) else (value,) * n
+    if len(values) != n or not all(dtypes.is_integer(v) for v in values):
+        raise ShapeError(
+            f"expected {name} to be a single integer value or a list of {n} values to match the "
+            f"convolution dimensions, but got {name}={list(values)}\n{op}: give {name} as an int "
+            f"or a tuple of {n} ints"
+        )
+    return tuple(int(v) for v in values)
+
+
+def _check(x: Tensor, w: Tensor, bias: Tensor | None, groups: int, dims: int, op: str) -> None:
+    if x.ndim not in (dims + 1, dims + 2):
+        raise ShapeError(
+            f"Expected {dims + 1}D (unbatched) or {dims + 2}D (batched) input to {op}, but got "
+            f"input of size: {list(x.shape)}"
+        )
+    if w.ndim != dims + 2:
+        raise ShapeError(
+            f"{op}: expected weight to have {dims + 2} dimensions (out_channels, in_channels / "
+            f"groups, *kernel_size), but got weight of size {list(w.shape)}"
+        )
+    if not x.dtype.kind == "f":
+        raise TypeError(f"{op}: input must be floating point, but got {x.dtype}")
+    if x.dtype != w.dtype:
+        raise TypeError(
+            f"Input type ({x.dtype}) and weight type ({w.dtype}) should be the same\n"
+            f"{op}: convert one, e.g. weight.to(input.dtype)"
+        )
+    if not isinstance(groups, int) or groups <= 0:
+        raise ShapeError(f"non-positive groups is not supported\n{op}: got groups={groups!r}")
+    if w.shape[0] % groups:
+        raise ShapeError(
+            f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
+            f"but got weight of size {list(w.shape)} instead"
+        )
+    channels = x.shape[-dims - 1]
+    if channels != w.shape[1] * groups:
+        raise ShapeError(
+            f"Given groups={groups}, weight of size {list(w.shape)}, expected input"
+            f"{list(x.shape)} to have {w.shape[1] * groups} channels, but got {channels} "
+            "channels instead"
+        )
+    if bias is not None and bias.dtype != w.dtype:
+        raise TypeError(f"{op}: bias type ({bias.dtype}) and weight type ({w.dtype}) differ")
+    if bias is not None and bias.shape != (w.shape[0],):
+        raise ShapeError(
+            f"Given weight of size {list(w.shape)}, expected bias to be 1-dimensional with "
+            f"{w.shape[0]} elements, but got bias of size {list(bias.shape)} instead"
+        )
+
+
+def _padding(padding: Any, kernel, dilation, stride, dims: int, op: str) -> list[tuple[int, int]]:
+    """(before, after) per spatial axis, from an int, a tuple, ``"valid"`` or ``"same"``."""
+    if isinstance(padding, str):
+        if padding == "valid":
+            return [(0, 0)] * dims
+        if padding != "same":
+            raise ValueError(f"Invalid padding string: {padding!r}\n{op}: use 'valid' or 'same'")
+        if any(s != 1 for s in stride):
+            raise ValueError(f"padding='same' is not supported for strided convolutions\n{op}")
+        # The total d*(k-1) split in two; an odd total puts the extra one after (PyTorch).
+        totals = [d * (k - 1) for k, d in zip(kernel, dilation)]
+        return [(t // 2, t - t // 2) for t in totals]
+    padding = expand(padding, dims, "padding", op)
+    if any(p < 0 for p in padding):
+        raise ShapeError(f"negative padding is not supported\n{op}: got padding={padding}")
+    return [(p, p) for p in padding]
+
+
+def convolution(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,
+                dilation: Any, groups: int, dims: int) -> Tensor:  # fmt: skip
+    """``conv1d`` (``dims=1``) and ``conv2d`` (``dims=2``): checks, padding, then ``CONV2D``."""
+    op = f"conv{dims}d"
+    _check(x, weight, bias, groups, dims, op)
+    stride, dilation = expand(stride, dims, "stride", op), expand(dilation, dims, "dilation", op)
+    if any(s <= 0 for s in stride):
+        raise ShapeError(f"non-positive stride is not supported\n{op}: got stride={stride}")
+    if any(d <= 0 for d in dilation):
+        raise ShapeError(f"non-positive dilation is not supported\n{op}: got dilation={dilation}")
+    kernel = weight.shape[2:]
+    pads = _padding(padding, kernel, dilation, stride, dims, op)
+    batched = x.ndim == dims + 2
+    x = x if batched else x.unsqueeze(0)
+    padded = tuple(n + b + a for n, (b, a) in zip(x.shape[2:], pads))
+    reach = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
+    if any(r > n for r, n in zip(reach, padded)):
+        raise ShapeError(
+            f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel "
+            f"size: ({' x '.join(map(str, reach))}). Kernel size can't be greater than actual "
+            "input size"
+        )
+    if any(p != (0, 0) for p in pads):
+        x = pad(x, tuple(n for pair in reversed(pads) for n in pair))
+    if dims == 1:  # a 1-D convolution is a 2-D one over images of height 1
+        x, weight = x.unsqueeze(2), weight.unsqueeze(2)
+        stride, dilation = (1, *stride), (1, *dilation)
+    out = apply(CONV2D, (x, weight), stride=stride, dilation=dilation, groups=groups)
+    if dims == 1:
+        out = out.squeeze(2)
+    if bias is not None:
+        out = out + bias.reshape(-1, *(1,) * dims)
+    return out if batched else out.squeeze(0)
+
+
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:  # fmt: skip
+    """1-D convolution (cross-correlation) of ``(N, C, L)`` with ``(O, C / groups, K)``.
+
+    Arguments as ``torch.nn.functional.conv1d``: ``padding`` an int, a
+    1-tuple, ``"valid"`` or ``"same"``; an unbatched ``(C, L)`` input works too.
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.conv1d(mg.tensor([[[1.0, 2.0, 3.0]]]), mg.tensor([[[1.0, -1.0]]]))
+    tensor([[[-1., -1.]]])
+    """
+    return convolution(input, weight, bias, stride, padding, dilation, groups, dims=1)
+
+
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:  # fmt: skip
+    """2-D convolution (cross-correlation) of ``(N, C, H, W)`` with ``(O, C / groups, KH, KW)``.
+
+    Arguments as ``torch.nn.functional.conv2d``: ``stride``, ``padding`` and
+    ``dilation`` an int or a pair, ``padding`` also ``"valid"`` or ``"same"``;
+    an unbatched ``(C, H, W)`` input works too. The result is ``(N, O, OH, OW)``
+    with ``OH = (H + 2 * padding - dilation * (KH - 1) - 1) // stride + 1``.
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.conv2d(mg.ones((2, 3, 5, 5)), mg.ones((4, 3, 3, 3)), padding=1).shape
+    (2, 4, 5, 5)
+    """
+    return convolution(input, weight, bias, stride, padding, dilation, groups, dims=2)
