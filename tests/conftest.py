@@ -23,6 +23,8 @@ from hypothesis import HealthCheck, settings
 
 for shared in ("tensor", "transforms"):
     sys.path.insert(0, str(Path(__file__).parent / shared))
+# The correctness database (tests/opdb), which every oracle reads: ``import opdb``.
+sys.path.insert(0, str(Path(__file__).parent))
 
 settings.register_profile("dev", deadline=None, max_examples=50)
 settings.register_profile(

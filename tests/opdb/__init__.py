@@ -1,0 +1,159 @@
+"""The correctness database: every public operation, with sample inputs, in one table.
+
+``DATABASE`` maps a key to a hypothesis strategy that draws a ``Case``: a
+minigrad function, the same computation in PyTorch, and float64 input arrays
+(random shapes, size-0 and size-1 axes, broadcasting, transposed, strided and
+stride-0 views). Every oracle reads this one table:
+
+- ``opdb/test_opdb.py``: values and gradients against PyTorch in float64 and
+  float32, gradients against central finite differences, second derivatives
+  against PyTorch, and a completeness check: a public operation without a case
+  fails the suite;
+- ``transforms/test_forward_mode.py``: forward mode against reverse mode and
+  ``torch.func.jvp``;
+- ``backends/test_numba_backend.py``: the numba backend against the NumPy reference;
+- the jit and vmap tests: ``jit(f)`` equals ``f``, ``vmap(f)`` equals a loop.
+
+**Keys** are public names: ``"exp"`` covers ``mg.exp`` and ``Tensor.exp``;
+``"nn.functional.gelu"``, ``"linalg.norm"``; ``"Tensor.scatter_add"`` for a
+method with no function of the same name. A second sampling of one operation
+adds ``":variant"`` (``"max:ties"``).
+
+**Rows live by area**, one module each (``core``, ``elementwise``, ``reductions``,
+``contractions``, ``shape``, ``convolution``, ``nn``), and each module says
+which of its keys are
+
+- ``NOT_SMOOTH``: ties, kinks or rounding, where finite differences and second
+  derivatives have nothing to approximate (values and first derivatives are
+  still compared with PyTorch);
+- ``NO_GRAD``: results with no derivative (integers, bools): values only;
+- ``FIRST_ORDER_ONLY``: no second derivative is checked.
+
+Adding an operation = its registry row + one entry here.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import minigrad as mg
+from opdb import contractions, convolution, core, elementwise, nn, reductions, shape
+from opdb.strategies import SEEDS, Case
+
+AREAS = (core, elementwise, reductions, contractions, shape, convolution, nn)
+
+DATABASE: dict[str, Any] = {}
+NOT_SMOOTH: set[str] = set()
+NO_GRAD: set[str] = set()
+FIRST_ORDER_ONLY: set[str] = set()
+for _area in AREAS:
+    _repeated = set(DATABASE) & set(_area.CASES)
+    if _repeated:
+        raise ValueError(f"opdb.{_area.__name__}: keys defined twice: {sorted(_repeated)}")
+    DATABASE.update(_area.CASES)
+    NOT_SMOOTH |= _area.NOT_SMOOTH
+    NO_GRAD |= _area.NO_GRAD
+    FIRST_ORDER_ONLY |= getattr(_area, "FIRST_ORDER_ONLY", set())
+_unknown = (NOT_SMOOTH | NO_GRAD | FIRST_ORDER_ONLY) - set(DATABASE)
+if _unknown:
+    raise ValueError(f"opdb: flags name keys that have no case: {sorted(_unknown)}")
+
+#: Keys whose derivatives are checked (everything with a derivative).
+DIFFERENTIABLE = sorted(set(DATABASE) - NO_GRAD)
+#: Keys checked against finite differences and for second derivatives.
+SMOOTH = sorted(set(DATABASE) - NOT_SMOOTH - NO_GRAD)
+SECOND_ORDER = sorted(set(DATABASE) - NO_GRAD - FIRST_ORDER_ONLY)
+
+
+def op_of(key: str) -> str:
+    """The public name a key covers: ``"max:ties"`` -> ``"max"``."""
+    return key.split(":", 1)[0]
+
+
+# -- which public names are operations ---------------------------------------------------------
+# Names in ``mg`` and methods of ``Tensor`` that make no new values from old ones:
+# constructors, modes, conversions, autograd entry points.
+NOT_OPERATIONS = {
+    "apply", "arange", "backward", "broadcast_shape", "cpu", "cuda", "detach", "double", "eye",
+    "float", "full", "is_grad_enabled", "item", "manual_seed", "numpy", "ones", "ones_like",
+    "rand", "randn", "requires_grad_", "retain_grad", "tensor", "to", "tolist", "zero_grad",
+    "zeros", "zeros_like", "enable_grad", "no_grad", "randint", "full_like", "empty", "linspace",
+    "load", "save", "set_grad_enabled", "empty_like", "rand_like", "randn_like",
+}  # fmt: skip
+# Operators spelled with a symbol: the public name whose case covers them.
+DUNDERS = {
+    "__add__": "add", "__radd__": "add", "__sub__": "sub", "__rsub__": "sub",
+    "__mul__": "mul", "__rmul__": "mul", "__truediv__": "div", "__rtruediv__": "div",
+    "__pow__": "power", "__rpow__": "power", "__matmul__": "matmul", "__rmatmul__": "matmul",
+    "__neg__": "neg", "__abs__": "abs", "__lt__": "lt", "__le__": "le", "__gt__": "gt",
+    "__ge__": "ge", "__eq__": "eq", "__ne__": "ne", "__and__": "bitwise_and",
+    "__rand__": "bitwise_and", "__or__": "bitwise_or", "__ror__": "bitwise_or",
+    "__invert__": "bitwise_not", "__getitem__": "getitem", "__mod__": "remainder",
+    "__rmod__": "remainder", "__setitem__": "Tensor.__setitem__",
+}  # fmt: skip
+
+
+def _is_operation(name: str, obj: Any) -> bool:
+    return (
+        not name.startswith("_")
+        and name not in NOT_OPERATIONS
+        and callable(obj)
+        and not inspect.isclass(obj)
+        and not inspect.ismodule(obj)
+    )
+
+
+def public_operations() -> dict[str, set[str]]:
+    """Every public operation, as ``{where: names}``, with the aliases it answers to.
+
+    Returns a map from the spelling a user writes (``"mg.clip"``,
+    ``"Tensor.__add__"``, ``"nn.functional.gelu"``) to the set of keys any of
+    which covers it: the name itself, and for an alias (the same function
+    under two names) the other name too.
+    """
+    wanted: dict[str, set[str]] = {}
+    functions = {n: getattr(mg, n) for n in dir(mg)}
+    for name, obj in functions.items():
+        module = getattr(obj, "__module__", "") or ""
+        if _is_operation(name, obj) and module.startswith("minigrad.tensor"):
+            if module in ("minigrad.tensor.factories", "minigrad.tensor.mode"):
+                continue
+            same = {n for n, o in functions.items() if o is obj}
+            wanted[f"mg.{name}"] = same
+    for prefix, namespace in (("nn.functional", getattr(mg.nn, "functional", None)),
+                              ("linalg", getattr(mg, "linalg", None))):  # fmt: skip
+        if namespace is None:
+            continue
+        members = {n: getattr(namespace, n) for n in dir(namespace)}
+        for name, obj in members.items():
+            module = getattr(obj, "__module__", "") or ""
+            if _is_operation(name, obj) and module.startswith("minigrad"):
+                same = {n for n, o in members.items() if o is obj}
+                # A function that nn.functional re-exports from mg is covered by mg's key.
+                keys = {f"{prefix}.{n}" for n in same} | {
+                    n for n, o in functions.items() if o is obj
+                }
+                wanted[f"{prefix}.{name}"] = keys
+    methods = {n: inspect.getattr_static(mg.Tensor, n) for n in dir(mg.Tensor)}
+    for name, obj in methods.items():
+        if isinstance(obj, property) or (name.endswith("_") and not name.startswith("__")):
+            continue  # attributes, and in-place methods (tests/tensor/test_inplace.py)
+        if name in DUNDERS:
+            wanted[f"Tensor.{name}"] = {DUNDERS[name]}
+        elif _is_operation(name, obj):
+            same = {n for n, o in methods.items() if o is obj and not n.startswith("_")}
+            wanted[f"Tensor.{name}"] = same | {f"Tensor.{n}" for n in same}
+    return wanted
+
+
+def uncovered() -> list[str]:
+    """Public operations that no key of the database covers."""
+    covered = {op_of(key) for key in DATABASE}
+    return sorted(where for where, keys in public_operations().items() if not keys & covered)
+
+
+__all__ = [
+    "DATABASE", "DIFFERENTIABLE", "FIRST_ORDER_ONLY", "NOT_SMOOTH", "NO_GRAD", "SECOND_ORDER",
+    "SEEDS", "SMOOTH", "Case", "op_of", "public_operations", "uncovered",
+]  # fmt: skip
