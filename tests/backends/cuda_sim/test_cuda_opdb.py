@@ -1,0 +1,61 @@
+"""Every operation of the correctness database on the CUDA backend equals the NumPy reference.
+
+Run in a child process on numba's simulator (see ``conftest.py``): small
+shapes, two draws per operation, values and gradients in float64 and float32.
+Arguments a case makes itself (index tensors, masks) are made on the CPU, as
+a user would; moving them is the operation's job, as in PyTorch.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import minigrad as mg
+from minigrad import backends
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # tests/: the database
+from opdb import DATABASE, NO_GRAD, SEEDS
+from opdb.oracles import outputs
+
+TOLERANCE = {np.float32: {"rtol": 1e-4, "atol": 1e-5}, np.float64: {"rtol": 1e-10, "atol": 1e-12}}
+
+
+def run(case, arrays, device, grads, rng_seed):
+    xs = [mg.tensor(a, device=device, requires_grad=grads) for a in arrays]
+    outs = outputs(case.mg_fn(*xs))
+    values = [o.numpy() for o in outs]
+    floating = [o for o in outs if o.dtype.kind == "f" and o.requires_grad]
+    if not grads or not floating:
+        return values, []
+    rng = np.random.default_rng(rng_seed)
+    cotangents = [mg.tensor(rng.standard_normal(o.shape), o.dtype, device=device) for o in floating]
+    found = mg.autograd.grad(floating, xs, grad_outputs=cotangents, allow_unused=True)
+    assert all(g is None or g.device == device for g in found)
+    return values, [None if g is None else g.numpy() for g in found]
+
+
+@pytest.mark.parametrize("name", sorted(DATABASE))
+@settings(max_examples=2, deadline=None)
+@given(data=st.data(), dtype=st.sampled_from([np.float32, np.float64]))
+def test_operation_on_cuda_equals_the_numpy_reference(name, data, dtype):
+    case = data.draw(DATABASE[name])
+    seed = data.draw(SEEDS)
+    arrays = [np.asarray(a, dtype) for a in case.arrays]
+    grads = name not in NO_GRAD
+    with np.errstate(all="ignore"):
+        values, gradients = run(case, arrays, "cuda", grads, seed)
+        with backends.use("numpy"):
+            want_values, want_gradients = run(case, arrays, "cpu", grads, seed)
+    for got, want in zip(values, want_values):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, **TOLERANCE[dtype])
+    for got, want in zip(gradients, want_gradients):
+        assert (got is None) == (want is None)
+        if got is not None:
+            np.testing.assert_allclose(got, want, **TOLERANCE[dtype])
