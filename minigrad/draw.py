@@ -128,7 +128,7 @@ def draw(
     backward: bool = False,
     **graph_attr: str,
 ) -> Drawing:
-    """Draw the graph that computed ``root`` (a Value or a Tensor, or a list of them).
+    """Draw the graph that computed ``root`` (a Value, a Tensor, a list of them, a ``Graph``).
 
     ``rankdir`` is Graphviz's layout direction (``"LR"`` left to right,
     ``"TB"`` top to bottom). ``show_grad`` adds each Value's ``grad``. A
@@ -148,6 +148,8 @@ def draw(
     """
     if backward:
         root = _gradients(root)
+    if hasattr(root, "output_nodes"):  # a static graph (lesson 13): walk from its outputs
+        root = root.output_nodes()
     order = topological_order(root)
     # The last nodes of a topological order are the closest to the output, and
     # every node that uses a kept node is kept too, so the picture stays connected.

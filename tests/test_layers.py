@@ -19,6 +19,8 @@ FLOORS = {
     "scalar": 1,
     "tensor": 2,
     "transforms": 3,
+    "compile": 4,
+    "linalg": 3,  # the torch.linalg namespace: names gathered from the tensor layer
     "nn": 4,
     "optim": 4,
     "check": 4,

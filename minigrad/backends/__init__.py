@@ -39,6 +39,7 @@ _REGISTRY = {
     "numpy": ("minigrad.backends.numpy_backend", "NumpyBackend"),
     "numba": ("minigrad.backends.numba_backend", "NumbaBackend"),
     "cuda": ("minigrad.backends.cuda_backend", "CudaBackend"),
+    "abstract": ("minigrad.backends.abstract_backend", "AbstractBackend"),  # tracing (lesson 13)
 }
 _CPU_BACKENDS = ("numpy", "numba")
 _loaded: dict[str, Any] = {}
@@ -47,6 +48,7 @@ _loaded: dict[str, Any] = {}
 # The environment variable MINIGRAD_BACKEND overrides it.
 _DEFAULT_CPU = "numba" if importlib.util.find_spec("numba") is not None else "numpy"
 _cpu_stack: list[str] = [os.environ.get("MINIGRAD_BACKEND", _DEFAULT_CPU)]
+_cuda_stack: list[str] = ["cuda"]
 
 
 def get(name: str) -> Any:
@@ -78,7 +80,8 @@ def for_device(device: str) -> Any:
         name = _cpu_stack[-1]
         return _loaded.get(name) or get(name)
     if device == "cuda":
-        return _loaded.get("cuda") or get("cuda")
+        name = _cuda_stack[-1]
+        return _loaded.get(name) or get(name)
     raise ValueError(f"unknown device {device!r}; minigrad knows 'cpu' and 'cuda'")
 
 
@@ -96,6 +99,23 @@ def use(name: str) -> Iterator[None]:
         yield
     finally:
         _cpu_stack.pop()
+
+
+@contextlib.contextmanager
+def abstract() -> Iterator[None]:
+    """Send every operation to the abstract backend (shapes only) inside a ``with`` block.
+
+    Tracing (lesson 13) runs a program this way: CPU and CUDA tensors alike
+    then hold ``AbstractArray`` data, and nothing is computed.
+    """
+    get("abstract")
+    _cpu_stack.append("abstract")
+    _cuda_stack.append("abstract")
+    try:
+        yield
+    finally:
+        _cpu_stack.pop()
+        _cuda_stack.pop()
 
 
 def set_default(name: str) -> None:

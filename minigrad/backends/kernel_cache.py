@@ -60,7 +60,9 @@ def kernel(start, stop, out, shape, {operands}):
 @cache
 def _fingerprint() -> str:
     walkers = Path(__file__).with_name("numba_kernels.py")
-    sources = (Path(scalar_functions.__file__), Path(strides.__file__), walkers)
+    # The table's functions live in scalar_functions and the modules it imports them from.
+    tables = {Path(fn.__code__.co_filename) for fn in scalar_functions.SCALAR_FUNCTIONS.values()}
+    sources = (Path(scalar_functions.__file__), *sorted(tables), Path(strides.__file__), walkers)
     digest = hashlib.sha256(b"".join(path.read_bytes() for path in sources))
     return digest.hexdigest()[:16]
 
@@ -95,9 +97,18 @@ def elementwise_kernel(op: str) -> Any:
     Written to disk on first use (only when the file is missing or differs:
     rewriting it would make numba's cache stale), then imported.
     """
-    source = kernel_source(op)
+    return generated_module(op, kernel_source(op)).kernel
+
+
+def generated_module(name: str, source: str) -> Any:
+    """Import generated ``source`` as module ``minigrad_kernels.<name>``, from a file on disk.
+
+    The file is written only when it is missing or differs (rewriting it
+    would make numba's cache stale); the fusion pass (lesson 13) loads its
+    generated kernels here too.
+    """
     folder = source_folder()
-    path = folder / f"{op}.py"
+    path = folder / f"{name}.py"
     try:
         current = path.read_text() if path.exists() else None
     except (OSError, UnicodeDecodeError):
@@ -107,11 +118,11 @@ def elementwise_kernel(op: str) -> Any:
         partial = path.with_suffix(f".{os.getpid()}.tmp")
         partial.write_text(source)
         os.replace(partial, path)  # atomic: another process never reads half a file
-    spec = importlib.util.spec_from_file_location(f"minigrad_kernels.{op}", path)
+    spec = importlib.util.spec_from_file_location(f"minigrad_kernels.{name}", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
-    return module.kernel
+    return module
 
 
 _reported: list[str] = []

@@ -30,7 +30,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 class ModeState:
     """The switches of one thread."""
 
-    __slots__ = ("ceiling", "grad_enabled", "keep_inputs", "levels")
+    __slots__ = ("ceiling", "grad_enabled", "keep_inputs", "levels", "tracing", "vmap_levels")
 
     def __init__(self) -> None:
         self.grad_enabled = True
@@ -39,6 +39,12 @@ class ModeState:
         # While set to a record serial t, records also keep the input tensors
         # made before t: checkpoint (lesson 09) needs the tensors fn closed over.
         self.keep_inputs: int | None = None
+        # While a function is traced (lesson 13): the trace that writes down
+        # every operation ``apply`` runs (``minigrad.compile``).
+        self.tracing: Any = None
+        # Open vmap levels, innermost last (lesson 14): while any is open,
+        # ``apply`` looks for batched inputs (``minigrad.tensor.batching``).
+        self.vmap_levels: list[Any] = []
 
 
 # One ModeState per thread. A new thread starts with an empty context, so it

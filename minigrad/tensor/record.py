@@ -32,7 +32,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from minigrad import backends
-from minigrad.tensor.base import TensorBase
+from minigrad.tensor.base import VERSIONS, TensorBase, version_of
+from minigrad.tensor.batching import batch_forward
 from minigrad.tensor.mode import ModeState, _get_state, current
 from minigrad.tensor.primitive import Primitive, TensorSpec
 
@@ -75,6 +76,8 @@ class OpRecord:
     label = ""  # a human name, shown by draw
     segment = None  # the checkpointed segment that made it (lesson 09), shown by draw
     outside_inputs: tuple = ()  # inputs made before a checkpoint began (mode.keep_inputs)
+    versions = None  # the saved values' versions, if any buffer was ever changed in place
+    out_changed = None  # (was, now): the output was changed in place on a non-leaf
 
     def __init__(self, prim: Primitive, inputs: tuple, params: dict, out_data: Any,
                  device: str, outside_since: int | None = None) -> None:  # fmt: skip
@@ -93,6 +96,8 @@ class OpRecord:
         else:
             self.saved = None  # the parents (records, leaves, specs) describe the inputs
         self.saved_out = out_data if prim.saves_output else None
+        if VERSIONS and (self.saved is not None or self.saved_out is not None):
+            self.versions = self._versions_now()  # else all are 0 (nothing changed yet)
         self.prim = prim
         self.params = params
         self.shape = out_data.shape
@@ -124,12 +129,43 @@ class OpRecord:
         """``(out, inputs)`` for the rules: saved tensors where saved, else descriptions."""
         if self.freed:
             raise RuntimeError(FREED_MESSAGE)
+        if VERSIONS or self.out_changed:
+            self._check_versions()
         out: Any = self
         if self.saved_out is not None:
             out = like._wrap(self.saved_out, self.device, requires_grad=True)
             out._node = self
             out._tangents = self.out_tangents  # forward over reverse differentiates it too
         return out, (self.saved if self.saved is not None else self.parents)
+
+    # -- in-place changes (minigrad.tensor.inplace) -----------------------------
+    def _versions_now(self) -> tuple:
+        """The version of each saved input (None where not saved), then of the saved output."""
+        saved = self.saved or ()
+        inputs = [version_of(x.data) if isinstance(x, TensorBase) else None for x in saved]
+        out = version_of(self.saved_out) if self.saved_out is not None else None
+        return (*inputs, out)
+
+    def _check_versions(self) -> None:
+        """Refuse to differentiate with a saved value that was changed in place since."""
+        n = len(self.saved or ())
+        expected = self.versions or (0,) * (n + 1)  # none saved: all were 0 then
+        now = self._versions_now()
+        if self.out_changed is not None and self.saved_out is not None:
+            expected, now = (*expected[:n], self.out_changed[0]), (*now[:n], self.out_changed[1])
+        for i, (was, is_) in enumerate(zip(expected, now)):
+            if is_ is not None and is_ != was:
+                data = self.saved[i].data if i < n else self.saved_out
+                role = f"input {i}" if i < n else "output 0"
+                raise RuntimeError(
+                    "one of the variables needed for gradient computation has been modified by "
+                    f"an inplace operation: [{data.dtype.name} tensor of shape {tuple(data.shape)}"
+                    f"], which is {role} of {self.prim.name}, is at version {is_}; expected "
+                    f"version {was} instead.\nHint: {self.prim.name} saved this value for "
+                    "backward, and an in-place operation (+=, add_, x[i] = ..., an optimizer "
+                    "step) changed it afterwards. Change a copy instead (x = x + 1, or "
+                    "x.clone()), or make the in-place change before the value is used."
+                )
 
     def retain(self, tensor: TensorBase) -> None:
         """Give ``tensor`` (made by this record) its ``.grad`` after backward."""
@@ -167,7 +203,16 @@ def apply(prim: Primitive, inputs: tuple, **params: Any) -> Any:
     """Run primitive ``prim`` on tensors ``inputs``: the one door of every operation."""
     # (Written for speed: one and two inputs, nearly every operation, take
     # the short paths; the general path does the same for any number.)
-    if len(inputs) == 2:
+    state = _get_state(None) or current()
+    # Inside vmap, a batched input takes the row's batch rule instead of its kernel (lesson 14).
+    batched = batch_forward(prim, inputs, params, apply) if state.vmap_levels else None
+    if batched is not None:
+        x = inputs[0]
+        device = x.device
+        data = batched
+        wants_grad = any([t.requires_grad for t in inputs])
+        has_tangents = any([t._tangents for t in inputs])
+    elif len(inputs) == 2:
         x, y = inputs
         device = x.device
         if y.device != device:
@@ -191,7 +236,9 @@ def apply(prim: Primitive, inputs: tuple, **params: Any) -> Any:
     if "device" in params:
         device = params["device"]
     out = type(x)._wrap(data, device)
-    state = _get_state(None) or current()
+    # jit / make_graph write the operation down (lesson 13); of a batched one, what its rule ran.
+    if state.tracing is not None and batched is None:
+        state.tracing.record(prim, inputs, params, out)
     if wants_grad and state.grad_enabled and prim.differentiable:
         out.requires_grad = True
         out._node = OpRecord(prim, inputs, params, data, device, state.keep_inputs)

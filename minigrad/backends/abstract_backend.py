@@ -1,0 +1,199 @@
+"""The abstract backend: arrays that are only a shape and a dtype (lesson 13).
+
+Tracing a function (``minigrad.compile``) runs the real primitive rows on this
+backend. Its "arrays" carry a shape and a dtype and nothing else, so every
+kernel here only works out its result's shape and dtype: shape inference,
+for free, from the same ``prim.forward`` code that computes in eager mode.
+Nothing is computed while tracing. (PyTorch calls this the ``meta`` device;
+JAX traces with ``ShapedArray``.)
+
+Two kinds of abstract array know more:
+
+- a **constant** (``from_numpy``, ``full``) keeps its value: the traced program
+  made it from Python numbers or NumPy data, so it is known at trace time;
+- an array made by a kernel call that did not go through ``apply`` (the
+  reverse pass adds cotangents in place, for speed) remembers that call in
+  ``made``, so the tracer can still write it down as an operation.
+
+Reading the values of any other abstract array (``to_numpy``: what ``.item()``,
+``.numpy()``, ``float()``, ``bool()`` and ``if x > 0:`` end in) raises
+``TracerError``, naming the line of the user's program that asked.
+
+    >>> backend = AbstractBackend()
+    >>> x = AbstractArray((3, 1), np.dtype("float32"))
+    >>> backend.zip("mul", x, AbstractArray((4,), np.dtype("float32")))
+    AbstractArray(shape=(3, 4), dtype=float32)
+    >>> backend.reduce("sum", x, (0, 1), False).shape
+    ()
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import traceback
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from minigrad.backends.numpy_backend import MAPS, REDUCES, ZIPS
+
+
+class TracerError(RuntimeError):
+    """A traced program asked for the value of a tensor that has none yet (lesson 13)."""
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def user_line() -> str:
+    """``file:line: code`` of the innermost stack frame outside minigrad (and Python's own)."""
+    for frame in reversed(traceback.extract_stack()):
+        path = os.path.abspath(frame.filename)
+        if path.startswith(_PACKAGE) or "importlib" in path or frame.filename.startswith("<frozen"):
+            continue
+        code = f": {frame.line.strip()}" if frame.line else ""
+        return f"{frame.filename}:{frame.lineno}{code}"
+    return "(no line outside minigrad)"
+
+
+def tracer_error(what: str) -> TracerError:
+    """The error for reading a traced value, naming the user's line and the ways out."""
+    return TracerError(
+        f"{what} of a traced tensor: while jit or make_graph traces a function, tensors "
+        f"have a shape and a dtype but no values yet.\n  at {user_line()}\n"
+        "Python control flow (if, while, bool(), float(), .item(), .numpy(), print) cannot "
+        "read them. Either mark the argument static (mg.jit(f, static_argnums=(i,)): "
+        "one compiled program per value), or keep the choice inside the program: "
+        "mg.where(cond, x, y) computes both sides and picks elementwise."
+    )
+
+
+class AbstractArray:
+    """A stand-in for an array: ``shape``, ``dtype``, and a ``value`` only for constants."""
+
+    __slots__ = ("dtype", "made", "shape", "value", "var")
+
+    def __init__(self, shape: tuple[int, ...], dtype: Any, value: Any = None,
+                 made: tuple | None = None) -> None:  # fmt: skip
+        self.shape = tuple(int(n) for n in shape)
+        self.dtype = np.dtype(dtype)
+        self.value = value  # a NumPy array for constants, else None
+        self.made = made  # (kernel name, op, inputs) for calls made outside apply
+        self.var = None  # set by the tracer: the graph variable holding this array
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: math.prod(self.shape))
+    nbytes = property(lambda self: self.size * self.dtype.itemsize)
+
+    def __repr__(self) -> str:
+        return f"AbstractArray(shape={self.shape}, dtype={self.dtype})"
+
+
+@cache
+def _map_dtype(op: str, dtype: np.dtype) -> np.dtype:
+    """The dtype NumPy's kernel gives: run it on an empty array."""
+    return np.asarray(MAPS[op](np.empty(0, dtype))).dtype
+
+
+@cache
+def _zip_dtype(op: str, x: np.dtype, y: np.dtype) -> np.dtype:
+    return np.asarray(ZIPS[op](np.empty(0, x), np.empty(0, y))).dtype
+
+
+def _dummy(x: Any) -> np.ndarray:
+    """A NumPy array of ``x``'s shape and dtype that takes no memory (stride 0 everywhere)."""
+    return np.broadcast_to(np.zeros((), x.dtype), x.shape)
+
+
+class AbstractBackend:
+    """The backend contract (``contract.Backend``) over shapes and dtypes only."""
+
+    name = "abstract"
+    device = "abstract"
+
+    # -- storage ----------------------------------------------------------------
+    def from_numpy(self, array: Any) -> AbstractArray:
+        array = np.asarray(array)
+        return AbstractArray(array.shape, array.dtype, value=array)
+
+    def to_numpy(self, x: Any) -> np.ndarray:
+        if not isinstance(x, AbstractArray):
+            return np.asarray(x)
+        if x.value is not None:
+            return x.value
+        raise tracer_error("reading the values")
+
+    def full(self, shape: tuple[int, ...], value: float, dtype: Any) -> AbstractArray:
+        # A broadcast view of one number: a constant of any size costs one element.
+        constant = np.broadcast_to(np.asarray(value, dtype=dtype), tuple(shape))
+        return AbstractArray(shape, dtype, value=constant)
+
+    # -- the four higher-order kernels ----------------------------------------------
+    def map(self, op: str, x: Any) -> AbstractArray:
+        return AbstractArray(x.shape, _map_dtype(op, x.dtype), made=("map", op, (x,)))
+
+    def zip(self, op: str, x: Any, y: Any) -> AbstractArray:
+        shape = np.broadcast_shapes(x.shape, y.shape)
+        return AbstractArray(shape, _zip_dtype(op, x.dtype, y.dtype), made=("zip", op, (x, y)))
+
+    def reduce(self, op: str, x: Any, axes: tuple[int, ...], keepdims: bool) -> AbstractArray:
+        dtype = np.asarray(REDUCES[op](np.zeros((1,) * len(x.shape), x.dtype), axis=axes)).dtype
+        shape = tuple(
+            1 if a in axes else n for a, n in enumerate(x.shape) if keepdims or a not in axes
+        )
+        return AbstractArray(shape, dtype)
+
+    def matmul(self, a: Any, b: Any) -> AbstractArray:
+        # NumPy's rule: a 1-D operand is a row (a) or a column (b), dropped afterwards.
+        left = (1, *a.shape) if len(a.shape) == 1 else a.shape
+        right = (*b.shape, 1) if len(b.shape) == 1 else b.shape
+        if left[-1] != right[-2]:
+            raise ValueError(
+                f"matmul: Input operand 1 has a mismatch in its core dimension 0 "
+                f"(size {right[-2]} is different from {left[-1]})"
+            )
+        shape = (*np.broadcast_shapes(left[:-2], right[:-2]), left[-2], right[-1])
+        if len(a.shape) == 1:
+            shape = shape[:-2] + shape[-1:]
+        if len(b.shape) == 1:
+            shape = shape[:-1]
+        return AbstractArray(shape, np.result_type(a.dtype, b.dtype))
+
+    # -- selection and data movement ---------------------------------------------------
+    def where(self, cond: Any, x: Any, y: Any) -> AbstractArray:
+        shape = np.broadcast_shapes(cond.shape, x.shape, y.shape)
+        return AbstractArray(shape, np.result_type(x.dtype, y.dtype))
+
+    def astype(self, x: Any, dtype: Any) -> AbstractArray:
+        return AbstractArray(x.shape, dtype)
+
+    def broadcast_to(self, x: Any, shape: tuple[int, ...]) -> AbstractArray:
+        return AbstractArray(np.broadcast_to(_dummy(x), shape).shape, x.dtype)
+
+    def reshape(self, x: Any, shape: tuple[int, ...]) -> AbstractArray:
+        shape = tuple(shape)
+        if -1 in shape:  # the one inferred size
+            known = math.prod(n for n in shape if n != -1)
+            shape = tuple(x.size // known if n == -1 and known else n for n in shape)
+        if math.prod(shape) != math.prod(x.shape):
+            size = math.prod(x.shape)
+            raise ValueError(f"cannot reshape array of size {size} into shape {shape}")
+        return AbstractArray(shape, x.dtype)
+
+    def transpose(self, x: Any, axes: tuple[int, ...]) -> AbstractArray:
+        return AbstractArray(np.transpose(_dummy(x), axes).shape, x.dtype)
+
+    def getitem(self, x: Any, index: object) -> AbstractArray:
+        return AbstractArray(np.asarray(_dummy(x)[index]).shape, x.dtype)
+
+    def scatter_add(self, shape: tuple[int, ...], index: object, values: Any) -> AbstractArray:
+        return AbstractArray(shape, values.dtype)
+
+    def concatenate(self, xs: list[Any], axis: int) -> AbstractArray:
+        first = xs[0]
+        axis = axis % len(first.shape)
+        length = sum(x.shape[axis] for x in xs)
+        shape = (*first.shape[:axis], length, *first.shape[axis + 1 :])
+        return AbstractArray(shape, np.result_type(*[x.dtype for x in xs]))

@@ -1,0 +1,245 @@
+"""Code generation: one kernel for a group of elementwise operations (lesson 13).
+
+A fused group (``fusion.py``) is a handful of elementwise rows of the
+registry that run over one shape, perhaps ending in a sum over everything.
+Eager mode runs them one kernel each: every intermediate makes a trip to
+memory and back. Here they become one loop whose body calls the rows'
+scalar functions (``minigrad.backends.scalar_functions``, the same bodies
+every backend compiles) one after the other, on numbers held in registers:
+each input is read once, and only the results someone needs are written.
+
+The source is generated as text, named after the graph's variables with a
+comment per operation, so it can be read (``mg.jit(f).source(*args)``),
+and written to a file: numba caches compiled code only for functions
+defined in a file, so a new process loads the kernel instead of compiling it
+again (``kernel_cache.generated_module``). The file's name is a hash of its
+text, which depends only on the group's structure (operations, shapes,
+dtypes), and the text carries the fingerprint of the scalar functions it
+compiles in.
+
+- CPU: ``numba.njit``; ``parallel=True`` with a ``prange`` loop when the
+  group is big enough for threads to pay (``PARALLEL_FROM`` elements); a sum
+  is a ``prange`` reduction, accumulated in float64.
+- CUDA: ``numba.cuda.jit``, one thread per element in a grid-stride loop;
+  no reduction (the backend's reduction kernel runs after it).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import keyword
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from minigrad.backends import kernel_cache
+from minigrad.backends.scalar_functions import SCALAR_FUNCTIONS
+from minigrad.compile.graph import Op, Var, uniform_value
+
+# Threads cost tens of microseconds to wake: below this many elements one
+# core does the whole loop (the kernel is compiled without parallel=True).
+PARALLEL_FROM = 2**16
+
+_TYPES = {"float32": "_np.float32", "float64": "_np.float64", "bool": "_np.bool_"}
+
+
+def identifier(name: str) -> str:
+    """A graph variable's name, usable in Python (``in`` -> ``in_``)."""
+    return name + "_" if keyword.iskeyword(name) or name.startswith("_") else name
+
+
+class FusedKernel:
+    """A generated kernel standing in a graph as one operation with several outputs.
+
+    It has what ``Program`` needs of a primitive (``name``, ``forward``) and
+    ``source``, the generated text. ``kinds[i]`` says how input ``i`` is read:
+    ``"full"`` (the group's shape), ``"number"`` (one element, broadcast) or
+    ``"broadcast"`` (another shape, read with stride 0 along broadcast axes).
+    """
+
+    def __init__(self, name: str, source: str, device: str, shape: tuple[int, ...],
+                 kinds: Sequence[str], outs: Sequence[Var], reduced: Sequence[bool],
+                 nd: bool) -> None:  # fmt: skip
+        self.name = name
+        self.source = source
+        self.device = device
+        self.shape = shape
+        self.kinds = tuple(kinds)
+        self.outs = tuple(outs)
+        self.reduced = tuple(reduced)
+        self.nd = nd
+        self.donations: tuple[int, ...] = ()  # outputs written into donated memory (memory.py)
+        self._kernel = None
+
+    def with_donations(self, positions: Sequence[int]) -> FusedKernel:
+        """This kernel, taking one extra (dying) input per position, whose memory output
+        ``positions[j]`` is written into."""
+        twin = copy.copy(self)
+        twin.donations = tuple(positions)
+        return twin
+
+    @property
+    def kernel(self) -> Any:
+        """The compiled kernel, loaded from its generated file on first use."""
+        if self._kernel is None:
+            digest = hashlib.sha256(self.source.encode()).hexdigest()[:16]
+            module = kernel_cache.generated_module(f"fused_{digest}", self.source)
+            self._kernel = module.kernel
+        return self._kernel
+
+    def forward(self, backend: Any, *arrays: Any) -> Any:
+        if self.device == "cuda":
+            return self._forward_cuda(backend, arrays)
+        shape, size = self.shape, math.prod(self.shape)
+        given = dict(zip(self.donations, arrays[len(self.kinds) :]))
+        args = []
+        for a, kind in zip(arrays, self.kinds):
+            if kind == "number":
+                args.append(np.asarray(a).reshape(-1)[:1])
+            elif kind == "broadcast":
+                args.append(np.broadcast_to(a, shape))
+            elif self.nd:
+                args.append(np.ascontiguousarray(a))
+            else:
+                args.append(np.ascontiguousarray(a).reshape(-1))
+        outs = [
+            _buffer(given.get(j), shape if self.nd else (size,), v.dtype)
+            for j, (v, r) in enumerate(zip(self.outs, self.reduced)) if not r
+        ]  # fmt: skip
+        sums = kernel_cache.call(lambda k, *xs: k(*xs), self.kernel, size, *args, *outs)
+        return self._results(
+            outs, sums, lambda a, v: a.reshape(v.shape),
+            lambda s, v: np.asarray(s, dtype=v.dtype).reshape(v.shape),
+        )  # fmt: skip
+
+    def _forward_cuda(self, backend: Any, arrays: Sequence[Any]) -> Any:
+        from minigrad.backends.cuda_backend import CudaArray
+
+        size = math.prod(self.shape)
+        args = []
+        for a in arrays:
+            a = backend._contiguous(a)
+            args.append(a.buffer[a.offset : a.offset + max(a.size, 1)])
+        outs = [backend.empty((size,), v.dtype) for v in self.outs]
+        if size:
+            threads = 256
+            blocks = min(-(-size // threads), 1024)
+            with backend._launching:
+                self.kernel[blocks, threads](size, *args, *[o.buffer for o in outs])
+        return self._results(outs, (), lambda a, v: CudaArray(a.buffer, v.shape), None)
+
+    def _results(self, outs: list, sums: Any, shaped: Any, summed: Any) -> Any:
+        sums = sums if isinstance(sums, tuple) else (sums,)
+        arrays, si, oi = [], 0, 0
+        for v, r in zip(self.outs, self.reduced):
+            if r:
+                arrays.append(summed(sums[si], v))
+                si += 1
+            else:
+                arrays.append(shaped(outs[oi], v))
+                oi += 1
+        return arrays[0] if len(arrays) == 1 else arrays
+
+    def __repr__(self) -> str:
+        return f"FusedKernel({self.name!r}, {len(self.outs)} outputs)"
+
+
+def _buffer(donated: Any, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+    """The donated array as ``shape`` when it is contiguous memory of its own, else a fresh one."""
+    flags = getattr(donated, "flags", None)
+    if flags is not None and flags.c_contiguous and flags.writeable and donated.dtype == dtype:
+        return donated.reshape(shape)
+    return np.empty(shape, dtype)
+
+
+def kernel_source(ops: Sequence[Op], inputs: Sequence[Var], outputs: Sequence[Var],
+                  constants: dict[Var, Any], names: dict[Var, str], shape: tuple[int, ...],
+                  kinds: Sequence[str], device: str, title: str) -> tuple[str, bool]:  # fmt: skip
+    """The text of the kernel computing ``outputs`` of ``ops`` from ``inputs``; and whether
+    its loop is n-dimensional (needed when an input is broadcast along some axes)."""
+    name = lambda v: identifier(names[v])
+    reduced_vars = {op.out for op in ops if op.prim.name == "sum"}
+    nd = "broadcast" in kinds and device == "cpu" and len(shape) > 1
+    size = math.prod(shape)
+    functions = sorted({(SCALAR_FUNCTIONS[op.prim.scalar].__module__,
+                         SCALAR_FUNCTIONS[op.prim.scalar].__name__)
+                        for op in ops if op.prim.scalar is not None})  # fmt: skip
+    lines = [
+        f'"""A fused kernel of {title}, generated by minigrad.compile.codegen (lesson 13).',
+        "",
+        f"{len(ops)} operations over shape {shape} in one loop; inputs: "
+        + ", ".join(f"{name(v)} {v.type} ({k})" for v, k in zip(inputs, kinds))
+        + ".",
+        '"""',
+        f"# fingerprint of the scalar functions compiled in: {kernel_cache._fingerprint()}",
+        "import numpy as _np",
+    ]
+    if device == "cuda":
+        lines += ["from numba import cuda as _cuda", ""]
+        lines += [f"from {m} import {f} as _{f}" for m, f in functions]
+        lines += [f"{f} = _cuda.jit(device=True)(_{f})" for _, f in functions]
+    else:
+        lines += ["from numba import njit as _njit, prange as _prange", ""]
+        lines += [f"from {m} import {f} as _{f}" for m, f in functions]
+        lines += [f'{f} = _njit(inline="always")(_{f})' for _, f in functions]
+    # Constants that are one number everywhere become literals of their dtype.
+    literal: dict[Var, str] = {}
+    for v in constants:
+        literal[v] = f"{_TYPES[v.dtype.name]}({uniform_value(constants[v])!r})"
+    element_outs = [v for v in outputs if v not in reduced_vars]
+    sums = [v for v in outputs if v in reduced_vars]
+    params = ["_n", *[name(v) for v in inputs], *[f"out_{name(v)}" for v in element_outs]]
+    lines.append("")
+    lines.append("")
+    if device == "cuda":
+        lines.append("@_cuda.jit")
+    else:
+        parallel = size >= PARALLEL_FROM
+        lines.append(f'@_njit(parallel={parallel}, cache=True, nogil=True, error_model="numpy")')
+    lines.append(f"def kernel({', '.join(params)}):")
+    body_indent = "        "
+    if device == "cuda":
+        lines += ["    for _i in range(_cuda.grid(1), _n, _cuda.gridsize(1)):"]
+        index = "_i"
+    elif nd:
+        for v in sums:
+            lines.append(f"    sum_{name(v)} = 0.0")
+        for axis, n in enumerate(shape):
+            loop = "_prange" if axis == 0 else "range"
+            lines.append(f"{'    ' * (axis + 1)}for _i{axis} in {loop}({n}):")
+        body_indent = "    " * (len(shape) + 1)
+        index = ", ".join(f"_i{axis}" for axis in range(len(shape)))
+    else:
+        for v in sums:
+            lines.append(f"    sum_{name(v)} = 0.0")
+        lines.append("    for _i in _prange(_n):")
+        index = "_i"
+    local: dict[Var, str] = {}
+    for v, kind in zip(inputs, kinds):
+        where = "0" if kind == "number" else index
+        local[v] = f"{name(v)}_i"
+        lines.append(f"{body_indent}{local[v]} = {name(v)}[{where}]")
+    read = lambda v: local.get(v) or literal.get(v) or name(v)
+    for op in ops:
+        target = name(op.out)
+        args = [read(v) for v in op.inputs]
+        if op.prim.name == "sum":
+            lines.append(f"{body_indent}sum_{target} += {args[0]}  # {target} = sum({args[0]})")
+            continue
+        if op.prim.name == "broadcast_to":  # reading through stride 0: the value itself
+            lines.append(f"{body_indent}{target} = {args[0]}  # broadcast_to")
+            continue
+        for key, value in op.params.items():  # pow_scalar's exponent, in x's dtype
+            args.append(f"{_TYPES[op.out.dtype.name]}({value!r})")
+            del key
+        function = SCALAR_FUNCTIONS[op.prim.scalar].__name__
+        comment = f"{op.prim.name}({', '.join(names[v] for v in op.inputs)})"
+        lines.append(f"{body_indent}{target} = {function}({', '.join(args)})  # {comment}")
+    for v in element_outs:
+        lines.append(f"{body_indent}out_{name(v)}[{index}] = {read(v)}")
+    if sums:
+        lines.append(f"    return {', '.join(f'sum_{name(v)}' for v in sums)}")
+    return "\n".join(lines) + "\n", nd

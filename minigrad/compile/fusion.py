@@ -1,0 +1,177 @@
+"""Elementwise fusion: connected elementwise operations become one generated kernel (lesson 13).
+
+Which operations can share a loop? Those the registry marks elementwise with
+a scalar body (``prim.scalar``: ``out[i]`` depends only on element ``i`` of
+each input), plus ``broadcast_to`` (reading a smaller input with stride 0)
+and, to end a group, a ``sum`` over every axis (a running total the loop
+keeps). A group runs over one shape; its inputs may be that shape, one
+number, or (CPU) any shape that broadcasts to it.
+
+The grouping walks the operations in order. An operation joins the group of
+one of its inputs when every *other* input was ready before that group
+started; otherwise it starts a group of its own. That one rule keeps the
+program acyclic: a group runs where its first operation stood, and all it
+reads exists by then. A group's *outputs* are the values some operation
+outside it (or the program's result) reads; everything else stays in
+registers and never reaches memory.
+
+    >>> import minigrad as mg
+    >>> from minigrad.compile.passes import optimize
+    >>> g = optimize(mg.make_graph(lambda a, b: (a * b).tanh().sum())(mg.ones(8), mg.ones(8)))
+    >>> [op.name for op in fuse(g)]
+    ['fused_mul_tanh_sum']
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Any
+
+from minigrad.compile.codegen import FusedKernel, kernel_source
+from minigrad.compile.graph import Graph, Op, Var, uniform_value
+
+FLOATS = ("float32", "float64")
+# Longer groups compile for longer (LLVM's time grows with the loop body); a
+# chain longer than this is cut into several kernels.
+MAX_GROUP = 400
+
+
+def _fusable(op: Op, graph: Graph) -> bool:
+    """An elementwise row with a scalar body (or a broadcast), on float or bool values."""
+    device = op.out.device
+    if device == "cpu" and importlib.util.find_spec("numba") is None:
+        return False
+    if op.out.dtype.name not in (*FLOATS, "bool") or not op.out.shape:
+        return False
+    if any(v.dtype.name not in (*FLOATS, "bool") for v in op.inputs):
+        return False
+    if op.prim.name == "broadcast_to":
+        return device == "cpu" or _is_number(op.inputs[0])
+    if op.prim.scalar is None or (op.prim.name == "where" and device == "cuda"):
+        return False
+    # pow_scalar's exponent is its one parameter (written into the kernel).
+    return not op.params or op.prim.name == "pow_scalar"
+
+
+def _is_number(v: Var) -> bool:
+    return all(n == 1 for n in v.shape)
+
+
+def _sum_of_all(op: Op) -> bool:
+    if op.prim.name != "sum" or op.out.device != "cpu":
+        return False
+    x = op.inputs[0]
+    return sorted(op.params["axes"]) == list(range(len(x.shape))) and x.dtype.name in FLOATS
+
+
+class _Group:
+    def __init__(self, start: int, shape: tuple[int, ...], device: str) -> None:
+        self.start, self.shape, self.device = start, shape, device
+        self.ops: list[Op] = []
+        self.made: set[Var] = set()  # elementwise results (readable inside the group)
+        self.sums: set[Var] = set()  # totals (ready only when the loop ends)
+
+
+def fuse(graph: Graph, max_group: int = MAX_GROUP) -> Graph:
+    """Replace each group of two or more fusable operations by one ``FusedKernel`` operation."""
+    ready: dict[Var, int] = {}  # where each value exists: its op's position, or its group's start
+    group_of: dict[Var, _Group] = {}
+    placed: list[Any] = []  # the new program: Ops and _Groups, in order
+    for k, op in enumerate(graph.ops):
+        group = None
+        if _fusable(op, graph):
+            group = _join(op, group_of, ready, max_group, graph)
+            if group is None:
+                group = _Group(k, op.out.shape, op.out.device)
+                placed.append(group)
+            group.ops.append(op)
+            group.made.update(op.outs)
+        elif _sum_of_all(op) and op.inputs[0] in group_of:
+            candidate = group_of[op.inputs[0]]
+            if op.inputs[0] in candidate.made and len(candidate.ops) < max_group:
+                group = candidate
+                group.ops.append(op)
+                group.sums.add(op.out)
+        if group is None:
+            placed.append(op)
+            ready.update((v, k) for v in op.outs)
+        else:
+            for v in op.outs:
+                ready[v] = group.start
+                group_of[v] = group
+    names = graph.names()
+    used_outside = _readers_outside(graph)
+    ops = []
+    for item in placed:
+        if isinstance(item, Op):
+            ops.append(item)
+        elif len(item.ops) < 2:
+            ops.extend(item.ops)
+        else:
+            ops.append(_kernel_op(item, graph, names, used_outside))
+    return graph.replace(ops)
+
+
+def _join(op: Op, group_of: dict, ready: dict, max_group: int, graph: Graph) -> _Group | None:
+    """The group ``op`` may join (the latest-started one that works), or None."""
+    candidates = {group_of[v] for v in op.inputs if v in group_of and v in group_of[v].made}
+    for group in sorted(candidates, key=lambda g: -g.start):
+        if group.shape != op.out.shape or group.device != op.out.device:
+            continue
+        if len(group.ops) >= max_group:
+            continue
+        fits = all(
+            v in group.made
+            or (v not in group.sums and ready.get(v, -1) < group.start and _readable(v, group))
+            for v in op.inputs
+        )
+        if fits:
+            return group
+    return None
+
+
+def _readable(v: Var, group: _Group) -> bool:
+    """Whether a kernel over ``group.shape`` can read ``v`` (same shape, a number, a broadcast)."""
+    if v.shape == group.shape or _is_number(v):
+        return True
+    return group.device == "cpu" and len(v.shape) <= len(group.shape)
+
+
+def _readers_outside(graph: Graph) -> dict[Var, set[int]]:
+    """For each Var, the ids of the operations that read it (and -1 for a program output)."""
+    readers: dict[Var, set[int]] = {}
+    for op in graph.ops:
+        for v in op.inputs:
+            readers.setdefault(v, set()).add(id(op))
+    for v in graph.outputs:
+        readers.setdefault(v, set()).add(-1)
+    return readers
+
+
+def _kernel_op(group: _Group, graph: Graph, names: dict, readers: dict) -> Op:
+    members = {id(op) for op in group.ops}
+    made = group.made | group.sums
+    inputs: list[Var] = []
+    constants: dict[Var, Any] = {}
+    for op in group.ops:
+        for v in op.inputs:
+            if v in made or v in inputs or v in constants:
+                continue
+            value = graph.constants.get(v)
+            if value is not None and uniform_value(value) is not None:
+                constants[v] = value  # a number written into the kernel's text
+            else:
+                inputs.append(v)
+    outputs = [v for op in group.ops for v in op.outs if readers.get(v, set()) - members]
+    kinds = [
+        "full" if v.shape == group.shape else "number" if _is_number(v) else "broadcast"
+        for v in inputs
+    ]
+    title = "_".join(dict.fromkeys(op.prim.name for op in group.ops))
+    title = title if len(title) <= 40 else f"{len(group.ops)}_ops"
+    source, nd = kernel_source(group.ops, inputs, outputs, constants, names, group.shape, kinds,
+                               group.device, f"{graph.name}: {title}")  # fmt: skip
+    reduced = [v in group.sums for v in outputs]
+    kernel = FusedKernel(f"fused_{title}", source, group.device, group.shape, kinds, outputs,
+                         reduced, nd)  # fmt: skip
+    return Op(kernel, tuple(inputs), {}, tuple(outputs))

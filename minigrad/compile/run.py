@@ -1,0 +1,172 @@
+"""Running a static graph: a loop over raw arrays, or a slow path through ``apply`` (lesson 13).
+
+**The fast path** (``Program``). Lowering a graph numbers its variables
+(slots in one list) and turns each operation into a step: the row's
+``forward``, the backend, the input slots, the parameters and the output
+slots. Running is then one loop calling ``forward`` on raw arrays: no Tensor
+objects, no dtype promotion, no recording; everything eager mode decides per
+operation was decided once, at trace time. Each step also lists the slots
+whose last use it is: they are dropped right there (*liveness*), so an
+intermediate array lives exactly as long as the program needs it, and a
+fused kernel may write its result into the memory of one that just died
+(``minigrad.compile.memory``).
+
+**The slow path** (``run_through_apply``). When an argument requires grad
+(``mg.grad(mg.jit(f))``, ``loss.backward()`` after a jitted forward) or
+carries forward-mode tangents (``mg.jvp(mg.jit(f), ...)``), the graph is run
+operation by operation through ``apply``, on tensors, so reverse mode
+records it and forward mode pushes tangents through it: the same rows, read
+as derivatives. This path costs what eager mode costs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from minigrad import backends
+from minigrad.compile.pytree import flatten, unflatten
+from minigrad.tensor.mode import current
+from minigrad.tensor.record import apply
+from minigrad.tensor.tensor import Tensor
+
+
+class Program:
+    """A graph lowered to a list of steps over numbered slots (see the module docstring)."""
+
+    def __init__(self, graph: Any, reuse: dict[int, Any] | None = None) -> None:
+        slots: dict[Any, int] = {}
+
+        def slot(v: Any) -> int:
+            if v not in slots:
+                slots[v] = len(slots)
+            return slots[v]
+
+        self.input_slots = [slot(v) for v in graph.inputs]
+        self.captured_slots = [slot(v) for v, _ in graph.captured]
+        self.constants = []
+        for v, value in graph.constants.items():
+            backend = backends.for_device(v.device)
+            array = value if v.device == "cpu" else backend.from_numpy(np.ascontiguousarray(value))
+            self.constants.append((slot(v), array))
+        # The last step that reads each slot: where it can be let go.
+        last_use: dict[int, int] = {}
+        for k, op in enumerate(graph.ops):
+            for v in op.inputs:
+                last_use[slot(v)] = k
+            for v in op.outs:
+                slot(v)
+        self.output_slots = [slot(v) for v in graph.outputs]
+        keep = set(self.output_slots) | {s for s, _ in self.constants}
+        frees: list[list[int]] = [[] for _ in graph.ops]
+        for s, k in last_use.items():
+            if s not in keep:
+                frees[k].append(s)
+        self.steps = []
+        for k, op in enumerate(graph.ops):
+            device = op.inputs[0].device if op.inputs else op.out.device
+            self.steps.append((
+                op.prim.forward, backends.for_device(device),
+                tuple(slots[v] for v in op.inputs), op.params,
+                tuple(slots[v] for v in op.outs), tuple(frees[k]),
+            ))  # fmt: skip
+        self.size = len(slots)
+        self.graph = graph
+
+    def run(self, arrays: Sequence[Any], captured: Sequence[Any]) -> list[Any]:
+        """The output arrays for input arrays ``arrays`` (and the captured tensors' arrays)."""
+        values: list[Any] = [None] * self.size
+        for s, a in zip(self.input_slots, arrays):
+            values[s] = a
+        for s, a in zip(self.captured_slots, captured):
+            values[s] = a
+        for s, a in self.constants:
+            values[s] = a
+        for forward, backend, ins, params, outs, frees in self.steps:
+            result = forward(backend, *[values[i] for i in ins], **params)
+            if len(outs) == 1:
+                values[outs[0]] = result
+            else:
+                for s, r in zip(outs, result):
+                    values[s] = r
+            for s in frees:
+                values[s] = None
+        return [values[s] for s in self.output_slots]
+
+
+def check_arguments(graph: Any, leaves: Sequence[Any], structure: Any) -> None:
+    """Arguments that do not match the graph's signature are a clear error, never wrong numbers."""
+    if structure != graph.in_tree or len(leaves) != len(graph.inputs):
+        raise TypeError(
+            f"{graph.name}: the arguments' structure differs from the one traced "
+            "(a graph runs on the signature it was made for; trace again for new arguments)"
+        )
+    for i, (t, v) in enumerate(zip(leaves, graph.inputs)):
+        if tuple(t.shape) != v.shape or t.dtype != v.dtype or t.device != v.device:
+            raise TypeError(
+                f"{graph.name}: tensor argument {i} is {t.dtype.name}{list(t.shape)} on "
+                f"{t.device}, but the graph was traced for {v.type} on {v.device}; "
+                "trace again (mg.make_graph) or use mg.jit, which traces once per signature"
+            )
+
+
+def captured_arrays(graph: Any) -> list[Any]:
+    """The current arrays of the tensors the graph captured, checked against their Anys."""
+    arrays = []
+    for v, tensor in graph.captured:
+        data = tensor.data
+        if tuple(data.shape) != v.shape or data.dtype != v.dtype:
+            raise TypeError(
+                f"{graph.name}: a tensor captured from outside the function changed from "
+                f"{v.type} to {data.dtype.name}{list(data.shape)}; trace again"
+            )
+        arrays.append(data)
+    return arrays
+
+
+def needs_apply(leaves: Sequence[Any], graph: Any) -> bool:
+    """Whether autograd or forward mode must see the run (see the module docstring)."""
+    state = current()
+    tensors = [*leaves, *(t for _, t in graph.captured)]
+    if state.grad_enabled and any(t.requires_grad for t in tensors):
+        return True
+    return bool(state.levels) and any(t._tangents for t in tensors)
+
+
+def run_through_apply(graph: Any, leaves: Sequence[Any]) -> list[Any]:
+    """Run ``graph`` op by op through ``apply`` on tensors: autograd and jvp see every op."""
+    values: dict[Any, Any] = dict(zip(graph.inputs, leaves))
+    for v, tensor in graph.captured:
+        values[v] = tensor
+    for v, value in graph.constants.items():
+        values[v] = Tensor(np.array(value), device=v.device)
+    for op in graph.ops:
+        if len(op.outs) != 1 or not hasattr(op.prim, "vjp"):
+            raise TypeError(f"{graph.name}: {op.prim.name} is not a primitive of the registry")
+        values[op.out] = apply(op.prim, tuple(values[v] for v in op.inputs), **op.params)
+    return [values[v] for v in graph.outputs]
+
+
+def run_graph(graph: Any, args: Sequence[Any]) -> Any:
+    """``graph(*args)``: check the arguments, run, and give back the traced function's structure."""
+    leaves, structure = flatten(list(args))
+    check_arguments(graph, leaves, structure)
+    if needs_apply(leaves, graph):
+        outs = run_through_apply(graph, leaves)
+    else:
+        program = lowered(graph)
+        arrays = program.run([t.data for t in leaves], captured_arrays(graph))
+        outs = [Tensor._wrap(a, v.device) for a, v in zip(arrays, graph.outputs)]
+    return unflatten(graph.out_tree, outs)
+
+
+def lowered(graph: Any) -> Program:
+    """``graph``'s ``Program`` for the current CPU backend (made once, kept on the graph)."""
+    programs = graph.__dict__.setdefault("_programs", {})
+    key = backends.current()
+    program = programs.get(key)
+    if program is None:
+        program = programs[key] = Program(graph)
+    return program

@@ -1,0 +1,156 @@
+"""Tracing: run a function once on abstract tensors and write down what it did (lesson 13).
+
+``make_graph(f)(*args)`` calls ``f`` on tensors that hold an ``AbstractArray``
+(a shape and a dtype, no numbers: ``minigrad.backends.abstract_backend``).
+Every operation goes through ``apply`` (lesson 04), which calls the row's
+``forward`` - on the abstract backend, so it only works out the result's
+shape and dtype - and then hands the operation to the ``Trace`` below, which
+appends it to the graph. The program's own Python runs as usual: loops
+unroll, ``if`` on a shape or a Python number picks a branch once, and
+calls to ``mg.grad`` or ``mg.jvp`` inside ``f`` run their backward or
+tangent rules through ``apply`` too, so those operations land in the graph
+as well (forward and backward in one program).
+
+What cannot be traced is Python that reads a *value*: ``if x.sum() > 0``,
+``float(x)``, ``x.item()``, ``x.numpy()``, ``print(x)``. The abstract
+backend raises ``TracerError`` there, naming the line.
+
+**Side effects happen once, at trace time.** A ``print`` of a shape, a
+counter, appending to a list: they run while tracing and never again when
+the compiled program is replayed (the graph keeps only tensor operations).
+
+Arguments and results may be tensors or tuples, lists and dicts of them,
+nested (``flatten`` / ``unflatten``); anything else in them is *static*: part
+of the signature, the same Python object on every call.
+
+    >>> import minigrad as mg
+    >>> graph = mg.make_graph(lambda x, y: (x * y).sum())(mg.ones(3), mg.ones(3))
+    >>> print(graph)
+    graph(a: f32[3], b: f32[3]) {
+      c: f32[3] = mul(a, b)
+      d: f32[] = sum(c, axes=(0,), keepdims=False)
+      return d
+    }
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from minigrad import backends
+from minigrad.backends.abstract_backend import AbstractArray
+from minigrad.compile.graph import Graph, Op, Var
+from minigrad.compile.pytree import flatten, unflatten
+from minigrad.tensor.mode import current
+from minigrad.tensor.primitive import REGISTRY
+from minigrad.tensor.tensor import Tensor
+
+
+# -- the trace ------------------------------------------------------------------------------
+class Trace:
+    """What ``apply`` tells while a function is traced: each operation, appended to a graph."""
+
+    def __init__(self) -> None:
+        self.ops: list[Op] = []
+        self.constants: dict[Var, Any] = {}
+        self.captured: dict[int, tuple[Var, Any]] = {}  # id(tensor) -> (Var, tensor)
+
+    def record(self, prim: Any, inputs: Sequence[Any], params: dict, out: Any) -> None:
+        """Called by ``apply`` after ``prim``'s forward ran on abstract arrays."""
+        in_vars = tuple(self.var_of(t.data, t) for t in inputs)
+        data = out.data
+        v = Var(data.shape, data.dtype, out.device)
+        if not isinstance(data, AbstractArray) or data.var is not None:
+            # A row whose forward returned its input unchanged: the result
+            # still gets an array (and a variable) of its own.
+            out.data = data = AbstractArray(data.shape, data.dtype)
+        data.var = v
+        self.ops.append(Op(prim, in_vars, dict(params), (v,)))
+
+    def var_of(self, data: Any, tensor: Any = None, device: str = "cpu") -> Var:
+        """The graph variable that holds ``data`` (a tensor's array), adding it if new."""
+        device = tensor.device if tensor is not None else device
+        if isinstance(data, AbstractArray):
+            if data.var is not None:
+                return data.var
+            if data.value is not None:  # made from Python numbers or NumPy data: a constant
+                data.var = Var(data.shape, data.dtype, device)
+                self.constants[data.var] = data.value
+                return data.var
+            if data.made is not None:  # a kernel called outside apply (autograd's in-place sum)
+                return self._made(data, device)
+            raise RuntimeError("minigrad.compile: an abstract array that no operation made")
+        if tensor is None:
+            raise RuntimeError("minigrad.compile: a raw array from outside the traced function")
+        # A concrete tensor from outside the function (a closure): read at every run.
+        known = self.captured.get(id(tensor))
+        if known is None:
+            known = self.captured[id(tensor)] = (Var(data.shape, data.dtype, device), tensor)
+        return known[0]
+
+    def _made(self, data: AbstractArray, device: str) -> Var:
+        """Write down a ``backend.map``/``zip`` call made outside ``apply`` as its primitive."""
+        _, op, arrays = data.made
+        prim = REGISTRY.get(op)
+        if prim is None or prim.scalar != op:
+            raise RuntimeError(f"minigrad.compile: cannot trace a direct {op!r} kernel call")
+        in_vars = tuple(self.var_of(a, device=device) for a in arrays)
+        data.var = Var(data.shape, data.dtype, device)
+        self.ops.append(Op(prim, in_vars, {}, (data.var,)))
+        return data.var
+
+
+def abstract_like(t: Any) -> Any:
+    """A tensor of ``t``'s shape, dtype and device, holding no numbers."""
+    return Tensor._wrap(AbstractArray(t.shape, t.dtype), t.device)
+
+
+def trace(f: Callable[..., Any], args: Sequence[Any], static_argnums: Sequence[int] = (),
+          name: str | None = None) -> Graph:  # fmt: skip
+    """Trace ``f(*args)`` into a ``Graph`` (``static_argnums``: arguments passed as they are)."""
+    static = set(static_argnums)
+    dynamic = [a for i, a in enumerate(args) if i not in static]
+    leaves, in_tree = flatten(dynamic)
+    inputs = [abstract_like(t) for t in leaves]
+    in_vars = []
+    for t in inputs:
+        t.data.var = Var(t.shape, t.dtype, t.device)
+        in_vars.append(t.data.var)
+    rebuilt = iter(unflatten(in_tree, inputs))
+    call_args = [a if i in static else next(rebuilt) for i, a in enumerate(args)]
+    recorder = Trace()
+    state = current()
+    outer = state.tracing
+    state.tracing = recorder
+    try:
+        with backends.abstract():
+            result = f(*call_args)
+    finally:
+        state.tracing = outer
+    out_leaves, out_tree = flatten(result)
+    outputs = [recorder.var_of(t.data, t) for t in out_leaves]
+    return Graph(
+        in_vars, recorder.ops, outputs, recorder.constants, list(recorder.captured.values()),
+        in_tree, out_tree, name=name or _name_of(f),
+    )  # fmt: skip
+
+
+def _name_of(f: Any) -> str:
+    name = getattr(f, "__name__", "graph")
+    return "graph" if name.startswith("<") else name
+
+
+def make_graph(f: Callable[..., Any], static_argnums: int | Sequence[int] = ()) -> Callable:
+    """``make_graph(f)(*args)``: the ``Graph`` of ``f`` traced on the signature of ``args``.
+
+    Nothing is computed: only shapes, dtypes and devices are read from
+    ``args``. ``static_argnums`` names arguments passed to ``f`` as they are
+    (Python values that steer control flow). Like ``jax.make_jaxpr``.
+    """
+    static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+
+    def traced(*args: Any) -> Graph:
+        return trace(f, args, static)
+
+    return traced
