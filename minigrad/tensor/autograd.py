@@ -22,9 +22,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from minigrad import backends
 from minigrad.graph import topological_order
 from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.batching import BatchedArray
 from minigrad.tensor.mode import enable_grad, no_grad
 from minigrad.tensor.record import FREED_MESSAGE, OpRecord, full_like
 
@@ -77,12 +80,32 @@ def _accumulate(total: Tensor, term: Tensor, fresh: set[int]) -> Tensor:
     bookkeeping, because no one else can see that tensor yet.
     """
     plain = total._tangents is None and term._tangents is None  # (forward over reverse)
-    if plain and id(total) in fresh and total.data.dtype == term.data.dtype:
+    arrays = type(total.data) is not BatchedArray and type(term.data) is not BatchedArray
+    if plain and arrays and id(total) in fresh and total.data.dtype == term.data.dtype:
         total.data = backends.for_device(total.device).zip("add", total.data, term.data)
         return total
     total = total + term
     fresh.add(id(total))
     return total
+
+
+def _own(g: Tensor, given: set[int]) -> Tensor:
+    """``g``, or a copy of it, that no other tensor shares: what a leaf's ``.grad`` gets.
+
+    A cotangent may be a view (``sum``'s is a broadcast of one number) or be
+    sent to two leaves at once (``add`` passes it on as it is). As ``.grad``
+    it must own its memory, so that ``p.grad.zero_()`` or an optimizer's
+    in-place change touches that one gradient only.
+    """
+    data = g.data
+    owned = isinstance(data, np.ndarray) and data.base is None and data.flags.writeable
+    if owned and id(data) not in given:
+        given.add(id(data))
+        return g
+    backend = backends.for_device(g.device)
+    copy = backend.where(backend.full((), True, np.dtype(bool)), data, data)  # fresh memory
+    given.add(id(copy))
+    return type(g)._wrap(copy, g.device)
 
 
 def _run(outputs, seeds, inputs, retain_graph, create_graph):
@@ -104,6 +127,7 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph):
     # Sums this pass made itself: nobody else holds them, so later terms may be
     # added to them in place of making a new tensor each time (see _accumulate).
     fresh: set[int] = set()
+    given: set[int] = set()  # arrays handed out as some leaf's .grad (see _own)
     with enable_grad() if create_graph else no_grad():
         while order:
             # Popping (not iterating) lets a record, and the values it saved, go
@@ -115,7 +139,10 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph):
             fresh.discard(id(g))  # handed to rules now, which may pass it on as it is
             if type(v) is not OpRecord:  # a leaf: the end of this path
                 if wanted is None:
-                    v.grad = g if v.grad is None else v.grad + g
+                    if v.grad is not None:
+                        v.grad = v.grad + g
+                    else:
+                        v.grad = g if create_graph else _own(g, given)
                 elif v in wanted:
                     results[v] = g
                 continue

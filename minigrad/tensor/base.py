@@ -17,6 +17,15 @@ The fields:
 - ``grad``: the accumulated gradient (a Tensor) after ``backward()``;
 - ``_tangents``: forward-mode tangents, one per open ``jvp`` level (lesson 07).
 
+**Versions.** ``x._version`` counts how often ``x``'s numbers were changed in
+place (``x += 1``, ``x.zero_()``; ``minigrad.tensor.inplace``). As in PyTorch,
+the count belongs to the memory, not to the tensor object: a view that shares
+``x``'s buffer (``x.reshape(...)``, ``x.T``, ``x[0]``, ``x.detach()``) shares its
+version. A record that saves a tensor for backward notes its version and
+backward compares (``record.py``). Almost no buffer is ever changed in place, so
+the counts live in one table keyed by the buffer, holding only the buffers that
+were: an operation pays nothing for versions until some in-place change happens.
+
     >>> import minigrad as mg
     >>> x = mg.tensor([[1.0, 2.0]])
     >>> x.shape, x.ndim, x.size, x.dtype, x.device
@@ -26,12 +35,14 @@ The fields:
 from __future__ import annotations
 
 import math
+import weakref
 from typing import Any, ClassVar
 
 import numpy as np
 
 from minigrad import backends
 from minigrad.tensor import dtypes
+from minigrad.tensor.batching import BatchedArray
 
 NOT_NUMBERS = (
     "cannot make a tensor from this data (ragged lists or non-numbers?); "
@@ -144,6 +155,41 @@ def _check_fits(array: np.ndarray, target: np.dtype) -> None:
         )
 
 
+# -- versions: how often a buffer was changed in place ----------------------------
+#: id(buffer) -> its version, for the buffers changed in place (and still alive).
+#: Empty, as it nearly always is, it means "every version is 0": records test it
+#: (``if VERSIONS:``, a few nanoseconds) before they look at versions at all.
+VERSIONS: dict[int, int] = {}
+
+
+def buffer_of(data: Any) -> Any:
+    """The object that owns the memory of a backend array (views share it).
+
+    >>> a = np.zeros((2, 3))
+    >>> buffer_of(a.T[0]) is a, buffer_of(a) is a
+    (True, True)
+    """
+    if isinstance(data, np.ndarray):
+        while isinstance(data.base, np.ndarray):
+            data = data.base
+        return data
+    return getattr(data, "buffer", data)  # a CudaArray: a strided view of a flat buffer
+
+
+def version_of(data: Any) -> int:
+    """How many in-place changes the memory of backend array ``data`` has seen."""
+    return VERSIONS.get(id(buffer_of(data)), 0) if VERSIONS else 0
+
+
+def set_version(data: Any, version: int) -> None:
+    """Set the version of ``data``'s memory (forgotten when that memory is freed)."""
+    buffer = buffer_of(data)
+    key = id(buffer)
+    if key not in VERSIONS:  # ids are reused once an object dies: forget it then
+        weakref.finalize(buffer, VERSIONS.pop, key, None)
+    VERSIONS[key] = version
+
+
 class TensorBase:
     """The state of a tensor; ``Tensor`` adds the operations."""
 
@@ -207,6 +253,11 @@ class TensorBase:
         return self.data.dtype
 
     @property
+    def _version(self) -> int:
+        """How many times this tensor's memory was changed in place (as PyTorch's)."""
+        return version_of(self.data)
+
+    @property
     def is_leaf(self) -> bool:
         return self._node is None
 
@@ -244,6 +295,8 @@ class TensorBase:
     # -- values -----------------------------------------------------------------
     def numpy(self) -> np.ndarray:
         """The values as a NumPy array (copied to the host for CUDA tensors)."""
+        if type(self.data) is BatchedArray:  # inside vmap: one tensor, many values
+            self.data.__array__()  # raises, saying why
         return backends.for_device(self.device).to_numpy(self.data)
 
     def item(self) -> float | int | bool:
@@ -277,6 +330,9 @@ class TensorBase:
     __hash__ = object.__hash__
 
     def __repr__(self) -> str:
+        if type(self.data) is BatchedArray:  # inside vmap (lesson 14): show the whole batch
+            batch = self.data
+            return f"BatchedTensor(level={batch.level.id}, batch=0, value={batch.physical!r})"
         body = np.array2string(
             self.numpy(), separator=", ", prefix="tensor(", precision=4, suppress_small=True
         )
@@ -309,7 +365,10 @@ class TensorBase:
 
     def detach(self) -> Any:
         """The same values, cut off from the graph (and from forward-mode tangents)."""
-        return type(self)._wrap(self.data, self.device)
+        data = self.data
+        if type(data) is BatchedArray:  # inside vmap: cut the batch's own graph too
+            data = data.detached()
+        return type(self)._wrap(data, self.device)
 
     def zero_grad(self) -> None:
         self.grad = None

@@ -14,6 +14,7 @@ sees equal shapes and is right on broadcast inputs by construction.
 from __future__ import annotations
 
 from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.batching import ranked
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
 
@@ -73,12 +74,21 @@ BROADCAST_TO = Primitive(
     "broadcast_to",
     lambda backend, x, shape: backend.broadcast_to(x, shape),
     linear=(lambda g, x, shape: sum_to(g, x.shape),),
+    batch=lambda xs, batched, shape: broadcast_to(ranked(xs[0], len(shape)), (len(xs[0]), *shape)),
 )
 SUM_TO = Primitive(
     "sum_to",
     _sum_to_forward,
     linear=(lambda g, x, shape: broadcast_to(g, x.shape),),
+    batch=lambda xs, batched, shape: _sum_to_batched(xs[0], shape),
 )
+
+
+def _sum_to_batched(x: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """``sum_to`` of each example of the batch ``x`` (batch on axis 0): sum, then drop the axes."""
+    lead = x.ndim - 1 - len(shape)
+    summed = sum_to(x, (len(x), *(1,) * lead, *shape))
+    return summed.reshape((len(x), *shape))
 
 
 def broadcast_to(x: Tensor, shape: tuple[int, ...]) -> Tensor:

@@ -20,6 +20,7 @@ import numpy as np
 from minigrad import backends
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.batching import aligned
 from minigrad.tensor.broadcasting import broadcast_shape, broadcast_to
 from minigrad.tensor.mode import current
 from minigrad.tensor.primitive import Primitive
@@ -338,12 +339,28 @@ def logical_not(x: Any) -> Tensor:
 # No derivative: the values are whole numbers. The backends have no bitwise
 # kernel, so the rows run NumPy's on the host (a copy each way on the GPU).
 def _on_host(function: Any) -> Any:
-    return lambda backend, *xs: backend.from_numpy(function(*map(backend.to_numpy, xs)))
+    # (np.asarray: on 0-d arrays a ufunc returns a NumPy scalar, not an array.)
+    return lambda backend, *xs: backend.from_numpy(
+        np.asarray(function(*map(backend.to_numpy, xs)))
+    )
 
 
-BITWISE_AND = Primitive("bitwise_and", _on_host(np.bitwise_and))
-BITWISE_OR = Primitive("bitwise_or", _on_host(np.bitwise_or))
-BITWISE_NOT = Primitive("bitwise_not", _on_host(np.invert))
+# Elementwise without a scalar body, so their batch rules are written out (lesson 14).
+BITWISE_AND = Primitive(
+    "bitwise_and",
+    _on_host(np.bitwise_and),
+    batch=lambda xs, batched: apply(BITWISE_AND, tuple(aligned(xs, batched))),
+)
+BITWISE_OR = Primitive(
+    "bitwise_or",
+    _on_host(np.bitwise_or),
+    batch=lambda xs, batched: apply(BITWISE_OR, tuple(aligned(xs, batched))),
+)
+BITWISE_NOT = Primitive(
+    "bitwise_not",
+    _on_host(np.invert),
+    batch=lambda xs, batched: apply(BITWISE_NOT, tuple(xs)),
+)
 
 
 def _check_bitwise(symbol: str, name: str, dtype: np.dtype) -> None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from minigrad.tensor.batching import BatchedArray
 from minigrad.tensor.mode import no_grad
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
@@ -51,6 +52,14 @@ class FunctionCtx:
 
 def _as_tuple(value: Any) -> tuple:
     return value if isinstance(value, tuple) else (value,)
+
+
+def _physical(result: Tensor, xs: list, batched: list) -> Tensor:
+    """``forward``'s batched result with its batch axis in front (broadcast if it has none)."""
+    size = next(len(x) for x, b in zip(xs, batched) if b)
+    if type(result.data) is BatchedArray and len(result.data.physical) == size:
+        return result.data.physical
+    return result.broadcast_to((size, *result.shape))
 
 
 class Function:
@@ -89,6 +98,8 @@ class Function:
                 lambda backend, *arrays, ctx, result, positions: result.data,
                 vjp=vjp,
                 jvp=jvp,
+                # Inside vmap, forward already ran on the batch (lesson 14).
+                batch=lambda xs, batched, ctx, result, positions: _physical(result, xs, batched),
                 register=False,  # a user's operation, not a row of the built-in table
             )
             cls._minigrad_primitive = prim

@@ -23,11 +23,32 @@ def _mT(x: Tensor) -> Tensor:
 
 # Bilinear: linear in a with b fixed (transpose G -> G B^T) and in b with a
 # fixed (G -> A^T G). Forward mode reads the same row as dA @ B + A @ dB.
+def _matmul_batched(xs: list, batched: list) -> Tensor:
+    """``a @ b`` for every example (lesson 14): where one side is the same for every
+    example, the batch joins the other side's rows or columns, and the whole batch
+    is one bigger matrix product instead of many small ones."""
+    a, b = xs
+    if batched[0] and batched[1]:
+        return apply(MATMUL, (a, b))
+    if batched[0] and b.ndim == 2:  # (B, n, k) @ (k, m): the batch's rows stacked
+        rows = apply(MATMUL, (a.reshape(-1, a.shape[-1]), b))
+        return rows.reshape((*a.shape[:-1], b.shape[-1]))
+    if batched[1] and a.ndim == 2:  # (n, k) @ (B, k, m): the batch's columns side by side
+        size, k, m = b.shape
+        columns = apply(MATMUL, (a, b.transpose(1, 0, 2).reshape(k, size * m)))
+        return columns.reshape(a.shape[0], size, m).transpose(1, 0, 2)
+    size = len(a) if batched[0] else len(b)  # stacks of matrices: give both the batch axis
+    a = a if batched[0] else a.broadcast_to((size, *a.shape))
+    b = b if batched[1] else b.broadcast_to((size, *b.shape))
+    return apply(MATMUL, (a, b))
+
+
 MATMUL = Primitive(
     "matmul",
     lambda backend, a, b: backend.matmul(a, b),
     multilinear=(lambda g, a, b: matmul(g, _mT(b)), lambda g, a, b: matmul(_mT(a), g)),
     saves=(0, 1),
+    batch=_matmul_batched,
 )
 
 

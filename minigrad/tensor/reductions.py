@@ -17,8 +17,11 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
+import numpy as np
+
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.batching import shifted
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
 
@@ -92,6 +95,9 @@ SUM = Primitive(
     "sum",
     _reduce("sum"),
     linear=(lambda g, x, axes, keepdims: _expand(g, x, axes, keepdims),),
+    batch=lambda xs, batched, axes, keepdims: apply(
+        SUM, (xs[0],), axes=shifted(axes), keepdims=keepdims
+    ),
 )
 
 
@@ -106,7 +112,11 @@ def _extremum(name: str) -> Primitive:
         weighted = tangents[0] * _winners(out, inputs[0], axes, keepdims)
         return apply(SUM, (weighted,), axes=axes, keepdims=keepdims)
 
-    return Primitive(name, _reduce(name), vjp=vjp, jvp=jvp, saves=(0, "out"))
+    def batch(xs, batched, axes, keepdims):  # the same reduction, past the batch axis
+        return apply(prim, (xs[0],), axes=shifted(axes), keepdims=keepdims)
+
+    prim = Primitive(name, _reduce(name), vjp=vjp, jvp=jvp, saves=(0, "out"), batch=batch)
+    return prim
 
 
 MAX = _extremum("max")
@@ -147,7 +157,7 @@ def min(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdi
 
 
 def _check_not_empty(x: Tensor, axes: tuple[int, ...], op: str) -> None:
-    if any(x.shape[a] == 0 for a in axes) or (not axes and x.size == 0):
+    if builtins.any(x.shape[a] == 0 for a in axes) or (not axes and x.size == 0):
         raise RuntimeError(
             f"{op}(): Expected reduction dim to be specified for input.numel() == 0. Specify "
             f"the reduction dim with the 'dim' argument.\n(shape {x.shape}, axes {axes})"
@@ -187,6 +197,123 @@ def var(x: Tensor, axis: Any = None, keepdims: bool = False, ddof: int = 0, *, d
     centered = x - mean(x, axes, keepdims=True)
     squares = apply(SUM, (centered * centered,), axes=axes, keepdims=keepdims)
     return squares / builtins.max(_count(x, axes) - ddof, 0)
+
+
+def std(x: Tensor, axis: Any = None, keepdims: bool = False, ddof: int = 0, *, dim=None,
+        keepdim=None, correction=None):  # fmt: skip
+    """Standard deviation over ``axis``: ``sqrt(var)``, with ``var``'s ``ddof=0`` default.
+
+    (PyTorch's ``std`` defaults to ``correction=1``; minigrad follows NumPy
+    here, as ``var`` does: give ``ddof=1`` or ``correction=1`` for the sample
+    standard deviation.)
+
+    >>> import minigrad as mg
+    >>> mg.tensor([1.0, 3.0]).std(), mg.tensor([1.0, 3.0]).std(correction=1)
+    (tensor(1.), tensor(1.4142))
+    """
+    return var(x, axis, keepdims, ddof, dim=dim, keepdim=keepdim, correction=correction).sqrt()
+
+
+def amax(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdim=None):
+    """Largest element over ``axis`` (PyTorch's name); tied winners share the gradient evenly.
+
+    >>> import minigrad as mg
+    >>> x = mg.tensor([1.0, 3.0, 3.0], requires_grad=True)
+    >>> x.amax().backward(); x.grad
+    tensor([0. , 0.5, 0.5])
+    """
+    return max(x, axis, keepdims, dim=dim, keepdim=keepdim)
+
+
+def amin(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdim=None):
+    """Smallest element over ``axis`` (PyTorch's name); tied winners share the gradient evenly."""
+    return min(x, axis, keepdims, dim=dim, keepdim=keepdim)
+
+
+def _arg_extremum(prim: Primitive, x: Tensor, axis: Any, keepdims: bool, dim: Any,
+                  keepdim: Any) -> Tensor:  # fmt: skip
+    """The index of the first winner along one axis: no kernel of its own.
+
+    The winner is found with ``max`` (or ``min``); then each position along
+    the axis offers its own index where it wins and ``n`` where it loses, and
+    the smallest offer is the first winner. NaN wins, as in PyTorch.
+    """
+    name = "argmax" if prim is MAX else "argmin"
+    if dim is not None:
+        axis = dim
+    if keepdim is not None:
+        keepdims = keepdim
+    if isinstance(axis, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(axis).__name__}")
+    shape = x.shape
+    if axis is None:
+        if x.size == 0:
+            raise RuntimeError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0.\n"
+                f"(shape {shape}); give dim= along an axis of nonzero size"
+            )
+        x, a = x.detach().reshape(-1), 0
+    else:
+        axes = normalize_axes(axis, x.ndim)
+        if not axes:  # a 0-d tensor: its one element is the winner
+            return Tensor.concrete(0, device=x.device)
+        a = axes[0]
+        if shape[a] == 0:
+            raise IndexError(
+                f"{name}(): Expected reduction dim {a} to have non-zero size.\n"
+                f"(shape {shape}); an empty axis has no winner"
+            )
+    x = x.detach()
+    n = x.shape[a]
+    best = apply(prim, (x,), axes=(a,), keepdims=True)
+    wins = (x == best) | (x != x)
+    along = tuple(n if i == a else 1 for i in range(x.ndim))
+    positions = Tensor.concrete(np.arange(n).reshape(along), device=x.device)
+    first = apply(MIN, (positions.where(wins, n),), axes=(a,), keepdims=keepdims)
+    if axis is None and keepdims:
+        return first.reshape((1,) * len(shape))
+    return first
+
+
+def argmax(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdim=None):
+    """Index (int64) of the largest element along ``axis``; None: of the flattened tensor.
+
+    Ties give the first index, and NaN counts as the largest, as in PyTorch.
+
+    >>> import minigrad as mg
+    >>> mg.tensor([[1.0, 5.0, 5.0], [7.0, 0.0, 7.0]]).argmax(dim=1)
+    tensor([1, 0])
+    """
+    return _arg_extremum(MAX, x, axis, keepdims, dim, keepdim)
+
+
+def argmin(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdim=None):
+    """Index (int64) of the smallest element along ``axis``; None: of the flattened tensor."""
+    return _arg_extremum(MIN, x, axis, keepdims, dim, keepdim)
+
+
+def any(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdim=None):
+    """Whether any element over ``axis`` is nonzero: a bool tensor (``bool(x.any())`` works).
+
+    >>> import minigrad as mg
+    >>> mg.tensor([[0.0, 1.0], [0.0, 0.0]]).any(dim=1)
+    tensor([ True, False])
+    """
+    axes, keepdims = _axes_and_keep(x, axis, keepdims, dim, keepdim)
+    count = apply(SUM, ((x != 0).to(dtypes.int64),), axes=axes, keepdims=keepdims)
+    return count > 0
+
+
+def all(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdim=None):
+    """Whether every element over ``axis`` is nonzero: a bool tensor (True when empty).
+
+    >>> import minigrad as mg
+    >>> mg.tensor([[1.0, 1.0], [0.0, 1.0]]).all(axis=1), bool(mg.ones(3).all())
+    (tensor([ True, False]), True)
+    """
+    axes, keepdims = _axes_and_keep(x, axis, keepdims, dim, keepdim)
+    count = apply(SUM, ((x == 0).to(dtypes.int64),), axes=axes, keepdims=keepdims)
+    return count == 0
 
 
 def logsumexp(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdim=None):

@@ -17,6 +17,7 @@ import numpy as np
 from minigrad import backends
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.batching import moved_to_front, shifted
 from minigrad.tensor.broadcasting import ShapeError
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
@@ -24,37 +25,44 @@ from minigrad.tensor.reductions import normalize_axes
 
 # Every row here is linear: forward mode moves the tangent as the values were
 # moved, reverse mode moves the cotangent back (the transpose).
+# Batched (lesson 14), each acts on every example: the batch axis stays in front.
 RESHAPE = Primitive(
     "reshape",
     lambda backend, x, shape: backend.reshape(x, shape),
     linear=(lambda g, x, shape: reshape(g, x.shape),),
+    batch=lambda xs, batched, shape: apply(RESHAPE, (xs[0],), shape=(len(xs[0]), *shape)),
 )
 TRANSPOSE = Primitive(
     "transpose",
     lambda backend, x, axes: backend.transpose(x, axes),
     linear=(lambda g, x, axes: transpose(g, tuple(int(a) for a in np.argsort(axes))),),
+    batch=lambda xs, batched, axes: apply(TRANSPOSE, (xs[0],), axes=(0, *shifted(axes))),
 )
 # Reading elements out and adding them back in are each other's transpose.
 GETITEM = Primitive(
     "getitem",
     lambda backend, x, index: backend.getitem(x, index),
     linear=(lambda g, x, index: apply(SCATTER_ADD, (g,), index=index, shape=x.shape),),
+    batch=lambda xs, batched, index: _getitem_batched(xs[0], index),
 )
 SCATTER_ADD = Primitive(
     "scatter_add",
     lambda backend, values, index, shape: backend.scatter_add(shape, index, values),
     linear=(lambda g, values, index, shape: apply(GETITEM, (g,), index=index),),
+    batch=lambda xs, batched, index, shape: _scatter_add_batched(xs[0], index, shape),
 )
 ASTYPE = Primitive(
     "astype",
     lambda backend, x, dtype: backend.astype(x, dtype),
     linear=(lambda g, x, dtype: astype(g, x.dtype),),
+    batch=lambda xs, batched, dtype: apply(ASTYPE, (xs[0],), dtype=dtype),
 )
 # The output lives on ``device``; apply() places it there (see record.apply).
 TO_DEVICE = Primitive(
     "to",
     lambda backend, x, device: backends.for_device(device).from_numpy(backend.to_numpy(x)),
     linear=(lambda g, x, device: to_device(g, x.device),),
+    batch=lambda xs, batched, device: apply(TO_DEVICE, (xs[0],), device=device),
 )
 
 
@@ -67,11 +75,55 @@ def _concat_transpose(g, *inputs, axis):
     return tuple(cotangents)
 
 
+def _concat_batched(xs: list, batched: list, axis: int) -> Tensor:
+    size = next(len(x) for x, b in zip(xs, batched) if b)
+    parts = tuple(moved_to_front(x, b, size) for x, b in zip(xs, batched))
+    return apply(CONCATENATE, parts, axis=axis + 1)
+
+
 CONCATENATE = Primitive(
     "concatenate",
     lambda backend, *xs, axis: backend.concatenate(list(xs), axis),
     linear=_concat_transpose,
+    batch=_concat_batched,
 )
+
+
+# -- indexing a batch: x[index] of every example is x[:, index] of the batch, except
+# that NumPy moves the axes of advanced indices to the front when a slice (here
+# the batch's) separates them; then the batch axis is moved back to the front.
+def _batch_axis_after(index: tuple) -> int:
+    """Where ``x[(slice(None), *index)]`` puts the batch axis (0, or after moved axes)."""
+    arrays = [i for i, part in enumerate(index) if hasattr(part, "shape")]
+    if not arrays:
+        return 0  # basic indexing keeps the axes in order
+    advanced = [i for i, part in enumerate(index) if i in arrays or dtypes.is_integer(part)]
+    if advanced == list(range(advanced[0], advanced[-1] + 1)):
+        return 0  # side by side: their axes stay where they are, after the batch
+    shapes = [
+        (int(np.count_nonzero(index[i])),) if index[i].dtype == np.bool_ else index[i].shape
+        for i in arrays
+    ]
+    return len(np.broadcast_shapes(*shapes))
+
+
+def _moved_axis(x: Tensor, source: int, destination: int) -> Tensor:
+    order = [a for a in range(x.ndim) if a != source]
+    order.insert(destination, source)
+    return transpose(x, tuple(order))
+
+
+def _getitem_batched(x: Tensor, index: Any) -> Tensor:
+    index = index if isinstance(index, tuple) else (index,)
+    out = apply(GETITEM, (x,), index=(slice(None), *index))
+    return _moved_axis(out, _batch_axis_after(index), 0)
+
+
+def _scatter_add_batched(values: Tensor, index: Any, shape: tuple[int, ...]) -> Tensor:
+    index = index if isinstance(index, tuple) else (index,)
+    size = len(values)
+    values = _moved_axis(values, 0, _batch_axis_after(index))
+    return apply(SCATTER_ADD, (values,), index=(slice(None), *index), shape=(size, *shape))
 
 
 def sizes(given: tuple, op: str, argument: str = "size", inferred: bool = False) -> tuple[int, ...]:

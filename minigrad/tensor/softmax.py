@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.batching import shifted
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
 from minigrad.tensor.reductions import normalize_axes
@@ -60,7 +61,13 @@ LOG_SOFTMAX = Primitive(
     vjp=lambda g, out, inputs, needs, axis: (g - out.exp() * _along(g, axis),),
     jvp=lambda ts, out, inputs, axis: ts[0] - _along(out.exp() * ts[0], axis),
     saves=("out",),
+    batch=lambda xs, batched, axis: apply(LOG_SOFTMAX, (xs[0],), axis=_past_batch(axis)),
 )
+
+
+def _past_batch(axis: int | None) -> int | None:
+    """The axis of one example, in a batch whose axis 0 is the batch (None: no axis)."""
+    return None if axis is None else shifted((axis,))[0]
 
 
 def _softmax_derivative(v, out, axis):
@@ -73,6 +80,7 @@ SOFTMAX = Primitive(
     vjp=lambda g, out, inputs, needs, axis: (_softmax_derivative(g, out, axis),),
     jvp=lambda ts, out, inputs, axis: _softmax_derivative(ts[0], out, axis),
     saves=("out",),
+    batch=lambda xs, batched, axis: apply(SOFTMAX, (xs[0],), axis=_past_batch(axis)),
 )
 
 

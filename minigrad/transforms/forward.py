@@ -37,7 +37,13 @@ from minigrad.tensor.tensor import Tensor
 from minigrad.transforms.arguments import as_tensor, outputs_of, primals_and_tangents, split_aux
 
 # The identity, as a row of the table: its cotangent is g and its tangent is t.
-ALIAS = Primitive("alias", lambda backend, x: x, linear=(lambda g, x: g,), register=False)
+ALIAS = Primitive(
+    "alias",
+    lambda backend, x: x,
+    linear=(lambda g, x: g,),
+    register=False,
+    batch=lambda xs, batched: alias(xs[0]),
+)
 
 
 def alias(x: Tensor) -> Tensor:

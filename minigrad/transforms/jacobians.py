@@ -1,12 +1,16 @@
-"""Whole Jacobians and Hessians, by rows or by columns (lessons 07-08).
+"""Whole Jacobians and Hessians, by rows or by columns (lessons 07-08, 14).
 
 The Jacobian of ``f: R^n -> R^m`` is an ``m x n`` matrix, and the two modes
 build it from opposite ends:
 
-- ``jacrev``: one reverse pass per *output* element ``i`` gives row ``i``
+- ``jacrev``: the reverse pass of cotangent ``e_i`` gives row ``i``
   (``e_i^T J``, a vjp). Cheap when there are few outputs (a loss: one row).
-- ``jacfwd``: one forward pass per *input* element ``j`` gives column ``j``
+- ``jacfwd``: the forward pass of tangent ``e_j`` gives column ``j``
   (``J e_j``, a jvp). Cheap when there are few inputs.
+
+Every row (or column) asks the same question of a different basis vector, so
+both run them all at once: ``vmap`` over the basis (lesson 14), one batched
+pass instead of one pass per element, as ``torch.func`` and JAX do.
 
 A Hessian is the Jacobian of the gradient: ``jacfwd(jacrev(f))``, forward
 over reverse, which is one gradient computation per input direction. A
@@ -29,7 +33,6 @@ from typing import Any
 import numpy as np
 
 from minigrad.tensor import factories
-from minigrad.tensor.shape import stack
 from minigrad.tensor.tensor import Tensor
 from minigrad.transforms.arguments import (
     argnums_partial,
@@ -41,6 +44,7 @@ from minigrad.transforms.arguments import (
 )
 from minigrad.transforms.forward import jvp, push_forward
 from minigrad.transforms.reverse import value_and_grad, vjp
+from minigrad.transforms.vmap import vmap
 
 
 def _basis(shape: tuple[int, ...], index: int, like: Tensor) -> Tensor:
@@ -64,8 +68,15 @@ def _chosen(f: Callable, args: tuple, argnums: int | Sequence[int], where: str) 
     return of_chosen, [as_tensor(x, where) for x in chosen]
 
 
+def _basis_batch(shape: tuple[int, ...], like: Tensor) -> Tensor:
+    """Every one-hot tensor of ``shape``, stacked: the identity, shaped ``(size, *shape)``."""
+    size = int(np.prod(shape))
+    eye = np.eye(size, dtype=like.dtype).reshape((size, *shape))
+    return factories.tensor(eye, device=like.device)
+
+
 def jacrev(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
-    """The Jacobian of ``f`` by reverse mode: one vjp per output element (its rows).
+    """The Jacobian of ``f`` by reverse mode: the vjps of every output element (its rows).
 
     >>> import minigrad as mg
     >>> mg.jacrev(lambda x: x.sum(keepdims=True) * x)(mg.tensor([1.0, 2.0]))
@@ -79,33 +90,30 @@ def jacrev(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[
         outs, single_out = outputs_of(result, "jacrev")
         blocks = []
         for k, out in enumerate(outs):
-            rows: list[tuple[Tensor, ...]] = []
-            for index in range(out.size):
-                e = _basis(out.shape, index, out)
+
+            def row(e: Tensor, k: int = k) -> tuple[Tensor, ...]:
                 if single_out:
-                    rows.append(vjp_fn(e))
-                else:  # the other outputs get zero cotangents
-                    us = [e if j == k else factories.zeros_like(o) for j, o in enumerate(outs)]
-                    rows.append(vjp_fn(tuple(us)))
-            blocks.append(
-                [
-                    _stacked([row[i] for row in rows], out.shape, x.shape, x)
-                    for i, x in enumerate(chosen)
-                ]
-            )
+                    return vjp_fn(e)
+                # the other outputs get zero cotangents
+                return vjp_fn(tuple(e if j == k else factories.zeros_like(o)
+                                    for j, o in enumerate(outs)))  # fmt: skip
+
+            if out.size == 1:  # one row: no batch needed
+                rows = row(_basis(out.shape, 0, out))
+            elif out.size:  # every row in one batched reverse pass
+                rows = vmap(row)(_basis_batch(out.shape, out))
+            else:
+                rows = tuple(_empty(x) for x in chosen)
+            blocks.append([r.reshape(out.shape + x.shape) for r, x in zip(rows, chosen)])
         return _assemble(blocks, single_out, argnums)
 
     jacrev_f.__name__ = f"jacrev({getattr(f, '__name__', 'f')})"
     return jacrev_f
 
 
-def _stacked(parts: list[Tensor], lead: tuple, tail: tuple, like: Tensor) -> Tensor:
-    """Stack ``parts`` (one per element of ``lead``) into a tensor of shape lead + tail."""
-    if not parts:
-        return factories.zeros(lead + tail, dtype=like.dtype, device=like.device)
-    if len(parts) == 1:  # one row (a scalar output): nothing to stack
-        return parts[0].reshape(lead + tail)
-    return stack(parts).reshape(lead + tail)
+def _empty(like: Tensor) -> Tensor:
+    """No rows (or columns) at all: shaped ``(0, *like.shape)``."""
+    return factories.zeros((0, *like.shape), dtype=like.dtype, device=like.device)
 
 
 def jacfwd(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
@@ -120,25 +128,30 @@ def jacfwd(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[
     def jacfwd_f(*args: Any) -> Any:
         restricted, chosen = _chosen(f, args, argnums, "jacfwd")
         per_input = []  # per_input[i][k]: the Jacobian of output k with respect to input i
-        single_out = True
+        seen: dict[str, Any] = {}  # f's outputs (their shapes) and whether it returned one
+
+        def column(e: Tensor, i: int) -> tuple[Tensor, ...]:
+            directions = [e if k == i else None for k in range(len(chosen))]
+            outs, tangents, seen["single"], _ = push_forward(
+                restricted, chosen, directions, where="jacfwd"
+            )
+            seen["outs"] = outs
+            return tangents
+
         for i, x in enumerate(chosen):
-            columns = []
-            for index in range(x.size):
-                directions = [
-                    _basis(x.shape, index, x) if k == i else None for k in range(len(chosen))
-                ]
-                outs, tangents, single_out, _ = push_forward(
-                    restricted, chosen, directions, where="jacfwd"
-                )
-                columns.append(tangents)
-            if not columns:  # an empty input: no directions, but the outputs' shapes still count
-                outs, single_out = outputs_of(restricted(*chosen), "jacfwd")
+            if x.size == 1:  # one column: no batch needed
+                columns = column(_basis(x.shape, 0, x), i)
+            elif x.size:  # every column in one batched forward pass
+                columns = vmap(column, in_axes=(0, None))(_basis_batch(x.shape, x), i)
+            else:  # no directions, but the outputs' shapes still count
+                if "outs" not in seen:
+                    seen["outs"], seen["single"] = outputs_of(restricted(*chosen), "jacfwd")
+                columns = tuple(_empty(out) for out in seen["outs"])
+            outs, single_out = seen["outs"], seen["single"]
             per_input.append(
                 [
-                    _stacked([col[k] for col in columns], x.shape, out.shape, out).permute(
-                        _moved(x.ndim, out.ndim)
-                    )
-                    for k, out in enumerate(outs)
+                    c.reshape(x.shape + out.shape).permute(_moved(x.ndim, out.ndim))
+                    for c, out in zip(columns, outs)
                 ]
             )
         blocks = [[per_input[i][k] for i in range(len(chosen))] for k in range(len(per_input[0]))]

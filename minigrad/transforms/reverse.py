@@ -33,6 +33,7 @@ from typing import Any
 
 from minigrad.graph import topological_order
 from minigrad.tensor import autograd, dtypes, factories
+from minigrad.tensor.batching import watched_from_outside
 from minigrad.tensor.mode import enable_grad
 from minigrad.tensor.tensor import Tensor
 from minigrad.transforms.arguments import (
@@ -65,7 +66,10 @@ def _keeping_tangents(x: Tensor, copy: Tensor) -> Tensor:
 
     The one place reverse mode reaches into a tensor (``_tangents``): a copy
     that keeps the tangents is what lets an outer ``jvp`` see through it.
+    Inside vmap it keeps ``x``'s batch too, whose physical tensor an outer
+    ``grad`` may be recording (lesson 14): detached at this level only.
     """
+    copy.data = x.data
     copy._tangents = dict(x._tangents) if x._tangents else None
     copy.label = x.label
     return copy
@@ -95,6 +99,8 @@ def outer_graph_needed(outputs: Sequence[Tensor], ours: Sequence[Tensor]) -> boo
         return tuple(p for p in t._parents if p.requires_grad)
 
     if any(not x.is_leaf for x in ours):  # an alias: an outer graph is watching
+        return True
+    if watched_from_outside():  # inside vmap, an outer grad records the batch (lesson 14)
         return True
     roots = [o for o in outputs if o.requires_grad]
     return any(

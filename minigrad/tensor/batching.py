@@ -1,0 +1,265 @@
+"""Batched tensors: the fourth reading of a row, how it acts on a batch (lesson 14).
+
+Inside ``mg.vmap(f)``, ``f`` sees one example, yet every operation it runs
+acts on the whole batch at once. A *batched* tensor makes that work: its
+``data`` is a ``BatchedArray``, which holds a *physical* tensor whose axis 0
+is the batch and says which vmap ``Level`` that axis belongs to. The tensor's
+``shape`` is the *logical* one, without the batch axis, so ``f``'s code (and
+every shape check in the library) reads one example.
+
+When an input of an operation is batched, ``apply`` does not call the row's
+kernel: it calls ``batch_forward``, which unwraps the physical tensors of the
+innermost level and runs the row's **batch rule** on them. A rule is an
+ordinary function of tensors, ``batch(xs, batched, **params)``: ``batched[i]``
+says whether ``xs[i]`` carries the batch on axis 0, and the rule returns the
+physical result, batch on axis 0. It runs operations through ``apply``
+again, so the rules compose: nested vmaps unwrap one level per call, and
+gradients and tangents of the physical tensors are recorded as usual.
+
+- **Elementwise rows** (a ``scalar`` body) share one rule, ``elementwise``:
+  line the batch axes up in front, broadcast, and run the same row.
+- Rows that name axes (reductions, transpose, softmax) shift them by one.
+- ``matmul`` batches natively: a batch of matrices times a matrix is one
+  bigger matrix product (``linalg.py``).
+- A row without a rule runs once per example and stacks the results
+  (``loop``), with a one-time warning naming it: correct, but slow.
+
+    >>> import minigrad as mg
+    >>> mg.vmap(lambda x: x.sum())(mg.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    tensor([3., 7.])
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from minigrad.tensor.mode import current
+from minigrad.tensor.primitive import REGISTRY, Primitive
+
+ESCAPED = (
+    "a batched tensor was used after its vmap returned (it was stored outside f, or "
+    "returned inside a non-tensor); return tensors from f instead, so that vmap can "
+    "unbatch them"
+)
+NOT_VALUES = (
+    "vmap: a batched tensor has no single value: .item(), .numpy(), float() and bool() "
+    "are not supported inside vmap (the batch holds many values). Write the computation "
+    "with tensor operations (e.g. mg.where instead of if), or move it out of vmap"
+)
+
+_level_ids = itertools.count(1)
+
+
+class Level:
+    """One open ``vmap``: its batch size and how random operations inside it behave."""
+
+    __slots__ = ("id", "open", "randomness", "size", "watched")
+
+    def __init__(self, size: int, randomness: str, watched: bool) -> None:
+        self.id = next(_level_ids)
+        self.size = size
+        self.randomness = randomness
+        self.open = True
+        # An outer transform (grad) records the physical tensors of this level,
+        # so gradients taken inside it must be recorded too (see reverse.py).
+        self.watched = watched
+
+    def __repr__(self) -> str:
+        return f"Level({self.id}, size={self.size})"
+
+
+def open_level(size: int, randomness: str = "error", watched: bool = False) -> Level:
+    """Start a vmap level over a batch of ``size`` (used by ``mg.vmap``)."""
+    levels = current().vmap_levels
+    level = Level(size, randomness, watched or any(lv.watched for lv in levels))
+    levels.append(level)
+    return level
+
+
+def close_level(level: Level) -> None:
+    """End ``level``: its batched tensors may no longer be used."""
+    level.open = False
+    current().vmap_levels.remove(level)
+
+
+def watched_from_outside() -> bool:
+    """Does an open vmap level hold tensors that an outer transform differentiates?"""
+    return any(level.watched for level in current().vmap_levels)
+
+
+class BatchedArray:
+    """The ``data`` of a batched tensor: a physical tensor with the batch on axis 0.
+
+    It answers ``shape`` and ``dtype`` like an array, with the *logical*
+    shape, so code that reads a tensor's shape sees one example.
+
+    >>> import minigrad as mg
+    >>> b = BatchedArray(mg.zeros((5, 2, 3)), Level(5, "error", False))
+    >>> b.shape, b.ndim, b
+    ((2, 3), 2, BatchedArray(batch 5 on axis 0, shape (2, 3), float32))
+    """
+
+    __slots__ = ("dtype", "level", "physical", "shape")
+
+    def __init__(self, physical: Any, level: Level) -> None:
+        self.physical = physical
+        self.level = level
+        self.shape = physical.shape[1:]
+        self.dtype = physical.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def detached(self) -> BatchedArray:
+        """The same batch, cut off from every graph (``Tensor.detach`` of a batched tensor)."""
+        return BatchedArray(self.physical.detach(), self.level)
+
+    def __array__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(NOT_VALUES if self.level.open else ESCAPED)
+
+    def __repr__(self) -> str:
+        return (
+            f"BatchedArray(batch {self.physical.shape[0]} on axis 0, shape {self.shape}, "
+            f"{self.dtype})"
+        )
+
+
+def is_batched(x: Any) -> bool:
+    """Is ``x`` a batched tensor (its data a ``BatchedArray``)?"""
+    return type(getattr(x, "data", None)) is BatchedArray
+
+
+# -- the dispatch: what apply() does when an input is batched -----------------------------
+def batch_forward(prim: Primitive, inputs: Sequence[Any], params: dict,
+                  apply: Callable[..., Any]) -> BatchedArray | None:  # fmt: skip
+    """The batched value of ``prim(*inputs)``, or None if no input is batched.
+
+    The innermost level among the inputs is peeled off: its tensors are
+    replaced by their physical tensors, the others pass as they are (they are
+    the same for every example), and the row's batch rule runs on them.
+    """
+    level = None
+    for t in inputs:
+        data = t.data
+        if type(data) is BatchedArray and (level is None or data.level.id > level.id):
+            level = data.level
+    if level is None:
+        return None
+    if not level.open:
+        raise RuntimeError(ESCAPED)
+    xs, batched = [], []
+    for t in inputs:
+        data = t.data
+        mine = type(data) is BatchedArray and data.level is level
+        xs.append(data.physical if mine else t)
+        batched.append(mine)
+    if prim.batch is not None:
+        out = prim.batch(xs, batched, **params)
+    elif prim.scalar is not None:
+        out = elementwise(prim, xs, batched, params, apply)
+    else:
+        out = loop(prim, xs, batched, params, apply, level.size)
+    if out.shape[:1] != (level.size,):  # a broken rule must not pass silently
+        raise RuntimeError(
+            f"the batch rule of {prim.name!r} returned shape {out.shape}; a batch of "
+            f"{level.size} on axis 0 was expected"
+        )
+    return BatchedArray(out, level)
+
+
+def _needs_derivative(x: Any) -> bool:
+    return (x.requires_grad and current().grad_enabled) or bool(x._tangents)
+
+
+def aligned(xs: Sequence[Any], batched: Sequence[bool]) -> list[Any]:
+    """Elementwise operands, lined up: batch axes in front, then broadcast where it matters.
+
+    A batched operand of lower (logical) rank gets size-1 axes after the
+    batch axis, so NumPy's right-aligned broadcasting pairs axes correctly.
+    An operand whose derivative is wanted is broadcast to the full batched
+    shape (as ``operands`` does outside vmap), because the row's derivative
+    rules assume equal shapes; the others are left to the kernel.
+
+    >>> import minigrad as mg
+    >>> [t.shape for t in aligned([mg.zeros((4, 3)), mg.zeros((2, 3))], [True, False])]
+    [(4, 3), (2, 3)]
+    >>> [t.shape for t in aligned([mg.zeros((4, 3)), mg.zeros((4, 2, 3))], [True, True])]
+    [(4, 1, 3), (4, 2, 3)]
+    """
+    rank = max(x.ndim - b for x, b in zip(xs, batched))
+    parts = [ranked(x, rank) if b else x for x, b in zip(xs, batched)]
+    shape = np.broadcast_shapes(*[x.shape for x in parts])
+    return [x.broadcast_to(shape) if x.shape != shape and _needs_derivative(x) else x
+            for x in parts]  # fmt: skip
+
+
+def ranked(x: Any, rank: int) -> Any:
+    """Batched ``x`` with size-1 axes after the batch axis, up to ``rank`` logical axes.
+
+    >>> import minigrad as mg
+    >>> ranked(mg.zeros((4, 3)), 3).shape
+    (4, 1, 1, 3)
+    """
+    missing = rank - (x.ndim - 1)
+    return x.reshape((x.shape[0], *(1,) * missing, *x.shape[1:])) if missing > 0 else x
+
+
+def elementwise(prim: Primitive, xs: Sequence[Any], batched: Sequence[bool], params: dict,
+                apply: Callable[..., Any]) -> Any:  # fmt: skip
+    """The one batch rule of every elementwise row: the same row on aligned operands."""
+    return apply(prim, tuple(aligned(xs, batched)), **params)
+
+
+def moved_to_front(x: Any, batched: bool, size: int) -> Any:
+    """``x`` with a batch axis in front: batched ones as they are, others broadcast (a view)."""
+    return x if batched else x.broadcast_to((size, *x.shape))
+
+
+def batch_size(xs: Sequence[Any], batched: Sequence[bool]) -> int:
+    """The batch size: axis 0 of any batched operand."""
+    return next(x.shape[0] for x, b in zip(xs, batched) if b)
+
+
+def shifted(axes: Sequence[int]) -> tuple[int, ...]:
+    """Logical axes as physical ones: one further right, past the batch axis.
+
+    >>> shifted((0, 2))
+    (1, 3)
+    """
+    return tuple(a + 1 for a in axes)
+
+
+# -- the fallback: one call per example ---------------------------------------------------
+class BatchingFallbackWarning(UserWarning):
+    """A primitive without a batch rule ran once per example inside vmap (slow)."""
+
+
+#: Names of the primitives that fell back to the loop in this process (tests read it).
+fallbacks: set[str] = set()
+
+
+def loop(prim: Primitive, xs: Sequence[Any], batched: Sequence[bool], params: dict,
+         apply: Callable[..., Any], size: int) -> Any:  # fmt: skip
+    """``prim`` run once per example, the results stacked: right for any row, but slow."""
+    if prim.name not in fallbacks:
+        fallbacks.add(prim.name)
+        warnings.warn(
+            f"vmap: primitive {prim.name!r} has no batching rule, so it runs once per example "
+            f"and the results are stacked (slow). Give its row a batch= rule (lesson 14).",
+            BatchingFallbackWarning,
+            stacklevel=4,
+        )
+    results = []
+    for i in range(size):
+        args = tuple(x[i] if b else x for x, b in zip(xs, batched))
+        out = apply(prim, args, **params)
+        results.append(out.reshape((1, *out.shape)))
+    if not results:
+        raise RuntimeError(f"vmap: cannot run {prim.name!r} without a batch rule on an empty batch")
+    return apply(REGISTRY["concatenate"], tuple(results), axis=0)
