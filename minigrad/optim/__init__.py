@@ -1,4 +1,7 @@
-"""Optimizers: turning gradients into better parameters (lesson 06).
+"""Optimizers and learning-rate schedules, as ``torch.optim`` (lesson 06).
+
+Every optimizer changes the parameters in place under ``no_grad``, so the
+model's parameter objects stay the same ones.
 
 >>> import minigrad as mg
 >>> w = mg.tensor(5.0, requires_grad=True)
@@ -9,8 +12,10 @@
 3.0
 """
 
-from minigrad.optim.adam import Adam
+from minigrad.optim import lr_scheduler
+from minigrad.optim.adam import Adam, AdamW
 from minigrad.optim.optimizer import Optimizer
+from minigrad.optim.rmsprop import RMSprop
 from minigrad.optim.sgd import SGD
 
-__all__ = ["SGD", "Adam", "Optimizer"]
+__all__ = ["SGD", "Adam", "AdamW", "Optimizer", "RMSprop", "lr_scheduler"]

@@ -1,24 +1,26 @@
 """Stochastic gradient descent, with momentum (lesson 06).
 
 Plain SGD steps against the gradient: ``p <- p - lr * g``. Momentum keeps a
-running velocity ``v <- momentum * v + g`` and steps along it instead,
-``p <- p - lr * v``: gradients that agree from step to step add up, ones that
-flip sign cancel, so the walk speeds up along a long valley and stops
+running velocity ``v <- momentum * v + (1 - dampening) * g`` and steps along it
+instead, ``p <- p - lr * v``: gradients that agree from step to step add up,
+ones that flip sign cancel, so the walk speeds up along a long valley and stops
 zig-zagging across it. This is PyTorch's form of momentum (the first step
 uses ``v = g``); some texts scale ``g`` by ``1 - momentum``, which only
-changes what a given ``lr`` means.
+changes what a given ``lr`` means. Nesterov's variant steps along
+``g + momentum * v``: where the velocity is about to take the parameter.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from minigrad.optim.optimizer import Optimizer
 from minigrad.tensor.tensor import Tensor
 
 
 class SGD(Optimizer):
-    """``torch.optim.SGD`` with ``momentum`` and ``weight_decay`` (no dampening, no Nesterov).
+    """``torch.optim.SGD``: same arguments, defaults and arithmetic.
 
     >>> import minigrad as mg
     >>> p = mg.tensor(1.0, requires_grad=True)
@@ -31,23 +33,28 @@ class SGD(Optimizer):
 
     def __init__(
         self,
-        params: Iterable[Tensor],
-        lr: float,
+        params: Iterable[Any],
+        lr: float = 1e-3,
         momentum: float = 0.0,
+        dampening: float = 0.0,
         weight_decay: float = 0.0,
+        nesterov: bool = False,
     ) -> None:
-        super().__init__(params, lr)
-        if momentum < 0:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        self.momentum = momentum
-        self.weight_decay = weight_decay
-        self.velocities: list[Tensor | None] = [None] * len(self.params)
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        defaults = {"lr": lr, "momentum": momentum, "dampening": dampening,
+                    "weight_decay": weight_decay, "nesterov": nesterov}  # fmt: skip
+        super().__init__(params, defaults)
 
-    def update(self, i: int, p: Tensor, g: Tensor) -> Tensor:
-        if self.weight_decay:
-            g = g + self.weight_decay * p
-        if self.momentum:
-            v = self.velocities[i]
-            g = g if v is None else self.momentum * v + g
-            self.velocities[i] = g
-        return p - self.lr * g
+    def update(self, p: Tensor, g: Tensor, state: dict[str, Any], group: dict[str, Any]) -> None:
+        if group["weight_decay"]:
+            g = g + group["weight_decay"] * p
+        momentum = group["momentum"]
+        if momentum:
+            v = state.get("momentum_buffer")
+            if v is None:
+                v = state["momentum_buffer"] = g.clone()
+            else:
+                v.mul_(momentum).add_(g, alpha=1 - group["dampening"])
+            g = g + momentum * v if group["nesterov"] else v
+        p.add_(g, alpha=-group["lr"])

@@ -1,0 +1,376 @@
+"""In-place operations, with PyTorch's semantics (lesson 06; issue 12).
+
+``x += y``, ``x.add_(y)``, ``x.zero_()``, ``x[i] = v`` change the tensor ``x``
+itself: afterwards the name ``x`` still refers to the same Python object. That
+is the whole point of an optimizer step, ``with mg.no_grad(): p -= lr * p.grad``:
+the model holds ``p``, so ``p`` must change, not a new tensor called ``p``.
+
+Each in-place operation first computes its result out of place, with the
+ordinary differentiable operations (``x + y``, ``where``, ``index_put``), checks
+it, then makes ``x`` hold it. Which of two ways it takes depends on whether the
+change must be differentiated:
+
+1. **Not recorded** (inside ``no_grad``, or when nothing involved requires grad
+   or carries a forward-mode tangent): the numbers are *written into x's own
+   memory* (``np.copyto`` or NumPy slice assignment on the CPU, a device-to-device
+   copy on the GPU) and the version of that memory goes up by one. Every tensor
+   that shares the memory (a view such as ``x.T``, ``x[0]``, ``x.reshape(...)``,
+   or ``x.detach()``) sees the new numbers and the new version, as in PyTorch.
+2. **Recorded** (gradient mode on and ``x``, or an operand, requires grad; or
+   tangents): ``x`` is *re-pointed* at the new array and at the new result's
+   record, whose parent is ``x``'s old record. This is PyTorch's "rebase of
+   history": ``y = x * 2; y[1:] = 0`` makes ``y`` a tensor whose graph is
+   ``index_put(mul(x, 2), 0)``, so ``y.sum().backward()`` gives ``x.grad =
+   [2, 0, 0]``. The old array is left untouched; ``x``'s version goes up by one.
+   Views of ``x`` made *before* the change keep the old numbers here (in PyTorch
+   they would see the change): their records already describe those numbers.
+
+A leaf that requires grad cannot be changed in place while gradient mode is on
+(PyTorch's error): the change would not be part of any graph, so the gradient
+would be of a function that never ran. Change it inside ``no_grad``.
+
+**Versions.** A record that saves a value for backward notes that value's
+version (``base.py``, ``record.py``). If the value is changed in place later,
+its version no longer matches, and backward refuses with PyTorch's error
+instead of differentiating with the wrong numbers. This covers saved inputs
+(``y = a * b; a.add_(1)``), saved outputs (``y = x.exp(); y += 1``) and memory
+shared with a view (``x @ w.T`` saves a view of ``w``; an optimizer step on
+``w`` before ``backward()`` is caught).
+
+The result keeps ``x``'s dtype and shape: ``x += y`` may cast (float64 into
+float32) but not across kinds (a float result into an integer tensor is an
+error, as in PyTorch), and ``y`` must broadcast to ``x``'s shape (an in-place
+operation cannot make ``x`` bigger).
+
+    >>> import minigrad as mg
+    >>> p = mg.tensor([1.0, 2.0], requires_grad=True)
+    >>> (p * p).sum().backward()
+    >>> with mg.no_grad():
+    ...     p -= 0.25 * p.grad
+    >>> p, p._version
+    (tensor([0.5, 1. ], requires_grad=True), 1)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minigrad import backends
+from minigrad.tensor import elementwise as ew
+from minigrad.tensor import elementwise_math as em
+from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.base import set_version, version_of
+from minigrad.tensor.broadcasting import broadcast_to
+from minigrad.tensor.mode import current
+from minigrad.tensor.primitive import Primitive
+from minigrad.tensor.record import apply, zeros_like
+from minigrad.tensor.shape import GETITEM, astype
+
+LEAF_MESSAGE = (
+    "a leaf Variable that requires grad is being used in an in-place operation.\n"
+    "(its change would not be recorded, so no gradient could account for it; to update a "
+    "parameter, change it inside `with mg.no_grad():`)"
+)
+
+# PyTorch's names for dtypes in its casting error.
+_TORCH_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
+                "bool": "Bool"}  # fmt: skip
+
+
+# -- x[index] = v as a primitive --------------------------------------------------------
+def _index_put(backend: Any, x: Any, v: Any, index: Any) -> Any:
+    """A copy of ``x`` with ``x[index] = v`` (``v`` already shaped like ``x[index]``).
+
+    The backends have no kernel that writes into part of an array, so this one
+    runs NumPy's slice assignment on the host: free on the CPU (``to_numpy`` is
+    the array itself), a round trip on the GPU.
+    """
+    out = np.array(backend.to_numpy(x))  # a copy: arrays are never changed after they are made
+    out[index] = backend.to_numpy(v)
+    return backend.from_numpy(out)
+
+
+# ``index_put(x, v)`` is linear in the pair (x, v): the elements at ``index``
+# come from v, the rest from x. Its transpose sends the cotangent of the
+# untouched elements to x (zeros where v was written) and gathers the rest for v.
+INDEX_PUT = Primitive(
+    "index_put",
+    _index_put,
+    linear=(
+        lambda g, x, v, index: apply(INDEX_PUT, (g, zeros_like(v)), index=index),
+        lambda g, x, v, index: apply(GETITEM, (g,), index=index),
+    ),
+)
+
+
+def _host_index(index: Any) -> Any:
+    """Tensors and lists inside an index -> NumPy arrays (``_index_put`` runs on the host)."""
+    if isinstance(index, tuple):
+        return tuple(_host_index(part) for part in index)
+    if isinstance(index, Tensor):
+        if index.dtype.kind == "f":
+            raise IndexError(
+                f"tensors used as indices must be long, int or bool tensors (got {index.dtype})"
+            )
+        return index.numpy()
+    if isinstance(index, list):
+        return np.asarray(index)
+    return index
+
+
+def _as_tensor(value: Any, like: Tensor) -> Tensor:
+    if isinstance(value, Tensor):
+        return value
+    return Tensor.concrete(value, dtype=like.dtype, device=like.device)
+
+
+# -- the two ways of changing x --------------------------------------------------------
+def _alias(x: Tensor) -> Tensor:
+    """A second tensor object for ``x``'s present state: what the out-of-place result reads.
+
+    Records made while computing the result save the alias, not ``x``, so they
+    keep referring to the old numbers after ``x`` is re-pointed at the new ones.
+    """
+    old = type(x)._wrap(x.data, x.device, x.requires_grad)
+    old._node, old._tangents = x._node, x._tangents
+    return old
+
+
+def _recorded(x: Tensor, operands: tuple) -> bool:
+    """Whether the change must be part of a graph (reverse or forward mode)."""
+    tensors = [t for t in (x, *operands) if isinstance(t, Tensor)]
+    if any(t._tangents for t in tensors):
+        return True
+    return current().grad_enabled and any(t.requires_grad for t in tensors)
+
+
+def _write(x: Tensor, new: Any) -> None:
+    """Copy the backend array ``new`` (x's shape and dtype) into x's own memory."""
+    target = x.data
+    if x.device == "cpu":
+        if not target.flags.writeable:
+            raise RuntimeError(_OVERLAP_MESSAGE.format(shape=x.shape))
+        np.copyto(target, new)
+        return
+    # A CudaArray is a strided view of a flat device buffer: write the elements
+    # it covers, which are one contiguous run unless the view is strided.
+    if target.size == 0:
+        return
+    if not target.contiguous or (0 in target.strides and target.size > 1):
+        raise RuntimeError(
+            f"in-place change of a non-contiguous cuda view (shape {x.shape}, strides "
+            f"{target.strides}) is not supported outside a recorded graph; change x.clone() "
+            "instead, or the tensor it is a view of"
+        )
+    flat = backends.for_device(x.device).reshape(new, (target.size,))  # contiguous
+    part = target.buffer[target.offset : target.offset + target.size]
+    part.copy_to_device(flat.buffer[flat.offset : flat.offset + target.size])
+
+
+_OVERLAP_MESSAGE = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation.\n"
+    "(this tensor of shape {shape} is a broadcast view, or otherwise read-only)"
+)
+
+
+def _check_result(x: Tensor, new: Tensor, op: str, cast_check: bool) -> Tensor:
+    """``new`` in x's dtype, or PyTorch's error if it would change x's shape or kind of dtype."""
+    if new.shape != x.shape:
+        raise RuntimeError(
+            f"output with shape {list(x.shape)} doesn't match the broadcast shape "
+            f"{list(new.shape)}\n{op}: an in-place operation cannot change the shape of the "
+            "tensor it writes to; write x = x op y to get the broadcast result"
+        )
+    if new.dtype != x.dtype:
+        if cast_check and "biuf".index(new.dtype.kind) > "biuf".index(x.dtype.kind):
+            raise RuntimeError(
+                f"result type {_TORCH_NAMES[new.dtype.name]} can't be cast to the desired "
+                f"output type {_TORCH_NAMES[x.dtype.name]}\n{op}: the result is {new.dtype.name} "
+                f"but the tensor changed in place is {x.dtype.name}; convert it first, "
+                f"e.g. x = x.to(mg.{new.dtype.name})"
+            )
+        new = astype(new, x.dtype)
+    return new
+
+
+def assign(x: Tensor, compute: Any, operands: tuple = (), op: str = "", *,
+           cast_check: bool = True, write: Any = None) -> Tensor:  # fmt: skip
+    """Make ``x`` hold ``compute(old)``, where ``old`` is x before the change; returns ``x``.
+
+    ``operands`` are the other values ``compute`` reads (to tell whether the
+    change is recorded). ``write(array)``, if given, writes the change straight
+    into a CPU array when nothing is recorded (``x[i] = v`` then touches only
+    the elements at ``i``).
+    """
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}: expected a Tensor, got {type(x).__name__}")
+    state = current()
+    if state.grad_enabled and x._node is None and x.requires_grad:
+        raise RuntimeError(LEAF_MESSAGE)
+    version = version_of(x.data) + 1
+    if not _recorded(x, operands):
+        if write is not None and x.device == "cpu":
+            if not x.data.flags.writeable:
+                raise RuntimeError(_OVERLAP_MESSAGE.format(shape=x.shape))
+            write(x.data)
+        else:
+            new = _check_result(x, compute(_alias(x)), op, cast_check)
+            _write(x, new.data)
+        set_version(x.data, version)
+        return x
+    new = _check_result(x, compute(_alias(x)), op, cast_check)
+    old_node = x._node
+    x.data, x._node, x._tangents = new.data, new._node, new._tangents
+    x.requires_grad = new.requires_grad
+    set_version(x.data, version)
+    if new._node is not None and new._node.saved_out is not None:
+        new._node.versions = new._node._versions_now()  # saved just now, at this version
+    _mark_stale_outputs(old_node, new._node, version)
+    return x
+
+
+def _mark_stale_outputs(old_node: Any, new_node: Any, version: int) -> None:
+    """Tell the records that saved x's earlier values as their output that x changed.
+
+    As in PyTorch, such a record may no longer be differentiated. Those are the
+    record that made x and, if x was changed in place before, the ones it
+    already told (passed on from record to record, so a second ``+=`` updates them).
+    """
+    if old_node is None:
+        return
+    stale = [r for r in (old_node, *old_node.__dict__.get("stale_outputs", ()))
+             if r.saved_out is not None]  # fmt: skip
+    for r in stale:
+        was = r.out_changed[0] if r.out_changed else (r.versions[-1] if r.versions else 0)
+        r.out_changed = (was, version)
+    if stale and new_node is not None:
+        new_node.stale_outputs = tuple(stale)
+
+
+# -- the operations ----------------------------------------------------------------------
+def add_(x: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``x += alpha * other`` in place (PyTorch's ``Tensor.add_``); returns ``x``.
+
+    >>> import minigrad as mg
+    >>> x = mg.tensor([1.0, 2.0])
+    >>> x.add_(mg.tensor([1.0, 1.0]), alpha=10) is x, x
+    (True, tensor([11., 12.]))
+    """
+    return assign(x, lambda old: ew.add(old, other if alpha == 1 else ew.mul(other, alpha)),
+                  (other,), "add_")  # fmt: skip
+
+
+def sub_(x: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``x -= alpha * other`` in place; returns ``x``."""
+    return assign(x, lambda old: ew.sub(old, other if alpha == 1 else ew.mul(other, alpha)),
+                  (other,), "sub_")  # fmt: skip
+
+
+def mul_(x: Tensor, other: Any) -> Tensor:
+    """``x *= other`` in place; returns ``x``."""
+    return assign(x, lambda old: ew.mul(old, other), (other,), "mul_")
+
+
+def div_(x: Tensor, other: Any) -> Tensor:
+    """``x /= other`` in place (true division: an integer ``x`` is an error); returns ``x``."""
+    return assign(x, lambda old: ew.div(old, other), (other,), "div_")
+
+
+def fill_(x: Tensor, value: Any) -> Tensor:
+    """Set every element of ``x`` to ``value`` (a number or a 0-d tensor); returns ``x``.
+
+    >>> import minigrad as mg
+    >>> mg.ones(3).fill_(7)
+    tensor([7., 7., 7.])
+    """
+    if isinstance(value, Tensor) and value.ndim != 0:
+        raise RuntimeError(
+            "fill_ only supports 0-dimension value tensor but got tensor with "
+            f"{value.ndim} dimensions.\nfill_: to write a whole tensor use x.copy_(src)"
+        )
+    return assign(x, lambda old: ew.where(True, value, old), (value,), "fill_", cast_check=False)
+
+
+def zero_(x: Tensor) -> Tensor:
+    """Set every element of ``x`` to 0; returns ``x``."""
+    return fill_(x, 0)
+
+
+def copy_(x: Tensor, src: Any) -> Tensor:
+    """Copy ``src`` (broadcast to x's shape, cast to x's dtype) into ``x``; returns ``x``.
+
+    Differentiable in ``src``, as PyTorch's; ``x``'s old values get gradient 0.
+
+    >>> import minigrad as mg
+    >>> mg.zeros(2, 2).copy_(mg.tensor([1.0, 2.0]))
+    tensor([[1., 2.],
+            [1., 2.]])
+    """
+    src = _as_tensor(src, x)
+    if src.device != x.device:
+        src = src.to(x.device)
+    return assign(x, lambda old: ew.where(True, src, old), (src,), "copy_", cast_check=False)
+
+
+def clamp_(x: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    """Limit ``x`` to ``[min, max]`` in place (either bound may be None); returns ``x``.
+
+    The gradient passes where ``min <= x <= max`` (bounds included), as PyTorch's.
+
+    >>> import minigrad as mg
+    >>> mg.tensor([-2.0, 0.5, 3.0]).clamp_(min=0, max=1)
+    tensor([0. , 0.5, 1. ])
+    """
+    if min is None and max is None:
+        raise RuntimeError(
+            "torch.clamp: At least one of 'min' or 'max' must not be None\n"
+            "clamp_: give a lower bound, an upper bound, or both"
+        )
+    return assign(x, lambda old: em.clamp(old, min, max), (min, max), "clamp_")
+
+
+def setitem(x: Tensor, index: Any, value: Any) -> None:
+    """``x[index] = value``: basic or advanced ``index``, ``value`` broadcast to ``x[index]``.
+
+    Recorded on non-leaves: the gradient of ``x`` is zero where ``value`` was
+    written, and ``value`` gets the gradient of the elements it became. (If an
+    advanced index names one element twice, the last write wins in the forward
+    pass, but each write gets its gradient: PyTorch leaves that case undefined.)
+
+    >>> import minigrad as mg
+    >>> x = mg.zeros(4)
+    >>> x[mg.tensor([0, 2])] = mg.tensor([1.0, 3.0])
+    >>> x
+    tensor([1., 0., 3., 0.])
+    """
+    index = _host_index(index)
+    try:
+        target = np.broadcast_to(np.empty((), bool), x.shape)[index].shape
+    except IndexError as error:
+        raise IndexError(f"{error} (indexing a tensor of shape {x.shape})") from None
+    value = _as_tensor(value, x)
+    if value.device != x.device:
+        value = value.to(x.device)
+    if value.dtype != x.dtype:
+        value = astype(value, x.dtype)  # x[i] = v casts v to x's dtype, as PyTorch
+    try:
+        np.broadcast_shapes(value.shape, target)
+        if np.broadcast_shapes(value.shape, target) != target:
+            raise ValueError
+    except ValueError:
+        raise RuntimeError(
+            f"shape mismatch: value tensor of shape {list(value.shape)} cannot be broadcast to "
+            f"indexing result of shape {list(target)}"
+        ) from None
+
+    def put(old: Tensor) -> Tensor:
+        v = value if value.shape == target else broadcast_to(value, target)
+        return apply(INDEX_PUT, (old, v), index=index)
+
+    def write(array: np.ndarray) -> None:
+        array[index] = value.numpy()
+
+    assign(x, put, (value,), "__setitem__", cast_check=False, write=write)
