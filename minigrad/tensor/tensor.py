@@ -19,8 +19,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from minigrad.tensor import autograd, broadcasting, dtypes, indexing, linalg, rearrange, reductions
+from minigrad.tensor import (
+    autograd,
+    broadcasting,
+    contractions,
+    dtypes,
+    indexing,
+    inplace,
+    linalg,
+    norms,
+    products,
+    rearrange,
+    reductions,
+)
 from minigrad.tensor import elementwise as ew
+from minigrad.tensor import elementwise_math as em
 from minigrad.tensor import shape as shape_ops
 from minigrad.tensor.base import TensorBase
 
@@ -150,6 +163,20 @@ class Tensor(TensorBase):
         """``self`` where ``condition`` holds, else ``other`` (PyTorch's argument order)."""
         return ew.where(condition, self, other)
 
+    # -- more elementwise functions (elementwise_math.py): x.sin() is mg.sin(x) ------
+    sin, cos, tan, asin, acos, atan = em.sin, em.cos, em.tan, em.asin, em.acos, em.atan
+    sinh, cosh, asinh, acosh, atanh = em.sinh, em.cosh, em.asinh, em.acosh, em.atanh
+    arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
+    exp2, expm1, log2, log10, log1p, erf = em.exp2, em.expm1, em.log2, em.log10, em.log1p, em.erf
+    square, reciprocal, rsqrt = em.square, em.reciprocal, em.rsqrt
+    floor, ceil, trunc, fix, round = em.floor, em.ceil, em.trunc, em.fix, em.round
+    atan2 = arctan2 = em.atan2
+    clamp = clip = em.clamp
+    remainder = __mod__ = em.remainder
+
+    def __rmod__(self, other: Any) -> Tensor:
+        return em.remainder(other, self)
+
     # -- reductions ------------------------------------------------------------------
     def sum(self, axis: Any = None, keepdims: bool = False, **aliases: Any) -> Tensor:
         return reductions.sum(self, axis, keepdims, **aliases)
@@ -169,11 +196,54 @@ class Tensor(TensorBase):
     def logsumexp(self, axis: Any = None, keepdims: bool = False, **aliases: Any) -> Tensor:
         return reductions.logsumexp(self, axis, keepdims, **aliases)
 
-    def any(self) -> bool:
-        return bool(reductions.max((self != 0).to(dtypes.int64)).item())
+    def std(self, axis: Any = None, keepdims: bool = False, ddof: int = 0, **aliases: Any):
+        return reductions.std(self, axis, keepdims, ddof, **aliases)
 
-    def all(self) -> bool:
-        return bool(reductions.min((self != 0).to(dtypes.int64)).item())
+    def amax(self, axis: Any = None, keepdims: bool = False, **aliases: Any) -> Tensor:
+        return reductions.amax(self, axis, keepdims, **aliases)
+
+    def amin(self, axis: Any = None, keepdims: bool = False, **aliases: Any) -> Tensor:
+        return reductions.amin(self, axis, keepdims, **aliases)
+
+    def argmax(self, axis: Any = None, keepdims: bool = False, **aliases: Any) -> Tensor:
+        return reductions.argmax(self, axis, keepdims, **aliases)
+
+    def argmin(self, axis: Any = None, keepdims: bool = False, **aliases: Any) -> Tensor:
+        return reductions.argmin(self, axis, keepdims, **aliases)
+
+    def any(self, axis: Any = None, keepdims: bool = False, **aliases: Any) -> Tensor:
+        return reductions.any(self, axis, keepdims, **aliases)
+
+    def all(self, axis: Any = None, keepdims: bool = False, **aliases: Any) -> Tensor:
+        return reductions.all(self, axis, keepdims, **aliases)
+
+    # -- products, running totals, contractions, norms (products.py, contractions.py, norms.py)
+    def prod(self, axis: Any = None, keepdims: bool = False, **aliases: Any) -> Tensor:
+        return products.prod(self, axis, keepdims, **aliases)
+
+    def cumsum(self, axis: Any = None, **aliases: Any) -> Tensor:
+        return products.cumsum(self, axis, **aliases)
+
+    def cumprod(self, axis: Any = None, **aliases: Any) -> Tensor:
+        return products.cumprod(self, axis, **aliases)
+
+    def outer(self, other: Any) -> Tensor:
+        return contractions.outer(self, other)
+
+    def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1, **aliases: Any) -> Tensor:
+        return contractions.diagonal(self, offset, dim1, dim2, **aliases)
+
+    def trace(self) -> Tensor:
+        return contractions.trace(self)
+
+    def tril(self, diagonal: int = 0, **aliases: Any) -> Tensor:
+        return contractions.tril(self, diagonal, **aliases)
+
+    def triu(self, diagonal: int = 0, **aliases: Any) -> Tensor:
+        return contractions.triu(self, diagonal, **aliases)
+
+    def norm(self, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Tensor:
+        return norms.tensor_norm(self, p, dim, keepdim)
 
     # -- shape -----------------------------------------------------------------------
     def reshape(self, *shape: Any) -> Tensor:
@@ -278,6 +348,48 @@ class Tensor(TensorBase):
 
     def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, **aliases):
         return indexing.topk(self, k, dim, largest, sorted, **aliases)
+
+    # -- in-place operations (PyTorch semantics: minigrad.tensor.inplace) ------------
+    # Each changes this tensor object and returns it; ``x += y`` rebinds ``x``
+    # to what ``__iadd__`` returns, which is ``x`` itself.
+    def __iadd__(self, other: Any) -> Tensor:
+        return inplace.add_(self, other)
+
+    def __isub__(self, other: Any) -> Tensor:
+        return inplace.sub_(self, other)
+
+    def __imul__(self, other: Any) -> Tensor:
+        return inplace.mul_(self, other)
+
+    def __itruediv__(self, other: Any) -> Tensor:
+        return inplace.div_(self, other)
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        inplace.setitem(self, index, value)
+
+    def add_(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        return inplace.add_(self, other, alpha=alpha)
+
+    def sub_(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        return inplace.sub_(self, other, alpha=alpha)
+
+    def mul_(self, other: Any) -> Tensor:
+        return inplace.mul_(self, other)
+
+    def div_(self, other: Any) -> Tensor:
+        return inplace.div_(self, other)
+
+    def zero_(self) -> Tensor:
+        return inplace.zero_(self)
+
+    def fill_(self, value: Any) -> Tensor:
+        return inplace.fill_(self, value)
+
+    def copy_(self, src: Any) -> Tensor:
+        return inplace.copy_(self, src)
+
+    def clamp_(self, min: Any = None, max: Any = None) -> Tensor:
+        return inplace.clamp_(self, min, max)
 
     # -- devices and dtypes ------------------------------------------------------------
     def astype(self, dtype: Any) -> Tensor:
