@@ -176,9 +176,27 @@ class NumbaBackend(NumpyBackend):
             from minigrad.backends.numba_matmul import matmul as tiled_matmul
 
             return tiled_matmul(a, b, self.workers)
-        return np.asarray(np.matmul(a, b))
+        # NumPy hands a product to BLAS only when each matrix is contiguous (or a
+        # transpose of one); anything else (a broadcast or strided view) runs in
+        # its own loop, many times slower than a copy followed by BLAS.
+        return np.asarray(np.matmul(_blas_ready(a), _blas_ready(b)))
 
     # -- data movement that is cheaper as a NumPy view --------------------------
+    def reshape(self, x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+        # A view when the layout allows. Otherwise a copy, which for a big array
+        # (im2col, lesson 12) goes into recycled memory, split across the workers:
+        # NumPy's copy loop releases the GIL, so the pieces run at the same time.
+        if x.size < self.numpy_below["elementwise"] or x.flags.c_contiguous:
+            return np.reshape(x, shape)
+        try:
+            return np.reshape(x, shape, copy=False)
+        except ValueError:
+            pass
+        out = self.buffers.empty(x.shape, x.dtype)
+        axis = max(range(x.ndim), key=lambda a: x.shape[a] if a < x.ndim - 1 else 0)
+        self.workers.run(_copy_range, x.shape[axis], x, out, axis, grain=1)
+        return out.reshape(shape)
+
     def scatter_add(self, shape: tuple[int, ...], index: object, values: np.ndarray) -> np.ndarray:
         if _is_basic(index):
             # Slices and integers never name an element twice, so a plain
@@ -265,6 +283,28 @@ def compiled_kernels() -> ModuleType:
 
 def _ufunc_range(start: int, stop: int, ufunc: np.ufunc, x: np.ndarray, out: np.ndarray) -> None:
     ufunc(x[start:stop], out=out[start:stop])
+
+
+def _copy_range(start: int, stop: int, x: np.ndarray, out: np.ndarray, axis: int) -> None:
+    part = (slice(None),) * axis + (slice(start, stop),)
+    out[part] = x[part]
+
+
+def _blas_ready(x: np.ndarray) -> np.ndarray:
+    """``x``, or a contiguous copy unless each of its matrices is a (transposed) contiguous one.
+
+    >>> _blas_ready(np.broadcast_to(np.ones((1, 3)), (2, 3))).strides
+    (24, 8)
+    """
+    if x.ndim < 2:
+        return x
+    item = x.itemsize
+    rows, cols = x.strides[-2:]
+    if (cols == item and rows >= x.shape[-1] * item) or (
+        rows == item and cols >= x.shape[-2] * item
+    ):
+        return x
+    return np.ascontiguousarray(x)
 
 
 def _innermost_is_reduced(x: np.ndarray, axes: tuple[int, ...]) -> bool:

@@ -63,20 +63,26 @@ def _conv2d_forward(backend: Any, x: Any, w: Any, stride: tuple, dilation: tuple
     else:
         view = backend.reshape(view, (n, groups, cg, oh, ow, kh, kw))
     w = backend.reshape(w, (groups, o // groups, cg * kh * kw))
+    # One matrix product per group, over every image at once: BLAS is fastest on
+    # a few big products. The copy into rows reads the windows in the order of
+    # the longer of the output and kernel axes, so it reads memory in long runs.
     if kw > ow:
-        # The kernel is the longer axis (in a weight gradient the "kernel" is the whole
-        # image): rows run along it, so the copy reads memory in long runs.
+        # Rows: one per output position (in a weight gradient the "kernel" is
+        # the whole image and the output a few positions).
         rows = backend.reshape(
-            backend.transpose(view, (0, 1, 3, 4, 2, 5, 6)), (n, groups, oh * ow, cg * kh * kw)
+            backend.transpose(view, (1, 0, 3, 4, 2, 5, 6)), (groups, n * oh * ow, cg * kh * kw)
         )
-        out = backend.matmul(rows, backend.transpose(w, (0, 2, 1)))  # (N, G, OH*OW, O/G)
-        out = backend.transpose(out, (0, 1, 3, 2))
+        out = backend.matmul(rows, backend.transpose(w, (0, 2, 1)))  # (G, N*OH*OW, O/G)
+        out = backend.transpose(backend.reshape(out, (groups, n, oh * ow, o // groups)),
+                                (1, 0, 3, 2))  # fmt: skip
     else:
-        # im2col: one column per output position, the copy reads along output rows.
-        rows = backend.reshape(
-            backend.transpose(view, (0, 1, 2, 5, 6, 3, 4)), (n, groups, cg * kh * kw, oh * ow)
+        # Columns: im2col, one column per output position.
+        cols = backend.reshape(
+            backend.transpose(view, (1, 2, 5, 6, 0, 3, 4)), (groups, cg * kh * kw, n * oh * ow)
         )
-        out = backend.matmul(w, rows)  # (N, G, O/G, OH*OW)
+        out = backend.matmul(w, cols)  # (G, O/G, N*OH*OW)
+        out = backend.transpose(backend.reshape(out, (groups, o // groups, n, oh * ow)),
+                                (2, 0, 1, 3))  # fmt: skip
     return backend.reshape(out, (n, o, oh, ow))
 
 
