@@ -112,7 +112,7 @@ def test_adam_counts_steps_per_parameter():
         ((ta * ta + tb * tb) if step >= 2 else ta * ta).backward()
         opt.step()
         topt.step()
-    assert opt.steps == [4, 2]
+    assert [opt.state[p]["step"] for p in (a, b)] == [4, 2]
     assert a.item() == pytest.approx(ta.item(), rel=1e-6)
     assert b.item() == pytest.approx(tb.item(), rel=1e-6)
 
@@ -133,8 +133,8 @@ def test_step_records_nothing_and_keeps_leaves(make):
         assert p.is_leaf and p.requires_grad and p.dtype == mg.float32
         assert not np.array_equal(p.numpy(), old)
     # Velocities/moments are plain tensors: no graph hangs off them.
-    state = getattr(opt, "velocities", None) or opt.m
-    assert all(s is not None and not s.requires_grad and s.is_leaf for s in state)
+    state = [v for p in params for v in opt.state[p].values() if isinstance(v, mg.Tensor)]
+    assert state and all(not s.requires_grad and s.is_leaf for s in state)
 
 
 def test_zero_grad_sets_none():
@@ -176,3 +176,164 @@ def test_optimizer_errors():
         mg.optim.SGD([x], lr=-1)
     with pytest.raises(ValueError, match="Invalid beta parameters"):
         mg.optim.Adam([x], betas=(0.9, 1.0))
+
+
+# -- issue 12: more optimizers, schedulers, param groups, in-place steps -----------------
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"lr": 0.1, "momentum": 0.9, "dampening": 0.3},
+        {"lr": 0.1, "momentum": 0.9, "nesterov": True, "weight_decay": 0.05},
+    ],
+)
+def test_sgd_dampening_and_nesterov_follow_torch(kwargs):
+    _, history = trajectories(
+        lambda p: mg.optim.SGD(p, **kwargs), lambda p: torch.optim.SGD(p, **kwargs), steps=10
+    )
+    assert_same_path(history)
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{}, {"lr": 0.05}, {"lr": 0.02, "betas": (0.8, 0.99), "weight_decay": 0.3}]
+)
+def test_adamw_follows_torch(kwargs):
+    _, history = trajectories(
+        lambda p: mg.optim.AdamW(p, **kwargs), lambda p: torch.optim.AdamW(p, **kwargs), steps=10
+    )
+    assert_same_path(history)
+    assert not np.allclose(history[-1][0][0], problem()[0][0])
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"lr": 0.003, "alpha": 0.9, "eps": 1e-6},
+        {"lr": 0.003, "momentum": 0.8, "weight_decay": 0.1},
+        {"lr": 0.003, "centered": True},
+        {"lr": 0.003, "centered": True, "momentum": 0.5},
+    ],
+)
+def test_rmsprop_follows_torch(kwargs):
+    _, history = trajectories(
+        lambda p: mg.optim.RMSprop(p, **kwargs),
+        lambda p: torch.optim.RMSprop(p, **kwargs),
+        steps=10,
+    )
+    assert_same_path(history)
+    assert not np.allclose(history[-1][0][0], problem()[0][0])
+
+
+def test_defaults_are_torchs():
+    p = [mg.zeros(1, requires_grad=True)]
+    tp = [torch.zeros(1, requires_grad=True)]
+    for name in ("SGD", "Adam", "AdamW", "RMSprop"):
+        ours = getattr(mg.optim, name)(p).defaults
+        theirs = getattr(torch.optim, name)(tp).defaults
+        for key, value in ours.items():
+            assert theirs[key] == value, (name, key)
+
+
+@pytest.mark.parametrize(
+    "make, make_torch",
+    [
+        (
+            lambda o: mg.optim.lr_scheduler.StepLR(o, step_size=3, gamma=0.5),
+            lambda o: torch.optim.lr_scheduler.StepLR(o, step_size=3, gamma=0.5),
+        ),
+        (
+            lambda o: mg.optim.lr_scheduler.StepLR(o, 2),
+            lambda o: torch.optim.lr_scheduler.StepLR(o, 2),
+        ),
+        (
+            lambda o: mg.optim.lr_scheduler.CosineAnnealingLR(o, T_max=5, eta_min=0.01),
+            lambda o: torch.optim.lr_scheduler.CosineAnnealingLR(o, T_max=5, eta_min=0.01),
+        ),
+        (
+            lambda o: mg.optim.lr_scheduler.CosineAnnealingLR(o, T_max=4),
+            lambda o: torch.optim.lr_scheduler.CosineAnnealingLR(o, T_max=4),
+        ),
+    ],
+)
+def test_schedulers_follow_torch(make, make_torch):
+    # Two groups with different rates; 12 steps go past T_max (the cosine comes back up).
+    start, x_np, y_np = problem()
+    ours = [mg.tensor(a, dtype=mg.float64, requires_grad=True) for a in start]
+    theirs = [torch.tensor(a, requires_grad=True) for a in start]
+    opt = mg.optim.SGD([{"params": ours[:1], "lr": 0.3}, {"params": ours[1:]}], lr=0.1)
+    topt = torch.optim.SGD([{"params": theirs[:1], "lr": 0.3}, {"params": theirs[1:]}], lr=0.1)
+    sched, tsched = make(opt), make_torch(topt)
+    x, y, tx, ty = mg.tensor(x_np), mg.tensor(y_np), torch.tensor(x_np), torch.tensor(y_np)
+    for step in range(12):
+        np.testing.assert_allclose(sched.get_last_lr(), tsched.get_last_lr(), rtol=1e-12)
+        assert [g["lr"] for g in opt.param_groups] == sched.get_last_lr()
+        opt.zero_grad(), topt.zero_grad()
+        mg_loss(ours, x, y).backward()
+        torch_loss(theirs, tx, ty).backward()
+        opt.step(), topt.step()
+        sched.step(), tsched.step()
+        for p, tp in zip(ours, theirs):
+            np.testing.assert_allclose(p.numpy(), tp.detach().numpy(), rtol=1e-11, err_msg=step)
+
+
+def test_param_groups_and_errors():
+    a, b = mg.zeros(2, requires_grad=True), mg.zeros(2, requires_grad=True)
+    opt = mg.optim.Adam([{"params": [a]}, {"params": [b], "lr": 0.5}], lr=0.1)
+    assert [g["lr"] for g in opt.param_groups] == [0.1, 0.5]
+    assert opt.param_groups[1]["betas"] == (0.9, 0.999)
+    with pytest.raises(ValueError, match="some parameters appear in more than one parameter group"):
+        mg.optim.SGD([{"params": [a]}, {"params": [a]}], lr=0.1)
+    with pytest.raises(
+        ValueError, match="Nesterov momentum requires a momentum and zero dampening"
+    ):
+        mg.optim.SGD([a], lr=0.1, nesterov=True)
+    with pytest.raises(ValueError, match="Invalid weight_decay value: -1"):
+        mg.optim.AdamW([a], weight_decay=-1)
+    with pytest.raises(ValueError, match="Invalid alpha value"):
+        mg.optim.RMSprop([a], alpha=-0.1)
+    with pytest.raises(TypeError, match="should be an iterable of Tensors or dicts"):
+        mg.optim.SGD(a, lr=0.1)
+
+
+def test_state_dict_round_trip():
+    def run(opt, params, steps):
+        for _ in range(steps):
+            opt.zero_grad()
+            mg_loss(params, x, y).backward()
+            opt.step()
+
+    start, x_np, y_np = problem()
+    x, y = mg.tensor(x_np), mg.tensor(y_np)
+    ref = [mg.tensor(a, requires_grad=True) for a in start]
+    ref_opt = mg.optim.Adam(ref, lr=0.05)
+    run(ref_opt, ref, 6)
+    resumed = [mg.tensor(a, requires_grad=True) for a in start]
+    first = mg.optim.Adam(resumed, lr=0.05)
+    run(first, resumed, 3)
+    saved = first.state_dict()
+    second = mg.optim.Adam(resumed, lr=0.7)
+    second.load_state_dict(saved)
+    assert second.param_groups[0]["lr"] == 0.05
+    run(second, resumed, 3)
+    for p, q in zip(ref, resumed):
+        np.testing.assert_array_equal(p.numpy(), q.numpy())
+
+
+@pytest.mark.parametrize(
+    "make, versions",
+    [
+        (lambda p: mg.optim.SGD(p, lr=0.1, momentum=0.9), 1),
+        (lambda p: mg.optim.Adam(p), 1),
+        (lambda p: mg.optim.AdamW(p), 2),  # decay, then the step: two changes, as torch's
+        (lambda p: mg.optim.RMSprop(p), 1),
+    ],
+)
+def test_step_changes_the_same_memory_in_place(make, versions):
+    model = mg.nn.MLP([3, 4, 2])
+    params = list(model.parameters())
+    buffers = [p.data for p in params]
+    opt = make(model.parameters())
+    model(mg.randn(5, 3)).sum().backward()
+    opt.step()
+    assert all(p.data is b for p, b in zip(params, buffers))  # written into, not replaced
+    assert all(p._version == versions and p.grad_fn is None for p in params)
