@@ -38,10 +38,10 @@ import inspect
 from typing import Any
 
 import minigrad as mg
-from opdb import contractions, convolution, core, elementwise, nn, reductions, shape
+from opdb import contractions, convolution, core, elementwise, inplace, nn, reductions, shape
 from opdb.strategies import SEEDS, Case
 
-AREAS = (core, elementwise, reductions, contractions, shape, convolution, nn)
+AREAS = (core, elementwise, reductions, contractions, shape, convolution, nn, inplace)
 
 DATABASE: dict[str, Any] = {}
 NOT_SMOOTH: set[str] = set()
