@@ -67,7 +67,7 @@ class Backend(Protocol):
         """
 
     def reduce(self, op: str, x: Array, axes: tuple[int, ...], keepdims: bool) -> Array:
-        """``sum``, ``max`` or ``min`` of ``x`` over ``axes`` (sorted, possibly empty).
+        """``sum``, ``prod``, ``max`` or ``min`` of ``x`` over ``axes`` (sorted, possibly empty).
 
         ``max``/``min`` propagate NaN. A reduction to one number is a 0-d
         array, never a scalar. The tensor layer rejects ``max`` over an
@@ -76,6 +76,13 @@ class Backend(Protocol):
 
     def matmul(self, a: Array, b: Array) -> Array:
         """NumPy's ``matmul``: 2-D products, batched over broadcast leading axes."""
+
+    def scan(self, op: str, x: Array, axis: int) -> Array:
+        """Running ``sum`` or ``prod`` along ``axis`` (NumPy's ``cumsum``/``cumprod``, dtypes too).
+
+        ``out[..., i, ...]`` is the total of ``x[..., :i + 1, ...]``; the
+        order in which a backend adds the terms up is its own.
+        """
 
     # -- selection and data movement ----------------------------------------------------
     def where(self, cond: Array, x: Array, y: Array) -> Array:

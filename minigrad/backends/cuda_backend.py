@@ -91,9 +91,9 @@ def _dtype(kind: str, op: str, *dtypes: np.dtype) -> np.dtype:
 
 
 def _identity(op: str, dtype: np.dtype) -> Any:
-    """The value a reduction starts from: 0 for sum, the lowest value for max."""
-    if op == "sum":
-        return dtype.type(0)
+    """The value a reduction starts from: 0 for sum, 1 for prod, the lowest value for max."""
+    if op in ("sum", "prod"):
+        return dtype.type(op == "prod")
     if dtype.kind == "f":
         return dtype.type(-np.inf if op == "max" else np.inf)
     if dtype.kind == "b":
@@ -239,6 +239,32 @@ class CudaBackend:
             *(a.buffer, a.offset, _ints(a_batch), a.strides[-2], a.strides[-1]),
             *(b.buffer, b.offset, _ints(b_batch), b.strides[-2], b.strides[-1]),
         )
+        return out
+
+    def scan(self, op: str, x: CudaArray, axis: int) -> CudaArray:
+        """Running sums or products by doubling (Hillis and Steele): log2(n) zips.
+
+        After step k every element holds the total of the 2**k elements ending
+        at it, so it adds (or multiplies) the partial total 2**k places back;
+        the first 2**k elements have none and keep theirs. Each step is one
+        ``zip`` launch over the shifted slices: the existing kernels, no new one.
+        """
+        dtype = np.asarray(reference.SCANS[op](np.ones(1, x.dtype))).dtype
+        out = self.astype(x, dtype)
+        n, shift = x.shape[axis], 1
+        before = (slice(None),) * axis
+        while shift < n:
+            head = _view(out, (*before, slice(0, shift)))
+            tail = self.zip(
+                "add" if op == "sum" else "mul",
+                _view(out, (*before, slice(shift, n))),
+                _view(out, (*before, slice(0, n - shift))),
+            )
+            out = self.concatenate([head, tail], axis)
+            shift *= 2
+        if out is x:  # nothing to add up: still a fresh array, as NumPy's
+            out = self.empty(x.shape, dtype)
+            self._elementwise(partial(kernels.map_kernel, "copy"), out, x)
         return out
 
     # -- selection and data movement ------------------------------------------------

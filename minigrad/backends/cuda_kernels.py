@@ -63,8 +63,8 @@ def copy(x):
 
 
 FUNCTIONS = {**SCALAR_FUNCTIONS, "copy": copy}
-COMBINES = {"sum": scalar_functions.add, "max": scalar_functions.maximum,
-            "min": scalar_functions.minimum}  # fmt: skip
+COMBINES = {"sum": scalar_functions.add, "prod": scalar_functions.mul,
+            "max": scalar_functions.maximum, "min": scalar_functions.minimum}  # fmt: skip
 
 
 def _device(fn):

@@ -138,6 +138,7 @@ class NumbaBackend(NumpyBackend):
             x.size < self.numpy_below["reduce"]
             or x.dtype not in FLOATS
             or x.size == 0
+            or op not in REDUCE_OPS  # prod: NumPy's loop (no kernel measured to beat it)
             or not _innermost_is_reduced(x, axes)
         ):
             return super().reduce(op, x, axes, keepdims)

@@ -203,6 +203,8 @@ def std(x: Tensor, axis: Any = None, keepdims: bool = False, ddof: int = 0, *, d
         keepdim=None, correction=None):  # fmt: skip
     """Standard deviation over ``axis``: ``sqrt(var)``, with ``var``'s ``ddof=0`` default.
 
+    Where every value is equal, the gradient is 0 (as PyTorch's), not nan.
+
     (PyTorch's ``std`` defaults to ``correction=1``; minigrad follows NumPy
     here, as ``var`` does: give ``ddof=1`` or ``correction=1`` for the sample
     standard deviation.)
@@ -211,7 +213,11 @@ def std(x: Tensor, axis: Any = None, keepdims: bool = False, ddof: int = 0, *, d
     >>> mg.tensor([1.0, 3.0]).std(), mg.tensor([1.0, 3.0]).std(correction=1)
     (tensor(1.), tensor(1.4142))
     """
-    return var(x, axis, keepdims, ddof, dim=dim, keepdim=keepdim, correction=correction).sqrt()
+    variance = var(x, axis, keepdims, ddof, dim=dim, keepdim=keepdim, correction=correction)
+    # Where every value is equal the slope of sqrt is 1 / 0; PyTorch takes it as 0.
+    # The root is taken of 1 there and then dropped, so no inf meets a zero.
+    spread = variance != 0
+    return variance.where(spread, 1.0).sqrt().where(spread, 0.0)
 
 
 def amax(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdim=None):

@@ -1,0 +1,16 @@
+"""``mg.linalg``: linear algebra under PyTorch's names (``torch.linalg``), lesson 06.
+
+The functions live in the tensor layer (``minigrad/tensor/norms.py``,
+``minigrad/tensor/linalg.py``); this module only gathers them under the
+namespace users know, so that ``mg.linalg.norm(x)`` reads as
+``torch.linalg.norm(x)`` does.
+
+    >>> import minigrad as mg
+    >>> mg.linalg.norm(mg.tensor([3.0, 4.0]))
+    tensor(5.)
+"""
+
+from minigrad.tensor.linalg import matmul
+from minigrad.tensor.norms import matrix_norm, norm, vector_norm
+
+__all__ = ["matmul", "matrix_norm", "norm", "vector_norm"]

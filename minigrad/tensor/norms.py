@@ -1,0 +1,167 @@
+"""Norms: how long a vector is, how big a matrix is (lesson 06).
+
+Every norm here is a composition of rows the table already has (``abs``,
+``sum``, ``max``, ``sqrt``, ``pow``), so its derivative is the chain rule
+through them. One place needs care: the 2-norm ``sqrt(sum(x**2))`` has slope
+``x / norm``, which is 0 / 0 at ``x = 0``. PyTorch defines that slope as 0 (a
+subgradient), and so does ``_root`` below: where the sum is 0, the root is
+taken of 1 and then replaced by 0, so no infinite slope is ever multiplied
+by zero.
+
+These functions are public as ``mg.linalg.norm``, ``mg.linalg.vector_norm``
+and ``mg.linalg.matrix_norm`` (``minigrad/linalg.py``), and as ``x.norm``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from minigrad.tensor import dtypes
+from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.elementwise import where
+from minigrad.tensor.reductions import amax, amin, normalize_axes, sum
+
+
+def _root(total: Tensor, p: float) -> Tensor:
+    """``total ** (1 / p)``, with value and slope 0 where ``total`` is 0 (as PyTorch's norms)."""
+    empty = total == 0
+    safe = where(empty, 1.0, total)
+    return where(empty, 0.0, safe.sqrt() if p == 2 else safe ** (1.0 / p))
+
+
+def _floating(x: Tensor, op: str) -> None:
+    if not dtypes.is_floating(x.dtype):
+        raise TypeError(
+            f"{op}: Expected a floating point or complex tensor as input. Got {x.dtype.name}\n"
+            f"convert it first, e.g. x.to(mg.float32)"
+        )
+
+
+def vector_norm(x: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = False, *,
+                axis: Any = None, keepdims: Any = None) -> Tensor:  # fmt: skip
+    """The ``ord``-norm of the vectors along ``dim`` (None: every element, as one vector).
+
+    ``ord``: 2 (Euclidean), 1, ``inf`` (largest magnitude), ``-inf``, 0 (how
+    many are nonzero) or any other number p: ``sum(|x|**p) ** (1/p)``.
+
+    >>> import minigrad as mg
+    >>> v = mg.tensor([3.0, -4.0])
+    >>> [mg.linalg.vector_norm(v, ord).item() for ord in (2, 1, float("inf"))]
+    [5.0, 7.0, 4.0]
+    """
+    _floating(x, "linalg.vector_norm")
+    dim = axis if axis is not None else dim
+    keepdim = keepdims if keepdims is not None else keepdim
+    axes = normalize_axes(dim, x.ndim)
+    if ord == math.inf or ord == -math.inf:
+        if x.size == 0 and (not axes or any(x.shape[a] == 0 for a in axes)):
+            raise RuntimeError(
+                f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because "
+                f"the operation does not have an identity\n(shape {x.shape}, dim {dim})"
+            )
+        extremum = amax if ord > 0 else amin
+        return extremum(x.abs(), axes, keepdim)
+    if ord == 0:
+        return sum((x != 0).to(x.dtype), axes, keepdim)
+    if ord == 1:
+        return sum(x.abs(), axes, keepdim)
+    if ord == 2:
+        return _root(sum(x * x, axes, keepdim), 2)
+    if not isinstance(ord, (int, float)) or isinstance(ord, bool):
+        raise TypeError(f"linalg.vector_norm: ord must be a number, not {ord!r}")
+    return _root(sum(x.abs() ** ord, axes, keepdim), ord)
+
+
+def matrix_norm(x: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False, *,
+                axis: Any = None, keepdims: Any = None) -> Tensor:  # fmt: skip
+    """A norm of the matrices in axes ``dim``: ``"fro"``, 1, -1, ``inf`` or ``-inf``.
+
+    1 is the largest column sum of magnitudes, ``inf`` the largest row sum
+    (-1 and ``-inf`` the smallest). ``"nuc"``, 2 and -2 need singular values,
+    which minigrad does not compute.
+
+    >>> import minigrad as mg
+    >>> a = mg.tensor([[1.0, -2.0], [3.0, 4.0]])
+    >>> mg.linalg.matrix_norm(a, 1), mg.linalg.matrix_norm(a, float("inf"))
+    (tensor(6.), tensor(7.))
+    """
+    _floating(x, "linalg.matrix_norm")
+    dim = axis if axis is not None else dim
+    keepdim = keepdims if keepdims is not None else keepdim
+    if x.ndim < 2:
+        raise ValueError(
+            f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions.\n"
+            f"(shape {x.shape}); for a vector use mg.linalg.vector_norm"
+        )
+    if not isinstance(dim, (tuple, list)) or len(dim) != 2:
+        raise ValueError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {dim!r}")
+    rows, cols = (normalize_axes(d, x.ndim)[0] for d in dim)
+    if rows == cols:
+        raise ValueError(f"linalg.matrix_norm: dims must be different. Got ({rows}, {cols})")
+    if ord == "fro":
+        return _root(sum(x * x, (rows, cols), keepdim), 2)
+    if ord in (1, -1, math.inf, -math.inf):
+        # The sums run down the columns for 1, along the rows for inf.
+        along, across = (rows, cols) if ord in (1, -1) else (cols, rows)
+        sums = sum(x.abs(), along, keepdims=True)
+        extremum = amax if ord > 0 else amin
+        out = extremum(sums, across, keepdims=True)
+        return out if keepdim else out.squeeze((rows, cols))
+    if ord in ("nuc", 2, -2):
+        raise NotImplementedError(
+            f"linalg.matrix_norm: ord={ord!r} needs singular values (an SVD), which minigrad "
+            "does not compute; ord='fro', 1, -1, inf and -inf are supported"
+        )
+    raise ValueError(f"linalg.matrix_norm: Order {ord!r} not supported.")
+
+
+def norm(x: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
+         axis: Any = None, keepdims: Any = None) -> Tensor:  # fmt: skip
+    """A vector or matrix norm, as ``torch.linalg.norm`` chooses.
+
+    ``dim`` an int: the vector norm along it; a pair: the matrix norm. With
+    no ``dim``, a 1-D ``x`` is a vector and a 2-D one a matrix; with neither
+    ``dim`` nor ``ord``, every element counts (the 2-norm of the flattened
+    tensor, which is the Frobenius norm of a matrix). The gradient at zero is
+    0, not nan.
+
+    >>> import minigrad as mg
+    >>> mg.linalg.norm(mg.tensor([[3.0, 0.0], [0.0, 4.0]]))
+    tensor(5.)
+    """
+    dim = axis if axis is not None else dim
+    keepdim = keepdims if keepdims is not None else keepdim
+    if dim is None:
+        if ord is None:
+            return vector_norm(x, 2, None, keepdim)
+        if x.ndim not in (1, 2):
+            raise ValueError(
+                "linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
+                f"Got {x.ndim}D.\n(shape {x.shape}); give dim= to choose the axes"
+            )
+        dim = (0,) if x.ndim == 1 else (0, 1)
+    if dtypes.is_integer(dim):
+        dim = (dim,)
+    if len(dim) == 2:
+        return matrix_norm(x, "fro" if ord is None else ord, tuple(dim), keepdim)
+    if isinstance(ord, str):
+        raise ValueError(f"linalg.norm: ord={ord!r} is a matrix norm; dim must name two axes")
+    return vector_norm(x, 2 if ord is None else ord, tuple(dim), keepdim)
+
+
+def tensor_norm(x: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Tensor:
+    """``x.norm(p="fro", dim=None, keepdim=False)``: PyTorch's ``Tensor.norm``.
+
+    ``"fro"`` is the 2-norm over ``dim`` (all elements when None); a number
+    is the vector ``p``-norm over ``dim``.
+
+    >>> import minigrad as mg
+    >>> mg.tensor([[1.0, 2.0], [2.0, 4.0]]).norm(), mg.tensor([1.0, -2.0]).norm(1)
+    (tensor(5.), tensor(3.))
+    """
+    if p == "fro":
+        p = 2
+    elif p == "nuc":
+        return matrix_norm(x, "nuc", (0, 1) if dim is None else dim, keepdim)
+    return vector_norm(x, p, dim, keepdim)
