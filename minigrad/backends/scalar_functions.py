@@ -20,7 +20,10 @@ Two rules make one source right on every device:
   ``minimum`` and ``relu`` propagate it (``x != x`` is true only for NaN).
 
 The NumPy reference backend keeps NumPy's own ufuncs; the tests check that
-every function here agrees with it.
+every function here agrees with it. The math library (``scalar_math``: sin,
+log1p, erf, rounding, ...) and the activations (``scalar_activations``: gelu,
+silu, ...) live in their own modules under the same rules; the table below
+names them all.
 
     >>> SCALAR_FUNCTIONS["tanh_grad"](0.5, 0.5)
     0.375
@@ -30,6 +33,48 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+
+from minigrad.backends.scalar_activations import (
+    elu,
+    gelu,
+    gelu_grad,
+    gelu_tanh,
+    gelu_tanh_grad,
+    leaky_relu,
+    silu,
+    silu_grad,
+    softplus,
+)
+from minigrad.backends.scalar_math import (
+    acos,
+    acosh,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    ceil,
+    clamp_max,
+    clamp_min,
+    cos,
+    cosh,
+    erf,
+    exp2,
+    expm1,
+    floor,
+    log1p,
+    log2,
+    log10,
+    reciprocal,
+    remainder,
+    round_half_even,
+    rsqrt,
+    sin,
+    sinh,
+    square,
+    tan,
+    trunc,
+)
 
 # Above this, exp overflows float64 (float32 overflows earlier, to inf by itself).
 EXP_LIMIT = 709.782712893384
@@ -356,4 +401,43 @@ SCALAR_FUNCTIONS: dict[str, Callable] = {
     "sigmoid_grad": sigmoid_grad,
     "relu_grad": relu_grad,
     "where": where,
+    # The math library (scalar_math.py): issue 12.
+    "sin": sin,
+    "cos": cos,
+    "tan": tan,
+    "asin": asin,
+    "acos": acos,
+    "atan": atan,
+    "sinh": sinh,
+    "cosh": cosh,
+    "asinh": asinh,
+    "acosh": acosh,
+    "atanh": atanh,
+    "exp2": exp2,
+    "expm1": expm1,
+    "log2": log2,
+    "log10": log10,
+    "log1p": log1p,
+    "erf": erf,
+    "square": square,
+    "reciprocal": reciprocal,
+    "rsqrt": rsqrt,
+    "floor": floor,
+    "ceil": ceil,
+    "trunc": trunc,
+    "round": round_half_even,
+    "atan2": atan2,
+    "remainder": remainder,
+    "clamp_min": clamp_min,
+    "clamp_max": clamp_max,
+    # Activations and their fused derivatives (scalar_activations.py).
+    "gelu": gelu,
+    "gelu_grad": gelu_grad,
+    "gelu_tanh": gelu_tanh,
+    "gelu_tanh_grad": gelu_tanh_grad,
+    "silu": silu,
+    "silu_grad": silu_grad,
+    "softplus": softplus,
+    "elu": elu,
+    "leaky_relu": leaky_relu,
 }

@@ -9,7 +9,11 @@
 """
 
 from minigrad.nn import functional
+from minigrad.nn.activation import ELU, GELU, Hardtanh, LeakyReLU, SiLU, Softplus
 from minigrad.nn.linear import MLP, Linear
 from minigrad.nn.module import Module, ReLU, Sequential, Sigmoid, Tanh
 
-__all__ = ["MLP", "Linear", "Module", "ReLU", "Sequential", "Sigmoid", "Tanh", "functional"]
+__all__ = [
+    "ELU", "GELU", "MLP", "Hardtanh", "LeakyReLU", "Linear", "Module", "ReLU", "Sequential",
+    "SiLU", "Sigmoid", "Softplus", "Tanh", "functional",
+]  # fmt: skip

@@ -1,4 +1,10 @@
-"""Softmax and the losses, written as compositions of Tensor operations (lesson 06).
+"""``mg.nn.functional``: the layers and losses as plain functions (lesson 06).
+
+Softmax lives here; the rest is gathered from the files that teach it:
+the losses (``nn/losses.py``), normalization (``nn/normalization.py``),
+dropout and embedding (``nn/dropout.py``, ``nn/embedding.py``), convolution,
+pooling and padding (``tensor/convolution.py``, ``tensor/pooling.py``,
+``tensor/padding.py``).
 
 The losses have no backward rule of their own. Each is a few tensor
 operations, so reverse mode, forward mode and higher order derivatives come
@@ -23,12 +29,22 @@ to 0.
 
 from __future__ import annotations
 
-import warnings
-from typing import Any
-
-from minigrad.tensor import factories
+from minigrad.nn.dropout import dropout
+from minigrad.nn.embedding import embedding
+from minigrad.nn.losses import (
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    huber_loss,
+    kl_div,
+    l1_loss,
+    mse_loss,
+    nll_loss,
+    smooth_l1_loss,
+)
+from minigrad.nn.normalization import batch_norm, layer_norm
 from minigrad.tensor import softmax as primitives
-from minigrad.tensor.broadcasting import ShapeError
+from minigrad.tensor.activations import elu, gelu, hardtanh, leaky_relu, silu, softplus
 from minigrad.tensor.convolution import conv1d, conv2d
 from minigrad.tensor.elementwise import relu, sigmoid, tanh
 from minigrad.tensor.padding import pad
@@ -36,11 +52,12 @@ from minigrad.tensor.pooling import avg_pool2d, max_pool2d
 from minigrad.tensor.tensor import Tensor
 
 __all__ = [
-    "avg_pool2d", "conv1d", "conv2d", "max_pool2d", "pad",
-    "cross_entropy", "log_softmax", "mse_loss", "nll_loss", "relu", "sigmoid", "softmax", "tanh",
+    "avg_pool2d", "batch_norm", "binary_cross_entropy", "binary_cross_entropy_with_logits",
+    "conv1d", "conv2d", "cross_entropy", "dropout", "elu", "embedding", "gelu", "hardtanh",
+    "huber_loss", "kl_div", "l1_loss", "layer_norm", "leaky_relu", "log_softmax", "max_pool2d",
+    "mse_loss", "nll_loss", "pad", "relu", "sigmoid", "silu", "smooth_l1_loss", "softmax",
+    "softplus", "tanh",
 ]  # fmt: skip
-
-REDUCTIONS = ("mean", "sum", "none")
 
 
 def softmax(x: Tensor, axis: int = -1, *, dim: int | None = None) -> Tensor:
@@ -68,101 +85,3 @@ def log_softmax(x: Tensor, axis: int = -1, *, dim: int | None = None) -> Tensor:
     """
     axis = dim if dim is not None else axis
     return primitives.log_softmax(x, axis)
-
-
-def nll_loss(log_probs: Tensor, labels: Any, reduction: str = "mean") -> Tensor:
-    """Negative log-likelihood: ``-log_probs[i, labels[i]]``, reduced over the batch.
-
-    >>> import minigrad as mg
-    >>> mg.nn.functional.nll_loss(mg.tensor([[-1.0, -2.0], [-3.0, -4.0]]), [1, 0])
-    tensor(2.5)
-    """
-    _check_reduction(reduction)
-    labels = labels if isinstance(labels, Tensor) else factories.tensor(labels)
-    if log_probs.ndim == 1:  # one example: (C,) scores and a single label
-        return nll_loss(log_probs.reshape(1, -1), labels.reshape(1), reduction).reshape(())
-    if log_probs.ndim != 2:
-        raise ShapeError(
-            f"cross_entropy/nll_loss expects scores of shape (batch, classes) or (classes,); "
-            f"got shape {log_probs.shape}"
-        )
-    n, classes = log_probs.shape
-    if labels.dtype.kind not in "iu":
-        raise RuntimeError(
-            f"expected scalar type Long but found {labels.dtype.name}\n"
-            "class labels must be an integer tensor (e.g. mg.tensor([0, 2, 1])); for class "
-            "probabilities pass a float tensor shaped like the scores to cross_entropy"
-        )
-    if labels.shape != (n,):
-        raise ValueError(
-            f"Expected input batch_size ({n}) to match target batch_size "
-            f"({labels.shape[0] if labels.ndim else labels.shape})."
-        )
-    values = labels.numpy()
-    if n and (values.min() < 0 or values.max() >= classes):
-        bad = values[(values < 0) | (values >= classes)][0]
-        raise IndexError(f"Target {bad} is out of bounds. (there are {classes} classes)")
-    rows = factories.arange(n, device=log_probs.device)
-    picked = log_probs[rows, labels.to(log_probs.device)]
-    return _reduce(-picked, reduction)
-
-
-def cross_entropy(logits: Tensor, labels: Any, reduction: str = "mean") -> Tensor:
-    """Softmax cross-entropy between raw scores ``(N, C)`` and integer class ``labels`` ``(N,)``.
-
-    The loss of one example is ``-log softmax(logits)[label]``: small when the
-    right class gets most of the probability. ``labels`` may also be class
-    probabilities (a float tensor shaped like ``logits``), as in PyTorch.
-
-    >>> import minigrad as mg
-    >>> logits = mg.tensor([[2.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
-    >>> mg.nn.functional.cross_entropy(logits, mg.tensor([0, 2]), reduction="none")
-    tensor([0.2395, 1.0986])
-    """
-    _check_reduction(reduction)
-    labels = labels if isinstance(labels, Tensor) else factories.tensor(labels)
-    log_probs = log_softmax(logits, axis=1 if logits.ndim > 1 else 0)
-    if labels.dtype.kind != "f":
-        return nll_loss(log_probs, labels, reduction)
-    if labels.shape != logits.shape:
-        raise ShapeError(
-            f"cross_entropy: class probabilities must be shaped like the scores; got "
-            f"labels of shape {labels.shape} for scores of shape {logits.shape}"
-        )
-    return _reduce(-(labels * log_probs).sum(axis=-1), reduction)
-
-
-def mse_loss(pred: Tensor, target: Any, reduction: str = "mean") -> Tensor:
-    """Mean squared error: the average of ``(pred - target) ** 2``.
-
-    >>> import minigrad as mg
-    >>> mg.nn.functional.mse_loss(mg.tensor([1.0, 2.0]), mg.tensor([1.0, 4.0]))
-    tensor(2.)
-    """
-    _check_reduction(reduction)
-    target_shape = target.shape if isinstance(target, Tensor) else None
-    if target_shape is not None and target_shape != pred.shape:
-        warnings.warn(
-            f"Using a target size ({target_shape}) that is different to the input size "
-            f"({pred.shape}). This will likely lead to incorrect results due to broadcasting. "
-            "Please ensure they have the same size.",
-            UserWarning,
-            stacklevel=2,
-        )
-    diff = pred - target
-    return _reduce(diff * diff, reduction)
-
-
-def _check_reduction(reduction: str) -> None:
-    if reduction not in REDUCTIONS:
-        raise ValueError(
-            f"{reduction} is not a valid value for reduction (choose one of {REDUCTIONS})"
-        )
-
-
-def _reduce(losses: Tensor, reduction: str) -> Tensor:
-    if reduction == "mean":
-        return losses.mean()
-    if reduction == "sum":
-        return losses.sum()
-    return losses

@@ -1,0 +1,377 @@
+"""The math library of one number: trigonometry, logarithms, erf, rounding (issue 12).
+
+The same rules as ``scalar_functions`` (whose table lists these too): plain
+Python that numba compiles for the CPU and for the GPU, the input's dtype kept
+(constants written ``type(x)(c)``), and IEEE answers where Python's ``math``
+raises. ``math.sin(inf)`` is a ValueError, a processor's ``sin`` is NaN;
+``math.sinh(1000.0)`` is an OverflowError, a processor's is inf. So each
+function first answers the inputs that ``math`` refuses, then calls it.
+
+Rounding goes through ``math.floor`` and ``math.ceil``, which give an integer
+on the CPU (in Python and in numba alike): exact only below 2**52, where a
+float64 can still have a fraction. From there on every float is a whole
+number already and is returned as it is (inf and NaN too). The sign of a zero result is the
+input's (``floor(-0.0)``, ``ceil(-0.5)`` and ``round(-0.5)`` are all -0.0, as
+in NumPy), which ``math.copysign`` restores.
+
+    >>> sin(0.0), asinh(0.0), log2(8.0), round_half_even(2.5), remainder(-1.0, 3.0)
+    (0.0, 0.0, 3.0, 2.0, 2.0)
+"""
+
+from __future__ import annotations
+
+import math
+
+# Where sinh and cosh overflow float64 (float32 overflows earlier, to inf by itself).
+SINH_LIMIT = 710.4758600739439
+# From 2**52 on, a float64 has no fraction bits (a float32 has none from 2**23).
+WHOLE = 4503599627370496.0
+
+
+# -- trigonometric ------------------------------------------------------------------------
+def sin(x):
+    """The sine (radians); NaN at +-inf (where ``math.sin`` raises).
+
+    >>> sin(0.0), sin(math.inf)
+    (0.0, nan)
+    """
+    if abs(x) == type(x)(math.inf):
+        return type(x)(math.nan)
+    return math.sin(x)
+
+
+def cos(x):
+    """The cosine (radians); NaN at +-inf.
+
+    >>> cos(0.0), cos(-math.inf)
+    (1.0, nan)
+    """
+    if abs(x) == type(x)(math.inf):
+        return type(x)(math.nan)
+    return math.cos(x)
+
+
+def tan(x):
+    """The tangent (radians); NaN at +-inf.
+
+    >>> tan(0.0), tan(math.inf)
+    (0.0, nan)
+    """
+    if abs(x) == type(x)(math.inf):
+        return type(x)(math.nan)
+    return math.tan(x)
+
+
+def asin(x):
+    """The inverse sine, in [-pi/2, pi/2]; NaN outside [-1, 1].
+
+    >>> asin(1.0) == math.pi / 2, asin(2.0)
+    (True, nan)
+    """
+    if abs(x) <= type(x)(1):
+        return math.asin(x)
+    return type(x)(math.nan)
+
+
+def acos(x):
+    """The inverse cosine, in [0, pi]; NaN outside [-1, 1].
+
+    >>> acos(1.0), acos(-2.0)
+    (0.0, nan)
+    """
+    if abs(x) <= type(x)(1):
+        return math.acos(x)
+    return type(x)(math.nan)
+
+
+def atan(x):
+    """The inverse tangent, in [-pi/2, pi/2] (+-pi/2 at +-inf).
+
+    >>> atan(0.0), atan(math.inf) == math.pi / 2
+    (0.0, True)
+    """
+    return math.atan(x)
+
+
+# -- hyperbolic ------------------------------------------------------------------------------
+def sinh(x):
+    """The hyperbolic sine; +-inf where it overflows (where ``math.sinh`` raises).
+
+    >>> sinh(0.0), sinh(1000.0), sinh(-math.inf)
+    (0.0, inf, -inf)
+    """
+    if abs(x) < type(x)(SINH_LIMIT):
+        return math.sinh(x)
+    return x * type(x)(math.inf)  # +-inf, and NaN stays NaN
+
+
+def cosh(x):
+    """The hyperbolic cosine; inf where it overflows.
+
+    >>> cosh(0.0), cosh(-1000.0)
+    (1.0, inf)
+    """
+    if abs(x) < type(x)(SINH_LIMIT):
+        return math.cosh(x)
+    return abs(x) * type(x)(math.inf)
+
+
+def asinh(x):
+    """The inverse hyperbolic sine.
+
+    >>> asinh(0.0), asinh(-math.inf)
+    (0.0, -inf)
+    """
+    return math.asinh(x)
+
+
+def acosh(x):
+    """The inverse hyperbolic cosine; NaN below 1.
+
+    >>> acosh(1.0), acosh(0.5), acosh(math.inf)
+    (0.0, nan, inf)
+    """
+    if x >= type(x)(1):
+        return math.acosh(x)
+    return type(x)(math.nan)
+
+
+def atanh(x):
+    """The inverse hyperbolic tangent: +-inf at +-1, NaN beyond.
+
+    >>> atanh(0.0), atanh(1.0), atanh(-1.0), atanh(2.0)
+    (0.0, inf, -inf, nan)
+    """
+    one = type(x)(1)
+    if abs(x) < one:
+        return math.atanh(x)
+    if abs(x) == one:
+        return x * type(x)(math.inf)
+    return type(x)(math.nan)
+
+
+# -- exponentials and logarithms ---------------------------------------------------------------
+def exp2(x):
+    """2 to the x; inf where it overflows (where Python's ``**`` raises).
+
+    >>> exp2(3.0), exp2(-1.0), exp2(2000.0), exp2(-math.inf)
+    (8.0, 0.5, inf, 0.0)
+    """
+    if x >= type(x)(1024):
+        return type(x)(math.inf)
+    return type(x)(2) ** x
+
+
+def expm1(x):
+    """e^x - 1, exact for tiny x (where ``exp(x) - 1`` loses every digit).
+
+    >>> expm1(0.0), expm1(1e-20), expm1(1000.0), expm1(-math.inf)
+    (0.0, 1e-20, inf, -1.0)
+    """
+    if x > type(x)(709.782712893384):  # compared in x's dtype: no float64 instruction for float32
+        return type(x)(math.inf)
+    return math.expm1(x)
+
+
+def log2(x):
+    """The base-2 logarithm: -inf at 0, NaN below.
+
+    >>> log2(8.0), log2(0.0), log2(-1.0)
+    (3.0, -inf, nan)
+    """
+    if x > 0:
+        return math.log2(x)
+    if x == 0:
+        return type(x)(-math.inf)
+    return type(x)(math.nan)
+
+
+def log10(x):
+    """The base-10 logarithm: -inf at 0, NaN below.
+
+    >>> log10(1000.0), log10(0.0), log10(-1.0)
+    (3.0, -inf, nan)
+    """
+    if x > 0:
+        return math.log10(x)
+    if x == 0:
+        return type(x)(-math.inf)
+    return type(x)(math.nan)
+
+
+def log1p(x):
+    """log(1 + x), exact for tiny x: -inf at -1, NaN below.
+
+    >>> log1p(0.0), log1p(1e-20), log1p(-1.0), log1p(-2.0)
+    (0.0, 1e-20, -inf, nan)
+    """
+    one = type(x)(1)
+    if x > -one:
+        return math.log1p(x)
+    if x == -one:
+        return type(x)(-math.inf)
+    return type(x)(math.nan)
+
+
+def erf(x):
+    """The error function, 2/sqrt(pi) times the integral of e^(-t^2) from 0 to x.
+
+    >>> erf(0.0), erf(math.inf), erf(-math.inf)
+    (0.0, 1.0, -1.0)
+    """
+    return math.erf(x)
+
+
+# -- powers ------------------------------------------------------------------------------------
+def square(x):
+    """x * x.
+
+    >>> square(-3.0)
+    9.0
+    """
+    return x * x
+
+
+def reciprocal(x):
+    """1 / x; +-inf at +-0 (where Python's ``/`` raises).
+
+    >>> reciprocal(4.0), reciprocal(0.0), reciprocal(-0.0), reciprocal(math.inf)
+    (0.25, inf, -inf, 0.0)
+    """
+    if x == 0:
+        return math.copysign(type(x)(math.inf), x)
+    return type(x)(1) / x
+
+
+def rsqrt(x):
+    """1 / sqrt(x): +-inf at +-0 (as 1 / sqrt(-0.0) = 1 / -0.0), NaN below 0.
+
+    >>> rsqrt(4.0), rsqrt(0.0), rsqrt(-0.0), rsqrt(-1.0), rsqrt(math.inf)
+    (0.5, inf, -inf, nan, 0.0)
+    """
+    if x > 0:
+        return type(x)(1) / math.sqrt(x)
+    if x == 0:
+        return math.copysign(type(x)(math.inf), x)
+    return type(x)(math.nan)
+
+
+# -- rounding (see the module docstring) -----------------------------------------------------------
+def floor(x):
+    """The largest whole number <= x.
+
+    >>> floor(-0.5), floor(2.5), floor(-0.0), floor(math.inf), floor(1e300)
+    (-1.0, 2.0, -0.0, inf, 1e+300)
+    """
+    if not abs(x) < type(x)(WHOLE):  # NaN, inf, and floats with no fraction
+        return x
+    return math.copysign(type(x)(math.floor(x)), x)
+
+
+def ceil(x):
+    """The smallest whole number >= x.
+
+    >>> ceil(-0.5), ceil(2.1), ceil(math.nan)
+    (-0.0, 3.0, nan)
+    """
+    if not abs(x) < type(x)(WHOLE):
+        return x
+    return math.copysign(type(x)(math.ceil(x)), x)
+
+
+def trunc(x):
+    """x without its fraction (rounded toward zero).
+
+    >>> trunc(-2.7), trunc(2.7), trunc(-0.5)
+    (-2.0, 2.0, -0.0)
+    """
+    if not abs(x) < type(x)(WHOLE):
+        return x
+    whole = math.floor(x) if x >= 0 else math.ceil(x)
+    return math.copysign(type(x)(whole), x)
+
+
+def round_half_even(x):
+    """The nearest whole number; halves go to the even one (the op ``"round"``, NumPy's ``rint``).
+
+    ``x - floor(x)`` is exact in floating point, so the halfway test is too;
+    a whole number n is odd when n / 2 is not whole (halving is exact).
+
+    >>> round_half_even(0.5), round_half_even(1.5), round_half_even(-2.5), round_half_even(2.6)
+    (0.0, 2.0, -2.0, 3.0)
+    """
+    if not abs(x) < type(x)(WHOLE):
+        return x
+    n = type(x)(math.floor(x))
+    rest = x - n
+    half = type(x)(0.5)
+    if rest > half or (rest == half and type(x)(math.floor(n * half)) != n * half):
+        n = n + type(x)(1)
+    return math.copysign(n, x)
+
+
+# -- functions of two numbers -------------------------------------------------------------------
+def atan2(y, x):
+    """The angle of the point (x, y), in [-pi, pi] (note the order: y first, as in C and NumPy).
+
+    >>> atan2(1.0, 1.0) == math.pi / 4, atan2(0.0, -1.0) == math.pi, atan2(-0.0, -1.0) == -math.pi
+    (True, True, True)
+    """
+    return math.atan2(y, x)
+
+
+def remainder(x, y):
+    """x - floor(x / y) * y: the sign of y, as Python's ``%`` (NumPy's and PyTorch's ``remainder``).
+
+    Computed exactly, as C's ``fmod`` is (numba compiles neither ``math.fmod``
+    nor, for a GPU without one at hand, ``%``): |y| doubled up to |x|, then
+    subtracted back down, halving. Each step is exact (doubling and halving
+    move only the exponent; a subtraction of two numbers within a factor of
+    two of each other is exact), so no rounding of ``x / y`` ever enters.
+    That leaves the sign of x; as Python's ``%`` does, a result on the wrong
+    side then moves to y's side. NaN where y is 0 or NaN, or x is infinite.
+
+    >>> remainder(5.0, 3.0), remainder(-5.0, 3.0), remainder(5.0, -3.0), remainder(-6.0, 3.0)
+    (2.0, 1.0, -1.0, 0.0)
+    >>> remainder(1.0, 0.0), remainder(math.inf, 2.0), remainder(-1.0, math.inf)
+    (nan, nan, inf)
+    """
+    if y == 0 or y != y or abs(x) == type(x)(math.inf):
+        return type(x)(math.nan)
+    r, step = abs(x), abs(y)
+    if r >= step:
+        half = type(x)(0.5)
+        while step <= r * half:
+            step = step + step
+        while step >= abs(y):
+            if r >= step:
+                r = r - step
+            step = step * half
+    r = math.copysign(r, x)  # fmod(x, y): the sign of x
+    if r == 0:
+        return math.copysign(type(x)(0), y)
+    if (r < 0) != (y < 0):
+        return r + y
+    return r
+
+
+def clamp_min(x, low):
+    """max(x, low), NaN from either side kept (PyTorch's ``clamp(x, min=low)``).
+
+    >>> clamp_min(-2.0, 0.0), clamp_min(3.0, 0.0), clamp_min(math.nan, 0.0), clamp_min(1, math.nan)
+    (0.0, 3.0, nan, nan)
+    """
+    if x < low or low != low:
+        return low
+    return x
+
+
+def clamp_max(x, high):
+    """min(x, high), NaN from either side kept (PyTorch's ``clamp(x, max=high)``).
+
+    >>> clamp_max(2.0, 1.0), clamp_max(-3.0, 1.0), clamp_max(math.nan, 1.0)
+    (1.0, -3.0, nan)
+    """
+    if x > high or high != high:
+        return high
+    return x
