@@ -216,7 +216,8 @@ def _check(x: Tensor, w: Tensor, bias: Tensor | None, groups: int, dims: int, op
     if w.shape[0] % groups:
         raise ShapeError(
             f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
-            f"but got weight of size {list(w.shape)} instead"
+            f"but got weight of size [{list(w.shape)}] instead\n{op}: {w.shape[0]} output "
+            f"channels cannot be split into {groups} equal groups"
         )
     channels = x.shape[-dims - 1]
     if channels != w.shape[1] * groups:
