@@ -36,6 +36,7 @@ import numpy as np
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.batching import moved_to_front
 from minigrad.tensor.broadcasting import ShapeError, broadcast_shape, broadcast_to
 from minigrad.tensor.elementwise import add, compare, where
 from minigrad.tensor.primitive import Primitive
@@ -46,6 +47,14 @@ from minigrad.tensor.shape import astype, getitem, reshape
 
 class IndexBoundsError(IndexError, RuntimeError):
     """An index tensor names a position outside the axis (PyTorch raises a RuntimeError)."""
+
+
+class IndexDtypeError(TypeError, RuntimeError):
+    """An index or mask of the wrong dtype (PyTorch raises a RuntimeError)."""
+
+
+# PyTorch names dtypes in these messages by their C types.
+_C_NAMES = {"int64": "long int", "int32": "int", "float32": "float", "float64": "double"}
 
 
 def along(index: np.ndarray, dim: int, size: int) -> tuple[np.ndarray, ...]:
@@ -98,13 +107,23 @@ GATHER = Primitive(
         None,
     ),
     saves=(1,),
+    batch=lambda xs, batched, dim: apply(GATHER, _both_batched(xs, batched), dim=dim + 1),
 )
 SCATTER_ADD_ALONG = Primitive(
     "scatter_add_along",
     _scatter_forward,
     multilinear=(lambda g, values, index, dim, shape: apply(GATHER, (g, index), dim=dim), None),
     saves=(1,),
+    batch=lambda xs, batched, dim, shape: apply(
+        SCATTER_ADD_ALONG, _both_batched(xs, batched), dim=dim + 1, shape=(len(xs[0]), *shape)
+    ),
 )
+
+
+def _both_batched(xs: list, batched: list) -> tuple:
+    """Values and index, each with the batch axis in front (lesson 14)."""
+    size = next(len(x) for x, b in zip(xs, batched) if b)
+    return tuple(moved_to_front(x, b, size) for x, b in zip(xs, batched))
 
 
 def _argsort(a: np.ndarray, dim: int, descending: bool) -> np.ndarray:
@@ -125,6 +144,9 @@ ARGSORT = Primitive(
     lambda backend, x, dim, descending: backend.from_numpy(
         _argsort(backend.to_numpy(x), dim, descending).astype(np.int64)
     ),
+    batch=lambda xs, batched, dim, descending: apply(
+        ARGSORT, (xs[0],), dim=dim + 1, descending=descending
+    ),
 )
 
 
@@ -139,7 +161,7 @@ def _tensor(value: Any, like: Tensor | None = None) -> Tensor:
 def _index_tensor(index: Any, op: str, like: Tensor) -> Tensor:
     index = _tensor(index, like)
     if index.dtype.kind not in "iu" or index.dtype == dtypes.bool_:
-        raise TypeError(
+        raise IndexDtypeError(
             f"{op}(): Expected dtype int32/int64 for index\n"
             f"got {index.dtype.name}; positions are whole numbers, e.g. "
             f"mg.tensor([0, 2]) or x.argsort()"
@@ -147,10 +169,10 @@ def _index_tensor(index: Any, op: str, like: Tensor) -> Tensor:
     return index
 
 
-def _dim(dim: Any, axis: Any, ndim: int) -> int:
+def _dim(dim: Any, axis: Any, ndim: int, default: Any = None) -> int:
     """One axis, named ``dim`` (PyTorch) or ``axis`` (NumPy), checked against ``ndim``."""
     if axis is not None:
-        if dim is not None:
+        if dim is not None and dim != default:
             raise TypeError("give the axis once: as dim= (PyTorch) or axis= (NumPy), not both")
         dim = axis
     if ndim == 0:
@@ -232,7 +254,7 @@ def scatter_add(x: Tensor, dim: int, index: Any, src: Any, *, axis: Any = None) 
     index = _index_tensor(index, "scatter_add", x)
     dim = _dim(dim, axis, x.ndim)
     if src.dtype != x.dtype:
-        raise TypeError(
+        raise IndexDtypeError(
             f"scatter(): Expected self.dtype to be equal to src.dtype\n"
             f"scatter_add: self is {x.dtype.name}, src is {src.dtype.name}; convert one with "
             f".to(...)"
@@ -327,9 +349,10 @@ def masked_fill(x: Tensor, mask: Any, value: Any) -> Tensor:
     x = _tensor(x)
     mask = _tensor(mask, x)
     if mask.dtype != dtypes.bool_:
-        raise TypeError(
+        raise IndexDtypeError(
             f"masked_fill_ only supports boolean masks, but got mask with dtype "
-            f"{mask.dtype.name}\nmake one with a comparison, e.g. x.masked_fill(x < 0, 0.0)"
+            f"{_C_NAMES.get(mask.dtype.name, mask.dtype.name)}\n"
+            "make one with a comparison, e.g. x.masked_fill(x < 0, 0.0)"
         )
     if isinstance(value, Tensor):
         if value.ndim != 0:
@@ -361,8 +384,8 @@ def argsort(x: Tensor, dim: int = -1, descending: bool = False, *, stable: bool 
     >>> mg.argsort(mg.tensor([3.0, 1.0, 2.0]))
     tensor([1, 2, 0])
     """
-    x = _tensor(x)
-    dim = _dim(dim, axis, x.ndim)
+    x = _tensor(x).detach()  # positions carry no derivative (nor tangents)
+    dim = _dim(dim, axis, x.ndim, default=-1)
     if x.ndim == 0:
         return reshape(apply(ARGSORT, (reshape(x, 1),), dim=0, descending=False), ())
     return apply(ARGSORT, (x,), dim=dim, descending=bool(descending))
@@ -381,7 +404,7 @@ def sort(x: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = F
     (tensor([3., 2., 1.]), tensor([0, 2, 1]))
     """
     x = _tensor(x)
-    dim = _dim(dim, axis, x.ndim)
+    dim = _dim(dim, axis, x.ndim, default=-1)
     indices = argsort(x, dim, descending)
     if x.ndim == 0:
         return SortResult(x, indices)
@@ -400,7 +423,7 @@ def topk(x: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = 
     tensor([5., 3.])
     """
     x = _tensor(x)
-    dim = _dim(dim, axis, x.ndim)
+    dim = _dim(dim, axis, x.ndim, default=-1)
     n = x.shape[dim] if x.ndim else 1
     if not dtypes.is_integer(k) or not 0 <= k <= n:
         raise IndexBoundsError(

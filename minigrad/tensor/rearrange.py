@@ -48,11 +48,11 @@ def _ints(given: tuple, op: str, argument: str) -> tuple[int, ...]:
     return tuple(int(n) for n in given)
 
 
-def _axis(dim: Any, axis: Any, op: str) -> Any:
+def _axis(dim: Any, axis: Any, op: str, default: Any = None) -> Any:
     """The axis argument, spelled ``dim`` (PyTorch) or ``axis`` (NumPy)."""
     if axis is None:
         return dim
-    if dim is not None:
+    if dim is not None and dim != default:
         raise TypeError(f"{op}(): give the axis once, as dim= (PyTorch) or axis= (NumPy)")
     return axis
 
@@ -72,6 +72,7 @@ CLONE = Primitive(
     "clone",
     lambda backend, x: backend.where(backend.full((), True, dtypes.bool_), x, x),
     derivatives=(lambda v, out, x: v,),
+    batch=lambda xs, batched: apply(CLONE, (xs[0],)),  # a copy of the batch (lesson 14)
 )
 
 
@@ -267,7 +268,7 @@ def split(x: Tensor, split_size_or_sections: Any, dim: int = 0, *, axis: Any = N
     >>> [t.tolist() for t in mg.split(mg.arange(5), 2)]
     [[0, 1], [2, 3], [4]]
     """
-    dim = _axis(dim, axis, "split")
+    dim = _axis(dim, axis, "split", default=0)
     if x.ndim == 0:
         raise ShapeError(
             "split expects at least a 1-dimensional tensor\nsplit: a 0-d tensor has no "
@@ -310,7 +311,7 @@ def chunk(x: Tensor, chunks: int, dim: int = 0, *, axis: Any = None) -> tuple[Te
     >>> [t.tolist() for t in mg.chunk(mg.arange(6), 4)]
     [[0, 1], [2, 3], [4, 5]]
     """
-    dim = _axis(dim, axis, "chunk")
+    dim = _axis(dim, axis, "chunk", default=0)
     if not dtypes.is_integer(chunks) or chunks <= 0:
         raise ShapeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     if x.ndim == 0:
@@ -355,7 +356,7 @@ def unbind(x: Tensor, dim: int = 0, *, axis: Any = None) -> tuple[Tensor, ...]:
     >>> mg.unbind(mg.tensor([[1, 2], [3, 4]]), 1)
     (tensor([1, 3]), tensor([2, 4]))
     """
-    dim = _axis(dim, axis, "unbind")
+    dim = _axis(dim, axis, "unbind", default=0)
     if x.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = _one_axis(dim, x.ndim)
@@ -370,13 +371,13 @@ def cat(tensors: Any, dim: int = 0, *, axis: Any = None) -> Tensor:
     >>> mg.cat([mg.ones(2), mg.zeros(1)])
     tensor([1., 1., 0.])
     """
-    return concatenate(tensors, _axis(dim, axis, "cat"))
+    return concatenate(tensors, _axis(dim, axis, "cat", default=0))
 
 
 def _listed(tensors: Any, op: str) -> list[Tensor]:
     tensors = [t if isinstance(t, Tensor) else Tensor.concrete(t) for t in tensors]
     if not tensors:
-        raise ValueError(f"{op} expects a non-empty TensorList")
+        raise ShapeError(f"{op} expects a non-empty TensorList")
     return tensors
 
 
