@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.backends.numpy_backend import MAPS, REDUCES, ZIPS
+from minigrad.backends.numpy_backend import MAPS, REDUCES, SCANS, ZIPS
 
 
 class TracerError(RuntimeError):
@@ -144,6 +144,10 @@ class AbstractBackend:
             1 if a in axes else n for a, n in enumerate(x.shape) if keepdims or a not in axes
         )
         return AbstractArray(shape, dtype)
+
+    def scan(self, op: str, x: Any, axis: int) -> AbstractArray:
+        dtype = np.asarray(SCANS[op](np.zeros(1, x.dtype))).dtype  # int32 sums in int64
+        return AbstractArray(x.shape, dtype)
 
     def matmul(self, a: Any, b: Any) -> AbstractArray:
         # NumPy's rule: a 1-D operand is a row (a) or a column (b), dropped afterwards.

@@ -24,6 +24,7 @@ from typing import Any
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.batching import shifted
 from minigrad.tensor.elementwise import where
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
@@ -68,6 +69,9 @@ PROD = Primitive(
     vjp=_prod_vjp,
     jvp=_prod_jvp,
     saves=(0,),
+    batch=lambda xs, batched, axes, keepdims: apply(
+        PROD, (xs[0],), axes=shifted(axes), keepdims=keepdims
+    ),
 )
 
 
@@ -86,6 +90,7 @@ CUMSUM = Primitive(
     "cumsum",
     lambda backend, x, axis: backend.scan("sum", x, axis),
     linear=(lambda g, x, axis: _reverse_cumsum(g, axis),),
+    batch=lambda xs, batched, axis: apply(CUMSUM, (xs[0],), axis=axis + 1),
 )
 
 
@@ -130,6 +135,7 @@ CUMPROD = Primitive(
     vjp=_cumprod_vjp,
     jvp=_cumprod_jvp,
     saves=(0, "out"),
+    batch=lambda xs, batched, axis: apply(CUMPROD, (xs[0],), axis=axis + 1),
 )
 
 

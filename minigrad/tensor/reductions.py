@@ -8,8 +8,11 @@ A reduction collapses axes. Its backward must put the axes back: the cotangent
 - ``max``/``min``: only the winners contributed; ties share the gradient evenly
   (as PyTorch's ``amax``/``amin`` do).
 
-``mean``, ``var`` and ``logsumexp`` are compositions of primitives, so they
-need no rules of their own: the chain rule through their parts is their rule.
+``mean``, ``var``, ``std``, ``logsumexp``, ``any``/``all`` and
+``argmax``/``argmin`` are compositions of primitives, so they need no rules
+of their own: the chain rule through their parts is their rule (and the
+integer and bool results carry none). ``prod`` and the running totals are in
+``products.py``.
 """
 
 from __future__ import annotations
