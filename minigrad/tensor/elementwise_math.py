@@ -344,7 +344,9 @@ def clamp(input: Any, min: Any = None, max: Any = None) -> Tensor:
     ``min`` and ``max`` are numbers or tensors (broadcast), either may be None.
     The gradient passes to ``input`` where ``min <= input <= max``, and to a
     tensor bound where that bound was taken, as in PyTorch. A ``min`` above
-    ``max`` gives ``max`` everywhere.
+    ``max`` gives ``max`` everywhere. (One tie differs: where ``min == max``
+    and ``input`` is below, ``min`` receives the gradient; PyTorch gives it
+    to neither bound.)
 
     >>> import minigrad as mg
     >>> mg.clamp(mg.tensor([-2.0, 0.5, 3.0]), min=0, max=1)
