@@ -343,7 +343,7 @@ CASES = {
     "split": one(_split, min_dims=1),
     "chunk": one(_chunk, min_dims=1),
     "narrow": one(_narrow, min_dims=1),
-    "unbind": one(_unbind, min_dims=1),
+    "unbind": one(_unbind, min_dims=1, min_side=1),  # (no pieces: nothing to differentiate)
     "movedim": one(_movedim),
     "flatten": one(_flatten),
     "expand": expand_case(),
@@ -357,7 +357,8 @@ CASES = {
     "scatter_add": scatter_add_case(),
     "index_select": one(_index_select, min_dims=1),
     "take_along_dim": one(_take_along_dim, min_dims=1),
-    "take_along_dim:flat": one(_take_flat),
+    # PyTorch flattens with .view here, which fails on non-contiguous input: contiguous only.
+    "take_along_dim:flat": one(_take_flat, layouts=["contiguous"]),
     "masked_fill": one(_masked_fill),
     "masked_fill:tensor_value": masked_fill_tensor_case(),
     # sorting: values are gathers, indices have no derivative

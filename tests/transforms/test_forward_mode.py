@@ -138,6 +138,13 @@ PROGRAMS = {
     "transpose": (lambda x: x.T @ x, [(2, 3)], normal),
     "getitem": (lambda x: x[1:, ::2] * x[np.array([0, 0, 1])][:, :2], [(2, 3)], normal),
     "scatter_add": (lambda x: _scatter_add(x) ** 2, [(3, 2)], normal),
+    "gather": (lambda x: x.gather(1, mg.tensor([[2, 2], [0, 1]])) ** 2, [(2, 3)], normal),
+    "scatter_add_along": (
+        lambda x, s: x.scatter_add(0, mg.tensor([[1, 0, 1], [1, 1, 0]]), s * s),
+        [(2, 3), (2, 3)],
+        normal,
+    ),
+    "clone": (lambda x: x.clone() * x, [(2, 3)], normal),
     "concatenate": (lambda x, y: mg.concatenate([x, y * y], axis=1), [(2, 3), (2, 1)], normal),
     "matmul": (lambda a, b: (a @ b).tanh(), [(2, 3), (3, 2)], normal),
     "softmax": (lambda x: mg.nn.functional.softmax(x, 0) * x, [(2, 3)], normal),
