@@ -144,7 +144,7 @@ AXES = [(), (0,), (1,), (2,), (0, 2), (1, 2), (0, 1, 2)]
 
 @pytest.mark.parametrize("keepdims", [False, True])
 @pytest.mark.parametrize("axes", AXES)
-@pytest.mark.parametrize("op", ["sum", "max", "min"])
+@pytest.mark.parametrize("op", ["sum", "prod", "max", "min"])
 def test_reduce_over_any_axis_set(backend, op, axes, keepdims):
     value = sample(np.random.default_rng(6), (3, 4, 5), np.float64)
     got = backend.reduce(op, device_view(backend, "transposed", value), axes, keepdims)
@@ -152,7 +152,7 @@ def test_reduce_over_any_axis_set(backend, op, axes, keepdims):
 
 
 @pytest.mark.parametrize("dtype", [np.int64, np.int32, np.bool_, np.float32])
-@pytest.mark.parametrize("op", ["sum", "max", "min"])
+@pytest.mark.parametrize("op", ["sum", "prod", "max", "min"])
 def test_reduce_dtypes_follow_numpy(backend, op, dtype):
     value = sample(np.random.default_rng(7), (4, 3), dtype)
     for axes in [(0,), (0, 1)]:
@@ -180,6 +180,25 @@ def test_reduce_split_over_several_blocks(backend, monkeypatch, op, dtype):
     for axes, keepdims in [((1, 2), False), ((0, 1, 2), True)]:
         got = backend.reduce(op, device_view(backend, "transposed", value), axes, keepdims)
         same(backend.to_numpy(got), REF.reduce(op, value, axes, keepdims), rtol=1e-12)
+
+
+@pytest.mark.parametrize("length", [0, 1, 2, 5, 8, 9])
+@pytest.mark.parametrize("op", ["sum", "prod"])
+def test_scan_by_doubling_equals_numpy(backend, op, length):
+    # Lengths around powers of two: the last doubling step covers a part of the axis.
+    value = sample(np.random.default_rng(21), (3, length, 2), np.float64)
+    for axis in (0, 1, 2):
+        got = backend.scan(op, device_view(backend, "transposed", value), axis)
+        same(backend.to_numpy(got), REF.scan(op, value, axis), rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.bool_, np.float32])
+def test_scan_dtypes_follow_numpy(backend, dtype):
+    value = sample(np.random.default_rng(22), (4, 3), dtype)
+    for op in ("sum", "prod"):
+        got = backend.to_numpy(backend.scan(op, backend.from_numpy(value), 0))
+        assert got.dtype == REF.scan(op, value, 0).dtype
+        same(got, REF.scan(op, value, 0), rtol=1e-6)
 
 
 def test_reduce_of_nothing(backend):
