@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.backends.abstract_backend import TracerError
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.batching import moved_to_front
@@ -83,9 +84,14 @@ def along(index: np.ndarray, dim: int, size: int) -> tuple[np.ndarray, ...]:
 
 
 def _host(backend: Any, index: Any) -> np.ndarray:
-    # Positions are worked out on the host (as backend.getitem does for every
-    # advanced index): free on the CPU, one copy of the index from a GPU.
-    return np.asarray(backend.to_numpy(index))
+    """The index's values on the host, where positions are worked out (as
+    ``backend.getitem`` does for every advanced index): free on the CPU, one
+    copy from a GPU. While a program is traced (lesson 13) the index has no
+    values yet and only the result's shape and dtype are wanted: zeros do."""
+    try:
+        return np.asarray(backend.to_numpy(index))
+    except TracerError:
+        return np.zeros(index.shape, np.int64)
 
 
 def _gather_forward(backend, x, index, dim):
@@ -137,13 +143,19 @@ def _argsort(a: np.ndarray, dim: int, descending: bool) -> np.ndarray:
     return n - 1 - order
 
 
+def _argsort_forward(backend, x, dim, descending):
+    try:
+        values = backend.to_numpy(x)
+    except TracerError:  # tracing (lesson 13): the result's shape and dtype only
+        return backend.astype(x, np.dtype(np.int64))
+    return backend.from_numpy(_argsort(values, dim, descending).astype(np.int64))
+
+
 # The positions of a sort are whole numbers: no derivative. No backend has a
 # sorting kernel, so the row sorts on the host (one copy each way on a GPU).
 ARGSORT = Primitive(
     "argsort",
-    lambda backend, x, dim, descending: backend.from_numpy(
-        _argsort(backend.to_numpy(x), dim, descending).astype(np.int64)
-    ),
+    _argsort_forward,
     batch=lambda xs, batched, dim, descending: apply(
         ARGSORT, (xs[0],), dim=dim + 1, descending=descending
     ),
