@@ -18,13 +18,14 @@ registers and never reaches memory.
     >>> import minigrad as mg
     >>> from minigrad.compile.passes import optimize
     >>> g = optimize(mg.make_graph(lambda a, b: (a * b).tanh().sum())(mg.ones(8), mg.ones(8)))
-    >>> [op.name for op in fuse(g)]
+    >>> [op.name for op in fuse(g, fuse_from=1)]  # (8 elements: too few to pay, by default)
     ['fused_mul_tanh_sum']
 """
 
 from __future__ import annotations
 
 import importlib.util
+import math
 from typing import Any
 
 from minigrad.compile.codegen import FusedKernel, kernel_source
@@ -34,14 +35,17 @@ FLOATS = ("float32", "float64")
 # Longer groups compile for longer (LLVM's time grows with the loop body); a
 # chain longer than this is cut into several kernels.
 MAX_GROUP = 400
+# A kernel costs a second or more to compile, and saves memory traffic: worth it
+# for big arrays only. Smaller groups run op by op (the program's loop is fast).
+FUSE_FROM = 2**16
 
 
-def _fusable(op: Op, graph: Graph) -> bool:
+def _fusable(op: Op, fuse_from: int) -> bool:
     """An elementwise row with a scalar body (or a broadcast), on float or bool values."""
     device = op.out.device
     if device == "cpu" and importlib.util.find_spec("numba") is None:
         return False
-    if op.out.dtype.name not in (*FLOATS, "bool") or not op.out.shape:
+    if op.out.dtype.name not in (*FLOATS, "bool") or _size(op.out) < fuse_from:
         return False
     if any(v.dtype.name not in (*FLOATS, "bool") for v in op.inputs):
         return False
@@ -51,6 +55,10 @@ def _fusable(op: Op, graph: Graph) -> bool:
         return False
     # pow_scalar's exponent is its one parameter (written into the kernel).
     return not op.params or op.prim.name == "pow_scalar"
+
+
+def _size(v: Var) -> int:
+    return math.prod(v.shape)
 
 
 def _is_number(v: Var) -> bool:
@@ -72,17 +80,19 @@ class _Group:
         self.sums: set[Var] = set()  # totals (ready only when the loop ends)
 
 
-def fuse(graph: Graph, max_group: int = MAX_GROUP) -> Graph:
+def fuse(graph: Graph, max_group: int = MAX_GROUP, fuse_from: int = FUSE_FROM) -> Graph:
     """Replace each group of two or more fusable operations by one ``FusedKernel`` operation."""
     ready: dict[Var, int] = {}  # where each value exists: its op's position, or its group's start
     group_of: dict[Var, _Group] = {}
+    latest: dict[Any, _Group] = {}  # the last group started per (shape, device)
     placed: list[Any] = []  # the new program: Ops and _Groups, in order
     for k, op in enumerate(graph.ops):
         group = None
-        if _fusable(op, graph):
-            group = _join(op, group_of, ready, max_group, graph)
+        if _fusable(op, fuse_from):
+            group = _join(op, group_of, ready, max_group, latest)
             if group is None:
                 group = _Group(k, op.out.shape, op.out.device)
+                latest[group.shape, group.device] = group
                 placed.append(group)
             group.ops.append(op)
             group.made.update(op.outs)
@@ -112,9 +122,16 @@ def fuse(graph: Graph, max_group: int = MAX_GROUP) -> Graph:
     return graph.replace(ops)
 
 
-def _join(op: Op, group_of: dict, ready: dict, max_group: int, graph: Graph) -> _Group | None:
-    """The group ``op`` may join (the latest-started one that works), or None."""
+def _join(op: Op, group_of: dict, ready: dict, max_group: int, latest: dict) -> _Group | None:
+    """The group ``op`` may join (the latest-started one that works), or None.
+
+    Candidates: the groups that made its inputs, and the last group of its
+    shape (which an op reading only older values, a broadcast of a
+    constant, can join too).
+    """
     candidates = {group_of[v] for v in op.inputs if v in group_of and v in group_of[v].made}
+    if (op.out.shape, op.out.device) in latest:
+        candidates.add(latest[op.out.shape, op.out.device])
     for group in sorted(candidates, key=lambda g: -g.start):
         if group.shape != op.out.shape or group.device != op.out.device:
             continue

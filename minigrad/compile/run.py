@@ -21,12 +21,15 @@ as derivatives. This path costs what eager mode costs.
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from minigrad import backends
+from minigrad.backends.numpy_backend import MAPS, ZIPS
 from minigrad.compile.pytree import flatten, unflatten
 from minigrad.tensor.mode import current
 from minigrad.tensor.record import apply
@@ -36,7 +39,7 @@ from minigrad.tensor.tensor import Tensor
 class Program:
     """A graph lowered to a list of steps over numbered slots (see the module docstring)."""
 
-    def __init__(self, graph: Any, reuse: dict[int, Any] | None = None) -> None:
+    def __init__(self, graph: Any) -> None:
         slots: dict[Any, int] = {}
 
         def slot(v: Any) -> int:
@@ -64,14 +67,11 @@ class Program:
         for s, k in last_use.items():
             if s not in keep:
                 frees[k].append(s)
-        self.steps = []
-        for k, op in enumerate(graph.ops):
-            device = op.inputs[0].device if op.inputs else op.out.device
-            self.steps.append((
-                op.prim.forward, backends.for_device(device),
-                tuple(slots[v] for v in op.inputs), op.params,
-                tuple(slots[v] for v in op.outs), tuple(frees[k]),
-            ))  # fmt: skip
+        self.steps = [
+            (_kernel(op), tuple(slots[v] for v in op.inputs), tuple(slots[v] for v in op.outs),
+             tuple(frees[k]))
+            for k, op in enumerate(graph.ops)
+        ]  # fmt: skip
         self.size = len(slots)
         self.graph = graph
 
@@ -84,8 +84,8 @@ class Program:
             values[s] = a
         for s, a in self.constants:
             values[s] = a
-        for forward, backend, ins, params, outs, frees in self.steps:
-            result = forward(backend, *[values[i] for i in ins], **params)
+        for kernel, ins, outs, frees in self.steps:
+            result = kernel(*[values[i] for i in ins])
             if len(outs) == 1:
                 values[outs[0]] = result
             else:
@@ -93,7 +93,30 @@ class Program:
                     values[s] = r
             for s in frees:
                 values[s] = None
-        return [values[s] for s in self.output_slots]
+        outs = [values[s] for s in self.output_slots]
+        return [np.asarray(a) if isinstance(a, np.generic) else a for a in outs]
+
+
+# Below this many elements the numba backend hands an elementwise op to NumPy
+# anyway (its measured crossover); the program calls NumPy's ufunc directly.
+SMALL = 2**18
+
+
+def _kernel(op: Any) -> Any:
+    """What a step calls, with the op's arrays only: its decisions taken now, once.
+
+    A small elementwise op on the CPU becomes NumPy's own ufunc (the shapes
+    are known, so the backend's size test is settled here); anything else is
+    the row's ``forward`` with its backend and parameters bound.
+    """
+    device = op.inputs[0].device if op.inputs else op.out.device
+    backend = backends.for_device(device)
+    name = getattr(op.prim, "scalar", None)
+    if device == "cpu" and name is not None and op.out.shape and not op.params:
+        ufunc = MAPS.get(name) if len(op.inputs) == 1 else ZIPS.get(name)
+        if isinstance(ufunc, np.ufunc) and math.prod(op.out.shape) < SMALL:
+            return ufunc
+    return functools.partial(op.prim.forward, backend, **op.params)
 
 
 def check_arguments(graph: Any, leaves: Sequence[Any], structure: Any) -> None:

@@ -90,14 +90,31 @@ class Trace:
         return known[0]
 
     def _made(self, data: AbstractArray, device: str) -> Var:
-        """Write down a ``backend.map``/``zip`` call made outside ``apply`` as its primitive."""
-        _, op, arrays = data.made
-        prim = REGISTRY.get(op)
-        if prim is None or prim.scalar != op:
-            raise RuntimeError(f"minigrad.compile: cannot trace a direct {op!r} kernel call")
-        in_vars = tuple(self.var_of(a, device=device) for a in arrays)
-        data.var = Var(data.shape, data.dtype, device)
-        self.ops.append(Op(prim, in_vars, {}, (data.var,)))
+        """Write down ``backend.map``/``zip`` calls made outside ``apply`` as their primitives.
+
+        Such calls may build on each other (a gradient summed in place, term
+        after term), so the walk to the first known array uses a stack, not recursion.
+        """
+        stack = [data]
+        while stack:
+            top = stack[-1]
+            waiting = [
+                a for a in top.made[2]
+                if isinstance(a, AbstractArray) and a.var is None and a.value is None
+            ]  # fmt: skip
+            if waiting:
+                stack.extend(waiting)
+                continue
+            stack.pop()
+            if top.var is not None:
+                continue
+            _, op, arrays = top.made
+            prim = REGISTRY.get(op)
+            if prim is None or prim.scalar != op:
+                raise RuntimeError(f"minigrad.compile: cannot trace a direct {op!r} kernel call")
+            in_vars = tuple(self.var_of(a, device=device) for a in arrays)
+            top.var = Var(top.shape, top.dtype, device)
+            self.ops.append(Op(prim, in_vars, {}, (top.var,)))
         return data.var
 
 
