@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad import backends
 from minigrad.tensor.mode import current
 from minigrad.tensor.primitive import REGISTRY, Primitive
 
@@ -104,7 +105,7 @@ class BatchedArray:
     ((2, 3), 2, BatchedArray(batch 5 on axis 0, shape (2, 3), float32))
     """
 
-    __slots__ = ("dtype", "level", "physical", "shape")
+    __slots__ = ("__weakref__", "dtype", "level", "physical", "shape")
 
     def __init__(self, physical: Any, level: Level) -> None:
         self.physical = physical
@@ -128,6 +129,49 @@ class BatchedArray:
             f"BatchedArray(batch {self.physical.shape[0]} on axis 0, shape {self.shape}, "
             f"{self.dtype})"
         )
+
+
+def every_value(x: Any) -> np.ndarray:
+    """All the values ``x`` holds, as a NumPy array; inside vmap, every example's.
+
+    For checks of values ("labels in range"), whose verdict is one for the
+    whole batch, never for math: the array has the batch axes in front.
+    """
+    data = x.data
+    while type(data) is BatchedArray:
+        data = data.physical.data
+    return backends.for_device(x.device).to_numpy(data)
+
+
+RANDOM_ERROR = (
+    "vmap: called random operation while in randomness error mode. Please either use the "
+    "'same' or 'different' randomness flags on vmap or perform the randomness operation out "
+    "of vmap"
+)
+
+
+def random_sizes() -> list[Level]:
+    """The open vmap levels a random draw must cover, outermost first (``randomness``).
+
+    ``"error"`` raises (as ``torch.func.vmap``); ``"different"`` asks for one draw
+    per example of that level; ``"same"`` shares one draw across it.
+    """
+    levels = current().vmap_levels
+    if any(level.randomness == "error" for level in levels):
+        raise RuntimeError(RANDOM_ERROR)
+    return [level for level in levels if level.randomness == "different"]
+
+
+def batched_draw(sample: Callable[[tuple], Any], shape: tuple, make: Callable[[Any], Any]) -> Any:
+    """``make(sample(shape))``, inside vmap one draw per example where asked.
+
+    ``sample(sizes)`` draws NumPy values, ``make`` turns them into a tensor.
+    """
+    levels = random_sizes() if current().vmap_levels else []
+    t = make(sample((*(level.size for level in levels), *shape)))
+    for level in levels:  # outermost first: each wraps the one outside it
+        t = type(t)._wrap(BatchedArray(t, level), t.device)
+    return t
 
 
 def is_batched(x: Any) -> bool:

@@ -125,11 +125,29 @@ def _weight_transpose(g: Tensor, x: Tensor, w: Tensor, stride, dilation, groups)
 
 
 # The input must already be padded; ``conv2d`` below pads it first.
+def _conv2d_batched(xs: list, batched: list, stride, dilation, groups) -> Tensor:
+    """A batch of convolutions as one (lesson 14): a batch of inputs joins the images
+    axis; a batch of kernels (an ensemble) becomes ``B`` times as many groups."""
+    x, w = xs
+    size = len(x) if batched[0] else len(w)
+    if not batched[1]:  # (B, N, C, H, W) -> (B * N, C, H, W): more images, one kernel
+        out = apply(CONV2D, (x.reshape(-1, *x.shape[2:]), w), stride=stride,
+                    dilation=dilation, groups=groups)  # fmt: skip
+        return out.reshape(size, -1, *out.shape[1:])
+    x = x if batched[0] else x.broadcast_to((size, *x.shape))
+    n, c, h, wd = x.shape[1:]
+    x = x.transpose(1, 0, 2, 3, 4).reshape(n, size * c, h, wd)
+    out = apply(CONV2D, (x, w.reshape(-1, *w.shape[2:])), stride=stride, dilation=dilation,
+                groups=size * groups)  # fmt: skip
+    return out.reshape(n, size, -1, *out.shape[2:]).transpose(1, 0, 2, 3, 4)
+
+
 CONV2D = Primitive(
     "conv2d",
     _conv2d_forward,
     multilinear=(_input_transpose, _weight_transpose),
     saves=(0, 1),
+    batch=_conv2d_batched,
 )
 
 
@@ -157,6 +175,8 @@ WINDOWS = Primitive(
     "windows",
     lambda backend, x, kernel, stride, dilation: backend.windows(x, kernel, stride, dilation),
     linear=(_windows_transpose,),
+    # Windows run over the last axes: a batch axis in front is one more leading axis.
+    batch=lambda xs, batched, **params: apply(WINDOWS, (xs[0],), **params),
 )
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from minigrad import backends
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import as_array
+from minigrad.tensor.batching import batched_draw
 from minigrad.tensor.broadcasting import ShapeError
 from minigrad.tensor.shape import sizes
 from minigrad.tensor.tensor import Tensor
@@ -132,10 +133,12 @@ def arange(start: float, stop: float | None = None, step: float = 1, dtype: Any 
 def randn(*shape: Any, dtype: Any = dtypes.float32, requires_grad: bool = False,
           device: str = "cpu") -> Tensor:  # fmt: skip
     """Samples from the standard normal distribution (seed with ``mg.manual_seed``)."""
-    return tensor(_generator.standard_normal(sizes(shape, "randn")), dtype, requires_grad, device)
+    return batched_draw(_generator.standard_normal, sizes(shape, "randn"),
+                        lambda values: tensor(values, dtype, requires_grad, device))  # fmt: skip
 
 
 def rand(*shape: Any, dtype: Any = dtypes.float32, requires_grad: bool = False,
          device: str = "cpu") -> Tensor:  # fmt: skip
     """Samples from the uniform distribution on [0, 1)."""
-    return tensor(_generator.random(sizes(shape, "rand")), dtype, requires_grad, device)
+    return batched_draw(_generator.random, sizes(shape, "rand"),
+                        lambda values: tensor(values, dtype, requires_grad, device))  # fmt: skip

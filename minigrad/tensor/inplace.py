@@ -62,11 +62,12 @@ from minigrad.tensor import elementwise as ew
 from minigrad.tensor import elementwise_math as em
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.base import set_version, version_of
+from minigrad.tensor.batching import BatchedArray, moved_to_front
 from minigrad.tensor.broadcasting import broadcast_to
 from minigrad.tensor.mode import current
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply, zeros_like
-from minigrad.tensor.shape import GETITEM, astype
+from minigrad.tensor.shape import GETITEM, _batch_axis_after, _moved_axis, astype
 
 LEAF_MESSAGE = (
     "a leaf Variable that requires grad is being used in an in-place operation.\n"
@@ -95,6 +96,20 @@ def _index_put(backend: Any, x: Any, v: Any, index: Any) -> Any:
 # ``index_put(x, v)`` is linear in the pair (x, v): the elements at ``index``
 # come from v, the rest from x. Its transpose sends the cotangent of the
 # untouched elements to x (zeros where v was written) and gathers the rest for v.
+def _index_put_batched(xs: list, batched: list, index: Any) -> Tensor:
+    """``x[index] = v`` in every example: ``x[:, index] = v`` with v's batch axis where
+    NumPy puts it (see ``shape._getitem_batched``), lesson 14."""
+    x, v = xs
+    size = len(x) if batched[0] else len(v)
+    x = moved_to_front(x, batched[0], size)
+    index = index if isinstance(index, tuple) else (index,)
+    if not batched[1]:  # the same values for every example
+        region = np.broadcast_to(np.empty((), x.dtype), x.shape[1:])[index].shape
+        v = v.broadcast_to((size, *region))
+    v = _moved_axis(v, 0, _batch_axis_after(index))
+    return apply(INDEX_PUT, (x, v), index=(slice(None), *index))
+
+
 INDEX_PUT = Primitive(
     "index_put",
     _index_put,
@@ -102,6 +117,7 @@ INDEX_PUT = Primitive(
         lambda g, x, v, index: apply(INDEX_PUT, (g, zeros_like(v)), index=index),
         lambda g, x, v, index: apply(GETITEM, (g,), index=index),
     ),
+    batch=_index_put_batched,
 )
 
 
@@ -146,9 +162,30 @@ def _recorded(x: Tensor, operands: tuple) -> bool:
     return current().grad_enabled and any(t.requires_grad for t in tensors)
 
 
+def _write_batched(x: Tensor, new: Any) -> None:
+    """Write a batch in place: into the physical tensor, which holds every example."""
+    target = x.data
+    if type(target) is not BatchedArray or (
+        type(new) is BatchedArray and new.level.id > target.level.id
+    ):
+        raise RuntimeError(
+            "vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a "
+            "Tensor `other` in extra_args that has more elements than `self`. This happened "
+            "due to `other` being vmapped over but `self` not being vmapped over in a vmap.\n"
+            "Write x = x + y (a new tensor) instead of x += y, or batch x too"
+        )
+    if type(new) is not BatchedArray or new.level is not target.level:  # same for every example
+        new = BatchedArray(x.concrete._wrap(new, x.device).broadcast_to(target.physical.shape),
+                           target.level)  # fmt: skip
+    _write(target.physical, new.physical.data)
+
+
 def _write(x: Tensor, new: Any) -> None:
     """Copy the backend array ``new`` (x's shape and dtype) into x's own memory."""
     target = x.data
+    if type(target) is BatchedArray or type(new) is BatchedArray:  # inside vmap (lesson 14)
+        _write_batched(x, new)
+        return
     if x.device == "cpu":
         if not target.flags.writeable:
             raise RuntimeError(_OVERLAP_MESSAGE.format(shape=x.shape))
@@ -212,7 +249,7 @@ def assign(x: Tensor, compute: Any, operands: tuple = (), op: str = "", *,
         raise RuntimeError(LEAF_MESSAGE)
     version = version_of(x.data) + 1
     if not _recorded(x, operands):
-        if write is not None and x.device == "cpu":
+        if write is not None and x.device == "cpu" and type(x.data) is not BatchedArray:
             if not x.data.flags.writeable:
                 raise RuntimeError(_OVERLAP_MESSAGE.format(shape=x.shape))
             write(x.data)

@@ -82,6 +82,8 @@ def _leaves(tree: Any, axes: Any, path: str, where: str) -> list[tuple[str, Any,
 
 def _rebuild(tree: Any, values: list[Any]) -> Any:
     """``tree`` with its leaves replaced, in order, by ``values`` (consumed from the front)."""
+    if isinstance(tree, tuple) and hasattr(tree, "_fields"):  # a named tuple (sort's result)
+        return type(tree)(*(_rebuild(t, values) for t in tree))
     if isinstance(tree, (tuple, list)):
         return type(tree)(_rebuild(t, values) for t in tree)
     if isinstance(tree, dict):

@@ -1,0 +1,457 @@
+"""Loss functions: how wrong a prediction is, as one number to minimize (lesson 06).
+
+Every loss here is a few tensor operations and has no backward rule of its
+own: reverse mode, forward mode and higher derivatives come from the rules
+of the operations it is made of, by the chain rule. The formulas, defaults
+and error texts are PyTorch's (``torch.nn.functional``), so a model trained
+here computes the same numbers there.
+
+A loss first gives one number per example (or per element), then
+``reduction`` says what to return: ``"none"`` (those numbers), ``"sum"``, or
+``"mean"``. The mean of a *weighted* classification loss divides by the sum
+of the weights that were used, not by the count: with class weights ``w``,
+``nll_loss`` returns ``sum_i w[y_i] l_i / sum_i w[y_i]``, a weighted average.
+
+Class labels (``nll_loss``, ``cross_entropy``) are integers that select one
+score per example; they are data, not differentiated. Class scores have
+shape ``(N, C)``, ``(C,)`` for one example, or ``(N, C, d1, ...)`` for one
+label per position (a segmentation map), as in PyTorch.
+
+    >>> import minigrad as mg
+    >>> F = mg.nn.functional
+    >>> F.l1_loss(mg.tensor([1.0, 2.0]), mg.tensor([2.0, 0.0]), reduction="none")
+    tensor([1., 2.])
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from minigrad.tensor import factories
+from minigrad.tensor import softmax as primitives
+from minigrad.tensor.batching import every_value
+from minigrad.tensor.elementwise import abs, exp, log, maximum, where
+from minigrad.tensor.reductions import logsumexp
+from minigrad.tensor.shape import stack
+from minigrad.tensor.tensor import Tensor
+
+REDUCTIONS = ("mean", "sum", "none")
+
+# PyTorch's names for dtypes, as its errors spell them.
+TORCH_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
+               "bool": "Bool"}  # fmt: skip
+
+
+# -- classification: one integer label per example --------------------------------------
+def nll_loss(
+    input: Tensor,
+    target: Any,
+    weight: Tensor | None = None,
+    *,
+    ignore_index: int = -100,
+    reduction: str = "mean",
+) -> Tensor:
+    """Negative log-likelihood: ``-weight[y] * input[i, y]`` for each label ``y = target[i]``.
+
+    ``input`` holds log-probabilities (``log_softmax`` of scores) of shape
+    ``(N, C)``, ``(C,)`` or ``(N, C, d1, ...)``; ``target`` the integer labels,
+    shaped like ``input`` without its class axis. Labels equal to
+    ``ignore_index`` add nothing and do not count in the mean. With class
+    weights the mean is the weighted average ``sum w[y] l / sum w[y]``.
+
+    >>> import minigrad as mg
+    >>> log_probs = mg.tensor([[-1.0, -2.0], [-3.0, -4.0]])
+    >>> mg.nn.functional.nll_loss(log_probs, [1, 0])
+    tensor(2.5)
+    >>> mg.nn.functional.nll_loss(log_probs, [1, 0], weight=mg.tensor([1.0, 3.0]))  # (3*2 + 3)/4
+    tensor(2.25)
+    """
+    _check_reduction(reduction)
+    labels, kept = _checked_labels(input, _as_labels(target), weight, ignore_index)
+    return _picked_loss(input, labels, kept, weight, reduction)
+
+
+def cross_entropy(
+    input: Tensor,
+    target: Any,
+    weight: Tensor | None = None,
+    *,
+    ignore_index: int = -100,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Tensor:
+    """Softmax cross-entropy between raw scores ``input`` and class ``target``.
+
+    With integer labels, one example's loss is ``-log softmax(input)[label]``:
+    small when the right class gets most of the probability (this is
+    ``nll_loss(log_softmax(input), target)``). A float ``target`` shaped like
+    ``input`` holds class probabilities instead, and the loss is
+    ``-sum_c target_c log softmax(input)_c``. ``label_smoothing`` ``e`` mixes
+    the target with the uniform distribution: ``(1 - e) target + e / C``.
+
+    >>> import minigrad as mg
+    >>> logits = mg.tensor([[2.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
+    >>> mg.nn.functional.cross_entropy(logits, mg.tensor([0, 2]), reduction="none")
+    tensor([0.2395, 1.0986])
+    >>> mg.nn.functional.cross_entropy(logits, mg.tensor([0, 2]), label_smoothing=0.3)
+    tensor(0.8691)
+    """
+    _check_reduction(reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    target = target if isinstance(target, Tensor) else factories.tensor(target)
+    axis = _class_axis(input)
+    log_probs = primitives.log_softmax(input, axis)
+    classes = input.shape[axis]
+    if target.shape == input.shape:
+        return _cross_entropy_probabilities(log_probs, target, weight, ignore_index,
+                                            reduction, label_smoothing)  # fmt: skip
+    labels, kept = _checked_labels(log_probs, target, weight, ignore_index)
+    nll = _picked_loss(log_probs, labels, kept, weight, reduction)
+    if label_smoothing == 0.0:
+        return nll
+    # The uniform part: -sum_c w_c log p_c for each example, 0 where the label is ignored.
+    if weight is not None:
+        log_probs = log_probs * weight.reshape(_along(axis, input.ndim))
+    shape = _label_shape(input)
+    mask = factories.tensor(kept.reshape(shape), dtype=input.dtype, device=input.device)
+    smooth = -log_probs.sum(axis=axis) * mask
+    if reduction == "mean":  # divided by what nll_loss's weighted mean divides by
+        w = _label_weights(weight, labels, kept, input)
+        smooth = smooth.sum() / (w.sum() if w is not None else labels.size)
+    else:
+        smooth = _reduce(smooth, reduction)
+    return (1 - label_smoothing) * nll + (label_smoothing / classes) * smooth
+
+
+def _cross_entropy_probabilities(log_probs, target, weight, ignore_index, reduction,
+                                 label_smoothing):  # fmt: skip
+    """Cross-entropy against class probabilities; the mean divides by the example count."""
+    if target.dtype.kind != "f":
+        raise RuntimeError(
+            "Expected floating point type for target with class probabilities, got "
+            f"{TORCH_NAMES.get(target.dtype.name, target.dtype.name)}\ntarget has the shape "
+            f"of the scores {target.shape}, so it is read as class probabilities; give "
+            "integer labels without the class axis instead"
+        )
+    if ignore_index >= 0:
+        raise RuntimeError("ignore_index is not supported for floating point target")
+    axis = _class_axis(log_probs)
+    classes = log_probs.shape[axis]
+    if label_smoothing > 0:
+        target = target * (1 - label_smoothing) + label_smoothing / classes
+    terms = log_probs * target
+    if weight is not None:
+        terms = terms * weight.reshape(_along(axis, log_probs.ndim))
+    return _reduce(-terms.sum(axis=axis), reduction)
+
+
+def _picked_loss(log_probs: Tensor, labels: np.ndarray, kept: np.ndarray,
+                 weight: Tensor | None, reduction: str) -> Tensor:  # fmt: skip
+    """``-w[y] log_probs[..., y]`` for each label ``y``; the mean is weighted by ``w[y]``."""
+    classes = log_probs.shape[_class_axis(log_probs)]
+    scores = _classes_last(log_probs).reshape(-1, classes)
+    rows = factories.arange(labels.size, device=log_probs.device)
+    picked = scores[rows, factories.tensor(labels * kept, device=log_probs.device)]
+    w = _label_weights(weight, labels, kept, log_probs)
+    losses = -(picked if w is None else picked * w)
+    if reduction == "mean" and w is not None:
+        return losses.sum() / w.sum()
+    return _reduce(losses.reshape(_label_shape(log_probs)), reduction)
+
+
+def _label_shape(input: Tensor) -> tuple[int, ...]:
+    """The shape of the labels for scores ``input``: its shape without the class axis."""
+    axis = _class_axis(input)
+    return input.shape[:axis] + input.shape[axis + 1 :]
+
+
+def _class_axis(input: Tensor) -> int:
+    """Scores are ``(C,)`` or ``(N, C, ...)``: the class axis is 0 or 1."""
+    if input.ndim == 0:
+        raise ValueError(
+            "Expected 1 or more dimensions (got 0)\nclass scores have shape (N, C) for a "
+            "batch, (C,) for one example or (N, C, d1, ...) for one label per position"
+        )
+    return 0 if input.ndim == 1 else 1
+
+
+def _classes_last(input: Tensor) -> Tensor:
+    """``(N, C, d1, ...)`` -> ``(N, d1, ..., C)``: one row of class scores per label."""
+    if input.ndim <= 2:
+        return input
+    return input.permute(0, *range(2, input.ndim), 1)
+
+
+def _along(axis: int, ndim: int) -> tuple[int, ...]:
+    """The shape that broadcasts a ``(C,)`` vector along ``axis`` of an ``ndim`` tensor."""
+    return (-1, *([1] * (ndim - axis - 1)))
+
+
+def _as_labels(target: Any) -> Tensor:
+    return target if isinstance(target, Tensor) else factories.tensor(target)
+
+
+def _checked_labels(input: Tensor, target: Tensor, weight: Tensor | None,
+                    ignore_index: int) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """The labels as a flat NumPy array and which of them count, after PyTorch's checks."""
+    axis = _class_axis(input)
+    classes = input.shape[axis]
+    if target.dtype.kind not in "iu":
+        name = TORCH_NAMES.get(target.dtype.name, target.dtype.name)
+        raise RuntimeError(
+            f"expected target dtype to be Long or Byte, but got {name}\nclass labels must be "
+            "an integer tensor (e.g. mg.tensor([0, 2, 1])); for class probabilities pass a "
+            "float tensor shaped like the scores to cross_entropy"
+        )
+    expected = _label_shape(input)
+    if input.ndim == 1 and target.shape == (1,):
+        target = target.reshape(())  # one example: a label of shape () or (1,)
+    if input.ndim >= 2 and (target.ndim == 0 or target.shape[0] != input.shape[0]):
+        raise ValueError(
+            f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+            f"({target.shape[0] if target.ndim else target.shape})."
+        )
+    if target.shape != expected:
+        raise RuntimeError(
+            f"Expected target size {list(expected)}, got {list(target.shape)}\nscores of "
+            f"shape {input.shape} need one label per position, without the class axis"
+        )
+    if weight is not None and weight.shape != (classes,):
+        raise RuntimeError(
+            f"weight tensor should be defined either for all {classes} classes or no classes "
+            f"but got weight tensor of shape: {list(weight.shape)}"
+        )
+    labels = target.numpy().reshape(-1)
+    kept = labels != ignore_index
+    bad = labels[kept & ((labels < 0) | (labels >= classes))]
+    if bad.size:
+        raise IndexError(f"Target {bad[0]} is out of bounds. (there are {classes} classes)")
+    return labels, kept
+
+
+def _label_weights(weight: Tensor | None, labels: np.ndarray, kept: np.ndarray,
+                   input: Tensor) -> Tensor | None:  # fmt: skip
+    """Each label's class weight, 0 where ignored; ``None`` when every weight is 1."""
+    if weight is None:
+        if kept.all():
+            return None
+        return factories.tensor(kept, dtype=input.dtype, device=input.device)
+    w = weight[factories.tensor(labels * kept, device=weight.device)]  # ignored: row 0, then 0
+    return w if kept.all() else w * factories.tensor(kept, dtype=w.dtype, device=w.device)
+
+
+# -- two classes: a probability per element ------------------------------------------------
+def binary_cross_entropy(
+    input: Tensor, target: Any, weight: Tensor | None = None, *, reduction: str = "mean"
+) -> Tensor:
+    """``-(y log x + (1 - y) log(1 - x))`` for probabilities ``x`` and targets ``y`` in [0, 1].
+
+    As in PyTorch, each log is clamped at -100, so the loss and its slope
+    stay finite where ``x`` is exactly 0 or 1. (Where the clamp acts the
+    slope of that term is 0, the slope of the clamped function; PyTorch's
+    own backward uses ``(x - y) / max(x (1 - x), 1e-12)`` there instead.)
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.binary_cross_entropy(mg.tensor([0.5, 1.0]), mg.tensor([1.0, 0.0]))
+    tensor(50.3466)
+    """
+    _check_reduction(reduction)
+    target = _as_target(target, input)
+    if target.shape != input.shape:
+        raise ValueError(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}) is deprecated. Please ensure they have the same size."
+        )
+    for name, t in (("input", input), ("target", target)):
+        values = every_value(t)  # (inside vmap: every example's)
+        if values.size and not ((values >= 0) & (values <= 1)).all():
+            raise RuntimeError(
+                f"all elements of {name} should be between 0 and 1\nbinary_cross_entropy "
+                "reads probabilities; for raw scores use binary_cross_entropy_with_logits"
+            )
+    losses = -(target * _clamped_log(input) + (1 - target) * _clamped_log(1 - input))
+    return _reduce(losses if weight is None else losses * weight, reduction)
+
+
+def _clamped_log(x: Tensor) -> Tensor:
+    """``max(log x, -100)``; the inner max keeps ``log`` away from 0 so its slope stays finite."""
+    return maximum(log(maximum(x, 1e-45)), -100.0)
+
+
+def binary_cross_entropy_with_logits(
+    input: Tensor,
+    target: Any,
+    weight: Tensor | None = None,
+    *,
+    reduction: str = "mean",
+    pos_weight: Tensor | None = None,
+) -> Tensor:
+    """``binary_cross_entropy(sigmoid(x), y)``, computed from the scores ``x`` themselves.
+
+    ``-log sigmoid(x) = log(1 + e^-x) = logsumexp(0, -x)``: written as a
+    logsumexp of two numbers, it is finite for any ``x`` (the same trick as
+    ``log_softmax``), where ``log(sigmoid(x))`` would be ``log 0`` for
+    ``x < -104`` in float32. The loss is ``(1 - y) x + (1 + (p - 1) y)
+    log(1 + e^-x)``, with ``p = pos_weight`` weighting the positive examples.
+
+    >>> import minigrad as mg
+    >>> F = mg.nn.functional
+    >>> F.binary_cross_entropy_with_logits(mg.tensor([0.0, -1000.0]), mg.tensor([1.0, 1.0]),
+    ...                                    reduction="none")
+    tensor([   0.6931, 1000.    ])
+    """
+    _check_reduction(reduction)
+    target = _as_target(target, input)
+    if target.shape != input.shape:
+        raise ValueError(
+            f"Target size ({target.shape}) must be the same as input size ({input.shape})"
+        )
+    minus_log_sigmoid = logsumexp(stack([factories.zeros_like(input), -input]), axis=0)
+    positive = minus_log_sigmoid if pos_weight is None else (
+        (1 + (pos_weight - 1) * target) * minus_log_sigmoid
+    )  # fmt: skip
+    losses = (1 - target) * input + positive
+    return _reduce(losses if weight is None else losses * weight, reduction)
+
+
+# -- regression: a number per element ------------------------------------------------------
+def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
+    """Mean squared error: the average of ``(input - target) ** 2``.
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.mse_loss(mg.tensor([1.0, 2.0]), mg.tensor([1.0, 4.0]))
+    tensor(2.)
+    """
+    _check_reduction(reduction)
+    _warn_if_shapes_differ(input, target)
+    diff = input - target
+    return _reduce(diff * diff, reduction)
+
+
+def l1_loss(input: Tensor, target: Any, *, reduction: str = "mean") -> Tensor:
+    """Mean absolute error: the average of ``|input - target|``.
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.l1_loss(mg.tensor([1.0, 2.0]), mg.tensor([1.0, 4.0]))
+    tensor(1.)
+    """
+    _check_reduction(reduction)
+    _warn_if_shapes_differ(input, target)
+    return _reduce(abs(input - target), reduction)
+
+
+def smooth_l1_loss(input: Tensor, target: Any, *, reduction: str = "mean",
+                   beta: float = 1.0) -> Tensor:  # fmt: skip
+    """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta``, for ``d = input - target``.
+
+    Quadratic near 0 (a smooth minimum), linear far away (outliers pull with
+    a bounded force). ``beta = 0`` is ``l1_loss``.
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.smooth_l1_loss(mg.tensor([0.5, 3.0]), mg.zeros(2), reduction="none")
+    tensor([0.125, 2.5  ])
+    """
+    _check_reduction(reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    _warn_if_shapes_differ(input, target)
+    diff = input - target
+    size = abs(diff)
+    if beta == 0:
+        return _reduce(size, reduction)
+    return _reduce(where(size < beta, 0.5 * diff * diff / beta, size - 0.5 * beta), reduction)
+
+
+def huber_loss(input: Tensor, target: Any, reduction: str = "mean",
+               delta: float = 1.0) -> Tensor:  # fmt: skip
+    """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``: ``delta`` x smooth L1.
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.huber_loss(mg.tensor([0.5, 3.0]), mg.zeros(2), reduction="none", delta=2.0)
+    tensor([0.125, 4.   ])
+    """
+    _check_reduction(reduction)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    _warn_if_shapes_differ(input, target)
+    diff = input - target
+    size = abs(diff)
+    linear = delta * (size - 0.5 * delta)
+    return _reduce(where(size < delta, 0.5 * diff * diff, linear), reduction)
+
+
+# -- distributions ----------------------------------------------------------------------------
+def kl_div(input: Tensor, target: Any, *, reduction: str = "mean",
+           log_target: bool = False) -> Tensor:  # fmt: skip
+    """Kullback-Leibler divergence ``sum target (log target - input)``, ``input`` in log space.
+
+    ``input`` holds log-probabilities; ``target`` probabilities (or, with
+    ``log_target=True``, log-probabilities). Where ``target`` is 0 the term is
+    0 (``0 log 0 = 0``). ``reduction="batchmean"`` divides the sum by the
+    batch size, which is the KL divergence's definition; ``"mean"`` (the
+    default, kept for PyTorch's sake) divides by the number of elements and
+    warns, as PyTorch does.
+
+    >>> import minigrad as mg
+    >>> p = mg.tensor([[0.5, 0.5]])
+    >>> mg.nn.functional.kl_div(mg.tensor([[0.25, 0.75]]).log(), p, reduction="batchmean")
+    tensor(0.1438)
+    """
+    _check_reduction(reduction, (*REDUCTIONS, "batchmean"))
+    if reduction == "mean":
+        warnings.warn(
+            "reduction: 'mean' divides the total loss by both the batch size and the support "
+            "size.'batchmean' divides only by the batch size, and aligns with the KL div math "
+            "definition.'mean' will be changed to behave the same as 'batchmean' in the next "
+            "major release.",
+            UserWarning,
+            stacklevel=2,
+        )
+    target = _as_target(target, input)
+    if log_target:
+        losses = exp(target) * (target - input)
+    else:
+        # target log target, with 0 log 0 = 0 (log sees 1 there, so its slope stays finite)
+        positive = target != 0
+        losses = where(positive, target * log(where(positive, target, 1.0)), 0.0) - target * input
+    if reduction == "batchmean":
+        return losses.sum() / input.shape[0] if input.ndim else losses.sum()
+    return _reduce(losses, reduction)
+
+
+# -- shared ---------------------------------------------------------------------------------
+def _as_target(target: Any, input: Tensor) -> Tensor:
+    """A target given as Python numbers or NumPy data becomes a tensor of ``input``'s dtype."""
+    if isinstance(target, Tensor):
+        return target
+    return factories.tensor(target, dtype=input.dtype, device=input.device)
+
+
+def _warn_if_shapes_differ(input: Tensor, target: Any) -> None:
+    if isinstance(target, Tensor) and target.shape != input.shape:
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+            "Please ensure they have the same size.",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
+def _check_reduction(reduction: str, allowed: tuple[str, ...] = REDUCTIONS) -> None:
+    if reduction not in allowed:
+        raise ValueError(
+            f"{reduction} is not a valid value for reduction (choose one of {allowed})"
+        )
+
+
+def _reduce(losses: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return losses.mean()
+    if reduction == "sum":
+        return losses.sum()
+    return losses

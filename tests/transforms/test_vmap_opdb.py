@@ -1,0 +1,140 @@
+"""Every operation of the correctness database under ``mg.vmap`` (lesson 14).
+
+For each case, a batch of three examples is made from its inputs (the same
+values in other orders, so each example stays in the operation's domain) and
+
+- ``mg.vmap(case.mg_fn)`` on the batch equals ``torch.func.vmap(case.torch_fn)``
+  (or, where torch cannot vmap the function, the torch function run once per
+  example), with every input batched, and with only the first one batched;
+- gradients through the batched function equal torch's;
+- no primitive falls back to the per-example loop: every row has a batch rule.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from opdb import DATABASE, NO_GRAD, SEEDS
+from opdb.oracles import outputs
+
+import minigrad as mg
+from minigrad.tensor.batching import BatchingFallbackWarning
+
+BATCH = 3
+# Cases that cannot be batched, and must say so: batch_norm in training mode
+# writes the batch's mean into its running statistics in place, one buffer for
+# every example (torch.func.vmap refuses it as well).
+UNBATCHABLE = {"nn.functional.batch_norm"}
+TOLERANCE = {"rtol": 1e-10, "atol": 1e-12}
+
+
+def _examples(a: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``BATCH`` examples of ``a``: its values, then the same values shuffled."""
+    shuffled = [rng.permutation(a.ravel()).reshape(a.shape) for _ in range(BATCH - 1)]
+    return np.stack([a, *shuffled])
+
+
+def _torch_batched(fn, ts, in_axes):
+    """torch.func.vmap of ``fn``, or, where torch cannot vmap it, a loop over the examples."""
+    try:
+        return outputs(torch.func.vmap(fn, in_dims=in_axes)(*ts))
+    except Exception:  # torch's vmap refuses some functions (.item(), data-dependent shapes)
+        per_example = [
+            outputs(fn(*[t[i] if axis == 0 else t for t, axis in zip(ts, in_axes)]))
+            for i in range(BATCH)
+        ]
+        return [torch.stack(list(parts)) for parts in zip(*per_example)]
+
+
+@pytest.mark.parametrize("name", sorted(DATABASE))
+@settings(max_examples=4, deadline=None)
+@given(data=st.data())
+def test_vmap_matches_torch(name, data):
+    case = data.draw(DATABASE[name])
+    rng = np.random.default_rng(data.draw(SEEDS))
+    arrays = [np.asarray(a, dtype=np.float64) for a in case.arrays]
+    all_batched = tuple(0 for _ in arrays)
+    first_only = tuple(0 if i == 0 else None for i in range(len(arrays)))
+    in_axes = data.draw(st.sampled_from([all_batched, first_only]), label="in_axes")
+    grads = name not in NO_GRAD
+    values = [_examples(a, rng) if axis == 0 else a for a, axis in zip(arrays, in_axes)]
+    xs = [mg.tensor(v, requires_grad=grads) for v in values]
+    ts = [torch.tensor(v, requires_grad=grads) for v in values]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", BatchingFallbackWarning)  # a fallback fails the test
+        if name in UNBATCHABLE:
+            with pytest.raises(RuntimeError, match="vmap"):
+                mg.vmap(case.mg_fn, in_axes=in_axes)(*xs)
+            return
+        ours = outputs(mg.vmap(case.mg_fn, in_axes=in_axes)(*xs))
+    theirs = _torch_batched(case.torch_fn, ts, in_axes)
+    assert len(ours) == len(theirs), f"{len(ours)} results, torch gives {len(theirs)}"
+    for out, ref in zip(ours, theirs):
+        want = ref.detach().numpy()
+        assert out.shape == want.shape, f"shape {out.shape}, torch gives {want.shape}"
+        assert out.dtype == want.dtype, f"dtype {out.dtype}, torch gives {want.dtype}"
+        np.testing.assert_allclose(out.numpy(), want, **TOLERANCE)
+    pairs = [(o, r) for o, r in zip(ours, theirs) if r.dtype.is_floating_point and r.requires_grad]
+    if not grads or not pairs:
+        return
+    cotangents = [rng.standard_normal(r.shape) for _, r in pairs]
+    mine = mg.autograd.grad(
+        [o for o, _ in pairs], xs, grad_outputs=[mg.tensor(c) for c in cotangents],
+        allow_unused=True,
+    )  # fmt: skip
+    ref = torch.autograd.grad(
+        [r for _, r in pairs], ts, grad_outputs=[torch.from_numpy(c) for c in cotangents],
+        allow_unused=True,
+    )  # fmt: skip
+    for i, (g, t, v) in enumerate(zip(mine, ref, values)):
+        expected = np.zeros(v.shape) if t is None else t.numpy()
+        got = np.zeros(v.shape) if g is None else g.numpy()
+        np.testing.assert_allclose(got, expected, **TOLERANCE, err_msg=f"gradient of input {i}")
+
+
+@pytest.mark.parametrize("name", sorted(DATABASE))
+@settings(max_examples=2, deadline=None)
+@given(data=st.data())
+def test_per_example_gradients_match_torch(name, data):
+    """``vmap(grad(f))``: the graph is recorded on batched tensors, its rules run batched."""
+    if name in NO_GRAD or name in UNBATCHABLE:
+        return
+    case = data.draw(DATABASE[name])
+    rng = np.random.default_rng(data.draw(SEEDS))
+    arrays = [np.asarray(a, dtype=np.float64) for a in case.arrays]
+    batch = [_examples(a, rng) for a in arrays]
+    examples = outputs(case.torch_fn(*map(torch.tensor, arrays)))
+    weights = [rng.standard_normal(r.shape) for r in examples]
+
+    def loss(fn, tensor, *xs):
+        return _weighted(outputs(fn(*xs)), weights, tensor)
+
+    argnums = tuple(range(len(arrays)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", BatchingFallbackWarning)
+        ours = mg.vmap(mg.grad(lambda *xs: loss(case.mg_fn, mg.tensor, *xs), argnums))(
+            *[mg.tensor(b) for b in batch]
+        )
+    torch_grad = torch.func.grad(lambda *xs: loss(case.torch_fn, torch.tensor, *xs), argnums)
+    try:
+        expected = torch.func.vmap(torch_grad)(*[torch.tensor(b) for b in batch])
+    except Exception:  # torch cannot vmap it: one example at a time
+        rows = [torch_grad(*[torch.tensor(b[i]) for b in batch]) for i in range(BATCH)]
+        expected = [torch.stack(list(parts)) for parts in zip(*rows)]
+    for i, (g, t) in enumerate(zip(ours, expected)):
+        np.testing.assert_allclose(g.numpy(), t.numpy(), **TOLERANCE, err_msg=f"input {i}")
+
+
+def _weighted(outs, weights, tensor):
+    """sum over the floating outputs of <output, weight>: a scalar loss of every output."""
+    total = 0.0
+    for o, w in zip(outs, weights):
+        floating = o.dtype.is_floating_point if isinstance(o, torch.Tensor) else o.dtype.kind == "f"
+        if floating:
+            total = total + (o * tensor(w, dtype=o.dtype)).sum()
+    return total
