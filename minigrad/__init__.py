@@ -163,6 +163,7 @@ from minigrad.tensor import (
     zeros_like,
 )
 from minigrad import linalg, nn, optim
+from minigrad.nn.serialization import load, save
 from minigrad.tensor import tensor  # after the subpackage import: the function, not the module
 from minigrad.transforms import (
     checkpoint,

@@ -10,10 +10,15 @@
 
 from minigrad.nn import functional
 from minigrad.nn.activation import ELU, GELU, Hardtanh, LeakyReLU, SiLU, Softplus
+from minigrad.nn.conv import AvgPool2d, Conv1d, Conv2d, MaxPool2d
+from minigrad.nn.dropout import Dropout
+from minigrad.nn.embedding import Embedding
 from minigrad.nn.linear import MLP, Linear
-from minigrad.nn.module import Module, ReLU, Sequential, Sigmoid, Tanh
+from minigrad.nn.module import Flatten, Module, ReLU, Sequential, Sigmoid, Tanh
+from minigrad.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 
 __all__ = [
-    "ELU", "GELU", "MLP", "Hardtanh", "LeakyReLU", "Linear", "Module", "ReLU", "Sequential",
-    "SiLU", "Sigmoid", "Softplus", "Tanh", "functional",
+    "ELU", "GELU", "MLP", "AvgPool2d", "BatchNorm1d", "BatchNorm2d", "Conv1d", "Conv2d", "Dropout",
+    "Embedding", "Flatten", "Hardtanh", "LayerNorm", "LeakyReLU", "Linear", "MaxPool2d", "Module",
+    "ReLU", "Sequential", "SiLU", "Sigmoid", "Softplus", "Tanh", "functional",
 ]  # fmt: skip

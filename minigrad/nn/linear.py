@@ -27,7 +27,8 @@ from minigrad.tensor.tensor import Tensor
 ACTIVATIONS: dict[str, type[Module]] = {"relu": ReLU, "tanh": Tanh, "sigmoid": Sigmoid}
 
 
-def _uniform(shape: tuple[int, ...], bound: float, dtype: Any, device: str) -> Tensor:
+def uniform_parameter(shape: tuple[int, ...], bound: float, dtype: Any, device: str) -> Tensor:
+    """A new parameter of ``shape`` drawn from U(-bound, bound) by minigrad's generator."""
     values = factories.generator().uniform(-bound, bound, size=shape)
     return factories.tensor(values, dtype=dtype, requires_grad=True, device=device)
 
@@ -54,8 +55,8 @@ class Linear(Module):
         in_features, out_features = int(in_features), int(out_features)
         self.in_features, self.out_features = in_features, out_features
         bound = 1 / math.sqrt(in_features) if in_features else 0.0
-        self.weight = _uniform((out_features, in_features), bound, dtype, device)
-        self.bias = _uniform((out_features,), bound, dtype, device) if bias else None
+        self.weight = uniform_parameter((out_features, in_features), bound, dtype, device)
+        self.bias = uniform_parameter((out_features,), bound, dtype, device) if bias else None
 
     def forward(self, x: Tensor) -> Tensor:
         if x.ndim and x.shape[-1] != self.in_features:

@@ -8,16 +8,58 @@ Because parameters are ordinary leaves, ``loss.backward()`` fills their
 ``parameters()`` does by walking the attributes: tensors, submodules, and
 lists or tuples of either.
 
+A module may also hold numbers that are *not* learned but belong to the
+model, such as BatchNorm's running averages: ``register_buffer`` marks an
+attribute as such a *buffer*. Parameters and buffers together are the
+module's state: ``state_dict()`` names each one by its path
+(``"layers.0.weight"``), ``load_state_dict()`` copies saved numbers back into
+the same tensor objects, and ``mg.save`` / ``mg.load`` write them to a file.
+``train()`` and ``eval()`` switch the layers that act differently while
+training (Dropout, BatchNorm), here and in every submodule.
+
 The names follow PyTorch's ``torch.nn``, so code written here reads the same there.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import math
+from collections import OrderedDict, namedtuple
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+import numpy as np
+
 from minigrad.tensor import elementwise
+from minigrad.tensor.mode import no_grad
+from minigrad.tensor.reductions import normalize_axes
 from minigrad.tensor.tensor import Tensor
+
+
+def overwrite(target: Tensor, value: Any) -> None:
+    """Write ``value``'s numbers into the tensor ``target`` itself, outside any graph.
+
+    ``target`` stays the same object, so whatever holds it (a module, an
+    optimizer) sees the new numbers. Used where PyTorch writes in place under
+    ``no_grad``: ``load_state_dict`` and BatchNorm's running statistics.
+
+    >>> import minigrad as mg
+    >>> t = mg.zeros(2)
+    >>> overwrite(t, [1.0, 2.0]); t
+    tensor([1., 2.])
+    """
+    with no_grad():
+        target.copy_(value)  # into target's own memory; its version counter moves on
+
+
+class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What ``load_state_dict`` found missing or unexpected (PyTorch's ``_IncompatibleKeys``)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
 
 
 class Module:
@@ -37,6 +79,7 @@ class Module:
 
     def __init__(self) -> None:
         self.training = True
+        self._buffer_names: dict[str, bool] = {}  # name -> persistent (saved in state_dict)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(f"{type(self).__name__} must define forward(...)")
@@ -44,7 +87,7 @@ class Module:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.forward(*args, **kwargs)
 
-    # -- finding parameters ---------------------------------------------------
+    # -- finding parameters, buffers and submodules ----------------------------
     def named_children(self) -> Iterator[tuple[str, Module]]:
         """The submodules held directly by this module (in lists too), with their names."""
         for name, value in vars(self).items():
@@ -56,54 +99,222 @@ class Module:
                         yield f"{name}.{i}", item
 
     def children(self) -> Iterator[Module]:
+        """The submodules held directly by this module."""
         return (module for _, module in self.named_children())
 
-    def named_parameters(self, prefix: str = "") -> Iterator[tuple[str, Tensor]]:
+    def named_modules(self, prefix: str = "") -> Iterator[tuple[str, Module]]:
+        """This module (named ``prefix``, ``""`` by default) and every module below it, once each.
+
+        >>> import minigrad as mg
+        >>> model = mg.nn.Sequential(mg.nn.Linear(2, 2), mg.nn.ReLU())
+        >>> [name for name, _ in model.named_modules()]
+        ['', 'layers.0', 'layers.1']
+        """
+        seen: set[int] = set()
+        todo = [(prefix, self)]
+        while todo:  # depth first, children in order: PyTorch's order
+            name, module = todo.pop()
+            if id(module) in seen:
+                continue
+            seen.add(id(module))
+            yield name, module
+            below = [
+                (_join(name, child_name), child) for child_name, child in module.named_children()
+            ]
+            todo.extend(reversed(below))
+
+    def modules(self) -> Iterator[Module]:
+        """This module and every module below it, once each."""
+        return (module for _, module in self.named_modules())
+
+    def _own_parameters(self) -> Iterator[tuple[str, Tensor]]:
+        """Parameters held directly here: leaf tensors that require grad (in lists too)."""
+        buffers = self._buffers_here()
+        for name, value in vars(self).items():
+            items = enumerate(value) if isinstance(value, (list, tuple)) else [(None, value)]
+            for i, item in items:
+                if isinstance(item, Tensor) and item.requires_grad and item.is_leaf:
+                    if name not in buffers:
+                        yield (name if i is None else f"{name}.{i}"), item
+
+    def _buffers_here(self) -> dict[str, bool]:
+        return vars(self).get("_buffer_names", {})
+
+    def named_parameters(
+        self, prefix: str = "", recurse: bool = True
+    ) -> Iterator[tuple[str, Tensor]]:
         """``("layers.0.weight", tensor)`` pairs; a parameter shared twice is listed once.
+
+        A module's own parameters come first, then its submodules' in order
+        (PyTorch's order, so the two name and order parameters alike).
 
         >>> import minigrad as mg
         >>> [name for name, _ in mg.nn.Linear(3, 2).named_parameters()]
         ['weight', 'bias']
         """
         seen: set[int] = set()
-        for name, p in self._walk(prefix):
-            if id(p) not in seen:
-                seen.add(id(p))
-                yield name, p
+        modules = self.named_modules(prefix) if recurse else iter([(prefix, self)])
+        for module_name, module in modules:
+            for name, p in module._own_parameters():
+                if id(p) not in seen:
+                    seen.add(id(p))
+                    yield _join(module_name, name), p
 
-    def _walk(self, prefix: str) -> Iterator[tuple[str, Tensor]]:
-        for name, value in vars(self).items():
-            items = enumerate(value) if isinstance(value, (list, tuple)) else [(None, value)]
-            for i, item in items:
-                full = prefix + name + ("" if i is None else f".{i}")
-                if isinstance(item, Tensor) and item.requires_grad and item.is_leaf:
-                    yield full, item
-                elif isinstance(item, Module):
-                    yield from item._walk(full + ".")
-
-    def parameters(self) -> Iterator[Tensor]:
+    def parameters(self, recurse: bool = True) -> Iterator[Tensor]:
         """Every parameter of this module and its submodules, each once.
 
         >>> import minigrad as mg
         >>> sum(p.size for p in mg.nn.Linear(3, 2).parameters())  # 3*2 weights + 2 biases
         8
         """
-        return (p for _, p in self.named_parameters())
+        return (p for _, p in self.named_parameters(recurse=recurse))
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Keep ``tensor`` as the attribute ``name``: model state that is not learned.
+
+        A buffer (BatchNorm's running mean) is never among ``parameters()``, so
+        no optimizer changes it, but it is saved by ``state_dict()`` unless
+        ``persistent=False``.
+
+        >>> import minigrad as mg
+        >>> m = Module()
+        >>> m.register_buffer("count", mg.tensor(0))
+        >>> list(m.state_dict()), list(m.parameters())
+        (['count'], [])
+        """
+        if not isinstance(name, str):
+            raise TypeError(f"buffer name should be a string. Got {type(name).__name__}")
+        if "." in name or name == "":
+            raise KeyError(f"buffer name can't contain \".\", and can't be empty; got {name!r}")
+        if hasattr(self, name) and name not in self._buffers_here():
+            raise KeyError(f"attribute '{name}' already exists")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(
+                f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
+                "(Tensor or None required)"
+            )
+        vars(self).setdefault("_buffer_names", {})[name] = persistent
+        setattr(self, name, tensor)
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True) -> Iterator[tuple[str, Tensor]]:
+        """``("bn.running_mean", tensor)`` pairs for every buffer, each once."""
+        seen: set[int] = set()
+        modules = self.named_modules(prefix) if recurse else iter([(prefix, self)])
+        for module_name, module in modules:
+            for name in module._buffers_here():
+                t = getattr(module, name)
+                if t is not None and id(t) not in seen:
+                    seen.add(id(t))
+                    yield _join(module_name, name), t
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        """Every buffer of this module and its submodules, each once."""
+        return (t for _, t in self.named_buffers(recurse=recurse))
 
     def zero_grad(self) -> None:
         """Forget the accumulated gradients (``.grad = None``, PyTorch's default)."""
         for p in self.parameters():
             p.grad = None
 
+    # -- state: saving and loading ------------------------------------------------
+    def state_dict(self, destination: Any = None, prefix: str = "",
+                   keep_vars: bool = False) -> OrderedDict[str, Tensor]:  # fmt: skip
+        """Every parameter and persistent buffer by its dotted name, as PyTorch names them.
+
+        The values are detached tensors sharing the numbers of the model's own
+        (``keep_vars=True`` gives the objects themselves). Each module lists
+        its parameters, then its buffers, then its submodules' entries.
+
+        >>> import minigrad as mg
+        >>> model = mg.nn.Sequential(mg.nn.Linear(2, 3), mg.nn.ReLU(), mg.nn.Linear(3, 1))
+        >>> list(model.state_dict())
+        ['layers.0.weight', 'layers.0.bias', 'layers.2.weight', 'layers.2.bias']
+        """
+        out = OrderedDict() if destination is None else destination
+        for name, p in self._own_parameters():
+            out[prefix + name] = p if keep_vars else p.detach()
+        for name, persistent in self._buffers_here().items():
+            t = getattr(self, name)
+            if persistent and t is not None:
+                out[prefix + name] = t if keep_vars else t.detach()
+        for name, child in self.named_children():
+            child.state_dict(out, prefix + name + ".", keep_vars)
+        return out
+
+    def load_state_dict(
+        self, state_dict: Mapping[str, Any], strict: bool = True
+    ) -> IncompatibleKeys:
+        """Copy ``state_dict``'s numbers into this module's parameters and buffers.
+
+        The numbers go *into* the existing tensors (cast to their dtype), so
+        an optimizer that holds them keeps working. Every shape is checked
+        before anything is copied: a mismatch is an error and changes nothing.
+        With ``strict=True`` (the default) a missing or unexpected name is an
+        error too; with ``strict=False`` they are returned instead.
+
+        >>> import minigrad as mg
+        >>> a, b = mg.nn.Linear(2, 1), mg.nn.Linear(2, 1)
+        >>> b.load_state_dict(a.state_dict())
+        <All keys matched successfully>
+        >>> bool((a.weight == b.weight).all())
+        True
+        """
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        own = self.state_dict(keep_vars=True)
+        missing = [name for name in own if name not in state_dict]
+        unexpected = [name for name in state_dict if name not in own]
+        errors = []
+        if strict and missing:
+            errors.append(f"Missing key(s) in state_dict: {_quoted(missing)}. ")
+        if strict and unexpected:
+            errors.append(f"Unexpected key(s) in state_dict: {_quoted(unexpected)}. ")
+        for name, target in own.items():
+            if name not in state_dict:
+                continue
+            value = state_dict[name]
+            if not isinstance(value, (Tensor, np.ndarray)):
+                errors.append(
+                    f'While copying the parameter named "{name}", expected Tensor or NumPy '
+                    f"array from checkpoint but received {type(value)}"
+                )
+            elif tuple(value.shape) != target.shape:
+                errors.append(
+                    f"size mismatch for {name}: copying a param with shape {tuple(value.shape)} "
+                    f"from checkpoint, the shape in current model is {target.shape}."
+                )
+        if errors:
+            raise RuntimeError(
+                f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                + "\n\t".join(errors)
+            )
+        for name, target in own.items():
+            if name in state_dict:
+                overwrite(target, state_dict[name])
+        return IncompatibleKeys(missing, unexpected)
+
     # -- modes -------------------------------------------------------------------
     def train(self, mode: bool = True) -> Module:
-        """Set training mode here and below (no layer here behaves differently yet)."""
+        """Set training mode (``mode=True``) or evaluation mode here and in every submodule.
+
+        Dropout drops only while training; BatchNorm normalizes with the
+        batch's statistics while training and with its running averages in
+        evaluation. Returns the module itself.
+
+        >>> import minigrad as mg
+        >>> model = mg.nn.Sequential(mg.nn.Dropout(0.5))
+        >>> model.train(False)[0].training
+        False
+        """
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
         self.training = mode
         for child in self.children():
             child.train(mode)
         return self
 
     def eval(self) -> Module:
+        """Evaluation mode here and below: ``train(False)``."""
         return self.train(False)
 
     def extra_repr(self) -> str:
@@ -118,6 +329,14 @@ class Module:
             body = repr(child).replace("\n", "\n  ")
             lines.append(f"  ({name.split('.')[-1]}): {body}")
         return "\n".join([*lines, ")"])
+
+
+def _join(prefix: str, name: str) -> str:
+    return f"{prefix}.{name}" if prefix else name
+
+
+def _quoted(names: list[str]) -> str:
+    return ", ".join(f'"{name}"' for name in names)
 
 
 class Sequential(Module):
@@ -178,3 +397,34 @@ class Sigmoid(_Activation):
     """1 / (1 + e^-x), elementwise."""
 
     function = staticmethod(elementwise.sigmoid)
+
+
+class Flatten(Module):
+    """Axes ``start_dim`` to ``end_dim`` joined into one: ``(N, C, H, W) -> (N, C*H*W)``.
+
+    The default keeps the batch axis (``start_dim=1``), so a stack of images
+    becomes a stack of vectors that a ``Linear`` layer can read.
+
+    >>> import minigrad as mg
+    >>> Flatten()(mg.zeros(2, 3, 4, 5)).shape, Flatten(0, 1)(mg.zeros(2, 3, 4)).shape
+    ((2, 60), (6, 4))
+    """
+
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        (start,) = normalize_axes(self.start_dim, x.ndim) or (0,)  # a 0-d tensor: one element
+        (end,) = normalize_axes(self.end_dim, x.ndim) or (0,)
+        if start > end:
+            raise RuntimeError(
+                "flatten() has invalid args: start_dim cannot come after end_dim\n"
+                f"Flatten(start_dim={self.start_dim}, end_dim={self.end_dim}) on an input of "
+                f"shape {x.shape}"
+            )
+        shape = x.shape
+        return x.reshape(*shape[:start], math.prod(shape[start : end + 1]), *shape[end + 1 :])
+
+    def extra_repr(self) -> str:
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"

@@ -1,0 +1,210 @@
+"""Convolution and pooling layers: ``Conv1d``, ``Conv2d``, ``MaxPool2d``, ``AvgPool2d`` (lesson 12).
+
+The arithmetic lives in the functions ``conv1d``, ``conv2d``, ``max_pool2d``
+and ``avg_pool2d`` (``minigrad/tensor/convolution.py``, ``pooling.py``);
+a layer only holds what the function needs besides the input: the learned
+filters and biases, and the window's geometry.
+
+A filter bank has shape ``(out_channels, in_channels / groups, *kernel_size)``.
+Its numbers start as PyTorch's do, ``kaiming_uniform_(a=sqrt(5))``, which
+works out to U(-1/sqrt(fan_in), 1/sqrt(fan_in)) with ``fan_in`` the numbers
+one output reads, ``in_channels / groups * prod(kernel_size)``: the same rule
+as ``Linear``, for the same reason (outputs of order one at step zero).
+
+    >>> import minigrad as mg
+    >>> model = mg.nn.Sequential(mg.nn.Conv2d(1, 4, 3, padding=1), mg.nn.ReLU(),
+    ...                          mg.nn.MaxPool2d(2), mg.nn.Flatten(), mg.nn.Linear(4 * 4 * 4, 10))
+    >>> model(mg.zeros(2, 1, 8, 8)).shape
+    (2, 10)
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from minigrad.nn.linear import uniform_parameter
+from minigrad.nn.module import Module
+from minigrad.tensor import dtypes
+from minigrad.tensor.convolution import conv1d, conv2d, expand
+from minigrad.tensor.padding import pad
+from minigrad.tensor.pooling import avg_pool2d, max_pool2d
+from minigrad.tensor.tensor import Tensor
+
+PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
+
+
+class _Conv(Module):
+    """What Conv1d and Conv2d share: checks, the parameters, padding modes, repr."""
+
+    dims = 0
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: Any,
+        stride: Any = 1,
+        padding: Any = 0,
+        dilation: Any = 1,
+        groups: int = 1,
+        bias: bool = True,
+        padding_mode: str = "zeros",
+        dtype: Any = dtypes.float32,
+        device: str = "cpu",
+    ) -> None:
+        super().__init__()
+        name = type(self).__name__
+        if not isinstance(groups, int) or groups <= 0:
+            raise ValueError(f"groups must be a positive integer\n{name}: got groups={groups!r}")
+        if in_channels % groups:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups:
+            raise ValueError("out_channels must be divisible by groups")
+        if padding_mode not in PADDING_MODES:
+            raise ValueError(
+                f"padding_mode must be one of {set(PADDING_MODES)}, but got "
+                f"padding_mode='{padding_mode}'"
+            )
+        self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
+        self.kernel_size = expand(kernel_size, self.dims, "kernel_size", name)
+        self.stride = expand(stride, self.dims, "stride", name)
+        self.dilation = expand(dilation, self.dims, "dilation", name)
+        if isinstance(padding, str):
+            if padding not in ("valid", "same"):
+                raise ValueError(
+                    f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}"
+                )
+            if padding == "same" and any(s != 1 for s in self.stride):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+            self.padding = padding
+        else:
+            self.padding = expand(padding, self.dims, "padding", name)
+        self.padding_mode = padding_mode
+        fan_in = in_channels // groups * math.prod(self.kernel_size)
+        bound = 1 / math.sqrt(fan_in) if fan_in else 0.0
+        shape = (out_channels, in_channels // groups, *self.kernel_size)
+        self.weight = uniform_parameter(shape, bound, dtype, device)
+        self.bias = uniform_parameter((out_channels,), bound, dtype, device) if bias else None
+
+    def _pad_explicitly(self, x: Tensor) -> Tensor:
+        """Pad with ``padding_mode`` (the function itself only pads with zeros)."""
+        if self.padding == "valid":
+            return x
+        if self.padding == "same":  # d (k - 1) in all, the odd one after (PyTorch)
+            totals = [d * (k - 1) for k, d in zip(self.kernel_size, self.dilation)]
+            pairs = [(t // 2, t - t // 2) for t in totals]
+        else:
+            pairs = [(p, p) for p in self.padding]
+        widths = [n for pair in reversed(pairs) for n in pair]  # last axis first
+        return pad(x, widths, mode=self.padding_mode)
+
+    def _convolve(self, x: Tensor, function: Any) -> Tensor:
+        padding = self.padding
+        if self.padding_mode != "zeros":
+            x, padding = self._pad_explicitly(x), 0
+        return function(x, self.weight, self.bias, self.stride, padding, self.dilation,
+                        self.groups)  # fmt: skip
+
+    def extra_repr(self) -> str:
+        text = (
+            f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+            f"stride={self.stride}"
+        )
+        if self.padding != (0,) * self.dims:
+            text += f", padding={self.padding!r}"
+        if self.dilation != (1,) * self.dims:
+            text += f", dilation={self.dilation}"
+        if self.groups != 1:
+            text += f", groups={self.groups}"
+        if self.bias is None:
+            text += ", bias=False"
+        if self.padding_mode != "zeros":
+            text += f", padding_mode={self.padding_mode}"
+        return text
+
+
+class Conv1d(_Conv):
+    """``conv1d`` with learned filters: ``(N, in_channels, L) -> (N, out_channels, L_out)``.
+
+    >>> import minigrad as mg
+    >>> layer = Conv1d(2, 4, kernel_size=3, stride=2, padding=1)
+    >>> layer.weight.shape, layer(mg.zeros(5, 2, 10)).shape
+    ((4, 2, 3), (5, 4, 5))
+    """
+
+    dims = 1
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self._convolve(x, conv1d)
+
+
+class Conv2d(_Conv):
+    """``conv2d`` with learned filters: ``(N, in_channels, H, W) -> (N, out_channels, H', W')``.
+
+    >>> import minigrad as mg
+    >>> layer = Conv2d(3, 8, kernel_size=3, padding="same")
+    >>> layer
+    Conv2d(3, 8, kernel_size=(3, 3), stride=(1, 1), padding='same')
+    >>> layer(mg.zeros(2, 3, 5, 5)).shape
+    (2, 8, 5, 5)
+    """
+
+    dims = 2
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self._convolve(x, conv2d)
+
+
+class MaxPool2d(Module):
+    """``max_pool2d``: the largest value of each window (``stride`` defaults to the window).
+
+    >>> import minigrad as mg
+    >>> MaxPool2d(2)(mg.arange(16.0).reshape(1, 1, 4, 4))
+    tensor([[[[ 5.,  7.],
+              [13., 15.]]]])
+    """
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                 return_indices: bool = False, ceil_mode: bool = False) -> None:  # fmt: skip
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding, self.dilation = padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+
+    def forward(self, x: Tensor) -> Tensor | tuple[Tensor, Tensor]:
+        return max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation,
+                          self.ceil_mode, self.return_indices)  # fmt: skip
+
+    def extra_repr(self) -> str:
+        return (
+            f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+            f"dilation={self.dilation}, ceil_mode={self.ceil_mode}"
+        )
+
+
+class AvgPool2d(Module):
+    """``avg_pool2d``: the mean of each window (``stride`` defaults to the window).
+
+    >>> import minigrad as mg
+    >>> AvgPool2d(2)(mg.arange(16.0).reshape(1, 1, 4, 4))
+    tensor([[[[ 2.5,  4.5],
+              [10.5, 12.5]]]])
+    """
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True,
+                 divisor_override: int | None = None) -> None:  # fmt: skip
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding, self.ceil_mode = padding, ceil_mode
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+
+    def forward(self, x: Tensor) -> Tensor:
+        return avg_pool2d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                          self.count_include_pad, self.divisor_override)  # fmt: skip
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"

@@ -1,0 +1,114 @@
+"""Embedding: a learned vector for each of ``num_embeddings`` tokens (lesson 06).
+
+A word, a character or a user id is a whole number, and a network needs
+vectors. An embedding is a table with one learned row per id:
+``embedding(ids, weight)`` is ``weight[ids]``, the rows of the ids, in the
+ids' shape. It is the same as multiplying one-hot vectors by ``weight``,
+without building them, and its gradient is that product's too: each row's
+gradient is the sum of the gradients of the places that used it (integer-array
+indexing adds repeated rows' gradients up).
+
+    >>> import minigrad as mg
+    >>> table = mg.tensor([[0.0, 0.0], [1.0, 2.0], [3.0, 4.0]])
+    >>> mg.nn.functional.embedding(mg.tensor([[2, 1], [1, 1]]), table)
+    tensor([[[3., 4.],
+             [1., 2.]],
+    <BLANKLINE>
+            [[1., 2.],
+             [1., 2.]]])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minigrad.nn.module import Module
+from minigrad.tensor import dtypes, factories
+from minigrad.tensor.elementwise import where
+from minigrad.tensor.tensor import Tensor
+
+
+def embedding(input: Any, weight: Tensor, padding_idx: int | None = None) -> Tensor:
+    """The rows ``weight[input]``: one vector of ``weight.shape[1]`` numbers per id.
+
+    Ids equal to ``padding_idx`` still read their row, but send it no
+    gradient (PyTorch's padding: the row for "no token" stays as it is).
+
+    >>> import minigrad as mg
+    >>> w = mg.ones(3, 2, requires_grad=True)
+    >>> mg.nn.functional.embedding([0, 2, 2], w, padding_idx=0).sum().backward()
+    >>> w.grad
+    tensor([[0., 0.],
+            [0., 0.],
+            [2., 2.]])
+    """
+    ids = input if isinstance(input, Tensor) else factories.tensor(input)
+    if ids.dtype.kind not in "iu":
+        raise RuntimeError(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar "
+            f"types: Long, Int; but got {ids.dtype.name} instead (while checking arguments for "
+            "embedding)\nids select rows of the table: give integers, e.g. mg.tensor([0, 3])"
+        )
+    if weight.ndim != 2:
+        raise RuntimeError(f"'weight' must be 2-D; got a table of shape {weight.shape}")
+    rows = weight.shape[0]
+    values = ids.numpy()
+    if values.size and (values.min() < 0 or values.max() >= rows):
+        bad = values[(values < 0) | (values >= rows)].flat[0]
+        raise IndexError(
+            f"index out of range in self\nid {bad} is not a row of a table with {rows} rows "
+            f"(ids 0 to {rows - 1})"
+        )
+    out = weight[ids]
+    if padding_idx is None:
+        return out
+    padding = _padding_row(padding_idx, rows)
+    return where((ids == padding).unsqueeze(-1), out.detach(), out)
+
+
+def _padding_row(padding_idx: int, rows: int) -> int:
+    """``padding_idx`` as a row number; negative ones count from the end, as in PyTorch."""
+    if not dtypes.is_integer(padding_idx) or not -rows <= padding_idx < rows:
+        raise ValueError(
+            f"Padding_idx must be within num_embeddings\ngot padding_idx={padding_idx!r} for "
+            f"{rows} embeddings"
+        )
+    return padding_idx % rows
+
+
+class Embedding(Module):
+    """A table of ``num_embeddings`` learned vectors of ``embedding_dim`` numbers.
+
+    The rows start as draws from N(0, 1), as in PyTorch; the ``padding_idx``
+    row starts at 0 and gets no gradient.
+
+    >>> import minigrad as mg
+    >>> layer = Embedding(10, 3, padding_idx=0)
+    >>> layer(mg.tensor([[0, 4, 4]])).shape, layer.weight[0]
+    ((1, 3, 3), tensor([0., 0., 0.], grad_fn=<getitem>))
+    """
+
+    def __init__(
+        self,
+        num_embeddings: int,
+        embedding_dim: int,
+        padding_idx: int | None = None,
+        dtype: Any = dtypes.float32,
+        device: str = "cpu",
+    ) -> None:
+        super().__init__()
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        self.padding_idx = None
+        if padding_idx is not None:
+            self.padding_idx = _padding_row(padding_idx, num_embeddings)
+        table = factories.generator().standard_normal((num_embeddings, embedding_dim))
+        if self.padding_idx is not None:
+            table[self.padding_idx] = 0.0
+        self.weight = factories.tensor(table, dtype=dtype, requires_grad=True, device=device)
+
+    def forward(self, ids: Any) -> Tensor:
+        return embedding(ids, self.weight, self.padding_idx)
+
+    def extra_repr(self) -> str:
+        padding = "" if self.padding_idx is None else f", padding_idx={self.padding_idx}"
+        return f"{self.num_embeddings}, {self.embedding_dim}{padding}"

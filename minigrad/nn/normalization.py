@@ -1,0 +1,288 @@
+"""Normalization layers: LayerNorm and BatchNorm, as functions and as modules (lesson 06).
+
+Deep networks train faster when each layer sees inputs of a steady scale.
+A normalization layer subtracts a mean and divides by a standard deviation,
+then lets the model pick its own scale and shift back (``weight``, ``bias``):
+
+    y = (x - mean) / sqrt(var + eps) * weight + bias
+
+The two layers differ in *which* numbers the mean and variance run over:
+
+- **LayerNorm**: over the features of one example (the last axes), so every
+  example is normalized on its own, the same way in training and evaluation;
+- **BatchNorm**: over the batch (and, for images, every position) of one
+  channel. An example's output then depends on the rest of its batch, which
+  a trained model cannot count on, so BatchNorm also keeps *running
+  averages* of the batch statistics (buffers, not parameters) and uses those
+  in evaluation mode. As in PyTorch, the running variance is the unbiased
+  one (divided by n - 1) while the batch is normalized with the biased one.
+
+Both are compositions of tensor operations (mean, subtract, divide, sqrt),
+so their derivatives, of every order, come from those operations' rules.
+
+    >>> import minigrad as mg
+    >>> y = mg.nn.functional.layer_norm(mg.tensor([[1.0, 2.0, 3.0]]), (3,))
+    >>> y
+    tensor([[-1.2247,  0.    ,  1.2247]])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minigrad.nn.module import Module, overwrite
+from minigrad.tensor import dtypes, factories
+from minigrad.tensor.elementwise import sqrt
+from minigrad.tensor.mode import no_grad
+from minigrad.tensor.tensor import Tensor
+
+
+def layer_norm(
+    input: Tensor,
+    normalized_shape: Any,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalize over the last axes, ``normalized_shape``: mean 0 and variance 1 per example.
+
+    >>> import minigrad as mg
+    >>> x = mg.tensor([[0.0, 4.0], [1.0, 1.0]])
+    >>> mg.nn.functional.layer_norm(x, 2, weight=mg.tensor([1.0, 2.0]), bias=mg.tensor([0.0, 5.0]))
+    tensor([[-1., 7.],
+            [ 0., 5.]])
+    """
+    shape = (normalized_shape,) if dtypes.is_integer(normalized_shape) else tuple(normalized_shape)
+    if input.shape[input.ndim - len(shape) :] != shape or len(shape) > input.ndim:
+        raise RuntimeError(
+            f"Given normalized_shape={list(shape)}, expected input with shape "
+            f"[*, {', '.join(map(str, shape))}], but got input of size{list(input.shape)}"
+        )
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and t.shape != shape:
+            raise RuntimeError(
+                f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
+                f"shape {list(t.shape)} and normalized_shape = {list(shape)}"
+            )
+    axes = tuple(range(input.ndim - len(shape), input.ndim))
+    centered = input - input.mean(axis=axes, keepdims=True)
+    var = (centered * centered).mean(axis=axes, keepdims=True)  # biased: divided by n
+    return _affine(centered / sqrt(var + eps), weight, bias, shape)
+
+
+def _affine(y: Tensor, weight: Tensor | None, bias: Tensor | None, shape: tuple) -> Tensor:
+    """``y * weight + bias``, the two reshaped to ``shape`` so that they broadcast over ``y``."""
+    if weight is not None:
+        y = y * weight.reshape(shape)
+    if bias is not None:
+        y = y + bias.reshape(shape)
+    return y
+
+
+def batch_norm(
+    input: Tensor,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalize each channel (axis 1) over the batch and every position.
+
+    While ``training``, the batch's own mean and (biased) variance are used,
+    and the running averages, if given, move towards them in place:
+    ``running = (1 - momentum) * running + momentum * batch`` (with the
+    unbiased variance). Otherwise ``running_mean`` and ``running_var`` are used.
+
+    >>> import minigrad as mg
+    >>> mean, var = mg.zeros(2), mg.ones(2)
+    >>> x = mg.tensor([[1.0, 10.0], [3.0, 30.0]])
+    >>> mg.nn.functional.batch_norm(x, mean, var, training=True, eps=0.0)
+    tensor([[-1., -1.],
+            [ 1.,  1.]])
+    >>> mean, var                       # moved 10% of the way to [2, 20] and [2, 200]
+    (tensor([0.2, 2. ]), tensor([ 1.1, 20.9]))
+    """
+    if input.ndim < 2:
+        raise ValueError(
+            f"batch_norm expects an input of shape (N, C) or (N, C, ...); got shape {input.shape}"
+        )
+    channels = input.shape[1]
+    for name, t in (
+        ("running_mean", running_mean),
+        ("running_var", running_var),
+        ("weight", weight),
+        ("bias", bias),
+    ):
+        if t is not None and t.size != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not {t.size}")
+    axes = (0, *range(2, input.ndim))
+    shape = (channels, *(1,) * (input.ndim - 2))
+    if not training:
+        if running_mean is None or running_var is None:
+            raise RuntimeError(
+                "running_mean must be defined in evaluation mode\npass the running statistics, "
+                "or training=True to normalize with the batch's own"
+            )
+        y = (input - running_mean.reshape(shape)) / sqrt(running_var.reshape(shape) + eps)
+        return _affine(y, weight, bias, shape)
+    count = input.size // channels
+    if count <= 1:
+        raise ValueError(
+            f"Expected more than 1 value per channel when training, got input size {input.shape}"
+        )
+    mean = input.mean(axis=axes, keepdims=True)
+    centered = input - mean
+    var = (centered * centered).mean(axis=axes, keepdims=True)
+    if running_mean is not None and running_var is not None:
+        with no_grad():
+            unbiased = var.reshape(channels) * (count / (count - 1))
+            overwrite(
+                running_mean, (1 - momentum) * running_mean + momentum * mean.reshape(channels)
+            )
+            overwrite(running_var, (1 - momentum) * running_var + momentum * unbiased)
+    return _affine(centered / sqrt(var + eps), weight, bias, shape)
+
+
+class LayerNorm(Module):
+    """``layer_norm`` over the last axes ``normalized_shape``, with a learned scale and shift.
+
+    >>> import minigrad as mg
+    >>> norm = LayerNorm(4)
+    >>> norm.weight.shape, norm(mg.randn(2, 3, 4)).shape
+    ((4,), (2, 3, 4))
+    """
+
+    def __init__(
+        self,
+        normalized_shape: Any,
+        eps: float = 1e-5,
+        elementwise_affine: bool = True,
+        bias: bool = True,
+        dtype: Any = dtypes.float32,
+        device: str = "cpu",
+    ) -> None:
+        super().__init__()
+        shape = (normalized_shape,) if dtypes.is_integer(normalized_shape) else normalized_shape
+        self.normalized_shape = tuple(int(n) for n in shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        self.weight = self.bias = None
+        if elementwise_affine:
+            self.weight = factories.ones(
+                self.normalized_shape, dtype=dtype, requires_grad=True, device=device
+            )
+            if bias:
+                self.bias = factories.zeros(
+                    self.normalized_shape, dtype=dtype, requires_grad=True, device=device
+                )
+
+    def forward(self, x: Tensor) -> Tensor:
+        return layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, elementwise_affine="
+            f"{self.elementwise_affine}, bias={self.bias is not None}"
+        )
+
+
+class _BatchNorm(Module):
+    """BatchNorm's state: ``weight``/``bias`` parameters and three buffers."""
+
+    expected_ndims: tuple[int, ...] = ()
+
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float | None = 0.1,
+        affine: bool = True,
+        track_running_stats: bool = True,
+        dtype: Any = dtypes.float32,
+        device: str = "cpu",
+    ) -> None:
+        super().__init__()
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        self.weight = self.bias = None
+        if affine:
+            self.weight = factories.ones(
+                num_features, dtype=dtype, requires_grad=True, device=device
+            )
+            self.bias = factories.zeros(
+                num_features, dtype=dtype, requires_grad=True, device=device
+            )
+        if track_running_stats:
+            self.register_buffer(
+                "running_mean", factories.zeros(num_features, dtype=dtype, device=device)
+            )
+            self.register_buffer(
+                "running_var", factories.ones(num_features, dtype=dtype, device=device)
+            )
+            self.register_buffer(
+                "num_batches_tracked", factories.tensor(0, dtype=dtypes.int64, device=device)
+            )
+        else:
+            for name in ("running_mean", "running_var", "num_batches_tracked"):
+                self.register_buffer(name, None)
+
+    def reset_running_stats(self) -> None:
+        """Running mean 0, running variance 1, no batches seen."""
+        if self.track_running_stats:
+            overwrite(self.running_mean, factories.zeros_like(self.running_mean))
+            overwrite(self.running_var, factories.ones_like(self.running_var))
+            overwrite(self.num_batches_tracked, factories.zeros_like(self.num_batches_tracked))
+
+    def forward(self, x: Tensor) -> Tensor:
+        if x.ndim not in self.expected_ndims:
+            wanted = " or ".join(f"{n}D" for n in self.expected_ndims)
+            raise ValueError(
+                f"expected {wanted} input (got {x.ndim}D input)\n{type(self).__name__} reads "
+                f"(N, C{', L' if 3 in self.expected_ndims else ', H, W'}) with C = "
+                f"{self.num_features}; got shape {x.shape}"
+            )
+        momentum = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats:
+            overwrite(self.num_batches_tracked, self.num_batches_tracked + 1)
+            if self.momentum is None:  # a cumulative average: batch k gets weight 1/k
+                momentum = 1.0 / self.num_batches_tracked.item()
+        # The batch's statistics while training, or when there are no running ones.
+        use_batch = self.training or self.running_mean is None
+        # Running statistics are passed to be used (evaluation) or updated (training).
+        stats = not self.training or self.track_running_stats
+        mean, var = (self.running_mean, self.running_var) if stats else (None, None)
+        return batch_norm(x, mean, var, self.weight, self.bias, use_batch, momentum, self.eps)
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine="
+            f"{self.affine}, track_running_stats={self.track_running_stats}"
+        )
+
+
+class BatchNorm1d(_BatchNorm):
+    """``batch_norm`` of ``(N, C)`` or ``(N, C, L)`` inputs, per channel ``C = num_features``.
+
+    >>> import minigrad as mg
+    >>> bn = BatchNorm1d(3)
+    >>> [name for name, _ in bn.state_dict().items()]
+    ['weight', 'bias', 'running_mean', 'running_var', 'num_batches_tracked']
+    """
+
+    expected_ndims = (2, 3)
+
+
+class BatchNorm2d(_BatchNorm):
+    """``batch_norm`` of images ``(N, C, H, W)``: statistics per channel over N, H and W.
+
+    >>> import minigrad as mg
+    >>> bn = BatchNorm2d(2)
+    >>> y = bn(mg.randn(8, 2, 4, 4))
+    >>> bool((y.mean(axis=(0, 2, 3)).abs() < 1e-5).all()), int(bn.num_batches_tracked)
+    (True, 1)
+    """
+
+    expected_ndims = (4,)
