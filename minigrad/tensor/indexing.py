@@ -120,10 +120,15 @@ SCATTER_ADD_ALONG = Primitive(
     _scatter_forward,
     multilinear=(lambda g, values, index, dim, shape: apply(GATHER, (g, index), dim=dim), None),
     saves=(1,),
-    batch=lambda xs, batched, dim, shape: apply(
-        SCATTER_ADD_ALONG, _both_batched(xs, batched), dim=dim + 1, shape=(len(xs[0]), *shape)
-    ),
+    batch=lambda xs, batched, dim, shape: _scatter_batch(_both_batched(xs, batched), dim, shape),
 )
+
+
+def _scatter_batch(operands: tuple, dim: int, shape: tuple) -> Any:
+    # The batch size is read after both operands have the batch axis in front:
+    # the values may be the unbatched one (one source for every example).
+    values = operands[0]
+    return apply(SCATTER_ADD_ALONG, operands, dim=dim + 1, shape=(values.shape[0], *shape))
 
 
 def _both_batched(xs: list, batched: list) -> tuple:
