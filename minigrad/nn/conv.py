@@ -112,7 +112,7 @@ class _Conv(Module):
             f"stride={self.stride}"
         )
         if self.padding != (0,) * self.dims:
-            text += f", padding={self.padding!r}"
+            text += f", padding={self.padding}"
         if self.dilation != (1,) * self.dims:
             text += f", dilation={self.dilation}"
         if self.groups != 1:
@@ -145,7 +145,7 @@ class Conv2d(_Conv):
     >>> import minigrad as mg
     >>> layer = Conv2d(3, 8, kernel_size=3, padding="same")
     >>> layer
-    Conv2d(3, 8, kernel_size=(3, 3), stride=(1, 1), padding='same')
+    Conv2d(3, 8, kernel_size=(3, 3), stride=(1, 1), padding=same)
     >>> layer(mg.zeros(2, 3, 5, 5)).shape
     (2, 8, 5, 5)
     """

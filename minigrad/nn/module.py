@@ -108,7 +108,7 @@ class Module:
         >>> import minigrad as mg
         >>> model = mg.nn.Sequential(mg.nn.Linear(2, 2), mg.nn.ReLU())
         >>> [name for name, _ in model.named_modules()]
-        ['', 'layers.0', 'layers.1']
+        ['', '0', '1']
         """
         seen: set[int] = set()
         todo = [(prefix, self)]
@@ -228,7 +228,7 @@ class Module:
         >>> import minigrad as mg
         >>> model = mg.nn.Sequential(mg.nn.Linear(2, 3), mg.nn.ReLU(), mg.nn.Linear(3, 1))
         >>> list(model.state_dict())
-        ['layers.0.weight', 'layers.0.bias', 'layers.2.weight', 'layers.2.bias']
+        ['0.weight', '0.bias', '2.weight', '2.bias']
         """
         out = OrderedDict() if destination is None else destination
         for name, p in self._own_parameters():
@@ -356,6 +356,14 @@ class Sequential(Module):
         for layer in self.layers:
             x = layer(x)
         return x
+
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        """The layers by position, ``"0"``, ``"1"``, ...: PyTorch's names, so state dicts match."""
+        for i, layer in enumerate(self.layers):
+            yield str(i), layer
+        for name, child in super().named_children():
+            if not name.startswith("layers."):
+                yield name, child
 
     def __getitem__(self, index: int) -> Module:
         return self.layers[index]

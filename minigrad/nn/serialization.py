@@ -113,20 +113,30 @@ def load(f: Path, map_location: str | None = None) -> Tensor | OrderedDict[str, 
             "read it with np.load"
         )
     with archive:
-        if HEADER not in archive.files:  # a plain np.savez archive: its arrays, by name
-            return OrderedDict(
-                (name, _tensor(archive[name], map_location or "cpu", False))
-                for name in archive.files
-            )
-        header = _read_header(archive, f)
-        tensors = OrderedDict()
-        for i, (name, device, grad) in enumerate(
-            zip(header["names"], header["devices"], header["requires_grad"])
-        ):
-            tensors[name] = _tensor(archive[f"t{i}"], map_location or device, grad)
-    if header["kind"] == "tensor":
-        return tensors["tensor"]
-    return tensors
+        try:
+            return _unpack(archive, f, map_location)
+        except ValueError as error:
+            if "allow_pickle" not in str(error):
+                raise
+            raise ValueError(
+                f"mg.load: {_name(f)} holds Python objects, not only numbers; mg.load does not "
+                f"unpickle them, since that could run code ({error})"
+            ) from error
+
+
+def _unpack(archive: Any, f: Path, map_location: str | None) -> Any:
+    """The tensors of an open archive: as saved, or (a plain ``np.savez``) by array name."""
+    if HEADER not in archive.files:
+        return OrderedDict(
+            (name, _tensor(archive[name], map_location or "cpu", False)) for name in archive.files
+        )
+    header = _read_header(archive, f)
+    entries = zip(header["names"], header["devices"], header["requires_grad"])
+    tensors = OrderedDict(
+        (name, _tensor(archive[f"t{i}"], map_location or device, grad))
+        for i, (name, device, grad) in enumerate(entries)
+    )
+    return tensors["tensor"] if header["kind"] == "tensor" else tensors
 
 
 def _read_header(archive: Any, f: Path) -> dict:
