@@ -177,7 +177,13 @@ def _write_batched(x: Tensor, new: Any) -> None:
     if type(new) is not BatchedArray or new.level is not target.level:  # same for every example
         new = BatchedArray(x.concrete._wrap(new, x.device).broadcast_to(target.physical.shape),
                            target.level)  # fmt: skip
-    _write(target.physical, new.physical.data)
+    if new.physical.requires_grad or new.physical._tangents:
+        # A grad (or jvp) outside vmap differentiates through the change: the batch
+        # takes the new physical tensor, whose graph records it. (Writing into the
+        # old memory would change values that graph saved.)
+        target.physical = new.physical
+    else:
+        _write(target.physical, new.physical.data)
 
 
 def _write(x: Tensor, new: Any) -> None:
