@@ -3,7 +3,8 @@
 Modules, bottom to top (each imports only those above it in this list):
 ``dtypes``, ``mode``, ``primitive`` (the registry), ``base`` (what a tensor is),
 ``record`` (``apply`` and the ``OpRecord``), the rows (``broadcasting``,
-``elementwise``, ``reductions``, ``shape``, ``linalg``, ``softmax``),
+``elementwise``, ``reductions``, ``shape``, ``rearrange``, ``indexing``, ``sorting``,
+``linalg``, ``softmax``),
 ``autograd`` (the reverse pass), ``tensor`` (the ``Tensor`` class and its
 operators), ``factories`` and ``function``.
 """
@@ -93,14 +94,11 @@ from minigrad.tensor.factories import (
 )
 from minigrad.tensor.function import Function, FunctionCtx
 from minigrad.tensor.indexing import (
-    argsort,
     gather,
     index_select,
     masked_fill,
     scatter_add,
-    sort,
     take_along_dim,
-    topk,
 )
 from minigrad.tensor.linalg import matmul
 from minigrad.tensor.mode import enable_grad, is_grad_enabled, no_grad
@@ -140,6 +138,7 @@ from minigrad.tensor.reductions import (
     var,
 )
 from minigrad.tensor.shape import concatenate, reshape, squeeze, stack, transpose, unsqueeze
+from minigrad.tensor.sorting import argsort, sort, topk
 from minigrad.tensor.tensor import Tensor
 
 __all__ = [

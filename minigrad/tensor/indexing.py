@@ -1,4 +1,4 @@
-"""Reading and adding along an axis by index tensors: gather, scatter_add, sort (lesson 05).
+"""Reading and adding along an axis by index tensors: gather and scatter_add (lesson 05).
 
 ``gather(x, dim, index)`` reads, for every position ``p`` of ``index``, the
 element of ``x`` at ``p`` with its ``dim``-th coordinate replaced by
@@ -16,9 +16,9 @@ derivatives and forward mode follow. The index is an *input* of both rows
 an argument, and a record keeps the index tensor it needs and nothing else.
 
 Everything else here is built from those two rows: ``index_select`` and
-``take_along_dim`` are gathers with a broadcast index, ``sort`` and ``topk``
-gather the values at the positions ``argsort`` found, so their gradients come
-for free: the gradient of a sorted value flows back to where it came from.
+``take_along_dim`` are gathers with a broadcast index, and ``masked_fill`` is a
+``where``. (So are ``sort`` and ``topk``, in ``sorting.py``: a gather at the
+positions a sort found.)
 
     >>> import minigrad as mg
     >>> x = mg.tensor([[1.0, 2.0], [3.0, 4.0]])
@@ -29,7 +29,6 @@ for free: the gradient of a sorted value flows back to where it came from.
 
 from __future__ import annotations
 
-from collections import namedtuple
 from typing import Any
 
 import numpy as np
@@ -137,38 +136,9 @@ def _both_batched(xs: list, batched: list) -> tuple:
     return tuple(moved_to_front(x, b, size) for x, b in zip(xs, batched))
 
 
-def _argsort(a: np.ndarray, dim: int, descending: bool) -> np.ndarray:
-    """Stable argsort along ``dim``; NaN sorts as the largest value (as in PyTorch)."""
-    if not descending:
-        return np.argsort(a, axis=dim, kind="stable")
-    # Descending and still stable (ties keep their order): sort the reversed
-    # axis ascending, read the result backwards, and map positions back.
-    n = a.shape[dim]
-    order = np.flip(np.argsort(np.flip(a, dim), axis=dim, kind="stable"), dim)
-    return n - 1 - order
-
-
-def _argsort_forward(backend, x, dim, descending):
-    try:
-        values = backend.to_numpy(x)
-    except TracerError:  # tracing (lesson 13): the result's shape and dtype only
-        return backend.astype(x, np.dtype(np.int64))
-    return backend.from_numpy(_argsort(values, dim, descending).astype(np.int64))
-
-
-# The positions of a sort are whole numbers: no derivative. No backend has a
-# sorting kernel, so the row sorts on the host (one copy each way on a GPU).
-ARGSORT = Primitive(
-    "argsort",
-    _argsort_forward,
-    batch=lambda xs, batched, dim, descending: apply(
-        ARGSORT, (xs[0],), dim=dim + 1, descending=descending
-    ),
-)
-
-
 # -- checking arguments -------------------------------------------------------------------
-def _tensor(value: Any, like: Tensor | None = None) -> Tensor:
+def as_tensor(value: Any, like: Tensor | None = None) -> Tensor:
+    """``value`` as a tensor (on ``like``'s device), a tensor unchanged."""
     if isinstance(value, Tensor):
         return value
     device = like.device if like is not None else "cpu"
@@ -176,7 +146,7 @@ def _tensor(value: Any, like: Tensor | None = None) -> Tensor:
 
 
 def _index_tensor(index: Any, op: str, like: Tensor) -> Tensor:
-    index = _tensor(index, like)
+    index = as_tensor(index, like)
     if index.dtype.kind not in "iu" or index.dtype == dtypes.bool_:
         raise IndexDtypeError(
             f"{op}(): Expected dtype int32/int64 for index\n"
@@ -186,7 +156,7 @@ def _index_tensor(index: Any, op: str, like: Tensor) -> Tensor:
     return index
 
 
-def _dim(dim: Any, axis: Any, ndim: int, default: Any = None) -> int:
+def dim_argument(dim: Any, axis: Any, ndim: int, default: Any = None) -> int:
     """One axis, named ``dim`` (PyTorch) or ``axis`` (NumPy), checked against ``ndim``."""
     if axis is not None:
         if dim is not None and dim != default:
@@ -239,9 +209,9 @@ def gather(x: Tensor, dim: int, index: Any, *, axis: Any = None) -> Tensor:
     >>> mg.gather(mg.tensor([10.0, 20.0, 30.0]), 0, mg.tensor([2, 2, 0]))
     tensor([30., 30., 10.])
     """
-    x = _tensor(x)
+    x = as_tensor(x)
     index = _index_tensor(index, "gather", x)
-    dim = _dim(dim, axis, x.ndim)
+    dim = dim_argument(dim, axis, x.ndim)
     if x.ndim == 0:  # a 0-d input reads as one element along axis 0 (as in PyTorch)
         flat = gather(reshape(x, 1), 0, reshape(index, -1))
         return reshape(flat, index.shape)
@@ -261,7 +231,7 @@ def scatter_add(x: Tensor, dim: int, index: Any, src: Any, *, axis: Any = None) 
     >>> mg.zeros(3).scatter_add(0, mg.tensor([0, 0, 2]), mg.tensor([1.0, 2.0, 5.0]))
     tensor([3., 0., 5.])
     """
-    x = _tensor(x)
+    x = as_tensor(x)
     if not isinstance(src, Tensor):
         raise TypeError(
             f"scatter_add(): argument 'src' (position 3) must be Tensor, not "
@@ -269,7 +239,7 @@ def scatter_add(x: Tensor, dim: int, index: Any, src: Any, *, axis: Any = None) 
             f"mg.full(index.shape, value)"
         )
     index = _index_tensor(index, "scatter_add", x)
-    dim = _dim(dim, axis, x.ndim)
+    dim = dim_argument(dim, axis, x.ndim)
     if src.dtype != x.dtype:
         raise IndexDtypeError(
             f"scatter(): Expected self.dtype to be equal to src.dtype\n"
@@ -297,14 +267,14 @@ def index_select(x: Tensor, dim: int, index: Any, *, axis: Any = None) -> Tensor
     >>> mg.index_select(mg.tensor([[1.0, 2.0, 3.0]]), 1, mg.tensor([2, 0])).tolist()
     [[3.0, 1.0]]
     """
-    x = _tensor(x)
+    x = as_tensor(x)
     index = _index_tensor(index, "index_select", x)
     if index.ndim > 1:
         raise IndexError(
             f"index_select(): Index is supposed to be a vector\ngot an index of shape "
             f"{index.shape}; for a per-element choice use mg.gather or mg.take_along_dim"
         )
-    dim = _dim(dim, axis, x.ndim)
+    dim = dim_argument(dim, axis, x.ndim)
     if x.ndim == 0:
         if index.size != 1:
             raise ShapeError(
@@ -328,12 +298,12 @@ def take_along_dim(x: Tensor, indices: Any, dim: int | None = None, *, axis: Any
     >>> mg.take_along_dim(x, x.argsort(dim=1), dim=1)
     tensor([[1., 2., 3.]])
     """
-    x = _tensor(x)
+    x = as_tensor(x)
     indices = _index_tensor(indices, "take_along_dim", x)
     if dim is None and axis is None:
         x, indices, dim = reshape(x, -1), reshape(indices, -1), 0
     else:
-        dim = _dim(dim, axis, x.ndim)
+        dim = dim_argument(dim, axis, x.ndim)
         if x.ndim == 0:
             x, indices = reshape(x, 1), reshape(indices, -1)
         if indices.ndim != x.ndim:
@@ -363,8 +333,8 @@ def masked_fill(x: Tensor, mask: Any, value: Any) -> Tensor:
     >>> mg.tensor([1.0, 2.0, 3.0]).masked_fill(mg.tensor([True, False, True]), 0.0)
     tensor([0., 2., 0.])
     """
-    x = _tensor(x)
-    mask = _tensor(mask, x)
+    x = as_tensor(x)
+    mask = as_tensor(mask, x)
     if mask.dtype != dtypes.bool_:
         raise IndexDtypeError(
             f"masked_fill_ only supports boolean masks, but got mask with dtype "
@@ -381,74 +351,3 @@ def masked_fill(x: Tensor, mask: Any, value: Any) -> Tensor:
     else:
         value = Tensor.concrete(np.asarray(value).astype(x.dtype), device=x.device)
     return where(mask, value, x)
-
-
-# -- sorting ----------------------------------------------------------------------------
-# Named pairs, as PyTorch returns them: ``values, indices = mg.sort(x)`` or ``.values``.
-SortResult = namedtuple("sort", ["values", "indices"])
-TopkResult = namedtuple("topk", ["values", "indices"])
-
-
-def argsort(x: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False,
-            axis: Any = None) -> Tensor:  # fmt: skip
-    """The positions that sort ``x`` along ``dim`` (int64; no derivative).
-
-    The sort is always stable (equal values keep their order), so ``stable``
-    is accepted for PyTorch's signature and changes nothing. NaN sorts last
-    (first when ``descending``).
-
-    >>> import minigrad as mg
-    >>> mg.argsort(mg.tensor([3.0, 1.0, 2.0]))
-    tensor([1, 2, 0])
-    """
-    x = _tensor(x).detach()  # positions carry no derivative (nor tangents)
-    dim = _dim(dim, axis, x.ndim, default=-1)
-    if x.ndim == 0:
-        return reshape(apply(ARGSORT, (reshape(x, 1),), dim=0, descending=False), ())
-    return apply(ARGSORT, (x,), dim=dim, descending=bool(descending))
-
-
-def sort(x: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False,
-         axis: Any = None) -> SortResult:  # fmt: skip
-    """``(values, indices)``: ``x`` sorted along ``dim``, and where each value came from.
-
-    The values are ``take_along_dim(x, indices, dim)``, so their gradient flows
-    back to the positions they were read from.
-
-    >>> import minigrad as mg
-    >>> values, indices = mg.sort(mg.tensor([3.0, 1.0, 2.0]), descending=True)
-    >>> values, indices
-    (tensor([3., 2., 1.]), tensor([0, 2, 1]))
-    """
-    x = _tensor(x)
-    dim = _dim(dim, axis, x.ndim, default=-1)
-    indices = argsort(x, dim, descending)
-    if x.ndim == 0:
-        return SortResult(x, indices)
-    return SortResult(apply(GATHER, (x, indices), dim=dim), indices)
-
-
-def topk(x: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True,
-         *, axis: Any = None) -> TopkResult:  # fmt: skip
-    """``(values, indices)`` of the ``k`` largest (or, ``largest=False``, smallest) along ``dim``.
-
-    The result is always sorted (``sorted=False`` allows any order; this one
-    is as good as any).
-
-    >>> import minigrad as mg
-    >>> mg.topk(mg.tensor([1.0, 5.0, 3.0]), 2).values
-    tensor([5., 3.])
-    """
-    x = _tensor(x)
-    dim = _dim(dim, axis, x.ndim, default=-1)
-    n = x.shape[dim] if x.ndim else 1
-    if not dtypes.is_integer(k) or not 0 <= k <= n:
-        raise IndexBoundsError(
-            f"selected index k out of range\ntopk: k={k!r}, but dimension {dim} of shape "
-            f"{x.shape} has {n} elements; give 0 <= k <= {n}"
-        )
-    values, indices = sort(x, dim, descending=largest)
-    if x.ndim == 0:
-        return TopkResult(values, indices)
-    first = (slice(None),) * dim + (slice(0, int(k)),)
-    return TopkResult(getitem(values, first), getitem(indices, first))

@@ -31,6 +31,7 @@ from minigrad.tensor import (
     products,
     rearrange,
     reductions,
+    sorting,
 )
 from minigrad.tensor import elementwise as ew
 from minigrad.tensor import elementwise_math as em
@@ -341,13 +342,13 @@ class Tensor(TensorBase):
         return indexing.masked_fill(self, mask, value)
 
     def sort(self, dim: int = -1, descending: bool = False, **options: Any):
-        return indexing.sort(self, dim, descending, **options)
+        return sorting.sort(self, dim, descending, **options)
 
     def argsort(self, dim: int = -1, descending: bool = False, **options: Any) -> Tensor:
-        return indexing.argsort(self, dim, descending, **options)
+        return sorting.argsort(self, dim, descending, **options)
 
     def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, **aliases):
-        return indexing.topk(self, k, dim, largest, sorted, **aliases)
+        return sorting.topk(self, k, dim, largest, sorted, **aliases)
 
     # -- in-place operations (PyTorch semantics: minigrad.tensor.inplace) ------------
     # Each changes this tensor object and returns it; ``x += y`` rebinds ``x``

@@ -173,6 +173,14 @@ def test_repeat_gradient_sums_the_copies():
     assert x.grad.tolist() == [0 + 2 + 4 + 6 + 8 + 10 + 0.0, 1 + 3 + 5 + 7 + 9 + 11 + 0.0]
 
 
+def test_roll_of_a_0d_tensor_is_the_tensor():
+    x = mg.tensor(5.0, requires_grad=True)
+    y = mg.roll(x, 3)
+    assert y.shape == () and y.item() == 5.0
+    y.backward()
+    assert x.grad.item() == 1.0
+
+
 def test_clone_copies_into_fresh_memory_and_passes_gradients():
     x = mg.tensor([1.0, 2.0], requires_grad=True)
     y = x.clone()

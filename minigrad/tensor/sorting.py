@@ -1,0 +1,133 @@
+"""Sorting: ``argsort`` finds positions, ``gather`` reads the values there (lesson 05).
+
+Where each value goes is found on the host by a stable sort (no backend has
+a sorting kernel), and has no derivative: positions are whole numbers. The
+sorted *values* are then a ``gather`` of ``x`` at those positions, so their
+gradient needs no rule of its own: each sorted value's cotangent flows back
+to the place it was read from (a scatter-add, gather's transpose), and
+forward mode sorts the tangent the same way. ``topk`` is the first ``k`` of a
+sort.
+
+    >>> import minigrad as mg
+    >>> x = mg.tensor([3.0, 1.0, 2.0], requires_grad=True)
+    >>> values, indices = mg.sort(x)
+    >>> values.sum().backward()
+    >>> values, indices, x.grad
+    (tensor([1., 2., 3.], grad_fn=<gather>), tensor([1, 2, 0]), tensor([1., 1., 1.]))
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Any
+
+import numpy as np
+
+from minigrad.backends.abstract_backend import TracerError
+from minigrad.tensor import dtypes
+from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.indexing import GATHER, IndexBoundsError, as_tensor, dim_argument
+from minigrad.tensor.primitive import Primitive
+from minigrad.tensor.record import apply
+from minigrad.tensor.shape import getitem, reshape
+
+
+def _argsort(a: np.ndarray, dim: int, descending: bool) -> np.ndarray:
+    """Stable argsort along ``dim``; NaN sorts as the largest value (as in PyTorch)."""
+    if not descending:
+        return np.argsort(a, axis=dim, kind="stable")
+    # Descending and still stable (ties keep their order): sort the reversed
+    # axis ascending, read the result backwards, and map positions back.
+    n = a.shape[dim]
+    order = np.flip(np.argsort(np.flip(a, dim), axis=dim, kind="stable"), dim)
+    return n - 1 - order
+
+
+def _argsort_forward(backend, x, dim, descending):
+    try:
+        values = backend.to_numpy(x)
+    except TracerError:  # tracing (lesson 13): the result's shape and dtype only
+        return backend.astype(x, np.dtype(np.int64))
+    return backend.from_numpy(_argsort(values, dim, descending).astype(np.int64))
+
+
+# The positions of a sort are whole numbers: no derivative. No backend has a
+# sorting kernel, so the row sorts on the host (one copy each way on a GPU).
+ARGSORT = Primitive(
+    "argsort",
+    _argsort_forward,
+    batch=lambda xs, batched, dim, descending: apply(
+        ARGSORT, (xs[0],), dim=dim + 1, descending=descending
+    ),
+)
+
+
+# -- sorting ----------------------------------------------------------------------------
+# Named pairs, as PyTorch returns them: ``values, indices = mg.sort(x)`` or ``.values``.
+SortResult = namedtuple("sort", ["values", "indices"])
+TopkResult = namedtuple("topk", ["values", "indices"])
+
+
+def argsort(x: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False,
+            axis: Any = None) -> Tensor:  # fmt: skip
+    """The positions that sort ``x`` along ``dim`` (int64; no derivative).
+
+    The sort is always stable (equal values keep their order), so ``stable``
+    is accepted for PyTorch's signature and changes nothing. NaN sorts last
+    (first when ``descending``).
+
+    >>> import minigrad as mg
+    >>> mg.argsort(mg.tensor([3.0, 1.0, 2.0]))
+    tensor([1, 2, 0])
+    """
+    x = as_tensor(x).detach()  # positions carry no derivative (nor tangents)
+    dim = dim_argument(dim, axis, x.ndim, default=-1)
+    if x.ndim == 0:
+        return reshape(apply(ARGSORT, (reshape(x, 1),), dim=0, descending=False), ())
+    return apply(ARGSORT, (x,), dim=dim, descending=bool(descending))
+
+
+def sort(x: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False,
+         axis: Any = None) -> SortResult:  # fmt: skip
+    """``(values, indices)``: ``x`` sorted along ``dim``, and where each value came from.
+
+    The values are ``take_along_dim(x, indices, dim)``, so their gradient flows
+    back to the positions they were read from.
+
+    >>> import minigrad as mg
+    >>> values, indices = mg.sort(mg.tensor([3.0, 1.0, 2.0]), descending=True)
+    >>> values, indices
+    (tensor([3., 2., 1.]), tensor([0, 2, 1]))
+    """
+    x = as_tensor(x)
+    dim = dim_argument(dim, axis, x.ndim, default=-1)
+    indices = argsort(x, dim, descending)
+    if x.ndim == 0:
+        return SortResult(x, indices)
+    return SortResult(apply(GATHER, (x, indices), dim=dim), indices)
+
+
+def topk(x: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True,
+         *, axis: Any = None) -> TopkResult:  # fmt: skip
+    """``(values, indices)`` of the ``k`` largest (or, ``largest=False``, smallest) along ``dim``.
+
+    The result is always sorted (``sorted=False`` allows any order; this one
+    is as good as any).
+
+    >>> import minigrad as mg
+    >>> mg.topk(mg.tensor([1.0, 5.0, 3.0]), 2).values
+    tensor([5., 3.])
+    """
+    x = as_tensor(x)
+    dim = dim_argument(dim, axis, x.ndim, default=-1)
+    n = x.shape[dim] if x.ndim else 1
+    if not dtypes.is_integer(k) or not 0 <= k <= n:
+        raise IndexBoundsError(
+            f"selected index k out of range\ntopk: k={k!r}, but dimension {dim} of shape "
+            f"{x.shape} has {n} elements; give 0 <= k <= {n}"
+        )
+    values, indices = sort(x, dim, descending=largest)
+    if x.ndim == 0:
+        return TopkResult(values, indices)
+    first = (slice(None),) * dim + (slice(0, int(k)),)
+    return TopkResult(getitem(values, first), getitem(indices, first))
