@@ -136,10 +136,8 @@ def layer_norm_case(draw):
     shapes = [shape, normalized, normalized] if affine else [shape]
     arrays, views, _ = draw(inputs(shapes, [normal] * len(shapes)))
     axes = tuple(range(len(shape) - len(normalized), len(shape)))
-    assume(
-        _spread(views[0](torch.from_numpy(arrays[0])).numpy(), axes) > 1e-2
-        or np.prod(normalized) == 1
-    )
+    # (normalizing one number gives 0 for any input: torch's float32 rounding noise, times 316)
+    assume(_spread(views[0](torch.from_numpy(arrays[0])).numpy(), axes) > 1e-2)
     return Case(
         _viewed(lambda x, *wb: F.layer_norm(x, normalized, *wb), views),
         _viewed(lambda x, *wb: TF.layer_norm(x, normalized, *wb), views),
@@ -176,11 +174,23 @@ def batch_norm_case(draw, training):
     # x whose strides look channels-last, or a strided weight in evaluation mode
     # (finite differences agree with minigrad). torch's side gets contiguous
     # copies, which have the same values and gradients.
+    # Its double backward in evaluation mode is wrong for permuted inputs even so:
+    # there the reference is the documented formula in torch operations.
+    reference = TF.batch_norm if training else _torch_batch_norm_formula
     return Case(
         _viewed(lambda *xs: run(F.batch_norm, *xs), views),
-        _viewed(lambda *xs: run(TF.batch_norm, *[t.contiguous() for t in xs]), views),
+        _viewed(lambda *xs: run(reference, *[t.contiguous() for t in xs]), views),
         arrays,
     )
+
+
+def _torch_batch_norm_formula(x, mean, var, weight=None, bias=None, training=False,
+                              momentum=0.1, eps=1e-5):  # fmt: skip
+    """``(x - mean) / sqrt(var + eps) * weight + bias`` per channel, in torch operations."""
+    shape = (-1, *[1] * (x.ndim - 2))
+    y = (x - mean.reshape(shape)) / (var.reshape(shape) + eps).sqrt()
+    y = y * weight.reshape(shape) if weight is not None else y
+    return y + bias.reshape(shape) if bias is not None else y
 
 
 @st.composite
@@ -212,7 +222,8 @@ def dropout_case(draw):
 def embedding_case(draw, padding=False):
     rows, width = draw(st.integers(1, 4)), draw(st.integers(1, 3))
     arrays, views, rng = draw(inputs([(rows, width)], [normal]))
-    ids_shape = draw(hnp.array_shapes(min_dims=0, max_dims=2, min_side=0, max_side=4))
+    # (no empty ids: torch's own second derivative of embedding fails on them)
+    ids_shape = draw(hnp.array_shapes(min_dims=0, max_dims=2, min_side=1, max_side=4))
     ids = np.asarray(rng.integers(0, rows, size=ids_shape))
     padding = draw(st.integers(-rows, rows - 1)) if padding else None
     return Case(
