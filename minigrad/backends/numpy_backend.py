@@ -91,7 +91,7 @@ ZIPS = {
     "leaky_relu": lambda x, slope: np.where(x > 0, x, x * slope),
     "gelu_grad": lambda g, x: g * _gelu_slope(x),
     "gelu_tanh_grad": lambda g, x: g * _gelu_tanh_slope(x),
-    "silu_grad": lambda g, x: g * (_sigmoid(x) * (1 + x * (1 - _sigmoid(x)))),
+    "silu_grad": lambda g, x: g * (_sigmoid(x) * (1 + x * _sigmoid(-x))),
 }
 
 
@@ -126,9 +126,10 @@ def _gelu_tanh_u(x: np.ndarray) -> np.ndarray:
 
 
 def _gelu_tanh_slope(x: np.ndarray) -> np.ndarray:
-    """s + 2 x s (1 - s) u' with s = sigmoid(2u) = (1 + tanh(u)) / 2."""
-    s = _sigmoid(_gelu_tanh_u(x) * 2)
-    return s + 2 * x * s * (1 - s) * 0.7978845608028654 * (1 + 3 * 0.044715 * x * x)
+    """s + 2 x s (1 - s) u' with s = sigmoid(2u) = (1 + tanh(u)) / 2, 1 - s = sigmoid(-2u)."""
+    u2 = _gelu_tanh_u(x) * 2
+    s, rest = _sigmoid(u2), _sigmoid(-u2)
+    return s + 2 * x * s * rest * 0.7978845608028654 * (1 + 3 * 0.044715 * x * x)
 
 
 REDUCES = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min}

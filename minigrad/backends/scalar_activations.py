@@ -6,10 +6,10 @@ backward. As one scalar function it is one kernel each way: the reason these
 exist (``benchmarks/`` measures it). The rules of ``scalar_functions`` hold:
 the dtype kept through ``type(x)(c)``, IEEE answers, never exceptions.
 
-A function cannot call another scalar function here (a compiled kernel can
+A function cannot call another plain Python function (a compiled kernel can
 only call compiled code), so the stable sigmoid of ``scalar_functions`` is
-written out again in ``silu`` and ``silu_grad``, split by the sign of x so
-that ``exp`` never overflows.
+written out again where one is needed, split by the sign of x so that
+``exp`` never overflows.
 
 Parameters of an activation (elu's alpha, softplus's threshold) are the
 second argument: the tensor layer passes them as a 0-d array that the kernel
@@ -37,7 +37,7 @@ def gelu(x):
     ``erfc(-x / sqrt 2) / 2`` is the same number without the cancellation.
 
     >>> gelu(0.0), gelu(10.0), gelu(-1.0)
-    (0.0, 10.0, -0.15865525393145707)
+    (0.0, 10.0, -0.158655)
     """
     half = type(x)(0.5)
     return x * half * math.erfc(-x * type(x)(SQRT_HALF))
@@ -81,13 +81,17 @@ def gelu_tanh_grad(g, x):
     one, two = type(x)(1), type(x)(2)
     k, a = type(x)(SQRT_2_OVER_PI), type(x)(GELU_CUBIC)
     u2 = two * k * (x + a * x * x * x)
+    # s = sigmoid(2u) and rest = 1 - s, each to full precision (see silu_grad)
     if u2 >= 0:
-        s = one / (one + math.exp(-u2))
+        e = math.exp(-u2)
+        s = one / (one + e)
+        rest = e * s
     else:
         e = math.exp(u2)
-        s = e / (one + e)
+        rest = one / (one + e)
+        s = e * rest
     slope = k * (one + type(x)(3) * a * x * x)  # u'(x)
-    return g * (s + two * x * s * (one - s) * slope)
+    return g * (s + two * x * s * rest * slope)
 
 
 def silu(x):
@@ -110,12 +114,17 @@ def silu_grad(g, x):
     (0.5, 2.0, -0.0)
     """
     one = type(x)(1)
+    # s = sigmoid(x) and rest = 1 - s = sigmoid(-x), each from one exp: as a
+    # subtraction, 1 - s is 0 in float32 once s rounds to 1 (x above 17).
     if x >= 0:
-        s = one / (one + math.exp(-x))
+        e = math.exp(-x)
+        s = one / (one + e)
+        rest = e * s
     else:
         e = math.exp(x)
-        s = e / (one + e)
-    return g * (s * (one + x * (one - s)))
+        rest = one / (one + e)
+        s = e * rest
+    return g * (s * (one + x * rest))
 
 
 def softplus(x, threshold):
