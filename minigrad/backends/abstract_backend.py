@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.backends.numpy_backend import MAPS, REDUCES, SCANS, ZIPS
+from minigrad.backends.numpy_backend import MAPS, REDUCES, SCANS, ZIPS, NumpyBackend
 
 
 class TracerError(RuntimeError):
@@ -87,8 +87,26 @@ class AbstractArray:
     size = property(lambda self: math.prod(self.shape))
     nbytes = property(lambda self: self.size * self.dtype.itemsize)
 
+    def copy(self) -> AbstractArray:
+        # Arrays are never changed after they are made (contract.py): a copy
+        # holds the same values, so it may stand for the same variable.
+        return self
+
+    @property
+    def flags(self) -> Any:
+        """Read-only: code that would write into an array in place must make a new one."""
+        return _FLAGS
+
     def __repr__(self) -> str:
         return f"AbstractArray(shape={self.shape}, dtype={self.dtype})"
+
+
+class _Flags:
+    writeable = False
+    c_contiguous = True
+
+
+_FLAGS = _Flags()
 
 
 @cache
@@ -102,16 +120,41 @@ def _zip_dtype(op: str, x: np.dtype, y: np.dtype) -> np.dtype:
     return np.asarray(ZIPS[op](np.empty(0, x), np.empty(0, y))).dtype
 
 
+def _stand_in(x: Any) -> Any:
+    if isinstance(x, AbstractArray):
+        return _dummy(x)
+    if isinstance(x, (list, tuple)):
+        return type(x)(_stand_in(a) for a in x)
+    return x
+
+
 def _dummy(x: Any) -> np.ndarray:
     """A NumPy array of ``x``'s shape and dtype that takes no memory (stride 0 everywhere)."""
     return np.broadcast_to(np.zeros((), x.dtype), x.shape)
 
 
 class AbstractBackend:
-    """The backend contract (``contract.Backend``) over shapes and dtypes only."""
+    """The backend contract (``contract.Backend``) over shapes and dtypes only.
+
+    A method written out below works the shape out by the rule; any other
+    method of the NumPy reference (a data-movement kernel added later, such
+    as ``windows``) runs on stand-in arrays of zeros that take no memory
+    (stride 0), and its result's shape and dtype are read off.
+    """
 
     name = "abstract"
     device = "abstract"
+
+    def __getattr__(self, method: str) -> Any:
+        reference = getattr(NumpyBackend(), method)
+
+        def by_example(*args: Any, **kwargs: Any) -> Any:
+            result = reference(*[_stand_in(a) for a in args], **kwargs)
+            if isinstance(result, (tuple, list)):
+                return type(result)(AbstractArray(r.shape, r.dtype) for r in result)
+            return AbstractArray(np.shape(result), np.asarray(result).dtype)
+
+        return by_example
 
     # -- storage ----------------------------------------------------------------
     def from_numpy(self, array: Any) -> AbstractArray:

@@ -36,8 +36,8 @@ from typing import Any
 import numpy as np
 
 from minigrad.backends import kernel_cache
+from minigrad.backends.fast_math import FAST_FLOAT32
 from minigrad.backends.scalar_functions import SCALAR_FUNCTIONS
-from minigrad.compile.fast_math import FAST_FLOAT32
 from minigrad.compile.graph import Op, Var, uniform_value
 
 # Threads cost tens of microseconds to wake: below this many elements one

@@ -1,4 +1,4 @@
-"""Scalar bodies that vectorize, for float32 fused kernels (lesson 13).
+"""Scalar bodies that vectorize, for the float32 kernels of the fusion pass (lesson 13).
 
 A fused kernel calls the registry's scalar functions
 (``minigrad.backends.scalar_functions``) on every element. Most are a few
@@ -19,7 +19,7 @@ uses it for float32 results only.
 
     >>> import numpy as np
     >>> x = np.float32(0.5)
-    >>> abs(tanh_float32(x) - np.tanh(np.float64(0.5))) < 1e-7
+    >>> bool(abs(tanh_float32(x) - np.tanh(np.float64(0.5))) < 1e-7)
     True
 """
 

@@ -1,0 +1,257 @@
+"""Static graphs (lesson 13): tracing, printing, the passes one by one, fusion, jit and composition."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad as mg
+from minigrad.compile import passes
+from minigrad.compile.codegen import FusedKernel
+from minigrad.compile.fusion import fuse
+from minigrad.compile.graph import Graph
+from minigrad.compile.memory import reuse_buffers
+
+
+def names(graph: Graph) -> list[str]:
+    return [op.name for op in graph]
+
+
+def close(a, b, rtol=1e-6, atol=1e-6):
+    np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=rtol, atol=atol)
+
+
+# -- tracing ------------------------------------------------------------------------------
+def test_make_graph_records_every_operation_and_computes_nothing():
+    graph = mg.make_graph(lambda x, y: (x * y + 1).tanh().sum())(mg.ones(3, 4), mg.ones(4))
+    assert isinstance(graph, mg.Graph)
+    assert names(graph) == ["mul", "add", "tanh", "sum"]
+    assert len(graph) == 4
+    text = str(graph)
+    assert text.splitlines()[0] == "graph(a: f32[3,4], b: f32[4]) {"
+    assert "= tanh(" in text and "return" in text and "f32[]" in text
+
+
+def test_a_graph_runs_on_new_arguments_and_checks_them():
+    f = lambda x, y: (x * y + 1).tanh().sum(axis=1)
+    graph = mg.make_graph(f)(mg.ones(3, 4), mg.ones(4))
+    x, y = mg.randn(3, 4), mg.randn(4)
+    close(graph(x, y), f(x, y))
+    with pytest.raises(TypeError, match="traced for f32\\[3,4\\]"):
+        graph(mg.ones(2, 4), y)
+
+
+def test_tracer_error_names_the_line_and_the_ways_out():
+    def f(x):
+        if x.sum() > 0:  # the line the error names
+            return x
+        return -x
+
+    with pytest.raises(mg.TracerError) as info:
+        mg.jit(f)(mg.ones(3))
+    message = str(info.value)
+    assert "if x.sum() > 0:" in message and "test_compile.py" in message
+    assert "static_argnums" in message and "mg.where" in message
+    for read in (lambda x: x.item(), lambda x: x.numpy(), lambda x: float(x.sum())):
+        with pytest.raises(mg.TracerError):
+            mg.make_graph(read)(mg.ones(1))
+
+
+def test_static_arguments_and_retracing_per_signature():
+    calls = []
+
+    def f(x, n):
+        calls.append(n)  # a side effect: runs at trace time only
+        for _ in range(n):
+            x = x * 2
+        return x
+
+    fast = mg.jit(f, static_argnums=1)
+    assert fast(mg.ones(2), 3).tolist() == [8.0, 8.0]
+    assert fast(mg.ones(2), 3).tolist() == [8.0, 8.0]
+    assert fast(mg.ones(2), 2).tolist() == [4.0, 4.0]
+    assert fast(mg.ones(5), 2).tolist() == [4.0] * 5
+    assert calls == [3, 2, 2] and len(fast.compiled) == 3
+
+
+def test_nested_tuples_lists_and_dicts_in_and_out():
+    def f(params):
+        return {"s": params["a"] + params["b"][0], "t": (params["b"][1] * 2, [params["a"]])}
+
+    fast = mg.jit(f)
+    args = {"a": mg.randn(2), "b": [mg.randn(2), mg.randn(2)]}
+    got, want = fast(args), f(args)
+    close(got["s"], want["s"])
+    close(got["t"][0], want["t"][0])
+    close(got["t"][1][0], want["t"][1][0])
+
+
+def test_captured_tensors_are_read_at_every_run():
+    w = mg.ones(3)
+    fast = mg.jit(lambda x: x * w)
+    assert fast(mg.ones(3)).tolist() == [1.0, 1.0, 1.0]
+    w.data = w.data * 3
+    assert fast(mg.ones(3)).tolist() == [3.0, 3.0, 3.0]
+    assert "captured" in str(fast.graph(mg.ones(3)))
+
+
+# -- the passes, one at a time ---------------------------------------------------------------
+def test_dead_code_elimination_drops_unused_results():
+    def f(x):
+        unused = x.exp() * 3  # noqa: F841
+        return x + 1
+
+    graph = mg.make_graph(f)(mg.ones(2))
+    assert names(graph) == ["exp", "mul", "add"]
+    assert names(passes.eliminate_dead_code(graph)) == ["add"]
+    assert names(graph) == ["exp", "mul", "add"]  # the pass returns a new graph
+
+
+def test_common_subexpressions_are_computed_once():
+    graph = mg.make_graph(lambda x: x.exp() + x.exp())(mg.ones(2))
+    assert names(passes.eliminate_common_subexpressions(graph)) == ["exp", "add"]
+    # different parameters are different expressions
+    graph = mg.make_graph(lambda x: x.sum(axis=0) + x.sum(axis=1))(mg.ones(2, 2))
+    assert names(passes.eliminate_common_subexpressions(graph)).count("sum") == 2
+
+
+def test_constant_folding_computes_constant_subgraphs_once():
+    def f(x):
+        c = mg.tensor([1.0, 2.0]).exp() * 2  # no input involved
+        return x * c
+
+    graph = mg.make_graph(f)(mg.ones(2))
+    folded = passes.fold_constants(graph)
+    assert names(folded) == ["mul"]
+    close(folded(mg.ones(2)), f(mg.ones(2)))
+
+
+@pytest.mark.parametrize(
+    "f, left",
+    [
+        (lambda x: x * 1, []),
+        (lambda x: 1 * x + 0, []),
+        (lambda x: x - 0, []),
+        (lambda x: mg.neg(mg.neg(x)), []),
+        (lambda x: x.reshape(6, 1).reshape(3, 2), ["reshape"]),
+        (lambda x: x.reshape(6).reshape(2, 3), []),
+        (lambda x: x.T.T, []),
+        (lambda x: x.permute(1, 0).reshape(6), ["transpose", "reshape"]),
+        (lambda x: x * mg.ones(4, 2, 3), ["mul"]),  # broadcasts: not an identity
+    ],
+)
+def test_algebraic_simplification(f, left):
+    graph = mg.make_graph(f)(mg.ones(2, 3))
+    simple = passes.simplify(graph)
+    assert names(simple) == left
+    x = mg.randn(2, 3)
+    close(simple(x), f(x))
+
+
+# -- fusion and the generated kernels ------------------------------------------------------------
+W3 = mg.value_and_grad(lambda a, b, c: (a * b + c).tanh().sum(), argnums=(0, 1, 2))
+
+
+def test_w3_forward_and_backward_fuse_into_one_kernel():
+    args = [mg.randn(64, 32) for _ in range(3)]
+    graph = fuse(passes.optimize(mg.make_graph(W3)(*args)), fuse_from=1)
+    assert len(graph) == 1 and isinstance(graph.ops[0].prim, FusedKernel)
+    source = graph.ops[0].prim.source
+    assert "tanh_grad" in source and "# mul(a, b)" in source and "prange" in source
+    got, want = graph(*args), W3(*args)
+    close(got[0], want[0], rtol=1e-5)
+    for g, w in zip(got[1], want[1]):
+        close(g, w, rtol=1e-5)
+
+
+def test_fusion_reads_broadcast_inputs_and_keeps_order():
+    def f(x, b):
+        h = (x + b).relu()  # b broadcasts along rows
+        return (h * h).sum(), h.sum(axis=0)
+
+    x, b = mg.randn(40, 8), mg.randn(8)
+    graph = fuse(passes.optimize(mg.make_graph(f)(x, b)), fuse_from=1)
+    kernels = [op for op in graph if isinstance(op.prim, FusedKernel)]
+    assert kernels and "broadcast" in kernels[0].prim.kinds
+    got, want = graph(x, b), f(x, b)
+    close(got[0], want[0], rtol=1e-5)
+    close(got[1], want[1], rtol=1e-5)
+
+
+def test_fused_float32_is_within_1e5_of_float64():
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal((300, 7)) * 3 for _ in range(3)]
+    f32 = [mg.tensor(a, dtype=mg.float32) for a in arrays]
+    f64 = [mg.tensor(a, dtype=mg.float64) for a in arrays]
+    run = lambda args: fuse(passes.optimize(mg.make_graph(W3)(*args)), fuse_from=1)(*args)
+    (v32, g32), (v64, g64) = run(f32), run(f64)
+    np.testing.assert_allclose(v32.numpy(), v64.numpy(), rtol=1e-5)
+    # 1 - tanh^2 cancels where tanh is near 1: float32 itself is only that good
+    # there, so the fused gradient is held to eager float32's own error.
+    _, eager32 = W3(*f32)
+    for fused, exact, eager in zip(g32, g64, eager32):
+        error = np.abs(fused.numpy() - exact.numpy()).max()
+        assert error <= 2 * np.abs(eager.numpy() - exact.numpy()).max() + 1e-6
+
+
+def test_buffer_reuse_gives_a_dying_value_to_a_kernel():
+    def f(x):
+        y = x @ x  # fresh memory, read by the kernel only: it may be given away
+        return (y.tanh() * 2).exp()
+
+    x = mg.randn(512, 512) * 0.01
+    graph = reuse_buffers(fuse(passes.optimize(mg.make_graph(f)(x)), fuse_from=1))
+    kernel = next(op for op in graph if isinstance(op.prim, FusedKernel))
+    assert kernel.prim.donations == (0,) and len(kernel.inputs) == 2
+    close(graph(x), f(x), rtol=1e-5)
+
+
+# -- jit and composition ----------------------------------------------------------------------
+def test_jit_equals_eager_and_exposes_graph_and_source():
+    fast = mg.jit(W3)
+    args = [mg.randn(300, 300) for _ in range(3)]  # big enough to fuse by default
+    got, want = fast(*args), W3(*args)
+    close(got[0], want[0], rtol=1e-5)
+    assert isinstance(fast.source(*args), str) and "def kernel" in fast.source(*args)
+    assert len(fast.graph(*args)) == 1
+
+
+def test_jit_as_a_bare_decorator_and_with_arguments():
+    @mg.jit
+    def f(x):
+        return x * 2
+
+    @mg.jit(static_argnums=1)
+    def g(x, k):
+        return x * k
+
+    assert f(mg.ones(2)).tolist() == [2.0, 2.0] and g(mg.ones(2), 3).tolist() == [3.0, 3.0]
+
+
+def test_grad_and_jvp_of_a_jitted_function():
+    f = lambda x, y: (x * y).tanh().sum()
+    x, y = mg.randn(5), mg.randn(5)
+    for got, want in zip(
+        mg.grad(mg.jit(f), argnums=(0, 1))(x, y), mg.grad(f, argnums=(0, 1))(x, y)
+    ):
+        close(got, want)
+    t = (mg.randn(5), mg.randn(5))
+    (o1, t1), (o2, t2) = mg.jvp(mg.jit(f), (x, y), t), mg.jvp(f, (x, y), t)
+    close(o1, o2)
+    close(t1, t2)
+    xl = mg.randn(5, requires_grad=True)
+    mg.jit(f)(xl, y).backward()
+    close(xl.grad, mg.grad(f)(xl.detach(), y))
+
+
+def test_a_jitted_function_inside_a_jitted_function_is_inlined():
+    inner = mg.jit(lambda x: x.exp())
+    outer = mg.jit(lambda x: inner(x) + 1)
+    assert names(outer.graph(mg.ones(2))) == ["exp", "add"]
+    close(outer(mg.ones(2)), mg.ones(2).exp() + 1)
+
+
+def test_draw_a_graph():
+    graph = mg.make_graph(lambda x: (x * 2).exp())(mg.ones(2))
+    source = mg.draw(graph).source
+    assert "exp" in source and "mul" in source and "(input)" in source
