@@ -5,8 +5,9 @@ through ``NumbaBackend`` with the NumPy fallback switched off, against the
 same call on ``NumpyBackend``: a contiguous zip (``mul``), a broadcast zip
 (``add`` of a row), a map (``relu``), a transcendental map (``tanh``: libm
 per element in numba, SIMD in NumPy), the fused ``tanh_grad`` (one pass in
-numba; NumPy's reference makes three), a full ``sum`` and a ``sum`` over
-axis 0. Prints microseconds per call and NumPy's time over numba's (above 1:
+numba; NumPy's reference makes three), ``gelu`` (NumPy has no erf: Python's
+per element), ``remainder`` (NumPy's makes several passes), a full ``sum``
+and a ``sum`` over axis 0. Prints microseconds per call and NumPy's time over numba's (above 1:
 the kernel wins), and for each kind the smallest size from which the kernel
 wins at every size measured.
 
@@ -47,6 +48,8 @@ def cases(n: int, rng: np.random.Generator) -> dict:
         "relu": ("map", ("relu", x)),
         "tanh": ("map", ("tanh", x)),
         "tanh_grad (fused)": ("zip", ("tanh_grad", x, y)),
+        "gelu": ("map", ("gelu", x)),
+        "remainder": ("zip", ("remainder", x, y)),
         "sum": ("reduce", ("sum", x, (0,), False)),
         "sum axis 0": ("reduce", ("sum", matrix, (0,), False)),
     }

@@ -50,8 +50,13 @@ FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 # is faster: benchmarks/crossover.py measured it on the 2-core development
 # machine (benchmarks/README.md has the table). Fused derivatives read memory
 # once where NumPy reads it three times, so they win earlier.
-NUMPY_BELOW = {"elementwise": 2**20, "fused": 2**18, "reduce": 2**22}
+NUMPY_BELOW = {"elementwise": 2**20, "fused": 2**18, "reduce": 2**22, "composite": 2**10}
 FUSED = frozenset({"tanh_grad", "sigmoid_grad", "relu_grad"})
+# NumPy has no erf (the reference runs Python's, element by element) and spells
+# gelu, silu and their slopes with four to eight passes over memory; one kernel
+# pass wins from about a thousand elements (benchmarks/crossover.py, "gelu").
+COMPOSITE = frozenset({"erf", "gelu", "gelu_grad", "gelu_tanh", "gelu_tanh_grad", "silu",
+                       "silu_grad"})  # fmt: skip
 REDUCE_OPS = ("sum", "max", "min")
 
 # Ops that stay NumPy's at every size. The maps: exp, log, tanh and sigmoid
@@ -65,7 +70,11 @@ REDUCE_OPS = ("sum", "max", "min")
 # of ``scalar_functions`` still runs as a kernel when taken out of
 # ``numpy_ops``: the tests do that.)
 KERNEL_OPS = frozenset({"add", "sub", "mul", "div", "maximum", "minimum",
-                        "tanh_grad", "sigmoid_grad", "relu_grad", "where"})  # fmt: skip
+                        "tanh_grad", "sigmoid_grad", "relu_grad", "where",
+                        # issue 12: clamp, leaky_relu are maximum-like passes; NumPy's
+                        # remainder, softplus and elu make several (measured: the kernel wins)
+                        "clamp_min", "clamp_max", "leaky_relu", "remainder", "softplus", "elu",
+                        *COMPOSITE})  # fmt: skip
 NUMPY_OPS = frozenset(kernel_cache.ARITY) - KERNEL_OPS
 BOOL_OPS = frozenset({"lt", "le", "gt", "ge", "eq", "ne", "logical_and", "logical_or",
                       "logical_not"})  # fmt: skip
@@ -100,7 +109,9 @@ class NumbaBackend(NumpyBackend):
     # below the crossover NumPy's call is the whole cost, so ours must add
     # next to nothing to it.
     def map(self, op: str, x: np.ndarray) -> np.ndarray:
-        if x.size < self.numpy_below["elementwise"]:  # the common, small case first
+        if x.size < self.numpy_below["elementwise"] and (  # the common, small case first
+            op not in COMPOSITE or x.size < self.numpy_below["composite"]
+        ):
             return np.asarray(MAPS[op](x))
         if not self._kernel_pays(x.size, x.dtype, op):
             ufunc = UFUNCS.get(op)
@@ -111,7 +122,11 @@ class NumbaBackend(NumpyBackend):
 
     def zip(self, op: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         bound = x.size * y.size  # at least the result's size
-        if bound < self.numpy_below["fused"] and bound < self.numpy_below["elementwise"]:
+        if (
+            bound < self.numpy_below["fused"]
+            and bound < self.numpy_below["elementwise"]
+            and (op not in COMPOSITE or bound < self.numpy_below["composite"])
+        ):
             return np.asarray(ZIPS[op](x, y))
         shape = self._big_shape(op, x, y)
         if (
@@ -231,12 +246,12 @@ class NumbaBackend(NumpyBackend):
         bound = 1
         for a in arrays:
             bound *= a.size
-        if bound < self.numpy_below["fused" if op in FUSED else "elementwise"]:
+        if bound < self.numpy_below[_kind(op)]:
             return None
         return np.broadcast_shapes(*(a.shape for a in arrays))
 
     def _kernel_pays(self, size: int, dtype: np.dtype, op: str) -> bool:
-        if size < self.numpy_below["fused" if op in FUSED else "elementwise"]:
+        if size < self.numpy_below[_kind(op)]:
             return False
         if dtype not in FLOATS or op in self.numpy_ops:
             return False
@@ -267,6 +282,11 @@ class NumbaBackend(NumpyBackend):
         kernel_cache.call(self.workers.run, kernel, out.size, out.reshape(-1), flat_shape,
                           *arguments)  # fmt: skip
         return out
+
+
+def _kind(op: str) -> str:
+    """Which crossover of ``NUMPY_BELOW`` an elementwise op has."""
+    return "composite" if op in COMPOSITE else "fused" if op in FUSED else "elementwise"
 
 
 _UNIT_STRIDE = np.ones(1, dtype=np.int64)

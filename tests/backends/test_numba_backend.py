@@ -234,7 +234,8 @@ def test_nan_propagates_like_numpy():
         )
 
 
-@pytest.mark.parametrize("op, kind", [("add", "elementwise"), ("tanh_grad", "fused")])
+@pytest.mark.parametrize("op, kind", [("add", "elementwise"), ("tanh_grad", "fused"),
+                                      ("remainder", "elementwise"), ("gelu_grad", "composite")])  # fmt: skip
 def test_sizes_below_the_crossover_go_to_numpy(monkeypatch, op, kind):
     calls = []
     monkeypatch.setattr(kernel_cache, "elementwise_kernel", lambda op: lambda *a: calls.append(a))
