@@ -22,10 +22,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.elementwise import exp, operands, where
 from minigrad.tensor.primitive import Primitive
+from minigrad.tensor.rearrange import clone
 from minigrad.tensor.record import apply, zeros_like
 
 LN2, LN10 = math.log(2), math.log(10)
@@ -80,8 +83,9 @@ ROUND = _map("round", _flat)
 ATAN2 = _zip("atan2", (lambda v, out, y, x: v * x / (x * x + y * y),
                        lambda v, out, y, x: -v * y / (x * x + y * y)), saves=(0, 1))
 # x - floor(x / y) y: slope 1 in x, -floor(x / y) in y (between the jumps).
-REMAINDER = _zip("remainder", (lambda v, out, x, y: v,
-                               lambda v, out, x, y: -v * floor(x / y)), saves=(0, 1))
+REMAINDER = Primitive("remainder", lambda backend, x, y: _remainder(backend, x, y),
+                      derivatives=(lambda v, out, x, y: v, lambda v, out, x, y: -v * floor(x / y)),
+                      saves=(0, 1), scalar="remainder")
 # clamp(x, low, high) = clamp_max(clamp_min(x, low), high). At a tie the
 # gradient goes to x, not to the bound: PyTorch's rule, where x passes for
 # low <= x <= high (maximum would split it in half).
@@ -90,6 +94,14 @@ CLAMP_MIN = _zip("clamp_min", (lambda v, out, x, low: where(x >= low, v, 0.0),
 CLAMP_MAX = _zip("clamp_max", (lambda v, out, x, high: where(x <= high, v, 0.0),
                                lambda v, out, x, high: where(x <= high, 0.0, v)), saves=(0, 1))
 # fmt: on
+
+
+def _remainder(backend: Any, x: Any, y: Any) -> Any:
+    # The scalar body is for floats; integers take NumPy's on the host (a copy
+    # each way on a GPU, as the bitwise operations do).
+    if x.dtype.kind == "f":
+        return backend.zip("remainder", x, y)
+    return backend.from_numpy(np.remainder(backend.to_numpy(x), backend.to_numpy(y)))
 
 
 # -- preparing operands -----------------------------------------------------------------------
@@ -114,7 +126,7 @@ def _rounding(prim: Primitive, x: Any) -> Tensor:
             f"{prim.name} rounds numbers; make the tensor numeric first, e.g. x.to(mg.float32)"
         )
     if not dtypes.is_floating(x.dtype):
-        return Tensor.concrete._wrap(x.data.copy(), x.device)
+        return clone(x)
     return apply(prim, (x,))
 
 
