@@ -28,7 +28,7 @@ import importlib.util
 import math
 from typing import Any
 
-from minigrad.compile.codegen import FusedKernel, kernel_source
+from minigrad.compile.codegen import FusedKernel, kernel_source, scalar_body
 from minigrad.compile.graph import Graph, Op, Var, uniform_value
 
 FLOATS = ("float32", "float64")
@@ -53,8 +53,10 @@ def _fusable(op: Op, fuse_from: int) -> bool:
         return device == "cpu" or _is_number(op.inputs[0])
     if op.prim.scalar is None or (op.prim.name == "where" and device == "cuda"):
         return False
-    # pow_scalar's exponent is its one parameter (written into the kernel).
-    return not op.params or op.prim.name == "pow_scalar"
+    # A parameter (pow_scalar's exponent, elu's alpha) is the scalar body's last
+    # argument, written into the kernel as a constant.
+    arity = scalar_body(op).__code__.co_argcount
+    return not op.params or len(op.inputs) + len(op.params) == arity
 
 
 def _size(v: Var) -> int:

@@ -25,6 +25,7 @@ import minigrad as mg
 DATA_DEPENDENT = {
     "bitwise_and", "bitwise_or", "bitwise_not",
     "nn.functional.binary_cross_entropy",
+    "remainder:int",  # an integer divisor of 0 is an error (PyTorch's), checked on the host
 }  # fmt: skip
 # In-place operations write into their tensor's array outside ``apply``: the
 # trace cannot see them yet (unfinished, issue 13).
