@@ -4,7 +4,15 @@ Importing this package registers every exercise in ``EXERCISES``, in course orde
 """
 
 # Importing a module registers its exercises.
-from minigrad.grade.checks import backprop, convolution, kernels, scalars, tensors, transforms
+from minigrad.grade.checks import (
+    backprop,
+    batching,
+    convolution,
+    kernels,
+    scalars,
+    tensors,
+    transforms,
+)
 from minigrad.grade.spec import EXERCISES
 
 EXERCISES.sort(key=lambda ex: tuple(int(n) for n in ex.number.split(".")))
