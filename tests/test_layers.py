@@ -30,6 +30,12 @@ FLOORS = {
 FACE = {"__init__", "__main__"}
 
 
+def source_files() -> list[Path]:
+    """The package's own ``.py`` files. Not ``__pycache__``: generated kernels are cached there
+    (``kernel_cache.source_folder``, the fusion pass), like Python's bytecode, and are no source."""
+    return sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
+
+
 def module_name(path: Path) -> list[str]:
     """minigrad/tensor/ops.py -> ['minigrad', 'tensor', 'ops']; a package's __init__ -> the package."""
     parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
@@ -62,7 +68,7 @@ def part(dotted: str) -> str | None:
 
 def layer_violations() -> list[str]:
     problems = []
-    for path in sorted(PACKAGE.rglob("*.py")):
+    for path in source_files():
         rel = path.relative_to(PACKAGE)
         if len(rel.parts) == 1 and rel.stem in FACE:
             continue
@@ -126,7 +132,7 @@ def test_minigrad_never_imports_torch():
     # PyTorch is the test oracle only; the library must not depend on it.
     users = [
         f"{path.relative_to(PACKAGE)}:{line}"
-        for path in sorted(PACKAGE.rglob("*.py"))
+        for path in source_files()
         for line, dotted in imported_modules(path)
         if dotted.split(".")[0] == "torch"
     ]
@@ -190,7 +196,7 @@ def imported_targets(path: Path) -> set[str]:
 
 def import_graph() -> dict[str, set[str]]:
     """module -> the minigrad modules it imports, at any depth of the file (functions too)."""
-    return {".".join(module_name(p)): imported_targets(p) for p in sorted(PACKAGE.rglob("*.py"))}
+    return {".".join(module_name(p)): imported_targets(p) for p in source_files()}
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:

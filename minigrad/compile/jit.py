@@ -26,7 +26,10 @@ What runs on a call:
 
 Called while another function is being traced (a jitted function inside a
 jitted function), it simply runs ``f``: the outer trace records its
-operations, and the outer program is compiled as a whole.
+operations, and the outer program is compiled as a whole. Likewise on the
+batched tensors of ``mg.vmap(mg.jit(f))``: ``f`` runs, so that vmap's batch
+rules see each operation (to compile the batched program, jit the vmap:
+``mg.jit(mg.vmap(f))`` traces the batch rules' operations into one graph).
 
 **Side effects** (printing, appending to a list, changing a global) happen
 when ``f`` is traced, once per signature, never when the program is replayed.
@@ -47,6 +50,7 @@ from minigrad.compile.memory import reuse_buffers
 from minigrad.compile.passes import eliminate_dead_code, optimize
 from minigrad.compile.run import Program, captured_arrays, needs_apply, run_through_apply
 from minigrad.compile.trace import flatten, trace, unflatten
+from minigrad.tensor.batching import BatchedArray
 from minigrad.tensor.mode import current
 from minigrad.tensor.tensor import Tensor
 
@@ -108,6 +112,8 @@ class Jitted:
     def __call__(self, *args: Any) -> Any:
         if current().tracing is not None or _abstract(args):
             return self.f(*args)  # inside an outer trace: let it record our operations
+        if _batched(args):
+            return self.f(*args)  # inside mg.vmap: the batch rules see every operation
         entry, leaves = self._entry(args)
         try:
             captured = captured_arrays(entry.fused)
@@ -132,6 +138,11 @@ class Jitted:
 
     def __repr__(self) -> str:
         return f"<jit {self.__name__}: {len(self.compiled)} signature(s) compiled>"
+
+
+def _batched(args: Sequence[Any]) -> bool:
+    leaves, _ = flatten(list(args))
+    return any(type(t.data) is BatchedArray for t in leaves)
 
 
 def _abstract(args: Sequence[Any]) -> bool:

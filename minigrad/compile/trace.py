@@ -39,12 +39,16 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from minigrad import backends
-from minigrad.backends.abstract_backend import AbstractArray
+from minigrad.backends.abstract_backend import AbstractArray, TracerError, user_line
 from minigrad.compile.graph import Graph, Op, Var
 from minigrad.compile.pytree import flatten, unflatten
 from minigrad.tensor.mode import current
 from minigrad.tensor.primitive import REGISTRY
 from minigrad.tensor.tensor import Tensor
+
+# Rows whose eager result may share memory with their input (a view).
+VIEWS = frozenset({"astype", "broadcast_to", "getitem", "reshape", "sum_to", "to",
+                   "transpose", "windows"})  # fmt: skip
 
 
 # -- the trace ------------------------------------------------------------------------------
@@ -55,6 +59,8 @@ class Trace:
         self.ops: list[Op] = []
         self.constants: dict[Var, Any] = {}
         self.captured: dict[int, tuple[Var, Any]] = {}  # id(tensor) -> (Var, tensor)
+        self.inputs: set[Var] = set()  # the traced function's arguments
+        self.aliased: set[Var] = set()  # values that may share memory with a view of them
 
     def record(self, prim: Any, inputs: Sequence[Any], params: dict, out: Any) -> None:
         """Called by ``apply`` after ``prim``'s forward ran on abstract arrays."""
@@ -67,6 +73,43 @@ class Trace:
             out.data = data = AbstractArray(data.shape, data.dtype)
         data.var = v
         self.ops.append(Op(prim, in_vars, dict(params), (v,)))
+        if prim.name in VIEWS:
+            self.aliased.update((*in_vars, v))
+
+    def check_in_place(self, tensor: Any, op: str) -> None:
+        """Called by an in-place operation (``x.add_(y)``, ``x[i] = v``) while tracing.
+
+        A traced program changes nothing in place: ``x`` is re-pointed at the
+        result, a new value of the graph (so ``x += 1`` is ``x = x + 1``). That
+        is exact for a value the function made itself and nobody else sees. It
+        would silently differ from eager mode for an argument or a tensor from
+        outside (the change would be lost: the program returns values, it does
+        not write into its caller's tensors) and for a value that shares memory
+        with a view (the view would not see the change): those raise here.
+        """
+        data = tensor.data
+        where = f"\n  at {user_line()}\n"
+        if not isinstance(data, AbstractArray):
+            raise TracerError(
+                f"{op}: in-place change of a tensor from outside the traced function (a "
+                f"parameter, or a module's buffer such as batch_norm's running statistics) "
+                f"is not supported under jit yet.{where}The compiled program returns new "
+                "values; it does not write into tensors it captured. Return the new value "
+                "from the function and assign it outside, or call the function without jit"
+            )
+        v = self.var_of(data, tensor)
+        if v in self.inputs:
+            raise TracerError(
+                f"{op}: in-place change of an argument of the traced function is not "
+                f"supported under jit yet.{where}The caller's tensor would not change. "
+                "Write y = x + ... (a new tensor) and return it instead"
+            )
+        if v in self.aliased:
+            raise TracerError(
+                f"{op}: in-place change of a tensor that shares memory with a view of it "
+                f"(made by reshape, indexing, transpose, broadcast_to, ...) is not supported "
+                f"under jit yet.{where}Change a .clone() of it, or write y = x + ... instead"
+            )
 
     def var_of(self, data: Any, tensor: Any = None, device: str = "cpu") -> Var:
         """The graph variable that holds ``data`` (a tensor's array), adding it if new."""
@@ -137,6 +180,7 @@ def trace(f: Callable[..., Any], args: Sequence[Any], static_argnums: Sequence[i
     rebuilt = iter(unflatten(in_tree, inputs))
     call_args = [a if i in static else next(rebuilt) for i, a in enumerate(args)]
     recorder = Trace()
+    recorder.inputs.update(in_vars)
     state = current()
     outer = state.tracing
     state.tracing = recorder

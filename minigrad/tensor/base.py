@@ -41,6 +41,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from minigrad import backends
+from minigrad.backends.abstract_backend import AbstractArray, tracer_error
 from minigrad.tensor import dtypes
 from minigrad.tensor.batching import BatchedArray
 
@@ -314,6 +315,11 @@ class TensorBase:
 
     def __bool__(self) -> bool:
         if self.size != 1:
+            if isinstance(self.data, AbstractArray):  # traced (lesson 13): no values either
+                raise tracer_error(
+                    "Boolean value of Tensor with more than one value is ambiguous (shape "
+                    f"{self.shape}; use .any() or .all()), and bool() reads the values"
+                )
             raise RuntimeError(
                 "Boolean value of Tensor with more than one value is ambiguous\n"
                 f"(shape {self.shape}); use .any() or .all()"

@@ -58,6 +58,7 @@ from typing import Any
 import numpy as np
 
 from minigrad import backends
+from minigrad.backends.abstract_backend import AbstractArray, TracerError
 from minigrad.tensor import elementwise as ew
 from minigrad.tensor import elementwise_math as em
 from minigrad.tensor.base import TensorBase as Tensor
@@ -88,8 +89,11 @@ def _index_put(backend: Any, x: Any, v: Any, index: Any) -> Any:
     runs NumPy's slice assignment on the host: free on the CPU (``to_numpy`` is
     the array itself), a round trip on the GPU.
     """
-    out = np.array(backend.to_numpy(x))  # a copy: arrays are never changed after they are made
-    out[index] = backend.to_numpy(v)
+    try:
+        out = np.array(backend.to_numpy(x))  # a copy: arrays are never changed after made
+        out[index] = backend.to_numpy(v)
+    except TracerError:  # tracing (lesson 13): only the result's shape and dtype, x's
+        return AbstractArray(x.shape, x.dtype)
     return backend.from_numpy(out)
 
 
@@ -253,6 +257,15 @@ def assign(x: Tensor, compute: Any, operands: tuple = (), op: str = "", *,
     state = current()
     if state.grad_enabled and x._node is None and x.requires_grad:
         raise RuntimeError(LEAF_MESSAGE)
+    if state.tracing is not None and type(x.data) is not BatchedArray:
+        # Traced (lesson 13): x is re-pointed at the result, a new value of the
+        # graph; the tracer refuses what that would get wrong (an argument, a
+        # captured tensor, a value with views).
+        state.tracing.check_in_place(x, op)
+        new = _check_result(x, compute(_alias(x)), op, cast_check)
+        x.data, x._node, x._tangents = new.data, new._node, new._tangents
+        x.requires_grad = new.requires_grad
+        return x
     version = version_of(x.data) + 1
     if not _recorded(x, operands):
         if write is not None and x.device == "cpu" and type(x.data) is not BatchedArray:

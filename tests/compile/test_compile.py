@@ -255,3 +255,88 @@ def test_draw_a_graph():
     graph = mg.make_graph(lambda x: (x * 2).exp())(mg.ones(2))
     source = mg.draw(graph).source
     assert "exp" in source and "mul" in source and "(input)" in source
+
+
+# -- what tracing refuses, and in-place changes ---------------------------------------------
+def test_bool_of_a_traced_multi_element_tensor_is_a_tracer_error():
+    def f(x):
+        if x > 0:  # several elements: ambiguous in eager mode too
+            return x
+        return -x
+
+    with pytest.raises(mg.TracerError) as info:
+        mg.jit(f)(mg.ones(3))
+    message = str(info.value)
+    assert message.startswith("Boolean value of Tensor with more than one value is ambiguous")
+    assert "if x > 0:" in message and "static_argnums" in message
+    with pytest.raises(RuntimeError, match="ambiguous"):  # eager: PyTorch's error
+        f(mg.ones(3))
+
+
+def test_in_place_changes_of_values_the_function_made_are_traced():
+    def f(x, v):
+        y = x * 2.0
+        y.add_(v, alpha=3)
+        y[0] = v[1]
+        y *= x
+        z = mg.zeros(3)
+        z += y.sum()  # a constant changed in place
+        return y, z
+
+    x, v = mg.randn(3), mg.randn(3)
+    fast = mg.jit(f)
+    for got, want in zip(fast(x, v), f(x, v)):
+        close(got, want, 1e-12, 1e-12)
+    assert [op.name for op in fast.graph(x, v)].count("index_put") == 1
+    loss = lambda x, v: sum((t * t).sum() for t in f(x, v))
+    for got, want in zip(mg.jit(mg.grad(loss, argnums=(0, 1)))(x, v),
+                         mg.grad(loss, argnums=(0, 1))(x, v)):  # fmt: skip
+        close(got, want, 1e-12, 1e-12)
+
+
+def _zero_through_a_view(y):
+    view = y[1:]
+    y.zero_()  # eager mode: the view sees zeros too
+    return view
+
+
+@pytest.mark.parametrize(
+    "f, what",
+    [
+        (lambda x: x.add_(1), "argument"),
+        (lambda x: x.__setitem__(0, 1.0), "argument"),
+        (lambda x: x.reshape(2, 2).mul_(2), "view"),
+        (lambda x: _zero_through_a_view(x + 1), "view"),
+    ],
+)
+def test_in_place_changes_jit_cannot_honour_are_tracer_errors(f, what):
+    with pytest.raises(mg.TracerError, match=f"in-place change of .*{what}") as info:
+        mg.jit(f)(mg.ones(4) if what == "argument" else mg.ones(2, 2).reshape(4))
+    assert "test_compile.py" in str(info.value)  # names the line
+
+
+def test_batch_norm_running_statistics_under_jit_are_a_clear_error():
+    norm = mg.nn.BatchNorm1d(3)
+    before = norm.running_mean.numpy().copy()
+    with pytest.raises(mg.TracerError, match="running statistics"):
+        mg.jit(norm)(mg.randn(4, 3))
+    np.testing.assert_array_equal(norm.running_mean.numpy(), before)  # left untouched
+    norm.eval()  # evaluation mode reads the statistics only: it compiles
+    x = mg.randn(4, 3)
+    close(mg.jit(norm)(x), norm(x), 1e-6, 1e-6)
+
+
+# -- jit and vmap compose -------------------------------------------------------------------
+def test_jit_of_vmap_and_vmap_of_jit_equal_eager():
+    def f(x, w):
+        return (x @ w).tanh().sum() * x.mean()
+
+    xs, w = mg.randn(5, 3), mg.randn(3, 2)
+    want = mg.vmap(f, in_dims=(0, None))(xs, w)
+    fast = mg.jit(mg.vmap(f, in_dims=(0, None)))
+    close(fast(xs, w), want, 1e-6, 1e-6)
+    assert len(fast.graph(xs, w)) > 0 and len(fast.compiled) == 1
+    close(mg.vmap(mg.jit(f), in_dims=(0, None))(xs, w), want, 1e-6, 1e-6)
+    # per-example gradients, compiled as one program
+    per_example = mg.jit(mg.vmap(mg.grad(f, argnums=1), in_dims=(0, None)))
+    close(per_example(xs, w), mg.vmap(mg.grad(f, argnums=1), in_dims=(0, None))(xs, w))

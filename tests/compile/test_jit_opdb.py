@@ -27,11 +27,11 @@ DATA_DEPENDENT = {
     "nn.functional.binary_cross_entropy",
     "remainder:int",  # an integer divisor of 0 is an error (PyTorch's), checked on the host
 }  # fmt: skip
-# In-place operations write into their tensor's array outside ``apply``: the
-# trace cannot see them yet (unfinished, issue 13).
-# (batch_norm updates its running statistics in place.)
-IN_PLACE = {k for k in DATABASE if k.split(":")[0].endswith("_") or "__setitem__" in k}
-IN_PLACE.add("nn.functional.batch_norm")
+# In-place operations (``y.add_(v)``, ``y[i] = v``, batch_norm's running
+# statistics made inside the function) are traced as the new value they give
+# ``y``: the cases change a value the function made itself, so they run under
+# jit like any other. (Changing an argument or a captured tensor in place is a
+# TracerError: tests/compile/test_compile.py.)
 
 
 def _weighted_sum(fn, weights):
@@ -54,8 +54,6 @@ def _close(got, want):
 @settings(max_examples=3, deadline=None)
 @given(data=st.data())
 def test_jit_equals_eager(name, data):
-    if name in IN_PLACE:
-        pytest.xfail("in-place operations are not traced yet")
     case = data.draw(DATABASE[name])
     xs = [mg.tensor(a) for a in case.arrays]
     if name in DATA_DEPENDENT:
