@@ -25,7 +25,7 @@ from typing import Any
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.elementwise import exp, sigmoid, tanh, where
+from minigrad.tensor.elementwise import _map, exp, sigmoid, tanh, where
 from minigrad.tensor.elementwise_math import clamp
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
@@ -33,11 +33,6 @@ from minigrad.tensor.record import apply
 INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
 SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
 GELU_CUBIC = 0.044715
-
-
-def _map(name: str, derivative: Any, saves: tuple) -> Primitive:
-    return Primitive(name, lambda backend, x: backend.map(name, x),
-                     derivatives=(derivative,), saves=saves, scalar=name)  # fmt: skip
 
 
 def _fused_grad(name: str, second: Any) -> Primitive:

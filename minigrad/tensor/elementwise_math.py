@@ -26,23 +26,13 @@ import numpy as np
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.elementwise import exp, operands, where
+from minigrad.tensor.elementwise import _map, _zip, exp, operands, where
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.rearrange import clone
 from minigrad.tensor.record import apply, zeros_like
 
 LN2, LN10 = math.log(2), math.log(10)
 TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
-
-
-def _map(name: str, derivative: Any, saves: tuple = ()) -> Primitive:
-    return Primitive(name, lambda backend, x: backend.map(name, x),
-                     derivatives=(derivative,), saves=saves, scalar=name)  # fmt: skip
-
-
-def _zip(name: str, derivatives: tuple, saves: tuple = ()) -> Primitive:
-    return Primitive(name, lambda backend, x, y: backend.zip(name, x, y),
-                     derivatives=derivatives, saves=saves, scalar=name)  # fmt: skip
 
 
 def _flat(v: Any, out: Any, x: Any) -> Any:
