@@ -82,8 +82,13 @@ class _Group:
         self.sums: set[Var] = set()  # totals (ready only when the loop ends)
 
 
-def fuse(graph: Graph, max_group: int = MAX_GROUP, fuse_from: int = FUSE_FROM) -> Graph:
-    """Replace each group of two or more fusable operations by one ``FusedKernel`` operation."""
+def fuse(graph: Graph, max_group: int = MAX_GROUP, fuse_from: int | None = None) -> Graph:
+    """Replace each group of two or more fusable operations by one ``FusedKernel`` operation.
+
+    ``fuse_from``: the fewest elements a group must have (default ``FUSE_FROM``, read
+    at each call, so a test or a lesson may lower it for small arrays).
+    """
+    fuse_from = FUSE_FROM if fuse_from is None else fuse_from
     ready: dict[Var, int] = {}  # where each value exists: its op's position, or its group's start
     group_of: dict[Var, _Group] = {}
     latest: dict[Any, _Group] = {}  # the last group started per (shape, device)
@@ -93,11 +98,14 @@ def fuse(graph: Graph, max_group: int = MAX_GROUP, fuse_from: int = FUSE_FROM) -
         if _fusable(op, fuse_from):
             group = _join(op, group_of, ready, max_group, latest)
             if group is None:
-                group = _Group(k, op.out.shape, op.out.device)
-                latest[group.shape, group.device] = group
-                placed.append(group)
-            group.ops.append(op)
-            group.made.update(op.outs)
+                fresh = _Group(k, op.out.shape, op.out.device)
+                # A CUDA kernel reads its inputs flat: each must be the group's shape or a number.
+                if all(_readable(v, fresh) for v in op.inputs):
+                    group = latest[fresh.shape, fresh.device] = fresh
+                    placed.append(group)
+            if group is not None:
+                group.ops.append(op)
+                group.made.update(op.outs)
         elif _sum_of_all(op) and op.inputs[0] in group_of:
             candidate = group_of[op.inputs[0]]
             if op.inputs[0] in candidate.made and len(candidate.ops) < max_group:

@@ -52,7 +52,8 @@ class Program:
         self.constants = []
         for v, value in graph.constants.items():
             backend = backends.for_device(v.device)
-            array = value if v.device == "cpu" else backend.from_numpy(np.ascontiguousarray(value))
+            # (np.array, not np.ascontiguousarray: that makes a 0-d constant 1-d)
+            array = value if v.device == "cpu" else backend.from_numpy(np.array(value, order="C"))
             self.constants.append((slot(v), array))
         # The last step that reads each slot: where it can be let go.
         last_use: dict[int, int] = {}
