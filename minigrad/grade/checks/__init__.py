@@ -10,6 +10,7 @@ from minigrad.grade.checks import (
     convolution,
     kernels,
     scalars,
+    static_graphs,
     tensors,
     transforms,
 )
