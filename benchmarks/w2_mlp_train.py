@@ -10,7 +10,12 @@ the machine falls on all of them alike.
 
     python benchmarks/w2_mlp_train.py [--steps 30] [--warmup 3] [--backend numba] [--json out.json]
 
-Reported: the median milliseconds per step, and minigrad's time over each peer's.
+Also ``minigrad jit``: the loss as a function of the parameters under
+``mg.jit(mg.value_and_grad(...))`` (one program for forward and backward,
+labels one-hot), then the same SGD update.
+
+Reported: the median milliseconds per step, the spread, and minigrad's time
+over each peer's. Target (issue 13): minigrad jit at most 0.9x PyTorch (goal 0.8x).
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ import sys
 import time
 from itertools import pairwise
 
-from bench import ROOT, pin_threads, print_load, print_table, write_json
+from bench import ROOT, pin_threads, print_load, print_table, target, write_json
 
 # Before NumPy loads its BLAS: 2 threads for everyone (or OMP_NUM_THREADS, if set).
 THREADS = int(os.environ.get("OMP_NUM_THREADS", "2"))
@@ -33,6 +38,7 @@ import autograd.numpy as anp  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from autograd import value_and_grad  # noqa: E402
+from w10_jit_compile import minigrad_jit_stepper  # noqa: E402
 
 import minigrad as mg  # noqa: E402
 
@@ -125,6 +131,7 @@ def autograd_stepper(weights, x_np, y_np):
 
 ENGINES = {
     "minigrad": minigrad_stepper,
+    "minigrad jit": minigrad_jit_stepper,  # jit of value_and_grad (w10_jit_compile.py)
     "torch": torch_stepper,
     "autograd (HIPS)": autograd_stepper,
 }
@@ -153,7 +160,7 @@ def main() -> None:
     medians = {name: statistics.median(ts) * 1e3 for name, ts in times.items()}
     agree = all(
         np.allclose(losses["minigrad"], losses[other], rtol=1e-4)
-        for other in ("torch", "autograd (HIPS)")
+        for other in ("minigrad jit", "torch", "autograd (HIPS)")
     )
     print(
         f"W2 MLP train step {'-'.join(map(str, SIZES))}, batch {BATCH}, float32, ReLU, "
@@ -161,8 +168,15 @@ def main() -> None:
         f"{mg.backends.current()!r}, {THREADS} threads"
     )
     print_table(medians, "ms/step", 3)
+    for name, ts in times.items():
+        print(f"  {name:<16} spread {min(ts) * 1e3:.3f} .. {max(ts) * 1e3:.3f} ms")
     print(f"  losses agree over the first {args.warmup} steps: {agree}")
     print_load()
+    ratio = medians["minigrad jit"] / medians["torch"]
+    targets = [
+        target("minigrad jit <= 0.9x torch", ratio, ratio <= 0.9),
+        target("minigrad jit <= 0.8x torch (goal)", ratio, ratio <= 0.8),
+    ]
     if args.json:
         result = {
             "id": "W2",
@@ -171,7 +185,7 @@ def main() -> None:
             "backend": mg.backends.current(),
             "results": medians,
             "agree": agree,
-            "targets": [],
+            "targets": targets,
         }
         write_json(args.json, result)
 

@@ -12,8 +12,12 @@ falls on all of them alike.
     python benchmarks/w5_op_overhead.py [--ops 1000] [--repeats 15] [--backend numba]
                                         [--json out.json]
 
+Also ``minigrad jit``: the chain's ``mg.jit(mg.value_and_grad(...))``, traced
+and compiled once in the warm-up, then replayed (no recording at all).
+
 Reported: microseconds per operation, forward (recording) and backward, as
-medians over the repeats, and minigrad's time over each peer's.
+medians over the repeats, their spread, and minigrad's time over each peer's.
+Targets (issue 13): minigrad jit at most 0.3x PyTorch eager per op (goal 0.1x).
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import statistics
 import sys
 import time
 
-from bench import ROOT, pin_threads, print_load, write_json
+from bench import ROOT, pin_threads, print_load, target, write_json
 
 # Before NumPy loads its BLAS: 2 threads for everyone (or OMP_NUM_THREADS, if set).
 THREADS = int(os.environ.get("OMP_NUM_THREADS", "2"))
@@ -67,6 +71,27 @@ def run_minigrad(x0, w0, ops):
     return middle - start, end - middle, (x.grad.numpy(), w.grad.numpy())
 
 
+def jitted_chain(ops):
+    """``mg.jit(mg.value_and_grad(...))`` of the chain, made once per chain length."""
+    if ops not in _JITTED:
+        loss = lambda x, w: chain(x, w, ops, mg.tanh).sum()
+        _JITTED[ops] = mg.jit(mg.value_and_grad(loss, argnums=(0, 1)))
+    return _JITTED[ops]
+
+
+_JITTED: dict = {}
+
+
+def run_minigrad_jit(x0, w0, ops):
+    # Forward and backward are one compiled program: the time is all "forward".
+    x, w = mg.tensor(x0), mg.tensor(w0)
+    step = jitted_chain(ops)
+    start = time.perf_counter()
+    _, (gx, gw) = step(x, w)
+    end = time.perf_counter()
+    return end - start, 0.0, (gx.numpy(), gw.numpy())
+
+
 def run_torch(x0, w0, ops):
     x = torch.tensor(x0, requires_grad=True)
     w = torch.tensor(w0, requires_grad=True)
@@ -92,7 +117,12 @@ def run_autograd(x0, w0, ops):
     return middle - start, end - middle, grads
 
 
-ENGINES = {"minigrad": run_minigrad, "torch": run_torch, "autograd (HIPS)": run_autograd}
+ENGINES = {
+    "minigrad": run_minigrad,
+    "minigrad jit": run_minigrad_jit,
+    "torch": run_torch,
+    "autograd (HIPS)": run_autograd,
+}
 
 
 def main() -> None:
@@ -136,8 +166,22 @@ def main() -> None:
     print(f"  {'engine':<16} {header}")
     for name, (forward, backward, total) in results.items():
         print(f"  {name:<16} {forward:10.2f} {backward:10.2f} {total:12.2f} {ours / total:13.2f}x")
+    agree = agree and all(
+        np.allclose(a, b, rtol=1e-3, atol=1e-4)
+        for a, b in zip(grads["minigrad jit"], grads["torch"])
+    )
+    print("  (minigrad jit: forward and backward are one program, all of it in the fwd column; "
+          "compiled during the warm-up)")  # fmt: skip
+    for name, ts in times.items():
+        totals = [(t[0] + t[1]) / args.ops * 1e6 for t in ts]
+        print(f"  {name:<16} spread {min(totals):.2f} .. {max(totals):.2f} us/op")
     print(f"  gradients agree: {agree}")
     print_load()
+    ratio = results["minigrad jit"][2] / results["torch"][2]
+    targets = [
+        target("minigrad jit <= 0.3x torch per op", ratio, ratio <= 0.3),
+        target("minigrad jit <= 0.1x torch per op (goal)", ratio, ratio <= 0.1),
+    ]
     if args.json:
         result = {
             "id": "W5",
@@ -148,7 +192,7 @@ def main() -> None:
             "forward": {name: fwd for name, (fwd, _, _) in results.items()},
             "backward": {name: bwd for name, (_, bwd, _) in results.items()},
             "agree": agree,
-            "targets": [],
+            "targets": targets,
         }
         write_json(args.json, result)
 
