@@ -235,10 +235,12 @@ def add(x: Any, y: Any) -> Tensor:
 
 
 def sub(x: Any, y: Any) -> Tensor:
+    """``x - y`` with broadcasting."""
     return _binary(SUB, x, y)
 
 
 def mul(x: Any, y: Any) -> Tensor:
+    """``x * y`` with broadcasting; its gradient in ``x`` is ``g * y`` (the row saves both)."""
     return _binary(MUL, x, y)
 
 
@@ -293,22 +295,27 @@ def where(cond: Any, x: Any, y: Any) -> Tensor:
 
 
 def neg(x: Any) -> Tensor:
+    """``-x``: a linear row, its own transpose up to sign."""
     return _unary(NEG, x)
 
 
 def exp(x: Any) -> Tensor:
+    """e to the ``x``; the derivative is the output itself, so the row saves only the output."""
     return _unary(EXP, x)
 
 
 def log(x: Any) -> Tensor:
+    """The natural logarithm (``-inf`` at 0, NaN below); integer inputs give float32."""
     return _unary(LOG, x)
 
 
 def sqrt(x: Any) -> Tensor:
+    """The square root; its derivative ``1 / (2 sqrt(x))`` reads the saved output."""
     return _unary(SQRT, x)
 
 
 def tanh(x: Any) -> Tensor:
+    """The hyperbolic tangent; its derivative ``1 - out**2`` reads the saved output."""
     return _unary(TANH, x)
 
 
@@ -323,10 +330,12 @@ def relu(x: Any) -> Tensor:
 
 
 def abs(x: Any) -> Tensor:
+    """``|x|``; the slope at 0 is taken as 0 (as PyTorch)."""
     return _unary(ABS, x)
 
 
 def sign(x: Any) -> Tensor:
+    """-1, 0 or 1 by the sign of ``x``; piecewise constant, so its gradient is 0."""
     return _unary(SIGN, x)
 
 
