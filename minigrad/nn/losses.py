@@ -15,7 +15,10 @@ of the weights that were used, not by the count: with class weights ``w``,
 Class labels (``nll_loss``, ``cross_entropy``) are integers that select one
 score per example; they are data, not differentiated. Class scores have
 shape ``(N, C)``, ``(C,)`` for one example, or ``(N, C, d1, ...)`` for one
-label per position (a segmentation map), as in PyTorch.
+label per position (a segmentation map), as in PyTorch. The labels stay a
+tensor and the score is picked by ``gather``, so the same code runs inside
+``mg.vmap`` with a batch of labels (per-example gradients of a classifier,
+lesson 14) and inside ``mg.jit``; only the range checks read their values.
 
     >>> import minigrad as mg
     >>> F = mg.nn.functional
@@ -28,12 +31,12 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-import numpy as np
-
+from minigrad.backends.abstract_backend import TracerError
 from minigrad.tensor import factories
 from minigrad.tensor import softmax as primitives
 from minigrad.tensor.batching import every_value
 from minigrad.tensor.elementwise import abs, exp, log, maximum, where
+from minigrad.tensor.indexing import gather
 from minigrad.tensor.reductions import logsumexp
 from minigrad.tensor.shape import stack
 from minigrad.tensor.tensor import Tensor
@@ -116,9 +119,9 @@ def cross_entropy(
     # The uniform part: -sum_c w_c log p_c for each example, 0 where the label is ignored.
     if weight is not None:
         log_probs = log_probs * weight.reshape(_along(axis, input.ndim))
-    shape = _label_shape(input)
-    mask = factories.tensor(kept.reshape(shape), dtype=input.dtype, device=input.device)
-    smooth = -log_probs.sum(axis=axis) * mask
+    smooth = -log_probs.sum(axis=axis)
+    if kept is not None:
+        smooth = smooth * kept.to(input.dtype)
     if reduction == "mean":  # divided by what nll_loss's weighted mean divides by
         w = _label_weights(weight, labels, kept, input)
         smooth = smooth.sum() / (w.sum() if w is not None else labels.size)
@@ -149,18 +152,21 @@ def _cross_entropy_probabilities(log_probs, target, weight, ignore_index, reduct
     return _reduce(-terms.sum(axis=axis), reduction)
 
 
-def _picked_loss(log_probs: Tensor, labels: np.ndarray, kept: np.ndarray,
+def _picked_loss(log_probs: Tensor, labels: Tensor, kept: Tensor | None,
                  weight: Tensor | None, reduction: str) -> Tensor:  # fmt: skip
-    """``-w[y] log_probs[..., y]`` for each label ``y``; the mean is weighted by ``w[y]``."""
-    classes = log_probs.shape[_class_axis(log_probs)]
-    scores = _classes_last(log_probs).reshape(-1, classes)
-    rows = factories.arange(labels.size, device=log_probs.device)
-    picked = scores[rows, factories.tensor(labels * kept, device=log_probs.device)]
+    """``-w[y] log_probs[..., y]`` for each label ``y``; the mean is weighted by ``w[y]``.
+
+    The pick is a ``gather`` along the class axis, with the labels as its
+    index tensor: a row with a batch rule and a derivative (a scatter-add into
+    the picked scores), so a batch of labels inside vmap needs nothing else.
+    """
+    axis = _class_axis(log_probs)
+    picked = gather(log_probs, axis, labels.unsqueeze(axis)).squeeze(axis)
     w = _label_weights(weight, labels, kept, log_probs)
     losses = -(picked if w is None else picked * w)
     if reduction == "mean" and w is not None:
         return losses.sum() / w.sum()
-    return _reduce(losses.reshape(_label_shape(log_probs)), reduction)
+    return _reduce(losses, reduction)
 
 
 def _label_shape(input: Tensor) -> tuple[int, ...]:
@@ -179,13 +185,6 @@ def _class_axis(input: Tensor) -> int:
     return 0 if input.ndim == 1 else 1
 
 
-def _classes_last(input: Tensor) -> Tensor:
-    """``(N, C, d1, ...)`` -> ``(N, d1, ..., C)``: one row of class scores per label."""
-    if input.ndim <= 2:
-        return input
-    return input.permute(0, *range(2, input.ndim), 1)
-
-
 def _along(axis: int, ndim: int) -> tuple[int, ...]:
     """The shape that broadcasts a ``(C,)`` vector along ``axis`` of an ``ndim`` tensor."""
     return (-1, *([1] * (ndim - axis - 1)))
@@ -196,8 +195,14 @@ def _as_labels(target: Any) -> Tensor:
 
 
 def _checked_labels(input: Tensor, target: Tensor, weight: Tensor | None,
-                    ignore_index: int) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """The labels as a flat NumPy array and which of them count, after PyTorch's checks."""
+                    ignore_index: int) -> tuple[Tensor, Tensor | None]:  # fmt: skip
+    """The labels to read and which of them count, after PyTorch's checks.
+
+    Returns ``(labels, kept)``: ``labels`` shaped like the scores without their
+    class axis, an ignored label replaced by 0 (a real class, whose score is
+    then weighed 0); ``kept`` the bool tensor of labels that count, or None if
+    every one counts. Inside vmap the checks read every example's labels.
+    """
     axis = _class_axis(input)
     classes = input.shape[axis]
     if target.dtype.kind not in "iu":
@@ -225,23 +230,28 @@ def _checked_labels(input: Tensor, target: Tensor, weight: Tensor | None,
             f"weight tensor should be defined either for all {classes} classes or no classes "
             f"but got weight tensor of shape: {list(weight.shape)}"
         )
-    labels = target.numpy().reshape(-1)
-    kept = labels != ignore_index
-    bad = labels[kept & ((labels < 0) | (labels >= classes))]
-    if bad.size:
-        raise IndexError(f"Target {bad[0]} is out of bounds. (there are {classes} classes)")
-    return labels, kept
+    try:
+        values = every_value(target)
+    except TracerError:  # traced by jit (lesson 13): no values to check yet
+        values = None
+    if values is not None:
+        counted = values[values != ignore_index]
+        bad = counted[(counted < 0) | (counted >= classes)]
+        if bad.size:
+            raise IndexError(f"Target {bad[0]} is out of bounds. (there are {classes} classes)")
+        if counted.size == values.size:  # no label is ignored (in any example)
+            return target, None
+    kept = target != ignore_index
+    return target * kept, kept
 
 
-def _label_weights(weight: Tensor | None, labels: np.ndarray, kept: np.ndarray,
+def _label_weights(weight: Tensor | None, labels: Tensor, kept: Tensor | None,
                    input: Tensor) -> Tensor | None:  # fmt: skip
     """Each label's class weight, 0 where ignored; ``None`` when every weight is 1."""
     if weight is None:
-        if kept.all():
-            return None
-        return factories.tensor(kept, dtype=input.dtype, device=input.device)
-    w = weight[factories.tensor(labels * kept, device=weight.device)]  # ignored: row 0, then 0
-    return w if kept.all() else w * factories.tensor(kept, dtype=w.dtype, device=w.device)
+        return None if kept is None else kept.to(input.dtype)
+    w = gather(weight, 0, labels.reshape(-1)).reshape(labels.shape)  # ignored: class 0, then 0
+    return w if kept is None else w * kept.to(w.dtype)
 
 
 # -- two classes: a probability per element ------------------------------------------------

@@ -9,6 +9,8 @@ allows (vectors, broadcast batch dimensions) to that one.
 
 from __future__ import annotations
 
+import math
+
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.broadcasting import ShapeError, broadcast_shape, broadcast_to
@@ -31,7 +33,8 @@ def _matmul_batched(xs: list, batched: list) -> Tensor:
     if batched[0] and batched[1]:
         return apply(MATMUL, (a, b))
     if batched[0] and b.ndim == 2:  # (B, n, k) @ (k, m): the batch's rows stacked
-        rows = apply(MATMUL, (a.reshape(-1, a.shape[-1]), b))
+        # (The row count is spelled out: -1 cannot be inferred when k is 0.)
+        rows = apply(MATMUL, (a.reshape(math.prod(a.shape[:-1]), a.shape[-1]), b))
         return rows.reshape((*a.shape[:-1], b.shape[-1]))
     if batched[1] and a.ndim == 2:  # (n, k) @ (B, k, m): the batch's columns side by side
         size, k, m = b.shape

@@ -30,8 +30,13 @@ from minigrad.tensor.reductions import normalize_axes
 
 
 def _along(t: Tensor, axis: int | None) -> Tensor:
-    """The sum of ``t`` along ``axis`` (None for a 0-d tensor), kept as a size-1 axis."""
-    return t.sum(axis, keepdims=True)
+    """The sum of ``t`` along ``axis``, kept as a size-1 axis; ``t`` itself for a 0-d input.
+
+    ``axis`` None means "the input is 0-d: the sum is over no axis", never
+    "over every axis": inside vmap the rule runs on the whole batch, and a sum
+    over all of its axes would mix the examples.
+    """
+    return t if axis is None else t.sum(axis, keepdims=True)
 
 
 def _shifted(backend, x, axes):

@@ -325,6 +325,68 @@ def test_per_example_gradients_equal_torch_func():
         close(g, t)
 
 
+CLASS_WEIGHTS = RNG.uniform(0.5, 2.0, 3)
+
+
+@pytest.mark.parametrize(
+    ("loss_name", "options", "label_shape"),
+    [
+        ("cross_entropy", {}, ()),
+        ("cross_entropy", {"label_smoothing": 0.2, "weight": True}, ()),
+        ("cross_entropy", {"ignore_index": 1, "reduction": "sum"}, ()),
+        ("cross_entropy", {"ignore_index": 2, "weight": True, "label_smoothing": 0.1}, (4,)),
+        ("cross_entropy", {"reduction": "none"}, (4, 2)),  # (N, C, d): a label per position
+        ("nll_loss", {}, (4,)),
+        ("nll_loss", {"weight": True, "ignore_index": 0}, (4,)),
+    ],
+)
+def test_per_example_gradients_with_integer_labels(loss_name, options, label_shape):
+    """vmap(grad) of a classifier whose labels are batched integers: the labels are
+    picked by a gather, so they batch like any index tensor."""
+    w, b = RNG.standard_normal((5, 3)), RNG.standard_normal(3)
+    xs = RNG.standard_normal((6, *label_shape, 5))
+    ys = RNG.integers(0, 3, (6, *label_shape))
+    if label_shape:  # the first label of each example counts, so no mean is 0 / 0
+        ys[:, 0] = (options.get("ignore_index", 0) + 1) % 3
+
+    def make(lib):
+        F = lib.nn.functional
+
+        def loss(w, b, x, y):
+            logits = x @ w + b
+            if logits.ndim == 3:
+                logits = lib.movedim(logits, -1, 1)
+            kwargs = dict(options)
+            if kwargs.pop("weight", False):
+                kwargs["weight"] = lib.tensor(CLASS_WEIGHTS)
+            if loss_name == "nll_loss":
+                return F.nll_loss(F.log_softmax(logits, 1 if logits.ndim > 1 else 0), y,
+                                  **kwargs).sum()  # fmt: skip
+            return F.cross_entropy(logits, y, **kwargs).sum()
+
+        return loss
+
+    axes = (None, None, 0, 0)
+    ours = mg.vmap(mg.grad(make(mg), argnums=(0, 1)), in_axes=axes)(
+        mg.tensor(w), mg.tensor(b), mg.tensor(xs), mg.tensor(ys)
+    )
+    theirs = torch.func.vmap(torch.func.grad(make(torch), argnums=(0, 1)), in_dims=axes)(
+        torch.tensor(w), torch.tensor(b), torch.tensor(xs), torch.tensor(ys)
+    )
+    for g, t in zip(ours, theirs):
+        close(g, t)
+    # The batched losses equal one call per example, too.
+    per_example = mg.vmap(make(mg), in_axes=axes)(mg.tensor(w), mg.tensor(b), mg.tensor(xs),
+                                                  mg.tensor(ys))  # fmt: skip
+    close(per_example, loop(lambda x, y: make(mg)(mg.tensor(w), mg.tensor(b), x, y), xs, ys))
+
+
+def test_labels_out_of_range_inside_vmap_are_reported():
+    logits, labels = mg.tensor(RNG.standard_normal((4, 3))), mg.tensor([0, 1, 3, 2])
+    with pytest.raises(IndexError, match="Target 3 is out of bounds"):
+        mg.vmap(mg.nn.functional.cross_entropy)(logits, labels)
+
+
 def test_gradient_of_a_vmapped_function_and_of_per_example_gradients():
     x, w = RNG.standard_normal((5, 3)), RNG.standard_normal((3, 4))
 
