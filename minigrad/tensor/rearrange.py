@@ -71,7 +71,10 @@ def _slice_along(ndim: int, dim: int, part: Any) -> tuple:
 CLONE = Primitive(
     "clone",
     lambda backend, x: backend.where(backend.full((), True, dtypes.bool_), x, x),
-    derivatives=(lambda v, out, x: v,),
+    # The identity map is linear and its own transpose: forward mode clones the
+    # tangent, reverse mode passes the cotangent through. (Not the elementwise
+    # form: that form promises a scalar body to fuse, and a fused copy is no copy.)
+    linear=(lambda g, x: g,),
     batch=lambda xs, batched: apply(CLONE, (xs[0],)),  # a copy of the batch (lesson 14)
 )
 
