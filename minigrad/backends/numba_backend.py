@@ -192,6 +192,12 @@ class NumbaBackend(NumpyBackend):
             from minigrad.backends.numba_matmul import matmul as tiled_matmul
 
             return tiled_matmul(a, b, self.workers)
+        if a.shape[-1] == 1 and a.dtype == b.dtype and a.dtype in FLOATS:
+            # k = 1: each matrix is an outer product, one multiply per output element
+            # and no sum: a memory-bound broadcast zip (threads, recycled memory).
+            # Per-example weight gradients are a batch of these (lesson 14), where
+            # NumPy's batched matmul runs a slow loop per matrix.
+            return self.zip("mul", a, b)
         # NumPy hands a product to BLAS only when each matrix is contiguous (or a
         # transpose of one); anything else (a broadcast or strided view) runs in
         # its own loop, many times slower than a copy followed by BLAS.

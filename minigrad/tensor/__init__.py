@@ -1,7 +1,8 @@
 """The tensor layer: ``Tensor``, the primitive registry, reverse mode (lessons 04-06).
 
 Modules, bottom to top (each imports only those above it in this list):
-``dtypes``, ``mode``, ``primitive`` (the registry), ``base`` (what a tensor is),
+``dtypes``, ``mode``, ``primitive`` (the registry), ``batching`` (batched tensors
+and the batch rules' dispatch, lesson 14), ``base`` (what a tensor is),
 ``record`` (``apply`` and the ``OpRecord``), the rows (``broadcasting``,
 ``elementwise``, ``reductions``, ``shape``, ``rearrange``, ``indexing``, ``sorting``,
 ``linalg``, ``softmax``),

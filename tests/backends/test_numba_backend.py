@@ -296,6 +296,20 @@ def test_tiled_matmul_equals_blas(data, dtype):
     assert ours.dtype == dtype
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [((5, 1), (1, 7)), ((3, 40, 1), (3, 1, 30)),
+                                   ((4, 300, 1), (4, 1, 1000)), ((2, 0, 1), (2, 1, 3))])  # fmt: skip
+def test_outer_products_are_a_multiply(dtype, shape):
+    """k = 1 (per-example weight gradients): a broadcast multiply, equal to BLAS's answer,
+    also for a strided operand and above the size where the zip kernel runs."""
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal(shape[0]).astype(dtype)
+    b = np.swapaxes(rng.standard_normal((*shape[1][:-2], shape[1][-1], 1)).astype(dtype), -1, -2)
+    ours = NumbaBackend().matmul(a, b)
+    assert ours.dtype == dtype and ours.shape == np.matmul(a, b).shape
+    np.testing.assert_array_equal(ours, np.matmul(a, b))
+
+
 def test_tiled_matmul_crosses_tile_edges():
     # Every dimension one past a tile, plus remainders of the 4 x 4 register block.
     rng = np.random.default_rng(6)
