@@ -336,6 +336,6 @@ def test_only_four_new_rows():
     new = {"gather", "scatter_add_along", "argsort", "clone"}
     assert new <= set(REGISTRY)
     assert REGISTRY["argsort"].differentiable is False
-    assert REGISTRY["clone"].form == "elementwise"
+    assert REGISTRY["clone"].form == "linear"  # the identity: its own transpose
     for op in ("flip", "roll", "repeat", "tile", "split", "chunk", "movedim", "unbind"):
         assert op not in REGISTRY
