@@ -24,6 +24,16 @@ gradients and tangents of the physical tensors are recorded as usual.
 - A row without a rule runs once per example and stacks the results
   (``loop``), with a one-time warning naming it: correct, but slow.
 
+**Two records of one operation.** When ``f`` closes over a tensor that
+requires grad (``grad(vmap(f))``, or ``vmap(f)`` inside a training step), an
+operation inside vmap is recorded twice: the rule's operations on the
+physical tensors, which an outer ``grad`` walks back through, and the logical
+operation on the batched tensor, which a gradient taken *inside* ``f`` walks
+(``mg.autograd.grad(loss, w)`` per example). When the operation runs, nobody
+knows yet which of the two will be asked for, so both are kept. The logical
+record saves batched tensors that wrap the very physical tensors the physical
+records save: it costs one small record per operation, no array memory.
+
     >>> import minigrad as mg
     >>> mg.vmap(lambda x: x.sum())(mg.tensor([[1.0, 2.0], [3.0, 4.0]]))
     tensor([3., 7.])

@@ -281,9 +281,27 @@ def test_losses_are_finite_and_right_for_logits_of_plus_minus_1000(dtype):
     close(logits.grad, tlogits.grad, rtol=rtol, atol=1e-7 if dtype == mg.float32 else 1e-15)
 
 
+@pytest.mark.parametrize("options", [{}, {"ignore_index": 1}, {"label_smoothing": 0.2}])
+def test_cross_entropy_with_labels_as_an_argument_of_jit(options):
+    """The labels are an index tensor of a gather, not values read on the host: jit traces
+    them as an input, and one compiled program serves every batch of labels."""
+    rng = np.random.default_rng(11)
+    logits = rng.standard_normal((5, 3))
+    step = mg.jit(mg.value_and_grad(lambda x, y: F.cross_entropy(x, y, **options)))
+    for labels in (np.array([0, 2, 1, 1, 0]), np.array([2, 2, 0, 1, 1])):
+        t = torch.tensor(logits, requires_grad=True)
+        tloss = TF.cross_entropy(t, torch.tensor(labels), **options)
+        tloss.backward()
+        loss, grad = step(mg.tensor(logits), mg.tensor(labels))
+        close(loss, tloss)
+        close(grad, t.grad)
+
+
 def test_cross_entropy_errors_name_the_mistake():
     logits = mg.zeros(3, 4)
-    with pytest.raises(RuntimeError, match="expected target dtype to be Long or Byte, but got Bool"):
+    with pytest.raises(
+        RuntimeError, match="expected target dtype to be Long or Byte, but got Bool"
+    ):
         F.cross_entropy(logits, mg.tensor([True, False, True]))
     with pytest.raises(
         ValueError, match=r"Expected input batch_size \(3\) to match target batch_size \(2\)"

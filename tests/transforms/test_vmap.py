@@ -419,6 +419,29 @@ def test_grad_through_a_batched_closure():
     close(ours, theirs)
 
 
+def test_autograd_grad_inside_vmap_with_respect_to_a_closed_over_tensor():
+    """What the logical records are for (batching.py, "two records"): per-example gradients
+    with respect to a tensor made outside vmap; the outer gradient still flows through the
+    physical records, and the logical ones hold no arrays of their own."""
+    x, w0 = RNG.standard_normal((4, 3)), RNG.standard_normal(3)
+    w = mg.tensor(w0, requires_grad=True)
+
+    def per_example(a):
+        return mg.autograd.grad((a * w).sin().sum(), w, create_graph=True)[0]
+
+    grads = mg.vmap(per_example)(mg.tensor(x))
+    close(grads, x * np.cos(x * w0))
+    (outer,) = mg.autograd.grad(grads.sum(), w)
+    close(outer, (-(x**2) * np.sin(x * w0)).sum(axis=0))
+
+    seen = []
+    mg.vmap(lambda a: seen.append((a * w).tanh()) or seen[-1])(mg.tensor(x))
+    saved = seen[0]._node.saved_out  # tanh's logical record keeps its output: a batch
+    assert type(saved) is batching.BatchedArray
+    physical = saved.physical
+    assert physical._node.saved_out is physical.data  # the one array, in both records
+
+
 def test_forward_mode_inside_and_outside_vmap():
     x, v = RNG.standard_normal((4, 3)), RNG.standard_normal((4, 3))
     f = lambda a: (a.sin() * a).sum()
