@@ -29,8 +29,14 @@ Also measured, in processes of their own: what each engine's graph holds
 between the forward and the backward pass (RSS after the forward pass, above
 RSS before it): the tensors saved for backward.
 
+Also ``minigrad jit``: the plain step as one compiled program,
+``mg.jit(mg.value_and_grad(loss))`` (forward and backward together, compiled
+in the warm-up step), measured the same ways (it keeps no graph between a
+forward and a backward pass, so it has no "held" figure).
+
 Targets: minigrad's saved tensors at most 1.05x PyTorch's; its checkpointed
-peak at most 35% of its plain peak, at most 1.35x its time.
+peak at most 35% of its plain peak, at most 1.35x its time; the jitted plain
+step's peak no higher than eager minigrad's plain peak (issue 13).
 """
 
 from __future__ import annotations
@@ -61,7 +67,7 @@ def _reset_peak() -> None:
     Path("/proc/self/clear_refs").write_text("5")  # VmHWM := VmRSS (Linux 4.0+)
 
 
-def minigrad_step(segments: int, weight_grads: bool):
+def minigrad_step(segments: int, weight_grads: bool, jit: bool = False):
     sys.path.insert(0, str(ROOT))
     import numpy as np
 
@@ -81,6 +87,8 @@ def minigrad_step(segments: int, weight_grads: bool):
         return lambda x: (x @ w + b).tanh()
 
     layers = [layer(w, b) for w, b in params]
+    if jit:
+        return _jitted_step(mg, rng, params, weight_grads)
 
     def step(batch: int, hold: bool = False):
         x = mg.tensor(rng.standard_normal((batch, WIDTH), dtype=np.float32), requires_grad=True)
@@ -95,6 +103,34 @@ def minigrad_step(segments: int, weight_grads: bool):
         y.sum().backward()
         for w, b in params:
             w.grad = b.grad = None
+
+    return step
+
+
+def _jitted_step(mg, rng, params, weight_grads: bool):
+    """The plain step as one compiled program: ``mg.jit(mg.value_and_grad(loss))``.
+
+    The weights are arguments (differentiated with ``--weight-grads``); nothing
+    requires grad, so every call replays the compiled forward and backward.
+    """
+    import numpy as np
+
+    weights = [t.detach() for pair in params for t in pair]
+
+    def loss(x, *weights):
+        y = x
+        for w, b in zip(weights[::2], weights[1::2]):
+            y = (y @ w + b).tanh()
+        return y.sum()
+
+    argnums = tuple(range(1 + len(weights))) if weight_grads else 0
+    compiled = mg.jit(mg.value_and_grad(loss, argnums=argnums))
+
+    def step(batch: int, hold: bool = False):
+        if hold:
+            raise ValueError("a jitted step has no forward pass alone to hold")
+        x = mg.tensor(rng.standard_normal((batch, WIDTH), dtype=np.float32))
+        compiled(x, *weights)
 
     return step
 
@@ -129,7 +165,10 @@ def torch_step(segments: int, weight_grads: bool):
 
 def child(engine: str, segments: int, measure: str, repeats: int, weight_grads: bool) -> dict:
     """One measurement, in this (fresh) process."""
-    step = (minigrad_step if engine == "minigrad" else torch_step)(segments, weight_grads)
+    if engine == "minigrad jit":
+        step = minigrad_step(segments, weight_grads, jit=True)
+    else:
+        step = (minigrad_step if engine == "minigrad" else torch_step)(segments, weight_grads)
     if measure == "time":
         step(BATCH)
         walls, cpus = [], []
@@ -189,16 +228,19 @@ def main() -> None:
     print(f"W7: {LAYERS} layers x {WIDTH}, batch {BATCH}, tanh, float32; gradient w.r.t. {what}; "
           f"checkpointed in {args.segments} segments")  # fmt: skip
     results = {}
-    for engine in ("minigrad", "torch"):
-        measures = ("rss", "held", "traced", "time") if engine == "minigrad" else (
-            "rss", "held", "time")  # fmt: skip
-        for name, segments in (("plain", 1), ("checkpoint", args.segments)):
+    for engine in ("minigrad", "minigrad jit", "torch"):
+        measures = {"minigrad": ("rss", "held", "traced", "time"),
+                    "minigrad jit": ("rss", "traced", "time"),
+                    "torch": ("rss", "held", "time")}[engine]  # fmt: skip
+        runs = (("plain", 1),) if engine == "minigrad jit" else (
+            ("plain", 1), ("checkpoint", args.segments))  # fmt: skip
+        for name, segments in runs:
             row = {}
             for measure in measures:
                 row.update(run_child(engine, segments, measure, args))
             results[engine, name] = row
             shown = ", ".join(f"{k} {v:.3g}" for k, v in row.items())
-            print(f"  {engine:8s} {name:10s} {shown}")
+            print(f"  {engine:12s} {name:10s} {shown}")
     for engine in ("minigrad", "torch"):
         plain, ckpt = results[engine, "plain"], results[engine, "checkpoint"]
         ratio = 100 * ckpt["rss_mb"] / plain["rss_mb"]
@@ -217,6 +259,16 @@ def main() -> None:
         f"saved tensors after forward: minigrad {ours_plain['held_mb']:.1f} MB, torch "
         f"{results['torch', 'plain']['held_mb']:.1f} MB ({saved:.2f}x); step peak {peak:.2f}x"
     )
+    jitted = results["minigrad jit", "plain"]
+    jit_peak = jitted["rss_mb"] / ours_plain["rss_mb"]
+    print(
+        f"jitted plain step: peak {jitted['rss_mb']:.1f} MB rss ({jit_peak:.2f}x eager minigrad's "
+        f"{ours_plain['rss_mb']:.1f} MB), {jitted['traced_mb']:.1f} MB tracemalloc "
+        f"({jitted['traced_mb'] / ours_plain['traced_mb']:.2f}x); time "
+        f"{jitted['wall_s'] / ours_plain['wall_s']:.2f}x eager's"
+    )
+    print(f"target: jitted peak <= eager minigrad's plain peak: {verdict(jit_peak <= 1.0)} "
+          f"({jit_peak:.2f}x)")  # fmt: skip
     print(f"targets: saved <= 1.05x torch: {verdict(saved <= 1.05)} ({saved:.2f}x); "
           f"checkpointed peak <= 35% of plain: {verdict(memory <= 0.35)} ({memory:.0%}); "
           f"time <= 1.35x plain: {verdict(slower <= 1.35)} ({slower:.2f}x)")  # fmt: skip
@@ -242,6 +294,11 @@ def main() -> None:
                     "text": "checkpointed time <= 1.35x plain",
                     "ratio": slower,
                     "met": slower <= 1.35,
+                },
+                {
+                    "text": "jitted plain peak <= eager minigrad plain peak",
+                    "ratio": jit_peak,
+                    "met": jit_peak <= 1.0,
                 },
             ],
         }

@@ -29,6 +29,7 @@ import numpy as np
 
 from minigrad.backends.numpy_backend import NumpyBackend
 from minigrad.compile.graph import Graph, Op, Var, uniform_value
+from minigrad.tensor.primitive import REGISTRY
 
 # Folding computes at compile time and keeps the result in the program:
 # worth it for small constants, not for a 4M-element broadcast of one number.
@@ -151,7 +152,8 @@ def _same_type(a: Var, b: Var) -> bool:
 
 
 def simplify(graph: Graph) -> Graph:
-    """Algebraic identities: ``x*1``, ``1*x``, ``x+0``, ``0+x``, ``x-0``, ``-(-x)``, and
+    """Algebraic identities: ``x*1``, ``1*x``, ``x+0``, ``0+x``, ``x-0``, ``-(-x)``,
+    ``x + (-y)`` and ``x - (-y)`` (one operation less: a subtraction, an addition), and
     reshape/transpose/broadcast chains (two in a row become one; one that changes
     nothing disappears).
 
@@ -189,6 +191,16 @@ def _identity(graph: Graph, op: Op, made: dict[Var, Op]) -> Var | Op | None:
         inner = made.get(xs[0])
         if inner is not None and inner.prim.name == "neg":
             return inner.inputs[0]
+    if name in ("add", "sub") and len(xs) == 2:
+        # x + (-y) = x - y, (-y) + x = x - y, x - (-y) = x + y: exactly, in floating
+        # point too (subtraction is addition of the negation). Backward passes
+        # make these: the cotangent of ``x - y`` for ``y`` is ``-g``, added up.
+        negated = [made.get(v) is not None and made[v].prim.name == "neg" for v in xs]
+        if negated[1]:
+            other = "sub" if name == "add" else "add"
+            return Op(REGISTRY[other], (xs[0], made[xs[1]].inputs[0]), {}, op.outs)
+        if negated[0] and name == "add":
+            return Op(REGISTRY["sub"], (xs[1], made[xs[0]].inputs[0]), {}, op.outs)
     if name in ("reshape", "broadcast_to", "sum_to") and _same_type(xs[0], out):
         return xs[0]
     if name == "reshape":

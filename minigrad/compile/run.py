@@ -1,15 +1,34 @@
 """Running a static graph: a loop over raw arrays, or a slow path through ``apply`` (lesson 13).
 
 **The fast path** (``Program``). Lowering a graph numbers its variables
-(slots in one list) and turns each operation into a step: the row's
-``forward``, the backend, the input slots, the parameters and the output
-slots. Running is then one loop calling ``forward`` on raw arrays: no Tensor
-objects, no dtype promotion, no recording; everything eager mode decides per
-operation was decided once, at trace time. Each step also lists the slots
-whose last use it is: they are dropped right there (*liveness*), so an
-intermediate array lives exactly as long as the program needs it, and a
-fused kernel may write its result into the memory of one that just died
-(``minigrad.compile.memory``).
+(slots) and turns each operation into a step: a callable with everything
+but the arrays already bound (the row's ``forward`` with its backend and
+parameters, or, for a small elementwise op on the CPU, NumPy's own function,
+since the shapes say the backend would pick it anyway), the input slots and
+the output slots. No Tensor objects, no dtype promotion, no recording:
+everything eager mode decides per operation was decided once, at trace time.
+Each step also lists the slots whose last use it is: they are dropped right
+there (*liveness*), so an intermediate array lives exactly as long as the
+program needs it, and a fused kernel may write its result into the memory of
+one that just died (``minigrad.compile.memory``).
+
+The steps are then written out as the source of one Python function, a line
+per step (``program.source`` shows it)::
+
+    def program(arrays, captured):
+        v0, v1 = arrays
+        v2 = k0(v0, v1)        # mul
+        v3 = k1(v2, v1)        # add
+        del v2
+        ...
+        return [v9]
+
+Running the program is one call of that function. A loop over a list of
+steps would pay, per step, for fetching the step, building the argument
+list, and storing into and clearing a list of values; straight-line code
+reads and writes local variables, which costs next to nothing. That matters
+for small arrays, where the arithmetic itself takes a microsecond or less
+(benchmark W5: a chain of 1000 operations on 4x4 tensors).
 
 **The slow path** (``run_through_apply``). When an argument requires grad
 (``mg.grad(mg.jit(f))``, ``loss.backward()`` after a jitted forward) or
@@ -29,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from minigrad import backends
-from minigrad.backends.numpy_backend import MAPS, ZIPS
+from minigrad.backends.numpy_backend import MAPS, ZIPS, NumpyBackend
 from minigrad.compile.pytree import flatten, unflatten
 from minigrad.tensor.mode import current
 from minigrad.tensor.record import apply
@@ -37,7 +56,11 @@ from minigrad.tensor.tensor import Tensor
 
 
 class Program:
-    """A graph lowered to a list of steps over numbered slots (see the module docstring)."""
+    """A graph lowered to straight-line Python over its slots (see the module docstring).
+
+    ``steps`` lists ``(callable, input slots, output slots, slots dropped after)``
+    per operation; ``source`` is the generated function's text.
+    """
 
     def __init__(self, graph: Any) -> None:
         slots: dict[Any, int] = {}
@@ -55,13 +78,14 @@ class Program:
             # (np.array, not np.ascontiguousarray: that makes a 0-d constant 1-d)
             array = value if v.device == "cpu" else backend.from_numpy(np.array(value, order="C"))
             self.constants.append((slot(v), array))
-        # The last step that reads each slot: where it can be let go.
+        # The last step that reads each slot: where it can be let go. A result
+        # nobody reads is let go at the step that made it.
         last_use: dict[int, int] = {}
         for k, op in enumerate(graph.ops):
             for v in op.inputs:
                 last_use[slot(v)] = k
             for v in op.outs:
-                slot(v)
+                last_use.setdefault(slot(v), k)
         self.output_slots = [slot(v) for v in graph.outputs]
         keep = set(self.output_slots) | {s for s, _ in self.constants}
         frees: list[list[int]] = [[] for _ in graph.ops]
@@ -70,31 +94,38 @@ class Program:
                 frees[k].append(s)
         self.steps = [
             (_kernel(op), tuple(slots[v] for v in op.inputs), tuple(slots[v] for v in op.outs),
-             tuple(frees[k]))
+             tuple(sorted(frees[k])))
             for k, op in enumerate(graph.ops)
         ]  # fmt: skip
         self.size = len(slots)
         self.graph = graph
+        self.source, self._function = self._write([op.prim.name for op in graph.ops])
+
+    def _write(self, titles: list[str]) -> tuple[str, Any]:
+        """The program as the source of one Python function, and that function."""
+        constant = {s for s, _ in self.constants}
+        name = lambda s: f"c{s}" if s in constant else f"v{s}"
+        names = lambda slots: ", ".join(name(s) for s in slots)
+        namespace: dict[str, Any] = {name(s): a for s, a in self.constants}
+        lines = ["def program(arrays, captured):"]
+        if self.input_slots:
+            lines.append(f"    {names(self.input_slots)}, = arrays")
+        if self.captured_slots:
+            lines.append(f"    {names(self.captured_slots)}, = captured")
+        for k, ((kernel, ins, outs, frees), title) in enumerate(zip(self.steps, titles)):
+            namespace[f"k{k}"] = kernel
+            target = names(outs) + ("," if len(outs) > 1 else "")
+            lines.append(f"    {target} = k{k}({names(ins)})  # {title}")
+            if frees:
+                lines.append(f"    del {names(frees)}")
+        lines.append(f"    return [{names(self.output_slots)}]")
+        source = "\n".join(lines) + "\n"
+        exec(compile(source, f"<program {self.graph.name}>", "exec"), namespace)
+        return source, namespace["program"]
 
     def run(self, arrays: Sequence[Any], captured: Sequence[Any]) -> list[Any]:
         """The output arrays for input arrays ``arrays`` (and the captured tensors' arrays)."""
-        values: list[Any] = [None] * self.size
-        for s, a in zip(self.input_slots, arrays):
-            values[s] = a
-        for s, a in zip(self.captured_slots, captured):
-            values[s] = a
-        for s, a in self.constants:
-            values[s] = a
-        for kernel, ins, outs, frees in self.steps:
-            result = kernel(*[values[i] for i in ins])
-            if len(outs) == 1:
-                values[outs[0]] = result
-            else:
-                for s, r in zip(outs, result):
-                    values[s] = r
-            for s in frees:
-                values[s] = None
-        outs = [values[s] for s in self.output_slots]
+        outs = self._function(arrays, captured)
         return [np.asarray(a) if isinstance(a, np.generic) else a for a in outs]
 
 
@@ -106,18 +137,31 @@ SMALL = 2**18
 def _kernel(op: Any) -> Any:
     """What a step calls, with the op's arrays only: its decisions taken now, once.
 
-    A small elementwise op on the CPU becomes NumPy's own ufunc (the shapes
-    are known, so the backend's size test is settled here); anything else is
-    the row's ``forward`` with its backend and parameters bound.
+    A small elementwise op on the CPU becomes NumPy's own function (the
+    shapes are known, so the backend's size test is settled here): a ufunc
+    below ``SMALL`` elements, any other NumPy spelling (``tanh_grad``'s
+    ``g * (1 - y * y)``) where the backend would run it too. Anything else
+    is the row's ``forward`` with its backend and parameters bound.
     """
     device = op.inputs[0].device if op.inputs else op.out.device
     backend = backends.for_device(device)
     name = getattr(op.prim, "scalar", None)
     if device == "cpu" and name is not None and op.out.shape and not op.params:
-        ufunc = MAPS.get(name) if len(op.inputs) == 1 else ZIPS.get(name)
-        if isinstance(ufunc, np.ufunc) and math.prod(op.out.shape) < SMALL:
-            return ufunc
+        function = MAPS.get(name) if len(op.inputs) == 1 else ZIPS.get(name)
+        size = math.prod(op.out.shape)
+        if isinstance(function, np.ufunc) and size < SMALL:
+            return function
+        if function is not None and _numpy_runs(backend, size):
+            return function
     return functools.partial(op.prim.forward, backend, **op.params)
+
+
+def _numpy_runs(backend: Any, size: int) -> bool:
+    """Whether ``backend`` runs an elementwise op with ``size`` elements as NumPy does."""
+    if type(backend) is NumpyBackend:
+        return True
+    below = getattr(backend, "numpy_below", None)  # the numba backend's crossovers
+    return below is not None and size < min(below.values())
 
 
 def check_arguments(graph: Any, leaves: Sequence[Any], structure: Any) -> None:

@@ -194,6 +194,50 @@ def test_fused_float32_is_within_1e5_of_float64():
         assert error <= 2 * np.abs(eager.numpy() - exact.numpy()).max() + 1e-6
 
 
+def test_adding_a_negation_becomes_a_subtraction_with_the_same_bits():
+    def f(x, y):
+        return x + (-y), (-y) + x, x - (-y), (x - y) * -y  # the last -y is read by mul: kept
+
+    graph = mg.make_graph(f)(mg.ones(5), mg.ones(5))
+    simple = passes.simplify(graph)
+    assert names(simple) == ["sub", "sub", "add", "sub", "neg", "mul"]
+    x, y = mg.randn(5), mg.randn(5) * 1e-3
+    for got, want in zip(simple(x, y), f(x, y)):
+        np.testing.assert_array_equal(got.numpy(), want.numpy())  # exactly: x + (-y) is x - y
+
+
+def test_program_is_straight_line_code_that_drops_each_value_after_its_last_read():
+    from minigrad.compile.run import Program
+
+    def f(x, w):
+        h = (x * w).tanh()
+        return (h - w).sum(), h * 2
+
+    x, w = mg.randn(4, 4), mg.randn(4, 4)
+    graph = passes.optimize(mg.make_graph(f)(x, w))
+    program = Program(graph)
+    lines = program.source.splitlines()
+    assert lines[0] == "def program(arrays, captured):" and lines[-1].startswith("    return")
+    assert sum("= k" in line for line in lines) == len(graph)  # one line per operation
+    # The product dies at tanh: it is let go right after.
+    calls = [line.split("#")[-1].strip() for line in lines if "= k" in line]
+    mul_out = next(line.split()[0] for line in lines if line.endswith("# mul"))
+    tanh_line = next(i for i, line in enumerate(lines) if line.endswith("# tanh"))
+    assert lines[tanh_line + 1].strip() == f"del {mul_out}"
+    assert calls == names(graph)
+    # Small elementwise ops call NumPy directly, bound at lowering: no backend, no dispatch.
+    kernels = [step[0] for step in program.steps]
+    assert kernels[names(graph).index("mul")] is np.multiply
+    for got, want in zip(graph(x, w), f(x, w)):
+        close(got, want)
+    # Small fused derivatives too (tanh_grad's NumPy spelling), with eager's exact values.
+    step = mg.jit(mg.value_and_grad(lambda x, w: (x * w).tanh().sum(), argnums=(0, 1)))
+    eager = mg.value_and_grad(lambda x, w: (x * w).tanh().sum(), argnums=(0, 1))
+    (_, got), (_, want) = step(x, w), eager(x, w)
+    for g, e in zip(got, want):
+        np.testing.assert_array_equal(g.numpy(), e.numpy())
+
+
 def test_buffer_reuse_gives_a_dying_value_to_a_kernel():
     def f(x):
         y = x @ x  # fresh memory, read by the kernel only: it may be given away
