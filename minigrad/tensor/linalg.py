@@ -38,6 +38,9 @@ def _matmul_batched(xs: list, batched: list) -> Tensor:
         return rows.reshape((*a.shape[:-1], b.shape[-1]))
     if batched[1] and a.ndim == 2:  # (n, k) @ (B, k, m): the batch's columns side by side
         size, k, m = b.shape
+        if m == 1:  # a batch of vectors (jacfwd of W @ x): as rows, (B, k) @ (k, n)
+            rows = apply(MATMUL, (b.reshape(size, k), _mT(a)))
+            return rows.reshape(size, a.shape[0], 1)
         columns = apply(MATMUL, (a, b.transpose(1, 0, 2).reshape(k, size * m)))
         return columns.reshape(a.shape[0], size, m).transpose(1, 0, 2)
     size = len(a) if batched[0] else len(b)  # stacks of matrices: give both the batch axis
