@@ -30,6 +30,10 @@ BATCH = 3
 # writes the batch's mean into its running statistics in place, one buffer for
 # every example (torch.func.vmap refuses it as well).
 UNBATCHABLE = {"nn.functional.batch_norm"}
+# Cases that draw random numbers (a seeded dropout mask). Under vmap's default
+# randomness="error" they raise, as torch.func.vmap does (test_vmap.py checks
+# that); with "same" every example gets the one mask the reference draws.
+RANDOM = {"nn.functional.dropout"}
 TOLERANCE = {"rtol": 1e-10, "atol": 1e-12}
 
 
@@ -80,7 +84,7 @@ def test_vmap_matches_torch(name, data):
             with pytest.raises(RuntimeError, match="vmap"):
                 mg.vmap(case.mg_fn, in_axes=in_axes)(*xs)
             return
-        ours = outputs(mg.vmap(case.mg_fn, in_axes=in_axes)(*xs))
+        ours = outputs(mg.vmap(case.mg_fn, in_axes=in_axes, randomness=_randomness(name))(*xs))
     theirs = _torch_batched(case.torch_fn, ts, in_axes)
     assert len(ours) == len(theirs), f"{len(ours)} results, torch gives {len(theirs)}"
     for out, ref in zip(ours, theirs):
@@ -126,9 +130,8 @@ def test_per_example_gradients_match_torch(name, data):
     argnums = tuple(range(len(arrays)))
     with warnings.catch_warnings():
         warnings.simplefilter("error", BatchingFallbackWarning)
-        ours = mg.vmap(mg.grad(lambda *xs: loss(case.mg_fn, mg.tensor, *xs), argnums))(
-            *[mg.tensor(b) for b in batch]
-        )
+        per_example = mg.grad(lambda *xs: loss(case.mg_fn, mg.tensor, *xs), argnums)
+        ours = mg.vmap(per_example, randomness=_randomness(name))(*[mg.tensor(b) for b in batch])
     torch_grad = torch.func.grad(lambda *xs: loss(case.torch_fn, torch.tensor, *xs), argnums)
     try:
         expected = torch.func.vmap(torch_grad)(*[torch.tensor(b) for b in batch])
@@ -137,6 +140,10 @@ def test_per_example_gradients_match_torch(name, data):
         expected = [torch.stack(list(parts)) for parts in zip(*rows)]
     for i, (g, t) in enumerate(zip(ours, expected)):
         np.testing.assert_allclose(g.numpy(), t.numpy(), **TOLERANCE, err_msg=f"input {i}")
+
+
+def _randomness(name):
+    return "same" if name in RANDOM else "error"
 
 
 def _weighted(outs, weights, tensor):
