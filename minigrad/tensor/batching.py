@@ -103,6 +103,14 @@ def watched_from_outside() -> bool:
     return any(level.watched for level in current().vmap_levels)
 
 
+class BatchedValueError(AttributeError, RuntimeError):
+    """A batched tensor's values were asked for: inside vmap, or after it returned.
+
+    An ``AttributeError`` too, so that ``hasattr`` and ``getattr(x, name, default)``
+    still answer "no" for an array attribute that a batch does not have.
+    """
+
+
 class BatchedArray:
     """The ``data`` of a batched tensor: a physical tensor with the batch on axis 0.
 
@@ -133,6 +141,13 @@ class BatchedArray:
 
     def __array__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(NOT_VALUES if self.level.open else ESCAPED)
+
+    def __getattr__(self, name: str) -> Any:
+        # Reached only for what a BatchedArray lacks (an array's size, strides...):
+        # a kernel was handed a batch, i.e. a batched tensor escaped its vmap.
+        if name == "level" or name.startswith("__"):  # not set up yet (copy, pickle)
+            raise AttributeError(name)
+        raise BatchedValueError(f"{NOT_VALUES if self.level.open else ESCAPED} (asked for .{name})")
 
     def __repr__(self) -> str:
         return (
@@ -242,7 +257,7 @@ def aligned(xs: Sequence[Any], batched: Sequence[bool]) -> list[Any]:
 
     >>> import minigrad as mg
     >>> [t.shape for t in aligned([mg.zeros((4, 3)), mg.zeros((2, 3))], [True, False])]
-    [(4, 3), (2, 3)]
+    [(4, 1, 3), (2, 3)]
     >>> [t.shape for t in aligned([mg.zeros((4, 3)), mg.zeros((4, 2, 3))], [True, True])]
     [(4, 1, 3), (4, 2, 3)]
     """
