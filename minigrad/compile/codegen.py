@@ -107,7 +107,7 @@ class FusedKernel:
             else:
                 args.append(np.ascontiguousarray(a).reshape(-1))
         outs = [
-            _buffer(given.get(j), shape if self.nd else (size,), v.dtype)
+            _buffer(given.get(j), shape if self.nd else (size,), v.dtype, backend)
             for j, (v, r) in enumerate(zip(self.outs, self.reduced)) if not r
         ]  # fmt: skip
         sums = kernel_cache.call(lambda k, *xs: k(*xs), self.kernel, size, *args, *outs)
@@ -156,12 +156,18 @@ def scalar_body(op: Op) -> Any:
     return SCALAR_FUNCTIONS[op.prim.scalar]
 
 
-def _buffer(donated: Any, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
-    """The donated array as ``shape`` when it is contiguous memory of its own, else a fresh one."""
+def _buffer(donated: Any, shape: tuple[int, ...], dtype: Any, backend: Any) -> np.ndarray:
+    """The donated array as ``shape`` when it is contiguous memory of its own, else one from
+    the backend's pool of recycled buffers (``backends/buffers.py``), else a fresh one.
+
+    Fresh pages fault on first touch; for a memory-bound kernel that costs more than
+    its arithmetic, so a fused kernel recycles memory as the eager kernels do.
+    """
     flags = getattr(donated, "flags", None)
     if flags is not None and flags.c_contiguous and flags.writeable and donated.dtype == dtype:
         return donated.reshape(shape)
-    return np.empty(shape, dtype)
+    pool = getattr(backend, "buffers", None)
+    return pool.empty(shape, np.dtype(dtype)) if pool is not None else np.empty(shape, dtype)
 
 
 def kernel_source(ops: Sequence[Op], inputs: Sequence[Var], outputs: Sequence[Var],
