@@ -43,7 +43,11 @@ class Backend(Protocol):
 
     # -- storage -------------------------------------------------------------
     def from_numpy(self, array: Any) -> Array:
-        """The backend's array holding a copy of (or, on the CPU, the same) NumPy ``array``."""
+        """The backend's array holding a copy of (or, on the CPU, the same) NumPy ``array``.
+
+        ``array`` may be a NumPy scalar (what NumPy functions return for 0-d
+        inputs): it becomes a 0-d array.
+        """
 
     def to_numpy(self, x: Array) -> Any:
         """``x`` as a ``numpy.ndarray`` in host memory (a copy if ``x`` lives elsewhere)."""

@@ -146,7 +146,8 @@ class NumpyBackend:
 
     # -- storage -----------------------------------------------------------
     def from_numpy(self, array: np.ndarray) -> np.ndarray:
-        return array
+        # np.asarray: a NumPy function of 0-d arrays returns a NumPy scalar, not an array.
+        return np.asarray(array)
 
     def to_numpy(self, x: np.ndarray) -> np.ndarray:
         return x

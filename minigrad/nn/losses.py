@@ -212,6 +212,8 @@ def _checked_labels(input: Tensor, target: Tensor, weight: Tensor | None,
             "an integer tensor (e.g. mg.tensor([0, 2, 1])); for class probabilities pass a "
             "float tensor shaped like the scores to cross_entropy"
         )
+    if target.device != input.device:
+        target = target.to(input.device)  # labels are data: they follow the scores
     expected = _label_shape(input)
     if input.ndim == 1 and target.shape == (1,):
         target = target.reshape(())  # one example: a label of shape () or (1,)

@@ -153,6 +153,10 @@ def _index_tensor(index: Any, op: str, like: Tensor) -> Tensor:
             f"got {index.dtype.name}; positions are whole numbers, e.g. "
             f"mg.tensor([0, 2]) or x.argsort()"
         )
+    if index.device != like.device:
+        # Positions are data, not values to differentiate: they follow the input
+        # (as when indexing x[idx] with a CPU index), rather than raise.
+        index = index.to(like.device)
     return index
 
 

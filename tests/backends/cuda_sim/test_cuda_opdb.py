@@ -2,12 +2,14 @@
 
 Run in a child process on numba's simulator (see ``conftest.py``): small
 shapes, two draws per operation, values and gradients in float64 and float32.
-Arguments a case makes itself (index tensors, masks) are made on the CPU, as
-a user would; moving them is the operation's job, as in PyTorch.
+Tensors a case makes itself with ``mg.tensor`` (index tensors, labels, class
+weights) are made on the device under test, as a user moving a whole program
+to the GPU would.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 
@@ -26,7 +28,28 @@ from opdb.oracles import outputs
 TOLERANCE = {np.float32: {"rtol": 1e-4, "atol": 1e-5}, np.float64: {"rtol": 1e-10, "atol": 1e-12}}
 
 
+@contextlib.contextmanager
+def tensors_made_on(device):
+    """``mg.tensor(...)`` without a ``device`` makes its tensor on ``device``."""
+    make = mg.tensor
+
+    def on_device(*args, **kwargs):
+        kwargs.setdefault("device", device)
+        return make(*args, **kwargs)
+
+    mg.tensor = on_device
+    try:
+        yield
+    finally:
+        mg.tensor = make
+
+
 def run(case, arrays, device, grads, rng_seed):
+    with tensors_made_on(device):
+        return _run(case, arrays, device, grads, rng_seed)
+
+
+def _run(case, arrays, device, grads, rng_seed):
     xs = [mg.tensor(a, device=device, requires_grad=grads) for a in arrays]
     outs = outputs(case.mg_fn(*xs))
     values = [o.numpy() for o in outs]
