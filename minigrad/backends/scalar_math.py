@@ -324,7 +324,7 @@ def remainder(x, y):
     """x - floor(x / y) * y: the sign of y, as Python's ``%`` (NumPy's and PyTorch's ``remainder``).
 
     Computed exactly, as C's ``fmod`` is (numba compiles neither ``math.fmod``
-    nor, for a GPU without one at hand, ``%``): |y| doubled up to |x|, then
+    nor, for a GPU without one at hand, ``%``): ``|y|`` doubled up to ``|x|``, then
     subtracted back down, halving. Each step is exact (doubling and halving
     move only the exponent; a subtraction of two numbers within a factor of
     two of each other is exact), so no rounding of ``x / y`` ever enters.
