@@ -153,13 +153,16 @@ W3 = mg.value_and_grad(lambda a, b, c: (a * b + c).tanh().sum(), argnums=(0, 1, 
 
 
 def test_w3_forward_and_backward_fuse_into_one_kernel():
+    mg.manual_seed(0)
     args = [mg.randn(64, 32) for _ in range(3)]
     graph = fuse(passes.optimize(mg.make_graph(W3)(*args)), fuse_from=1)
     assert len(graph) == 1 and isinstance(graph.ops[0].prim, FusedKernel)
     source = graph.ops[0].prim.source
     assert "tanh_grad" in source and "# mul(a, b)" in source and "prange" in source
     got, want = graph(*args), W3(*args)
-    close(got[0], want[0], rtol=1e-5)
+    # The fused kernel sums in float64, eager in float32: 2048 terms of size ~1
+    # leave eager's sum up to ~1e-4 off, whatever the sum's size.
+    close(got[0], want[0], rtol=1e-5, atol=1e-4)
     for g, w in zip(got[1], want[1]):
         close(g, w, rtol=1e-5)
 
