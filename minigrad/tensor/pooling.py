@@ -128,8 +128,10 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
 def _counts(n: int, k: int, s: int, p: int, size: int, include_pad: bool) -> np.ndarray:
     """How many elements each window along one axis averages over (PyTorch's rule).
 
-    >>> _counts(5, 2, 2, 1, 4, True).tolist(), _counts(5, 2, 2, 1, 4, False).tolist()
-    ([2, 2, 2, 1], [1, 2, 2, 1])
+    >>> _counts(5, 2, 2, 1, 3, True).tolist(), _counts(5, 2, 2, 1, 3, False).tolist()
+    ([2, 2, 2], [1, 2, 2])
+    >>> _counts(4, 3, 2, 0, 2, True).tolist()  # ceil_mode's last window stops at the edge
+    [3, 2]
     """
     start = np.arange(size) * s - p
     stop = np.minimum(start + k, n + p)  # padding counts; past it (ceil_mode) does not

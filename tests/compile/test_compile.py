@@ -163,8 +163,8 @@ def test_w3_forward_and_backward_fuse_into_one_kernel():
     # The fused kernel sums in float64, eager in float32: 2048 terms of size ~1
     # leave eager's sum up to ~1e-4 off, whatever the sum's size.
     close(got[0], want[0], rtol=1e-5, atol=1e-4)
-    for g, w in zip(got[1], want[1]):
-        close(g, w, rtol=1e-5)
+    for g, w in zip(got[1], want[1]):  # fused float32 tanh: 4e-7 relative, on values ~1
+        close(g, w, rtol=1e-5, atol=1e-5)
 
 
 def test_fusion_reads_broadcast_inputs_and_keeps_order():
