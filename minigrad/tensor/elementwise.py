@@ -348,8 +348,8 @@ def logical_not(x: Any) -> Tensor:
 # No derivative: the values are whole numbers. The backends have no bitwise
 # kernel, so the rows run NumPy's on the host (a copy each way on the GPU).
 def _on_host(function: Any) -> Any:
-    # (np.asarray: on 0-d arrays a ufunc returns a NumPy scalar, not an array.)
-    return lambda backend, *xs: backend.from_numpy(np.asarray(function(*map(backend.to_numpy, xs))))
+    # (A ufunc of 0-d arrays returns a NumPy scalar; from_numpy makes it an array.)
+    return lambda backend, *xs: backend.from_numpy(function(*map(backend.to_numpy, xs)))
 
 
 # Elementwise without a scalar body, so their batch rules are written out (lesson 14).
