@@ -16,7 +16,9 @@ indexing, scatter-add, concatenate, casts) and storage (``from_numpy``,
 of numbers, compiled by the numba CPU kernels and the numba.cuda kernels alike.
 
 CPU tensors run on the backend named by ``current()``; ``use("numpy")`` switches
-for a ``with`` block. CUDA tensors run on the ``cuda`` backend. Backends are
+for a ``with`` block, in the thread that runs it only (each thread has its own
+choice, so a trace in one thread never changes what another computes on).
+CUDA tensors run on the ``cuda`` backend. Backends are
 imported on first use, so ``import minigrad`` never compiles or probes a GPU.
 
     >>> from minigrad import backends
@@ -28,6 +30,7 @@ imported on first use, so ``import minigrad`` never compiles or probes a GPU.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import importlib
 import importlib.util
 import os
@@ -47,8 +50,32 @@ _loaded: dict[str, Any] = {}
 # cheap check: nothing is imported or compiled), else the NumPy reference.
 # The environment variable MINIGRAD_BACKEND overrides it.
 _DEFAULT_CPU = "numba" if importlib.util.find_spec("numba") is not None else "numpy"
-_cpu_stack: list[str] = [os.environ.get("MINIGRAD_BACKEND", _DEFAULT_CPU)]
-_cuda_stack: list[str] = ["cuda"]
+_default = [os.environ.get("MINIGRAD_BACKEND", _DEFAULT_CPU)]
+
+
+class _Choice:
+    """One thread's backend stacks: the innermost ``use`` (or ``abstract``) block is last."""
+
+    __slots__ = ("cpu", "cuda")
+
+    def __init__(self) -> None:
+        self.cpu = [_default[0]]
+        self.cuda = ["cuda"]
+
+
+# One _Choice per thread, as for gradient mode (``minigrad.tensor.mode``): a new
+# thread starts with an empty context and gets the default on first use.
+_CHOICE: contextvars.ContextVar[_Choice] = contextvars.ContextVar("minigrad_backend")
+_CHOICE.set(_Choice())
+_get_choice = _CHOICE.get
+
+
+def _choice() -> _Choice:
+    choice = _get_choice(None)
+    if choice is None:
+        choice = _Choice()
+        _CHOICE.set(choice)
+    return choice
 
 
 def get(name: str) -> Any:
@@ -70,17 +97,18 @@ def get(name: str) -> Any:
 
 
 def current() -> str:
-    """The name of the backend CPU tensor operations run on now."""
-    return _cpu_stack[-1]
+    """The name of the backend CPU tensor operations run on now (in this thread)."""
+    return _choice().cpu[-1]
 
 
 def for_device(device: str) -> Any:
     """The backend that runs operations on tensors living on ``device``."""
+    choice = _get_choice(None) or _choice()
     if device == "cpu":
-        name = _cpu_stack[-1]
+        name = choice.cpu[-1]
         return _loaded.get(name) or get(name)
     if device == "cuda":
-        name = _cuda_stack[-1]
+        name = choice.cuda[-1]
         return _loaded.get(name) or get(name)
     raise ValueError(f"unknown device {device!r}; minigrad knows 'cpu' and 'cuda'")
 
@@ -94,11 +122,12 @@ def use(name: str) -> Iterator[None]:
             "For the GPU, move tensors with x.to('cuda')."
         )
     get(name)  # fail here, not at the first operation
-    _cpu_stack.append(name)
+    stack = _choice().cpu
+    stack.append(name)
     try:
         yield
     finally:
-        _cpu_stack.pop()
+        stack.pop()
 
 
 @contextlib.contextmanager
@@ -109,21 +138,23 @@ def abstract() -> Iterator[None]:
     then hold ``AbstractArray`` data, and nothing is computed.
     """
     get("abstract")
-    _cpu_stack.append("abstract")
-    _cuda_stack.append("abstract")
+    choice = _choice()
+    choice.cpu.append("abstract")
+    choice.cuda.append("abstract")
     try:
         yield
     finally:
-        _cpu_stack.pop()
-        _cuda_stack.pop()
+        choice.cpu.pop()
+        choice.cuda.pop()
 
 
 def set_default(name: str) -> None:
-    """Make ``name`` the CPU backend from now on (outside any ``use`` block)."""
+    """Make ``name`` the CPU backend from now on, outside ``use`` blocks (here and new threads)."""
     if name not in _CPU_BACKENDS:
         raise ValueError(f"the CPU backend must be one of {list(_CPU_BACKENDS)}; got {name!r}")
     get(name)
-    _cpu_stack[0] = name
+    _default[0] = name
+    _choice().cpu[0] = name
 
 
 def available() -> dict[str, bool]:

@@ -19,6 +19,13 @@ Reading the values of any other abstract array (``to_numpy``: what ``.item()``,
 ``.numpy()``, ``float()``, ``bool()`` and ``if x > 0:`` end in) raises
 ``TracerError``, naming the line of the user's program that asked.
 
+**When the trace ends, its arrays expire.** A traced value that the program
+stored somewhere (a global list, an attribute) outlives its trace. Every
+abstract array made while a trace ran is collected (``collect``), and when the
+trace ends it becomes an ``ExpiredArray`` (``expire``): any later use raises
+``TracerError`` naming the traced function, never a NumPy error about an
+unknown type (JAX's ``UnexpectedTracerError``).
+
     >>> backend = AbstractBackend()
     >>> x = AbstractArray((3, 1), np.dtype("float32"))
     >>> backend.zip("mul", x, AbstractArray((4,), np.dtype("float32")))
@@ -31,7 +38,10 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from typing import Any
 
@@ -70,10 +80,28 @@ def tracer_error(what: str) -> TracerError:
     )
 
 
+# The abstract arrays made by this thread's traces, innermost trace last (see ``collect``).
+_collecting = threading.local()
+
+
+@contextmanager
+def collect() -> Iterator[list]:
+    """Gather, in the list this yields, every ``AbstractArray`` made inside the block."""
+    stack = getattr(_collecting, "stack", None)
+    if stack is None:
+        stack = _collecting.stack = []
+    made: list = []
+    stack.append(made)
+    try:
+        yield made
+    finally:
+        stack.pop()
+
+
 class AbstractArray:
     """A stand-in for an array: ``shape``, ``dtype``, and a ``value`` only for constants."""
 
-    __slots__ = ("dtype", "made", "shape", "value", "var")
+    __slots__ = ("dtype", "expired", "made", "shape", "value", "var")
 
     def __init__(self, shape: tuple[int, ...], dtype: Any, value: Any = None,
                  made: tuple | None = None) -> None:  # fmt: skip
@@ -82,6 +110,10 @@ class AbstractArray:
         self.value = value  # a NumPy array for constants, else None
         self.made = made  # (kernel name, op, inputs) for calls made outside apply
         self.var = None  # set by the tracer: the graph variable holding this array
+        self.expired = None  # the traced function's name, once its trace has ended
+        stack = getattr(_collecting, "stack", None)
+        if stack:
+            stack[-1].append(self)
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: math.prod(self.shape))
@@ -99,6 +131,49 @@ class AbstractArray:
 
     def __repr__(self) -> str:
         return f"AbstractArray(shape={self.shape}, dtype={self.dtype})"
+
+
+def escaped_error(where: str) -> TracerError:
+    """The error for using a traced value after its trace ended."""
+    return TracerError(
+        f"a value traced in {where} was used after its trace ended (an escaped tracer).\n"
+        f"  at {user_line()}\n"
+        "While jit or make_graph traced the function, a tensor made inside it was kept "
+        "outside (in a global, a list, an attribute, an optimizer's state); it holds no "
+        "numbers. Return the value from the function instead, and use what the call returns."
+    )
+
+
+class ExpiredArray(AbstractArray):
+    """An ``AbstractArray`` whose trace has ended: every use raises ``TracerError``."""
+
+    __slots__ = ()
+    _ALLOWED = frozenset({"__class__", "expired", "__repr__", "__reduce_ex__"})
+
+    def __getattribute__(self, name: str) -> Any:
+        if name in ExpiredArray._ALLOWED:
+            return object.__getattribute__(self, name)
+        raise escaped_error(object.__getattribute__(self, "expired"))
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise escaped_error(object.__getattribute__(self, "expired"))
+
+    __array__ = __len__ = __iter__ = __float__ = __int__ = __index__ = _refuse
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _refuse
+    __truediv__ = __rtruediv__ = __pow__ = __rpow__ = __neg__ = __getitem__ = _refuse
+    __matmul__ = __rmatmul__ = __lt__ = __le__ = __gt__ = __ge__ = _refuse
+    __array_ufunc__ = __array_function__ = _refuse
+
+    def __repr__(self) -> str:
+        return f"ExpiredArray(traced in {object.__getattribute__(self, 'expired')})"
+
+
+def expire(arrays: list, where: str) -> None:
+    """Turn ``arrays`` (collected from a trace of ``where``) into ``ExpiredArray``s."""
+    for a in arrays:
+        if type(a) is AbstractArray:
+            a.expired = where
+            a.__class__ = ExpiredArray
 
 
 class _Flags:

@@ -85,9 +85,9 @@ class Jitted:
         static = {i % n for i in self.static_argnums if -n <= i < n}
         dynamic = [a for i, a in enumerate(args) if i not in static]
         leaves, structure = flatten(dynamic)
-        key_static = tuple((i, args[i]) for i in sorted(static))
+        key_static = tuple((i, _typed(args[i])) for i in sorted(static))
         signature = (
-            structure,
+            _typed(structure),
             tuple((t.shape, t.dtype.str, t.device) for t in leaves),
             key_static,
             backends.current(),
@@ -138,6 +138,22 @@ class Jitted:
 
     def __repr__(self) -> str:
         return f"<jit {self.__name__}: {len(self.compiled)} signature(s) compiled>"
+
+
+def _typed(value: Any) -> Any:
+    """``value`` with the type of every number in it beside it, for the signature.
+
+    ``2 == 2.0 == True`` and they hash alike, but ``x * 2`` keeps an int
+    tensor's dtype where ``x * 2.0`` makes it float: the key must tell them apart.
+
+    >>> _typed(("static", 2)) == _typed(("static", 2.0))
+    False
+    """
+    if isinstance(value, tuple):
+        return (type(value), tuple(_typed(v) for v in value))
+    if isinstance(value, (list, dict)):
+        return value  # unhashable: the signature check says so
+    return (type(value), value)
 
 
 def _batched(args: Sequence[Any]) -> bool:

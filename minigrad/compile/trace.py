@@ -19,6 +19,16 @@ backend raises ``TracerError`` there, naming the line.
 counter, appending to a list: they run while tracing and never again when
 the compiled program is replayed (the graph keeps only tensor operations).
 
+**A trace leaves nothing traced behind.** What the traced code writes into
+objects from outside (``loss.backward()`` into ``p.grad``, an optimizer into
+its ``state``) is written down first (``Trace.remember``) and put back when
+the trace ends, so a trace that fails leaves a model that still trains
+eagerly. A trace that succeeds but left a traced value in such a place raises
+``TracerError``: the compiled program could never write it there. Every other
+traced value that the program kept (in a global, say) expires with the trace
+(``abstract_backend.expire``): using it later raises ``TracerError`` naming
+the traced function.
+
 Arguments and results may be tensors or tuples, lists and dicts of them,
 nested (``flatten`` / ``unflatten``); anything else in them is *static*: part
 of the signature, the same Python object on every call.
@@ -39,7 +49,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from minigrad import backends
-from minigrad.backends.abstract_backend import AbstractArray, TracerError, user_line
+from minigrad.backends.abstract_backend import (
+    AbstractArray,
+    TracerError,
+    collect,
+    expire,
+    user_line,
+)
 from minigrad.compile.graph import Graph, Op, Var
 from minigrad.compile.pytree import flatten, unflatten
 from minigrad.tensor.mode import current
@@ -61,6 +77,50 @@ class Trace:
         self.captured: dict[int, tuple[Var, Any]] = {}  # id(tensor) -> (Var, tensor)
         self.inputs: set[Var] = set()  # the traced function's arguments
         self.aliased: set[Var] = set()  # values that may share memory with a view of them
+        # (object, attribute or None for a dict's items, what it held): put back at the end.
+        self.journal: list[tuple[Any, str | None, Any]] = []
+        self._remembered: set[tuple[int, str | None]] = set()
+
+    def remember(self, obj: Any, attribute: str | None = None) -> None:
+        """Note ``obj.attribute`` (or, with None, the items of dict ``obj``) before a change.
+
+        Called by code that writes into objects from outside the traced
+        function (``backward`` setting ``.grad``, optimizers their state), so
+        that ``restore`` can undo it when the trace ends.
+        """
+        key = (id(obj), attribute)
+        if key in self._remembered:
+            return
+        if attribute is not None and isinstance(getattr(obj, "data", None), AbstractArray):
+            return  # a tensor made inside the trace: nobody outside sees it
+        self._remembered.add(key)
+        if attribute is None:
+            was = {k: dict(v) if isinstance(v, dict) else v for k, v in obj.items()}
+        else:
+            was = getattr(obj, attribute)
+        self.journal.append((obj, attribute, was))
+
+    def leaks(self) -> list[str]:
+        """The remembered places that now hold traced values (which must not outlive the trace)."""
+        leaked = []
+        for obj, attribute, _ in self.journal:
+            if attribute is None:
+                if any(_holds_traced(v) for v in obj.values()):
+                    leaked.append(f"the state of a {type(obj).__name__}")
+            elif _holds_traced(getattr(obj, attribute)):
+                leaked.append(f".{attribute} of a tensor of shape {tuple(obj.shape)}")
+        return leaked
+
+    def restore(self) -> None:
+        """Put back everything ``remember`` noted, newest change first."""
+        for obj, attribute, was in reversed(self.journal):
+            if attribute is None:
+                obj.clear()
+                obj.update(was)
+            else:
+                setattr(obj, attribute, was)
+        self.journal.clear()
+        self._remembered.clear()
 
     def record(self, prim: Any, inputs: Sequence[Any], params: dict, out: Any) -> None:
         """Called by ``apply`` after ``prim``'s forward ran on abstract arrays."""
@@ -161,6 +221,14 @@ class Trace:
         return data.var
 
 
+def _holds_traced(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(_holds_traced(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_holds_traced(v) for v in value)
+    return isinstance(getattr(value, "data", None), AbstractArray)
+
+
 def abstract_like(t: Any) -> Any:
     """A tensor of ``t``'s shape, dtype and device, holding no numbers."""
     return Tensor._wrap(AbstractArray(t.shape, t.dtype), t.device)
@@ -181,20 +249,41 @@ def trace(f: Callable[..., Any], args: Sequence[Any], static_argnums: Sequence[i
     call_args = [a if i in static else next(rebuilt) for i, a in enumerate(args)]
     recorder = Trace()
     recorder.inputs.update(in_vars)
+    name = name or _name_of(f)
     state = current()
     outer = state.tracing
     state.tracing = recorder
-    try:
-        with backends.abstract():
-            result = f(*call_args)
-    finally:
-        state.tracing = outer
-    out_leaves, out_tree = flatten(result)
-    outputs = [recorder.var_of(t.data, t) for t in out_leaves]
+    with collect() as made:
+        made.extend(t.data for t in inputs)
+        try:
+            with backends.abstract():
+                result = f(*call_args)
+            out_leaves, out_tree = flatten(result)
+            outputs = [recorder.var_of(t.data, t) for t in out_leaves]
+            leaked = recorder.leaks()
+        except BaseException:
+            recorder.restore()  # a failed trace changes nothing outside it
+            raise
+        finally:
+            state.tracing = outer
+            expire(made, _qualified_name(f))
+    if leaked:
+        recorder.restore()
+        raise TracerError(
+            f"{name}: the traced function left traced values in {'; '.join(leaked)}, "
+            "which belong to objects from outside it; the compiled program cannot write "
+            "there.\nThey were put back as they were. Return what you need instead: "
+            "mg.value_and_grad(loss)(params, ...) gives the gradients as results."
+        )
     return Graph(
         in_vars, recorder.ops, outputs, recorder.constants, list(recorder.captured.values()),
-        in_tree, out_tree, name=name or _name_of(f),
+        in_tree, out_tree, name=name,
     )  # fmt: skip
+
+
+def _qualified_name(f: Any) -> str:
+    name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
+    return f"{name} (traced by jit or make_graph)"
 
 
 def _name_of(f: Any) -> str:

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.tensor import elementwise
-from minigrad.tensor.mode import no_grad
+from minigrad.tensor.mode import current, no_grad
 from minigrad.tensor.reductions import normalize_axes
 from minigrad.tensor.tensor import Tensor
 
@@ -213,7 +213,10 @@ class Module:
 
     def zero_grad(self) -> None:
         """Forget the accumulated gradients (``.grad = None``, PyTorch's default)."""
+        tracing = current().tracing  # while traced (lesson 13): noted, to be put back
         for p in self.parameters():
+            if tracing is not None:
+                tracing.remember(p, "grad")
             p.grad = None
 
     # -- state: saving and loading ------------------------------------------------

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from minigrad.tensor.mode import enable_grad, no_grad
+from minigrad.tensor.mode import current, enable_grad, no_grad
 from minigrad.tensor.tensor import Tensor
 
 
@@ -89,6 +89,7 @@ class Optimizer:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Forget the gradients before the next ``backward()``: ``p.grad = None`` (or zeros)."""
+        self._note_changes()
         for group in self.param_groups:
             for p in group["params"]:
                 if p.grad is None:
@@ -104,6 +105,7 @@ class Optimizer:
 
         ``closure``, if given, recomputes the loss (with gradients) and returns it.
         """
+        self._note_changes()
         loss = None
         if closure is not None:
             with enable_grad():
@@ -114,6 +116,15 @@ class Optimizer:
                     if p.grad is not None:
                         self.update(p, p.grad, self.state.setdefault(p, {}), group)
         return loss
+
+    def _note_changes(self) -> None:
+        """While a function is traced (lesson 13), note what a step changes, to put it back."""
+        tracing = current().tracing
+        if tracing is not None:
+            tracing.remember(self.state)
+            for group in self.param_groups:
+                for p in group["params"]:
+                    tracing.remember(p, "grad")
 
     def update(self, p: Tensor, g: Tensor, state: dict[str, Any], group: dict[str, Any]) -> None:
         """Change parameter ``p`` in place, given its gradient ``g``, ``state`` and ``group``."""

@@ -28,7 +28,7 @@ from minigrad import backends
 from minigrad.graph import topological_order
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.batching import BatchedArray
-from minigrad.tensor.mode import enable_grad, no_grad
+from minigrad.tensor.mode import current, enable_grad, no_grad
 from minigrad.tensor.record import FREED_MESSAGE, OpRecord, full_like
 
 
@@ -128,6 +128,9 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph):
     # added to them in place of making a new tensor each time (see _accumulate).
     fresh: set[int] = set()
     given: set[int] = set()  # arrays handed out as some leaf's .grad (see _own)
+    # While a function is traced (lesson 13), a .grad written is noted first, so
+    # that the trace can put it back (a traced value must not outlive its trace).
+    tracing = current().tracing
     with enable_grad() if create_graph else no_grad():
         while order:
             # Popping (not iterating) lets a record, and the values it saved, go
@@ -139,10 +142,14 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph):
             fresh.discard(id(g))  # handed to rules now, which may pass it on as it is
             if type(v) is not OpRecord:  # a leaf: the end of this path
                 if wanted is None:
+                    if tracing is not None:
+                        tracing.remember(v, "grad")
                     if v.grad is not None:
                         v.grad = v.grad + g
                     else:
-                        v.grad = g if create_graph else _own(g, given)
+                        # (A traced .grad is put back when the trace ends: no copy.)
+                        owned = create_graph or tracing is not None
+                        v.grad = g if owned else _own(g, given)
                 elif v in wanted:
                     results[v] = g
                 continue
@@ -150,6 +157,8 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph):
             if wanted is None:
                 if record.retained is not None:
                     t = record.retained()
+                    if t is not None and tracing is not None:
+                        tracing.remember(t, "grad")
                     if t is not None:
                         t.grad = g if t.grad is None else t.grad + g
             else:

@@ -298,6 +298,8 @@ class TensorBase:
         """The values as a NumPy array (copied to the host for CUDA tensors)."""
         if type(self.data) is BatchedArray:  # inside vmap: one tensor, many values
             self.data.__array__()  # raises, saying why
+        if isinstance(self.data, AbstractArray):  # traced, perhaps escaped from its trace
+            return backends.get("abstract").to_numpy(self.data)
         return backends.for_device(self.device).to_numpy(self.data)
 
     def item(self) -> float | int | bool:
