@@ -163,6 +163,7 @@ from minigrad.tensor import (
     zeros_like,
 )
 from minigrad import linalg, nn, optim
+from minigrad.tensor.generator import Generator
 from minigrad.nn.serialization import load, save
 from minigrad.tensor import tensor  # after the subpackage import: the function, not the module
 from minigrad.transforms import (
@@ -182,3 +183,4 @@ from minigrad.transforms import (
 from minigrad.check import GradcheckError, check_jvp, gradcheck, gradgradcheck
 from minigrad.draw import draw  # after the module import: the function, not the module
 from minigrad.compile import Graph, TracerError, jit, make_graph
+from minigrad import func, utils

@@ -26,6 +26,8 @@ FLOORS = {
     "check": 4,
     "draw": 4,
     "grade": 5,
+    "utils": 4,  # torch.utils.data: datasets and loaders over the tensor layer
+    "func": 5,  # the torch.func namespace: transforms and nn's functional_call
 }
 FACE = {"__init__", "__main__"}
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from minigrad.nn.module import Module
+from minigrad.nn.parameter import Parameter
 from minigrad.tensor import dtypes, factories
 from minigrad.tensor.elementwise import where
 from minigrad.tensor.tensor import Tensor
@@ -104,7 +105,7 @@ class Embedding(Module):
         table = factories.generator().standard_normal((num_embeddings, embedding_dim))
         if self.padding_idx is not None:
             table[self.padding_idx] = 0.0
-        self.weight = factories.tensor(table, dtype=dtype, requires_grad=True, device=device)
+        self.weight = Parameter(factories.tensor(table, dtype=dtype, device=device))
 
     def forward(self, ids: Any) -> Tensor:
         return embedding(ids, self.weight, self.padding_idx)

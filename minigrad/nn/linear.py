@@ -20,6 +20,7 @@ from itertools import pairwise
 from typing import Any
 
 from minigrad.nn.module import Module, ReLU, Sequential, Sigmoid, Tanh
+from minigrad.nn.parameter import Parameter
 from minigrad.tensor import dtypes, factories
 from minigrad.tensor.broadcasting import ShapeError
 from minigrad.tensor.tensor import Tensor
@@ -27,10 +28,10 @@ from minigrad.tensor.tensor import Tensor
 ACTIVATIONS: dict[str, type[Module]] = {"relu": ReLU, "tanh": Tanh, "sigmoid": Sigmoid}
 
 
-def uniform_parameter(shape: tuple[int, ...], bound: float, dtype: Any, device: str) -> Tensor:
+def uniform_parameter(shape: tuple[int, ...], bound: float, dtype: Any, device: str) -> Parameter:
     """A new parameter of ``shape`` drawn from U(-bound, bound) by minigrad's generator."""
     values = factories.generator().uniform(-bound, bound, size=shape)
-    return factories.tensor(values, dtype=dtype, requires_grad=True, device=device)
+    return Parameter(factories.tensor(values, dtype=dtype, device=device))
 
 
 class Linear(Module):

@@ -29,7 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.tensor import elementwise
+from minigrad.nn.parameter import Parameter
+from minigrad.tensor import dtypes, elementwise
 from minigrad.tensor.mode import current, no_grad
 from minigrad.tensor.reductions import normalize_axes
 from minigrad.tensor.tensor import Tensor
@@ -102,21 +103,29 @@ class Module:
         """The submodules held directly by this module."""
         return (module for _, module in self.named_children())
 
-    def named_modules(self, prefix: str = "") -> Iterator[tuple[str, Module]]:
-        """This module (named ``prefix``, ``""`` by default) and every module below it, once each.
+    def named_modules(
+        self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Module]]:
+        """This module (named ``prefix``, ``""`` by default) and every module below it.
+
+        A module held twice is listed once, unless ``remove_duplicate=False``;
+        ``memo``, a set of modules, lists those as seen already (PyTorch's arguments).
 
         >>> import minigrad as mg
         >>> model = mg.nn.Sequential(mg.nn.Linear(2, 2), mg.nn.ReLU())
         >>> [name for name, _ in model.named_modules()]
         ['', '0', '1']
         """
-        seen: set[int] = set()
+        seen: set[int] = {id(m) for m in memo} if memo is not None else set()
         todo = [(prefix, self)]
         while todo:  # depth first, children in order: PyTorch's order
             name, module = todo.pop()
-            if id(module) in seen:
-                continue
-            seen.add(id(module))
+            if remove_duplicate:
+                if id(module) in seen:
+                    continue
+                seen.add(id(module))
+                if memo is not None:
+                    memo.add(module)
             yield name, module
             below = [
                 (_join(name, child_name), child) for child_name, child in module.named_children()
@@ -128,12 +137,15 @@ class Module:
         return (module for _, module in self.named_modules())
 
     def _own_parameters(self) -> Iterator[tuple[str, Tensor]]:
-        """Parameters held directly here: leaf tensors that require grad (in lists too)."""
+        """Parameters held directly here (in lists too): every ``Parameter``, frozen or not,
+        and the other leaf tensors while they require grad."""
         buffers = self._buffers_here()
         for name, value in vars(self).items():
             items = enumerate(value) if isinstance(value, (list, tuple)) else [(None, value)]
             for i, item in items:
-                if isinstance(item, Tensor) and item.requires_grad and item.is_leaf:
+                if isinstance(item, Parameter) or (
+                    isinstance(item, Tensor) and item.requires_grad and item.is_leaf
+                ):
                     if name not in buffers:
                         yield (name if i is None else f"{name}.{i}"), item
 
@@ -153,7 +165,7 @@ class Module:
         ['weight', 'bias']
         """
         seen: set[int] = set()
-        modules = self.named_modules(prefix) if recurse else iter([(prefix, self)])
+        modules = self.named_modules(prefix=prefix) if recurse else iter([(prefix, self)])
         for module_name, module in modules:
             for name, p in module._own_parameters():
                 if id(p) not in seen:
@@ -199,7 +211,7 @@ class Module:
     def named_buffers(self, prefix: str = "", recurse: bool = True) -> Iterator[tuple[str, Tensor]]:
         """``("bn.running_mean", tensor)`` pairs for every buffer, each once."""
         seen: set[int] = set()
-        modules = self.named_modules(prefix) if recurse else iter([(prefix, self)])
+        modules = self.named_modules(prefix=prefix) if recurse else iter([(prefix, self)])
         for module_name, module in modules:
             for name in module._buffers_here():
                 t = getattr(module, name)
@@ -250,8 +262,9 @@ class Module:
         """Copy ``state_dict``'s numbers into this module's parameters and buffers.
 
         The numbers go *into* the existing tensors (cast to their dtype), so
-        an optimizer that holds them keeps working. Every shape is checked
-        before anything is copied: a mismatch is an error and changes nothing.
+        an optimizer that holds them keeps working. All or nothing: every
+        value is checked and converted to its target's shape, dtype and
+        device before the first one is copied, so an error changes nothing.
         With ``strict=True`` (the default) a missing or unexpected name is an
         error too; with ``strict=False`` they are returned instead.
 
@@ -272,6 +285,7 @@ class Module:
             errors.append(f"Missing key(s) in state_dict: {_quoted(missing)}. ")
         if strict and unexpected:
             errors.append(f"Unexpected key(s) in state_dict: {_quoted(unexpected)}. ")
+        staged = []  # (target, value already in target's dtype and on its device)
         for name, target in own.items():
             if name not in state_dict:
                 continue
@@ -286,14 +300,22 @@ class Module:
                     f"size mismatch for {name}: copying a param with shape {tuple(value.shape)} "
                     f"from checkpoint, the shape in current model is {target.shape}."
                 )
+            else:
+                try:
+                    staged.append((target, _converted(value, target)))
+                except (TypeError, ValueError, RuntimeError, OverflowError) as error:
+                    errors.append(
+                        f'While copying the parameter named "{name}", whose dimensions in the '
+                        f"model are {target.shape} and whose dimensions in the checkpoint are "
+                        f"{tuple(value.shape)}, an exception occurred : {error}"
+                    )
         if errors:
             raise RuntimeError(
                 f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
                 + "\n\t".join(errors)
             )
-        for name, target in own.items():
-            if name in state_dict:
-                overwrite(target, state_dict[name])
+        for target, value in staged:  # nothing below can fail: same shape, dtype, device
+            overwrite(target, value)
         return IncompatibleKeys(missing, unexpected)
 
     # -- modes -------------------------------------------------------------------
@@ -320,6 +342,91 @@ class Module:
         """Evaluation mode here and below: ``train(False)``."""
         return self.train(False)
 
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        """Freeze (``False``) or unfreeze every parameter here and below; returns the module.
+
+        Frozen parameters get no gradient, so an optimizer leaves them alone,
+        but they stay parameters: still in ``parameters()`` and ``state_dict()``.
+
+        >>> import minigrad as mg
+        >>> layer = mg.nn.Linear(2, 2).requires_grad_(False)
+        >>> [p.requires_grad for p in layer.parameters()], list(layer.state_dict())
+        ([False, False], ['weight', 'bias'])
+        """
+        for p in list(self.parameters()):
+            p.requires_grad_(requires_grad)
+        return self
+
+    def apply(self, fn: Callable[[Module], Any]) -> Module:
+        """Call ``fn`` on every submodule, then on this module (PyTorch's order); returns it.
+
+        >>> import minigrad as mg
+        >>> seen = []
+        >>> _ = mg.nn.Sequential(mg.nn.Linear(1, 1), mg.nn.ReLU()).apply(
+        ...     lambda m: seen.append(type(m).__name__))
+        >>> seen
+        ['Linear', 'ReLU', 'Sequential']
+        """
+        for child in self.children():
+            child.apply(fn)
+        fn(self)
+        return self
+
+    # -- devices and dtypes --------------------------------------------------------
+    def to(self, *args: Any, **kwargs: Any) -> Module:
+        """Move the parameters and buffers to a device, or cast them to a float dtype.
+
+        ``to("cuda")``, ``to(mg.float64)``, ``to(device=..., dtype=...)`` or
+        ``to(tensor)`` (its device and dtype). The tensors change *in place*
+        (the same objects, new numbers), so an optimizer holding them keeps
+        working; their ``.grad`` moves with them. A dtype applies to floating
+        point tensors only (integer buffers keep theirs). Returns the module.
+
+        >>> import minigrad as mg
+        >>> layer = mg.nn.Linear(2, 1).to(mg.float64)
+        >>> layer.weight.dtype, layer(mg.ones(1, 2, dtype=mg.float64)).dtype
+        (dtype('float64'), dtype('float64'))
+        """
+        device, dtype = _device_and_dtype(args, kwargs)
+        tensors = [*self.parameters(), *self.buffers()]
+        # Every new array first, then the swap: a failure (no GPU) leaves the module as it was.
+        moved = [
+            (t, _moved(t, device, dtype), _moved(t.grad, device, dtype) if t.grad is not None
+             else None)
+            for t in tensors
+        ]  # fmt: skip
+        for t, new, grad in moved:
+            t.data, t.device = new.data, new.device
+            if grad is not None:
+                t.grad = grad
+        return self
+
+    def cpu(self) -> Module:
+        """Parameters and buffers to the CPU: ``to("cpu")``."""
+        return self.to("cpu")
+
+    def cuda(self, device: Any = None) -> Module:
+        """Parameters and buffers to the GPU: ``to("cuda")``."""
+        return self.to("cuda")
+
+    def float(self) -> Module:
+        """Floating point parameters and buffers to float32."""
+        return self.to(dtypes.float32)
+
+    def double(self) -> Module:
+        """Floating point parameters and buffers to float64."""
+        return self.to(dtypes.float64)
+
+    def half(self) -> Module:
+        """Floating point parameters and buffers to float16, where minigrad has that dtype."""
+        try:
+            half = dtypes.as_dtype("float16")
+        except TypeError as error:
+            raise TypeError(
+                f"Module.half(): minigrad has no float16 dtype ({error}); use .float() or .double()"
+            ) from None
+        return self.to(half)
+
     def extra_repr(self) -> str:
         return ""
 
@@ -332,6 +439,52 @@ class Module:
             body = repr(child).replace("\n", "\n  ")
             lines.append(f"  ({name.split('.')[-1]}): {body}")
         return "\n".join([*lines, ")"])
+
+
+def _device_and_dtype(args: tuple, kwargs: dict) -> tuple[str | None, Any]:
+    """The device and dtype of ``Module.to``'s arguments, PyTorch's ways of giving them."""
+    device, dtype = kwargs.pop("device", None), kwargs.pop("dtype", None)
+    kwargs.pop("non_blocking", None)
+    if kwargs:
+        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    for arg in args:
+        if isinstance(arg, Tensor):
+            device, dtype = arg.device, arg.dtype
+        elif isinstance(arg, str) and arg.split(":")[0] in ("cpu", "cuda"):
+            device = arg.split(":")[0]
+        elif arg is not None and not isinstance(arg, bool):
+            dtype = arg
+    if device is not None and device.split(":")[0] not in ("cpu", "cuda"):
+        raise ValueError(f"unknown device {device!r}; minigrad knows 'cpu' and 'cuda'")
+    if device is not None:
+        device = device.split(":")[0]
+    if dtype is not None:
+        dtype = dtypes.as_dtype(dtype)
+        if not dtypes.is_floating(dtype):
+            raise TypeError(
+                "nn.Module.to only accepts floating point or complex dtypes, but got desired "
+                f"dtype={dtype.name}"
+            )
+    return device, dtype
+
+
+def _moved(t: Tensor, device: str | None, dtype: Any) -> Tensor:
+    """``t``'s numbers on ``device`` and, if ``t`` is floating point, in ``dtype`` (no graph)."""
+    with no_grad():
+        new = t.detach()
+        if device is not None:
+            new = new.to(device)
+        if dtype is not None and dtypes.is_floating(t.dtype):
+            new = new.to(dtype)
+    return new
+
+
+def _converted(value: Tensor | np.ndarray, target: Tensor) -> Tensor:
+    """``value`` as a new tensor with ``target``'s dtype and device (a checkpoint's entry)."""
+    with no_grad():
+        if isinstance(value, Tensor):
+            return value.detach().to(target.device).to(target.dtype)
+        return Tensor.concrete(value, dtype=target.dtype, device=target.device)
 
 
 def _join(prefix: str, name: str) -> str:

@@ -31,6 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 from minigrad.nn.module import Module, overwrite
+from minigrad.nn.parameter import Parameter
 from minigrad.tensor import dtypes, factories
 from minigrad.tensor.elementwise import sqrt
 from minigrad.tensor.mode import no_grad
@@ -171,12 +172,12 @@ class LayerNorm(Module):
         self.elementwise_affine = elementwise_affine
         self.weight = self.bias = None
         if elementwise_affine:
-            self.weight = factories.ones(
-                self.normalized_shape, dtype=dtype, requires_grad=True, device=device
+            self.weight = Parameter(
+                factories.ones(self.normalized_shape, dtype=dtype, device=device)
             )
             if bias:
-                self.bias = factories.zeros(
-                    self.normalized_shape, dtype=dtype, requires_grad=True, device=device
+                self.bias = Parameter(
+                    factories.zeros(self.normalized_shape, dtype=dtype, device=device)
                 )
 
     def forward(self, x: Tensor) -> Tensor:
@@ -209,12 +210,8 @@ class _BatchNorm(Module):
         self.affine, self.track_running_stats = affine, track_running_stats
         self.weight = self.bias = None
         if affine:
-            self.weight = factories.ones(
-                num_features, dtype=dtype, requires_grad=True, device=device
-            )
-            self.bias = factories.zeros(
-                num_features, dtype=dtype, requires_grad=True, device=device
-            )
+            self.weight = Parameter(factories.ones(num_features, dtype=dtype, device=device))
+            self.bias = Parameter(factories.zeros(num_features, dtype=dtype, device=device))
         if track_running_stats:
             self.register_buffer(
                 "running_mean", factories.zeros(num_features, dtype=dtype, device=device)

@@ -203,7 +203,8 @@ class TensorBase:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        TensorBase.concrete = cls
+        if TensorBase in cls.__bases__:  # Tensor itself; not a subclass of it (nn.Parameter)
+            TensorBase.concrete = cls
 
     def __init__(
         self,
