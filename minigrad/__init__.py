@@ -11,7 +11,9 @@ The package is laid out like the course (see ``docs/`` and ``lessons/``):
 - ``scalar``      ``Value``, a micrograd-style scalar graph (lessons 02-03)
 - ``backends``    kernels over raw arrays: numpy, numba CPU, numba.cuda (10-11)
 - ``tensor``      ``Tensor``, broadcasting, the primitive table, reverse mode (04-06)
-- ``transforms``  grad, vjp, jvp, hessian, checkpoint (07-09)
+- ``tree``        pytrees: nested tuples, lists and dicts taken apart and rebuilt (07)
+- ``transforms``  grad, vjp, jvp, hessian, checkpoint (07-09), vmap (14)
+- ``compile``     make_graph and jit: tracing, passes, fusion, code generation (13)
 - ``nn``/``optim`` modules, losses and optimizers (06)
 - ``check``       finite-difference checks (01)
 - ``draw``        graphviz pictures of every graph (02)
@@ -162,7 +164,7 @@ from minigrad.tensor import (
     zeros,
     zeros_like,
 )
-from minigrad import linalg, nn, optim
+from minigrad import linalg, nn, optim, tree
 from minigrad.tensor.generator import Generator
 from minigrad.nn.serialization import load, save
 from minigrad.tensor import tensor  # after the subpackage import: the function, not the module

@@ -15,6 +15,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "minigrad"
 
 FLOORS = {
     "graph": 0,
+    "tree": 0,  # pytrees: plain Python containers, no tensors
     "backends": 0,
     "scalar": 1,
     "tensor": 2,

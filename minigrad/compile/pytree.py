@@ -1,10 +1,10 @@
 """Arguments and results as a flat list of tensors plus a structure (lesson 13).
 
 A traced function may take and return tensors inside tuples, lists and dicts,
-nested. The graph itself only knows a flat list of tensors; ``flatten``
-separates the tensors from the structure around them, and ``unflatten`` puts
-them back. Anything that is not a tensor stays in the structure: it is
-*static*, part of the signature (JAX calls this a pytree).
+nested: pytrees (``minigrad.tree``). The graph itself only knows a flat list
+of tensors; ``flatten`` separates the tensors from the structure around them,
+and ``unflatten`` puts them back. A leaf that is not a tensor (a number, a
+string) stays in the structure: it is *static*, part of the signature.
 """
 
 from __future__ import annotations
@@ -14,61 +14,39 @@ from typing import Any
 
 import numpy as np
 
+from minigrad import tree
 from minigrad.tensor.base import TensorBase
 from minigrad.tensor.tensor import Tensor
 
 LEAF = "tensor"
 
 
-# -- arguments and results as a list of tensors plus a structure --------------------------
-def flatten(tree: Any) -> tuple[list[Any], Any]:
-    """The tensors of ``tree`` (nested tuples, lists, dicts) and its structure without them.
+def flatten(value: Any) -> tuple[list[Any], Any]:
+    """The tensors of ``value`` (a pytree) and its structure without them.
+
+    NumPy arrays count as tensors; other leaves are kept in the structure.
 
     >>> import minigrad as mg
     >>> leaves, structure = flatten({"w": mg.ones(2), "n": 3})
     >>> len(leaves), structure
-    (1, ('dict', ('w', 'n'), ('tensor', ('static', 3))))
+    (1, (TreeDef({'w': *, 'n': *}), ('tensor', ('static', 3))))
     """
-    leaves: list[Any] = []
-
-    def walk(node: Any) -> Any:
-        if isinstance(node, TensorBase):
-            leaves.append(node)
-            return LEAF
-        if isinstance(node, np.ndarray):
-            leaves.append(Tensor(node))
-            return LEAF
-        if isinstance(node, (tuple, list)):
-            kind = "list" if isinstance(node, list) else type(node) if _named(node) else "tuple"
-            return (kind, tuple(walk(child) for child in node))
-        if isinstance(node, dict):
-            return ("dict", tuple(node), tuple(walk(child) for child in node.values()))
-        return ("static", node)
-
-    return leaves, walk(tree)
+    leaves, treedef = tree.flatten(value)
+    tensors: list[Any] = []
+    kinds = []
+    for leaf in leaves:
+        if isinstance(leaf, np.ndarray):
+            leaf = Tensor(leaf)
+        if isinstance(leaf, TensorBase):
+            tensors.append(leaf)
+            kinds.append(LEAF)
+        else:
+            kinds.append(("static", leaf))
+    return tensors, (treedef, tuple(kinds))
 
 
-def _named(node: Any) -> bool:
-    return isinstance(node, tuple) and hasattr(node, "_fields")
-
-
-def unflatten(structure: Any, leaves: Sequence[Any]) -> Any:
-    """The inverse of ``flatten``: ``structure`` with its tensors taken from ``leaves``."""
-    it = iter(leaves)
-
-    def build(node: Any) -> Any:
-        if node == LEAF:
-            return next(it)
-        kind = node[0]
-        if kind == "static":
-            return node[1]
-        if kind == "dict":
-            return {key: build(child) for key, child in zip(node[1], node[2])}
-        children = [build(child) for child in node[1]]
-        if kind == "list":
-            return children
-        if kind == "tuple":
-            return tuple(children)
-        return kind(*children)  # a named tuple
-
-    return build(structure)
+def unflatten(structure: Any, tensors: Sequence[Any]) -> Any:
+    """The inverse of ``flatten``: ``structure`` with its tensors taken from ``tensors``."""
+    treedef, kinds = structure
+    it = iter(tensors)
+    return tree.unflatten(treedef, [next(it) if k == LEAF else k[1] for k in kinds])

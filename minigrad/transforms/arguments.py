@@ -6,8 +6,9 @@ anything, and they are answered here once:
 - which arguments? ``argnums`` names positions, an int or a tuple of them
   (``normalize_argnums``), and ``argnums_partial`` turns ``f`` into a
   function of those arguments alone, the others held where the caller put them;
-- which outputs? ``f`` returns a Tensor or a tuple of Tensors
-  (``outputs_of``), possibly with auxiliary data beside them (``split_aux``);
+- which outputs? ``f`` returns a pytree of Tensors (``minigrad.tree``: a
+  Tensor, or tuples, lists, dicts of them), taken apart by ``outputs_of``,
+  possibly with auxiliary data beside them (``split_aux``);
 - what shape of answer? one result for an int ``argnums``, a tuple for a
   tuple (``like_argnums``), as in JAX and ``torch.func``.
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from minigrad import tree
 from minigrad.tensor import factories
 from minigrad.tensor.tensor import Tensor
 
@@ -108,22 +110,20 @@ def split_aux(result: Any, has_aux: bool, where: str) -> tuple[Any, Any]:
     return result[0], result[1]
 
 
-def outputs_of(result: Any, where: str) -> tuple[tuple[Tensor, ...], bool]:
-    """``f``'s result as a tuple of tensors, and whether it was a single tensor.
+def outputs_of(result: Any, where: str) -> tuple[tuple[Tensor, ...], tree.TreeDef]:
+    """``f``'s result (a pytree of tensors) as a tuple of tensors, and its structure.
 
-    A list counts as a tuple, so every tool accepts the same shapes of result.
-
-    >>> outputs_of([as_tensor(1.0, "vjp")], "vjp")
-    ((tensor(1.),), False)
+    >>> outs, structure = outputs_of({"a": as_tensor(1.0, "vjp")}, "vjp")
+    >>> outs, structure
+    ((tensor(1.),), TreeDef({'a': *}))
     """
-    single = isinstance(result, Tensor)
-    outs = (result,) if single else result
-    if not isinstance(outs, (tuple, list)) or not all(isinstance(o, Tensor) for o in outs):
+    outs, structure = tree.flatten(result)
+    if not all(isinstance(o, Tensor) for o in outs):
         raise TypeError(
-            f"{where}: Expected f(*primals) to return only tensors (a Tensor or a tuple of "
-            f"Tensors), got {type(result).__name__}"
+            f"{where}: Expected f(*primals) to return only tensors (a Tensor, or tuples, lists "
+            f"and dicts of Tensors), got {type(result).__name__}"
         )
-    return tuple(outs), single
+    return tuple(outs), structure
 
 
 def primals_and_tangents(

@@ -42,6 +42,7 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from minigrad import tree
 from minigrad.graph import topological_order
 from minigrad.tensor import autograd, factories
 from minigrad.tensor.mode import enable_grad, is_grad_enabled, keep_inputs
@@ -167,7 +168,8 @@ def checkpoint(fn: Callable[..., Tensor], *args: Any, label: str | None = None) 
     """``fn(*args)``, keeping only its inputs for the backward pass, which recomputes it.
 
     Gradients equal those of ``fn(*args)``; the intermediate results of ``fn``
-    are not kept between the forward and the backward pass. ``fn`` returns
+    are not kept between the forward and the backward pass. The arguments
+    may be pytrees (``minigrad.tree``: a dict of weights, say); ``fn`` returns
     one Tensor. ``label`` names the segment in ``mg.draw`` pictures. Under
     ``no_grad`` or inside forward mode (``jvp``), there is nothing to save and
     ``fn`` simply runs.
@@ -177,9 +179,15 @@ def checkpoint(fn: Callable[..., Tensor], *args: Any, label: str | None = None) 
     >>> mg.autograd.grad(mg.checkpoint(lambda x: (x.exp() * x).sum(), x), x)
     (tensor([ 5.4366, 22.1672]),)
     """
-    positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad)
-    of_watched, watched = argnums_partial(fn, args, positions)
-    tensors = [a for a in args if isinstance(a, Tensor)]
+    flat, structure = tree.flatten(args)
+
+    def of_leaves(*leaves: Any) -> Any:
+        return fn(*tree.unflatten(structure, leaves))
+
+    of_leaves.__name__ = getattr(fn, "__name__", "fn")
+    positions = tuple(i for i, a in enumerate(flat) if isinstance(a, Tensor) and a.requires_grad)
+    of_watched, watched = argnums_partial(of_leaves, flat, positions)
+    tensors = [a for a in flat if isinstance(a, Tensor)]
     if not is_grad_enabled() or any(_in_forward_mode(t) for t in tensors):
         return fn(*args)
     rng_state = factories.generator().bit_generator.state

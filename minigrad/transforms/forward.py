@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from minigrad import tree
 from minigrad.tensor import dtypes, factories
 from minigrad.tensor.mode import close_level, open_level
 from minigrad.tensor.primitive import Primitive
@@ -86,22 +87,23 @@ def push_forward(
     directions: Sequence[Tensor | None],
     has_aux: bool = False,
     where: str = "jvp",
-) -> tuple[tuple[Tensor, ...], tuple[Tensor, ...], bool, Any]:
+) -> tuple[tuple[Tensor, ...], tuple[Tensor, ...], tree.TreeDef, Any]:
     """Run ``f`` once on ``xs`` moving along ``directions`` (None: held still).
 
-    Returns the outputs, their tangents, whether ``f`` returned one tensor, and aux.
+    Returns the outputs (the leaves of what ``f`` returned), their tangents,
+    the structure of ``f``'s result (``minigrad.tree``), and aux.
     """
     level = open_level()
     try:
         seeded = [x if v is None else seed(x, v, level) for x, v in zip(xs, directions)]
         result, aux = split_aux(f(*seeded), has_aux, where)
-        outs, single = outputs_of(result, where)
+        outs, structure = outputs_of(result, where)
         tangents = tuple(tangent_at(o, level) for o in outs)
         for o in (*outs, aux) if isinstance(aux, Tensor) else outs:
             forget(o, level)
     finally:
         close_level(level)
-    return outs, tangents, single, aux
+    return outs, tangents, structure, aux
 
 
 def _check_tangent(i: int, x: Tensor, t: Any) -> Tensor:
@@ -129,7 +131,8 @@ def jvp(
 
     ``primals`` and ``tangents`` are tuples of the same length, the tangents
     shaped like the primals (the order of ``torch.func.jvp`` and ``jax.jvp``).
-    ``f`` returns a Tensor or a tuple of Tensors; the tangent has the same
+    Each primal may be a pytree (``minigrad.tree``), its tangent of the same
+    structure; ``f`` returns a pytree of Tensors, and the tangent has its
     structure. With ``has_aux=True``, ``f`` returns ``(output, aux)`` and
     ``jvp`` returns ``(output, tangent, aux)``.
 
@@ -139,11 +142,20 @@ def jvp(
     tensor([1.    , 2.7183])
     """
     primals, tangents = primals_and_tangents(primals, tangents, "jvp")
-    xs = [as_tensor(x, "jvp") for x in primals]
-    vs = [_check_tangent(i, x, t) for i, (x, t) in enumerate(zip(xs, tangents))]
-    outs, tangents_out, single, aux = push_forward(f, xs, vs, has_aux)
-    if single:
-        answer: tuple[Any, ...] = (outs[0], tangents_out[0])
-    else:
-        answer = (outs, tangents_out)
+    flat, structure = tree.flatten(primals)
+    try:
+        flat_tangents = structure.flatten_up_to(tangents, "tangents")
+    except ValueError as error:
+        raise ValueError(
+            f"jvp(f, primals, tangents): Expected the tangents to have the structure of the "
+            f"primals, {structure} ({error})"
+        ) from None
+    xs = [as_tensor(x, "jvp") for x in flat]
+    vs = [_check_tangent(i, x, t) for i, (x, t) in enumerate(zip(xs, flat_tangents))]
+
+    def of_leaves(*leaves: Tensor) -> Any:
+        return f(*tree.unflatten(structure, leaves))
+
+    outs, tangents_out, out_structure, aux = push_forward(of_leaves, xs, vs, has_aux)
+    answer = (tree.unflatten(out_structure, outs), tree.unflatten(out_structure, tangents_out))
     return (*answer, aux) if has_aux else answer

@@ -17,7 +17,9 @@ over reverse, which is one gradient computation per input direction. A
 Hessian-vector product needs only one of those directions: ``hvp``.
 
 Shapes follow JAX: the Jacobian of an output of shape ``S_out`` with
-respect to an input of shape ``S_in`` has shape ``S_out + S_in``.
+respect to an input of shape ``S_in`` has shape ``S_out + S_in``. Inputs and
+outputs may be pytrees (``minigrad.tree``): the answer has the output's
+structure, each leaf holding the inputs' structure of Jacobian blocks.
 
     >>> import minigrad as mg
     >>> mg.jacobian(lambda x: x * x)(mg.tensor([1.0, 2.0]))
@@ -32,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad import tree
 from minigrad.tensor import factories
 from minigrad.tensor.tensor import Tensor
 from minigrad.transforms.arguments import (
@@ -56,16 +59,23 @@ def _basis(shape: tuple[int, ...], index: int, like: Tensor) -> Tensor:
     return factories.tensor(e, device=like.device)
 
 
-def _assemble(blocks: list[list[Tensor]], single_out: bool, argnums: int | Sequence[int]) -> Any:
-    """blocks[k][i] is the Jacobian of output k with respect to input i: nest like JAX."""
-    per_output = [like_argnums(argnums, block) for block in blocks]
-    return per_output[0] if single_out else tuple(per_output)
+def _assemble(blocks: list[list[Tensor]], out_structure: tree.TreeDef,
+              in_structure: tree.TreeDef, argnums: int | Sequence[int]) -> Any:  # fmt: skip
+    """blocks[k][i] is the Jacobian of output leaf k with respect to input leaf i: nest like JAX."""
+    per_output = [like_argnums(argnums, tree.unflatten(in_structure, b)) for b in blocks]
+    return tree.unflatten(out_structure, per_output)
 
 
 def _chosen(f: Callable, args: tuple, argnums: int | Sequence[int], where: str) -> tuple:
-    """``f`` as a function of the chosen arguments, and those arguments as tensors."""
+    """``f`` as a function of the chosen arguments' tensors, those tensors, and their structure."""
     of_chosen, chosen = argnums_partial(f, args, normalize_argnums(argnums, len(args), where))
-    return of_chosen, [as_tensor(x, where) for x in chosen]
+    flat, structure = tree.flatten(chosen)
+
+    def of_leaves(*leaves: Any) -> Any:
+        return of_chosen(*tree.unflatten(structure, leaves))
+
+    of_leaves.__name__ = getattr(f, "__name__", "f")
+    return of_leaves, [as_tensor(x, where) for x in flat], structure
 
 
 def _basis_batch(shape: tuple[int, ...], like: Tensor) -> Tensor:
@@ -85,18 +95,16 @@ def jacrev(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[
     """
 
     def jacrev_f(*args: Any) -> Any:
-        of_chosen, chosen = _chosen(f, args, argnums, "jacrev")
+        of_chosen, chosen, in_structure = _chosen(f, args, argnums, "jacrev")
         result, vjp_fn = vjp(of_chosen, *chosen)
-        outs, single_out = outputs_of(result, "jacrev")
+        outs, out_structure = outputs_of(result, "jacrev")
         blocks = []
         for k, out in enumerate(outs):
 
             def row(e: Tensor, k: int = k) -> tuple[Tensor, ...]:
-                if single_out:
-                    return vjp_fn(e)
                 # the other outputs get zero cotangents
-                return vjp_fn(tuple(e if j == k else factories.zeros_like(o)
-                                    for j, o in enumerate(outs)))  # fmt: skip
+                us = [e if j == k else factories.zeros_like(o) for j, o in enumerate(outs)]
+                return vjp_fn(tree.unflatten(out_structure, us))
 
             if out.size == 1:  # one row: no batch needed
                 rows = row(_basis(out.shape, 0, out))
@@ -105,7 +113,7 @@ def jacrev(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[
             else:
                 rows = tuple(_empty(x) for x in chosen)
             blocks.append([r.reshape(out.shape + x.shape) for r, x in zip(rows, chosen)])
-        return _assemble(blocks, single_out, argnums)
+        return _assemble(blocks, out_structure, in_structure, argnums)
 
     jacrev_f.__name__ = f"jacrev({getattr(f, '__name__', 'f')})"
     return jacrev_f
@@ -126,13 +134,13 @@ def jacfwd(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[
     """
 
     def jacfwd_f(*args: Any) -> Any:
-        restricted, chosen = _chosen(f, args, argnums, "jacfwd")
+        restricted, chosen, in_structure = _chosen(f, args, argnums, "jacfwd")
         per_input = []  # per_input[i][k]: the Jacobian of output k with respect to input i
-        seen: dict[str, Any] = {}  # f's outputs (their shapes) and whether it returned one
+        seen: dict[str, Any] = {}  # f's outputs (their shapes) and the structure of its result
 
         def column(e: Tensor, i: int) -> tuple[Tensor, ...]:
             directions = [e if k == i else None for k in range(len(chosen))]
-            outs, tangents, seen["single"], _ = push_forward(
+            outs, tangents, seen["structure"], _ = push_forward(
                 restricted, chosen, directions, where="jacfwd"
             )
             seen["outs"] = outs
@@ -145,17 +153,21 @@ def jacfwd(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[
                 columns = vmap(column, in_axes=(0, None))(_basis_batch(x.shape, x), i)
             else:  # no directions, but the outputs' shapes still count
                 if "outs" not in seen:
-                    seen["outs"], seen["single"] = outputs_of(restricted(*chosen), "jacfwd")
+                    seen["outs"], seen["structure"] = outputs_of(restricted(*chosen), "jacfwd")
                 columns = tuple(_empty(out) for out in seen["outs"])
-            outs, single_out = seen["outs"], seen["single"]
+            outs = seen["outs"]
             per_input.append(
                 [
                     c.reshape(x.shape + out.shape).permute(_moved(x.ndim, out.ndim))
                     for c, out in zip(columns, outs)
                 ]
             )
-        blocks = [[per_input[i][k] for i in range(len(chosen))] for k in range(len(per_input[0]))]
-        return _assemble(blocks, single_out, argnums)
+        if not chosen:  # no input tensors at all
+            outs, seen["structure"] = outputs_of(restricted(), "jacfwd")
+            per_input = []
+        n_out = len(per_input[0]) if per_input else len(outs)
+        blocks = [[per_input[i][k] for i in range(len(chosen))] for k in range(n_out)]
+        return _assemble(blocks, seen["structure"], in_structure, argnums)
 
     jacfwd_f.__name__ = f"jacfwd({getattr(f, '__name__', 'f')})"
     return jacfwd_f
@@ -190,8 +202,8 @@ def hvp(
 ) -> tuple[Tensor, Any]:
     """``(f(*primals), H v)``: a Hessian-vector product without forming ``H``.
 
-    ``primals`` and ``tangents`` are tuples as in ``jvp``; ``hv`` is shaped
-    like the primal (a tuple of them for several primals). The default is
+    ``primals`` and ``tangents`` are tuples as in ``jvp`` (of pytrees); ``hv``
+    is shaped like the primal (a tuple of them for several primals). The default is
     forward over reverse, ``jvp(grad(f))``: one gradient computation carrying
     tangents. ``mode="reverse-over-reverse"`` computes ``grad(<grad f, v>)``
     instead: two reverse passes, the second through the graph of the first.
@@ -211,11 +223,11 @@ def hvp(
 
         _, hv, out = jvp(grads_and_value, primals, tangents, has_aux=True)
     elif mode == "reverse-over-reverse":
-        vs = [as_tensor(v, "hvp") for v in tangents]
+        vs = [as_tensor(v, "hvp") for v in tree.leaves(tangents)]
 
         def directional(*xs: Any) -> tuple[Tensor, Tensor]:
             value, grads = value_and_grad(f, argnums)(*xs)
-            return sum((g * v).sum() for g, v in zip(grads, vs)), value
+            return sum((g * v).sum() for g, v in zip(tree.leaves(grads), vs)), value
 
         (_, out), hv = value_and_grad(directional, argnums, has_aux=True)(*primals)
     else:

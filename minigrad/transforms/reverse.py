@@ -14,6 +14,9 @@ copies of the arguments, never the caller's tensors:
 - any other argument becomes a fresh leaf sharing its data, which keeps the
   argument's forward-mode tangents (so an outer ``jvp`` sees through).
 
+Arguments and results may be pytrees (``minigrad.tree``): ``mg.grad(loss)(params,
+x)`` with ``params`` a dict of tensors gives a dict of gradients.
+
 The backward pass records its own graph (``create_graph=True``) only when
 something outside still needs it: when ``f``'s graph reaches a tensor that
 requires grad and is not one of ours. Forward-mode tangents flow through the
@@ -31,6 +34,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from minigrad import tree
 from minigrad.graph import topological_order
 from minigrad.tensor import autograd, dtypes, factories
 from minigrad.tensor.batching import watched_from_outside
@@ -115,12 +119,14 @@ def detached(x: Tensor) -> Tensor:
 
 
 def _detached_tree(value: Any) -> Any:
-    """Tensors in ``value`` (nested tuples and lists) without their graphs."""
-    if isinstance(value, Tensor):
-        return detached(value)
-    if isinstance(value, (tuple, list)):
-        return type(value)(_detached_tree(v) for v in value)
-    return value
+    """Tensors in ``value`` (a pytree) without their graphs."""
+    return tree.map(lambda v: detached(v) if isinstance(v, Tensor) else v, value)
+
+
+def watch_tree(chosen: tuple, where: str) -> tuple[list[Tensor], tree.TreeDef]:
+    """Our own differentiable copies of every tensor in ``chosen``, and their structure."""
+    flat, structure = tree.flatten(chosen)
+    return [watch(x, where) for x in flat], structure
 
 
 def pullback(
@@ -172,14 +178,14 @@ def value_and_grad(
 
     def value_and_grad_f(*args: Any) -> Any:
         of_chosen, chosen = argnums_partial(f, args, normalize_argnums(argnums, len(args), "grad"))
-        leaves = [watch(x, "grad") for x in chosen]
+        leaves, structure = watch_tree(chosen, "grad")
         with enable_grad():
-            out, aux = split_aux(of_chosen(*leaves), has_aux, "grad")
+            out, aux = split_aux(of_chosen(*tree.unflatten(structure, leaves)), has_aux, "grad")
         out = _scalar_output(out, "grad")
         nested = outer_graph_needed([out], leaves)
         grads = pullback([out], leaves, [None], create_graph=nested)
         retire(leaves)
-        answer = like_argnums(argnums, grads)
+        answer = like_argnums(argnums, tree.unflatten(structure, grads))
         if nested:
             return ((out, aux), answer) if has_aux else (out, answer)
         value = detached(out)
@@ -216,7 +222,8 @@ def grad(
 def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
     """``(f(*primals), vjp_fn)`` where ``vjp_fn(u)`` is the tuple ``u^T J`` per primal.
 
-    ``f`` returns a Tensor or a tuple of Tensors; ``u`` has the same structure.
+    ``primals``, ``f``'s result and ``u`` may be pytrees; ``u`` has the
+    structure of the result, and each gradient the structure of its primal.
     ``vjp_fn`` can be called many times (``jacrev`` calls it once per output
     element). With ``has_aux=True``, ``f`` returns ``(output, aux)`` and
     ``vjp`` returns ``(output, vjp_fn, aux)``.
@@ -226,21 +233,24 @@ def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[An
     >>> vjp_fn(mg.tensor([1.0, 10.0]))
     (tensor([ 2., 40.]),)
     """
-    leaves = [watch(x, "vjp") for x in primals]
+    leaves, structure = watch_tree(primals, "vjp")
     with enable_grad():
-        result, aux = split_aux(f(*leaves), has_aux, "vjp")
-    outs, single = outputs_of(result, "vjp")
+        result, aux = split_aux(f(*tree.unflatten(structure, leaves)), has_aux, "vjp")
+    outs, out_structure = outputs_of(result, "vjp")
     nested = outer_graph_needed(outs, leaves)
     retire(leaves)  # from here on only vjp_fn differentiates with respect to them
 
-    def vjp_fn(cotangent: Any) -> tuple[Tensor, ...]:
-        us = (cotangent,) if single else cotangent
-        if not isinstance(us, (tuple, list)) or len(us) != len(outs):
-            got = len(us) if isinstance(us, (tuple, list)) else f"one {type(us).__name__}"
+    def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
+        if isinstance(cotangent, list) and out_structure.kind is tuple:
+            cotangent = tuple(cotangent)  # a list for a tuple of outputs: as before
+        try:
+            us = out_structure.flatten_up_to(cotangent, "cotangent")
+        except ValueError as error:
+            kind = getattr(out_structure.kind, "__name__", "tensor")
             raise ValueError(
-                f"vjp_fn: expected a tuple of {len(outs)} cotangent(s), one per output of f, "
-                f"got {got}"
-            )
+                f"vjp_fn: expected a {kind} of {len(outs)} cotangent(s), one per output of f, "
+                f"with the structure of f's result {out_structure} ({error})"
+            ) from None
         us = tuple(as_tensor(u, "vjp_fn") for u in us)
         for k, (o, u) in enumerate(zip(outs, us)):
             if u.shape != o.shape:
@@ -249,7 +259,7 @@ def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[An
                     f"output {k} has a shape of {o.shape}"
                 )
         record = nested or any(u.requires_grad for u in us)
-        return pullback(outs, leaves, us, create_graph=record)
+        return tree.unflatten(structure, pullback(outs, leaves, us, create_graph=record))
 
     shown = result if nested else _detached_tree(result)
     if has_aux:

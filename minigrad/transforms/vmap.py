@@ -39,6 +39,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from minigrad import tree
 from minigrad.tensor import batching
 from minigrad.tensor.batching import BatchedArray
 from minigrad.tensor.shape import transpose
@@ -51,44 +52,35 @@ def _describe(axes: Any) -> str:
     return "None" if axes is None else repr(axes)
 
 
-def _leaves(tree: Any, axes: Any, path: str, where: str) -> list[tuple[str, Any, Any]]:
-    """``(path, leaf, axis)`` for every leaf of ``tree``, ``axes`` matched to its structure."""
-    if axes is None or (isinstance(axes, int) and not isinstance(axes, bool)):
-        if isinstance(tree, (tuple, list)):
-            return [x for i, t in enumerate(tree) for x in _leaves(t, axes, f"{path}[{i}]", where)]
-        if isinstance(tree, dict):
-            return [x for k, t in tree.items() for x in _leaves(t, axes, f"{path}[{k!r}]", where)]
-        return [(path, tree, axes)]
-    if isinstance(axes, (tuple, list)) and isinstance(tree, (tuple, list)):
-        if len(axes) == len(tree):
-            return [
-                x
-                for i, (t, a) in enumerate(zip(tree, axes))
-                for x in _leaves(t, a, f"{path}[{i}]", where)
-            ]
-    elif isinstance(axes, dict) and isinstance(tree, dict) and set(axes) == set(tree):
-        return [x for k, t in tree.items() for x in _leaves(t, axes[k], f"{path}[{k!r}]", where)]
-    if not isinstance(axes, (tuple, list, dict)):
+def _is_axis(a: Any) -> bool:
+    return a is None or (isinstance(a, int) and not isinstance(a, bool))
+
+
+def _leaves(value: Any, axes: Any, path: str, where: str) -> list[tuple[str, Any, Any]]:
+    """``(path, leaf, axis)`` for every leaf of ``value``, ``axes`` a prefix of its structure.
+
+    ``axes`` is matched against ``value`` as a prefix tree (``minigrad.tree``):
+    an int or None where ``value`` has a whole subtree applies to each leaf of it.
+    """
+    entries, prefix = tree.flatten(axes, is_leaf=lambda a: a is None)
+    for a in entries:
+        if not _is_axis(a):
+            raise ValueError(
+                f"vmap: {where} entries must be an int, None, or a tuple, list or dict of them; "
+                f"got {_describe(a)} ({type(a).__name__}) for {path}"
+            )
+    try:
+        subtrees = prefix.flatten_up_to(value, path)
+    except ValueError as error:
         raise ValueError(
-            f"vmap: {where} entries must be an int, None, or a tuple, list or dict of them; "
-            f"got {_describe(axes)} ({type(axes).__name__}) for {path}"
-        )
-    raise ValueError(
-        f"vmap: {where} is not compatible with the structure of {path}: {where} entry "
-        f"{_describe(axes)} does not match a {type(tree).__name__}"
-        + (f" of {len(tree)} entries" if isinstance(tree, (tuple, list, dict)) else "")
-    )
-
-
-def _rebuild(tree: Any, values: list[Any]) -> Any:
-    """``tree`` with its leaves replaced, in order, by ``values`` (consumed from the front)."""
-    if isinstance(tree, tuple) and hasattr(tree, "_fields"):  # a named tuple (sort's result)
-        return type(tree)(*(_rebuild(t, values) for t in tree))
-    if isinstance(tree, (tuple, list)):
-        return type(tree)(_rebuild(t, values) for t in tree)
-    if isinstance(tree, dict):
-        return {k: _rebuild(t, values) for k, t in tree.items()}
-    return values.pop(0)
+            f"vmap: {where} is not compatible with the structure of {path}: {where} "
+            f"{_describe(axes)} against a {type(value).__name__} ({error})"
+        ) from None
+    found = []
+    for sub, axis in zip(subtrees, entries):
+        for p, leaf in tree.flatten_with_paths(sub):
+            found.append((path + p, leaf, axis))
+    return found
 
 
 def _axis(axis: int, ndim: int, path: str, shape: tuple, where: str) -> int:
@@ -213,9 +205,10 @@ def vmap(
                     continue
                 physical = _moved(x, _axis(axis, x.ndim, path, x.shape, "in_axes"), 0)
                 wrapped.append(Tensor._wrap(BatchedArray(physical, level), x.device))
-            result = f(*_rebuild(args, wrapped), **kwargs)
+            result = f(*tree.unflatten(tree.structure(args), wrapped), **kwargs)
             outs = _leaves(result, out_axes, "output", "out_axes")
-            return _rebuild(result, [_unbatch(o, a, level, p) for p, o, a in outs])
+            structure = tree.structure(result)
+            return tree.unflatten(structure, [_unbatch(o, a, level, p) for p, o, a in outs])
         finally:
             batching.close_level(level)
 
