@@ -12,7 +12,7 @@ guarantee; ``numpy_backend.NumpyBackend`` is the reference):
 plus the data movement the primitives need (broadcast, reshape, transpose,
 indexing, scatter-add, concatenate, casts) and storage (``from_numpy``,
 ``to_numpy``, ``full``). The op names of ``map`` and ``zip`` are the keys of
-``scalar_functions.SCALAR_FUNCTIONS``: each op is one plain Python function
+the lines of ``elementwise_ops.OPS``: each op is one plain Python function
 of numbers, compiled by the numba CPU kernels and the numba.cuda kernels alike.
 
 CPU tensors run on the backend named by ``current()``; ``use("numpy")`` switches

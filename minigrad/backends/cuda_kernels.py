@@ -35,7 +35,7 @@ import numba
 from numba import config, cuda
 
 from minigrad.backends import scalar_functions, strides
-from minigrad.backends.scalar_functions import SCALAR_FUNCTIONS
+from minigrad.backends.elementwise_ops import SCALAR_FUNCTIONS
 
 # Under NUMBA_ENABLE_CUDASIM=1 numba runs every CUDA thread as a Python thread:
 # the same code, checked without a GPU, and slow enough to keep sizes small.

@@ -14,8 +14,8 @@ and adds, so it vectorizes, and its error is a few float32 roundings (the
 tests compare it with float64 ``tanh``). The coefficients are Eigen's
 (``ptanh_float``). Float64 kernels keep the library call.
 
-``FAST_FLOAT32`` maps an op name to its replacement; the code generator
-uses it for float32 results only.
+The table of elementwise operations (``elementwise_ops``) names it as
+tanh's float32 body; the kernels use it for float32 results only.
 
     >>> import numpy as np
     >>> x = np.float32(0.5)
@@ -59,6 +59,3 @@ def tanh_float32(x):
     q = x2 * q + t(Q[1])
     q = x2 * q + t(Q[0])
     return x * p / q
-
-
-FAST_FLOAT32 = {"tanh": tanh_float32}

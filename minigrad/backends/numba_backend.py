@@ -40,47 +40,27 @@ import numpy as np
 
 from minigrad.backends import kernel_cache
 from minigrad.backends.buffers import BufferPool
+from minigrad.backends.crossover import NUMPY_BELOW
+from minigrad.backends.elementwise_ops import BOOL_OPS, NUMPY, OPS
 from minigrad.backends.numpy_backend import MAPS, ZIPS, NumpyBackend
 from minigrad.backends.strides import as_strided_storage, broadcast_strides, coalesce, read_only
 from minigrad.backends.threads import Workers
 
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-
-# Below these sizes (elements of the result; of the input for reduce) NumPy
-# is faster: benchmarks/crossover.py measured it on the 2-core development
-# machine (benchmarks/README.md has the table). Fused derivatives read memory
-# once where NumPy reads it three times, so they win earlier.
-NUMPY_BELOW = {"elementwise": 2**20, "fused": 2**18, "reduce": 2**22, "composite": 2**10}
-FUSED = frozenset({"tanh_grad", "sigmoid_grad", "relu_grad"})
-# NumPy has no erf (the reference runs Python's, element by element) and spells
-# gelu, silu and their slopes with four to eight passes over memory; one kernel
-# pass wins from about a thousand elements (benchmarks/crossover.py, "gelu").
-COMPOSITE = frozenset({"erf", "gelu", "gelu_grad", "gelu_tanh", "gelu_tanh_grad", "silu",
-                       "silu_grad"})  # fmt: skip
 REDUCE_OPS = ("sum", "max", "min")
 
-# Ops that stay NumPy's at every size. The maps: exp, log, tanh and sigmoid
-# are SIMD code in NumPy, while a kernel calls the C library once per
-# element, and relu, abs, neg, sign and sqrt are one memory pass either way
-# (measured: NumPy wins or ties at every size). The comparisons and logical
-# ops write bools, one memory pass too; ``pow`` calls the C library per
-# element where NumPy has a fast path for squares. Each kernel costs about a
-# second to compile, so only the ops that pay have one by default: the
-# memory-bound arithmetic zips, the fused derivatives and ``where``. (Any op
-# of ``scalar_functions`` still runs as a kernel when taken out of
-# ``numpy_ops``: the tests do that.)
-KERNEL_OPS = frozenset({"add", "sub", "mul", "div", "maximum", "minimum",
-                        "tanh_grad", "sigmoid_grad", "relu_grad", "where",
-                        # issue 12: clamp, leaky_relu are maximum-like passes; NumPy's
-                        # remainder, softplus and elu make several (measured: the kernel wins)
-                        "clamp_min", "clamp_max", "leaky_relu", "remainder", "softplus", "elu",
-                        *COMPOSITE})  # fmt: skip
-NUMPY_OPS = frozenset(kernel_cache.ARITY) - KERNEL_OPS
-BOOL_OPS = frozenset({"lt", "le", "gt", "ge", "eq", "ne", "logical_and", "logical_or",
-                      "logical_not"})  # fmt: skip
+# The policy, derived from the table of elementwise operations (elementwise_ops.py):
+# which ops have a kernel by default, and which stay NumPy's at every size. Each
+# kernel costs about a second to compile, so only the ops measured to pay have one.
+# (Any op of the table still runs as a kernel when taken out of ``numpy_ops``: the
+# tests do that.)
+KERNEL_OPS = frozenset(name for name, row in OPS.items() if row.policy != NUMPY)
+NUMPY_OPS = frozenset(OPS) - KERNEL_OPS
 # The NumPy maps that are plain ufuncs giving the input's dtype, so they can
 # write into a recycled buffer.
 UFUNCS = {op: fn for op, fn in MAPS.items() if isinstance(fn, np.ufunc) and op not in BOOL_OPS}
+# Which crossover of NUMPY_BELOW (crossover.py) each op has.
+_KIND = {name: "elementwise" if row.policy == NUMPY else row.policy for name, row in OPS.items()}
 
 
 class NumbaBackend(NumpyBackend):
@@ -110,7 +90,7 @@ class NumbaBackend(NumpyBackend):
     # next to nothing to it.
     def map(self, op: str, x: np.ndarray) -> np.ndarray:
         if x.size < self.numpy_below["elementwise"] and (  # the common, small case first
-            op not in COMPOSITE or x.size < self.numpy_below["composite"]
+            _KIND[op] != "composite" or x.size < self.numpy_below["composite"]
         ):
             return np.asarray(MAPS[op](x))
         if not self._kernel_pays(x.size, x.dtype, op):
@@ -125,7 +105,7 @@ class NumbaBackend(NumpyBackend):
         if (
             bound < self.numpy_below["fused"]
             and bound < self.numpy_below["elementwise"]
-            and (op not in COMPOSITE or bound < self.numpy_below["composite"])
+            and (_KIND[op] != "composite" or bound < self.numpy_below["composite"])
         ):
             return np.asarray(ZIPS[op](x, y))
         shape = self._big_shape(op, x, y)
@@ -252,16 +232,14 @@ class NumbaBackend(NumpyBackend):
         bound = 1
         for a in arrays:
             bound *= a.size
-        if bound < self.numpy_below[_kind(op)]:
+        if bound < self.numpy_below[_KIND[op]]:
             return None
         return np.broadcast_shapes(*(a.shape for a in arrays))
 
     def _kernel_pays(self, size: int, dtype: np.dtype, op: str) -> bool:
-        if size < self.numpy_below[_kind(op)]:
+        if size < self.numpy_below[_KIND[op]]:
             return False
-        if dtype not in FLOATS or op in self.numpy_ops:
-            return False
-        return op in kernel_cache.ARITY or op == "where"
+        return dtype in FLOATS and op not in self.numpy_ops
 
     def _elementwise(self, op, shape, dtype, *inputs) -> np.ndarray:
         """Run op ``op``'s kernel on ``inputs`` into a fresh contiguous array of ``shape``."""
@@ -288,11 +266,6 @@ class NumbaBackend(NumpyBackend):
         kernel_cache.call(self.workers.run, kernel, out.size, out.reshape(-1), flat_shape,
                           *arguments)  # fmt: skip
         return out
-
-
-def _kind(op: str) -> str:
-    """Which crossover of ``NUMPY_BELOW`` an elementwise op has."""
-    return "composite" if op in COMPOSITE else "fused" if op in FUSED else "elementwise"
 
 
 _UNIT_STRIDE = np.ones(1, dtype=np.int64)

@@ -8,129 +8,15 @@ still returns a 0-d array, so the layers above see one type only.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
+from minigrad.backends.elementwise_ops import OPS
 from minigrad.backends.strides import window_strides
 
-# Elementwise functions of one array, by name. ``sigmoid`` uses the form
-# 1 / (1 + exp(-x)) split by sign so neither branch overflows.
-MAPS = {
-    "neg": np.negative,
-    "exp": np.exp,
-    "log": np.log,
-    "sqrt": np.sqrt,
-    "tanh": np.tanh,
-    "abs": np.abs,
-    "sign": np.sign,
-    "logical_not": np.logical_not,
-    "relu": lambda x: np.maximum(x, 0).astype(x.dtype, copy=False),
-    "sigmoid": lambda x: _sigmoid(x),
-    # The math library (issue 12); "round" halves to even, as NumPy's rint.
-    "sin": np.sin,
-    "cos": np.cos,
-    "tan": np.tan,
-    "asin": np.arcsin,
-    "acos": np.arccos,
-    "atan": np.arctan,
-    "sinh": np.sinh,
-    "cosh": np.cosh,
-    "asinh": np.arcsinh,
-    "acosh": np.arccosh,
-    "atanh": np.arctanh,
-    "exp2": np.exp2,
-    "expm1": np.expm1,
-    "log2": np.log2,
-    "log10": np.log10,
-    "log1p": np.log1p,
-    "erf": lambda x: _erf(x),
-    "square": np.square,
-    "reciprocal": np.reciprocal,
-    "rsqrt": lambda x: 1 / np.sqrt(x),
-    "floor": np.floor,
-    "ceil": np.ceil,
-    "trunc": np.trunc,
-    "round": np.rint,
-    # Activations (the numbers are 1/sqrt(2) and sqrt(2/pi)).
-    "gelu": lambda x: x * _normal_cdf(x),
-    "gelu_tanh": lambda x: x * _sigmoid(_gelu_tanh_u(x) * 2),
-    "silu": lambda x: x * _sigmoid(x),
-}
-
-# Elementwise functions of two arrays, by name (NumPy broadcasting).
-ZIPS = {
-    "add": np.add,
-    "sub": np.subtract,
-    "mul": np.multiply,
-    "div": np.divide,
-    "pow": np.power,
-    "maximum": np.maximum,
-    "minimum": np.minimum,
-    "lt": np.less,
-    "le": np.less_equal,
-    "gt": np.greater,
-    "ge": np.greater_equal,
-    "eq": np.equal,
-    "ne": np.not_equal,
-    "logical_and": np.logical_and,
-    "logical_or": np.logical_or,
-    # Fused derivatives (lesson 10): one pass instead of three. ``g`` is the
-    # cotangent, ``y`` the forward output (tanh, sigmoid) or input (relu).
-    "tanh_grad": lambda g, y: g * (1 - y * y),
-    "sigmoid_grad": lambda g, y: g * (y * (1 - y)),
-    "relu_grad": lambda g, x: g * (x > 0),  # faster than np.where (benchmarks/README.md)
-    # Issue 12. clamp_min and clamp_max keep a NaN from either side, as maximum does.
-    "atan2": np.arctan2,
-    "remainder": np.remainder,
-    "clamp_min": np.maximum,
-    "clamp_max": np.minimum,
-    # Activations with a parameter (the second array, 0-d) and fused derivatives.
-    "softplus": lambda x, threshold: np.where(x > threshold, x, np.logaddexp(0, x)),
-    "elu": lambda x, alpha: np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))),
-    "leaky_relu": lambda x, slope: np.where(x > 0, x, x * slope),
-    "gelu_grad": lambda g, x: g * _gelu_slope(x),
-    "gelu_tanh_grad": lambda g, x: g * _gelu_tanh_slope(x),
-    "silu_grad": lambda g, x: g * (_sigmoid(x) * (1 + x * _sigmoid(-x))),
-}
-
-
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    # exp(-log(1 + e^-x)): logaddexp never overflows, whatever the sign of x.
-    return np.exp(-np.logaddexp(0, -x)).astype(x.dtype, copy=False)
-
-
-# NumPy has no erf: Python's, element by element, rounded to the input's dtype.
-# Slow, and only the reference: the numba backend runs erf and gelu as kernels.
-_python_erf = np.frompyfunc(math.erf, 1, 1)
-_python_erfc = np.frompyfunc(math.erfc, 1, 1)
-
-
-def _erf(x: np.ndarray) -> np.ndarray:
-    return np.asarray(_python_erf(x), dtype=x.dtype)
-
-
-def _normal_cdf(x: np.ndarray) -> np.ndarray:
-    """Phi(x) = erfc(-x / sqrt 2) / 2 (no cancellation for negative x, as 1 + erf would)."""
-    return np.asarray(_python_erfc(x * -0.7071067811865476), dtype=x.dtype) * 0.5
-
-
-def _gelu_slope(x: np.ndarray) -> np.ndarray:
-    """Phi(x) + x phi(x): the normal cdf and density (1/sqrt(2 pi) = 0.3989...)."""
-    return _normal_cdf(x) + x * 0.3989422804014327 * np.exp(-0.5 * x * x)
-
-
-def _gelu_tanh_u(x: np.ndarray) -> np.ndarray:
-    """u = sqrt(2/pi) (x + 0.044715 x^3), inside gelu's tanh approximation."""
-    return 0.7978845608028654 * (x + 0.044715 * x * x * x)
-
-
-def _gelu_tanh_slope(x: np.ndarray) -> np.ndarray:
-    """s + 2 x s (1 - s) u' with s = sigmoid(2u) = (1 + tanh(u)) / 2, 1 - s = sigmoid(-2u)."""
-    u2 = _gelu_tanh_u(x) * 2
-    s, rest = _sigmoid(u2), _sigmoid(-u2)
-    return s + 2 * x * s * rest * 0.7978845608028654 * (1 + 3 * 0.044715 * x * x)
-
+# The elementwise functions of one and of two arrays (NumPy broadcasting), by
+# name: the NumPy spellings of the table of elementwise operations.
+MAPS = {name: row.numpy for name, row in OPS.items() if row.arity == 1}
+ZIPS = {name: row.numpy for name, row in OPS.items() if row.arity == 2}
 
 REDUCES = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min}
 

@@ -3,10 +3,11 @@
 Each function here takes plain numbers and returns one. It is ordinary
 Python: it runs as it is (the doctests, numba's CUDA simulator), ``numba.njit``
 compiles it for the CPU kernels, and ``numba.cuda.jit(device=True)`` for the
-GPU ones. ``SCALAR_FUNCTIONS`` names them by the op names that
-``backend.map(name, x)`` and ``backend.zip(name, x, y)`` accept; the number
-of arguments is the arity. A kernel applies one of them to every element,
-and a fusion pass may call several in one kernel body.
+GPU ones. The table of elementwise operations (``elementwise_ops.OPS``)
+names each by the op name that ``backend.map(name, x)`` and
+``backend.zip(name, x, y)`` accept; the number of arguments is the arity. A
+kernel applies one of them to every element, and a fusion pass may call
+several in one kernel body.
 
 Two rules make one source right on every device:
 
@@ -22,59 +23,15 @@ Two rules make one source right on every device:
 The NumPy reference backend keeps NumPy's own ufuncs; the tests check that
 every function here agrees with it. The math library (``scalar_math``: sin,
 log1p, erf, rounding, ...) and the activations (``scalar_activations``: gelu,
-silu, ...) live in their own modules under the same rules; the table below
-names them all.
+silu, ...) live in their own modules under the same rules.
 
-    >>> SCALAR_FUNCTIONS["tanh_grad"](0.5, 0.5)
+    >>> tanh_grad(0.5, 0.5)
     0.375
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-
-from minigrad.backends.scalar_activations import (
-    elu,
-    gelu,
-    gelu_grad,
-    gelu_tanh,
-    gelu_tanh_grad,
-    leaky_relu,
-    silu,
-    silu_grad,
-    softplus,
-)
-from minigrad.backends.scalar_math import (
-    acos,
-    acosh,
-    asin,
-    asinh,
-    atan,
-    atan2,
-    atanh,
-    ceil,
-    clamp_max,
-    clamp_min,
-    cos,
-    cosh,
-    erf,
-    exp2,
-    expm1,
-    floor,
-    log1p,
-    log2,
-    log10,
-    reciprocal,
-    remainder,
-    round_half_even,
-    rsqrt,
-    sin,
-    sinh,
-    square,
-    tan,
-    trunc,
-)
 
 # Above this, exp overflows float64 (float32 overflows earlier, to inf by itself).
 EXP_LIMIT = 709.782712893384
@@ -369,75 +326,3 @@ def where(c, x, y):
     (1.0, nan, 2.0)
     """
     return x if c else y
-
-
-SCALAR_FUNCTIONS: dict[str, Callable] = {
-    "neg": neg,
-    "exp": exp,
-    "log": log,
-    "sqrt": sqrt,
-    "tanh": tanh,
-    "abs": absolute,
-    "sign": sign,
-    "relu": relu,
-    "sigmoid": sigmoid,
-    "logical_not": logical_not,
-    "add": add,
-    "sub": sub,
-    "mul": mul,
-    "div": div,
-    "pow": power,
-    "maximum": maximum,
-    "minimum": minimum,
-    "lt": lt,
-    "le": le,
-    "gt": gt,
-    "ge": ge,
-    "eq": eq,
-    "ne": ne,
-    "logical_and": logical_and,
-    "logical_or": logical_or,
-    "tanh_grad": tanh_grad,
-    "sigmoid_grad": sigmoid_grad,
-    "relu_grad": relu_grad,
-    "where": where,
-    # The math library (scalar_math.py): issue 12.
-    "sin": sin,
-    "cos": cos,
-    "tan": tan,
-    "asin": asin,
-    "acos": acos,
-    "atan": atan,
-    "sinh": sinh,
-    "cosh": cosh,
-    "asinh": asinh,
-    "acosh": acosh,
-    "atanh": atanh,
-    "exp2": exp2,
-    "expm1": expm1,
-    "log2": log2,
-    "log10": log10,
-    "log1p": log1p,
-    "erf": erf,
-    "square": square,
-    "reciprocal": reciprocal,
-    "rsqrt": rsqrt,
-    "floor": floor,
-    "ceil": ceil,
-    "trunc": trunc,
-    "round": round_half_even,
-    "atan2": atan2,
-    "remainder": remainder,
-    "clamp_min": clamp_min,
-    "clamp_max": clamp_max,
-    # Activations and their fused derivatives (scalar_activations.py).
-    "gelu": gelu,
-    "gelu_grad": gelu_grad,
-    "gelu_tanh": gelu_tanh,
-    "gelu_tanh_grad": gelu_tanh_grad,
-    "silu": silu,
-    "silu_grad": silu_grad,
-    "softplus": softplus,
-    "elu": elu,
-    "leaky_relu": leaky_relu,
-}

@@ -35,9 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.backends import kernel_cache
-from minigrad.backends.fast_math import FAST_FLOAT32
-from minigrad.backends.scalar_functions import SCALAR_FUNCTIONS
+from minigrad.backends import elementwise_ops, kernel_cache
 from minigrad.compile.graph import Op, Var, uniform_value
 
 # Threads cost tens of microseconds to wake: below this many elements one
@@ -149,11 +147,9 @@ class FusedKernel:
 
 
 def scalar_body(op: Op) -> Any:
-    """The scalar function the kernel calls for ``op``: the registry's, or for float32 a
-    version that vectorizes (``fast_math``)."""
-    if op.out.dtype == np.float32 and op.prim.scalar in FAST_FLOAT32:
-        return FAST_FLOAT32[op.prim.scalar]
-    return SCALAR_FUNCTIONS[op.prim.scalar]
+    """The scalar function the kernel calls for ``op``: the table's, or for float32 a
+    version that vectorizes (``elementwise_ops.scalar_body``)."""
+    return elementwise_ops.scalar_body(op.prim.scalar, op.out.dtype)
 
 
 def _buffer(donated: Any, shape: tuple[int, ...], dtype: Any, backend: Any) -> np.ndarray:

@@ -23,8 +23,8 @@ import numpy as np
 import pytest
 
 from minigrad.backends.contract import Backend
+from minigrad.backends.elementwise_ops import SCALAR_FUNCTIONS
 from minigrad.backends.numpy_backend import MAPS, ZIPS, NumpyBackend
-from minigrad.backends.scalar_functions import SCALAR_FUNCTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = NumpyBackend()

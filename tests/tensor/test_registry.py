@@ -15,7 +15,7 @@ import pytest
 from test_forward_mode import PROGRAMS, program_inputs
 
 import minigrad as mg
-from minigrad.backends.scalar_functions import SCALAR_FUNCTIONS
+from minigrad.backends.elementwise_ops import SCALAR_FUNCTIONS
 from minigrad.tensor.primitive import REGISTRY, Primitive, TensorSpec, registry_table
 from minigrad.tensor.record import OpRecord
 

@@ -1,0 +1,243 @@
+"""The table of elementwise operations: one line per op, read by every backend (lessons 04, 10, 11).
+
+An elementwise operation computes each element of its result from the
+elements at the same position of its inputs. Every backend needs to know the
+same few things about one, and this table is the only place that says them:
+
+- its **scalar function**: plain Python on numbers (``scalar_functions``,
+  ``scalar_math``, ``scalar_activations``), which numba compiles for the CPU
+  kernels, for the CUDA kernels and for the fusion pass alike; the number of
+  its arguments is the op's arity (``map`` takes one array, ``zip`` two);
+- its **NumPy spelling**: what the reference backend runs, and so the answer
+  every compiled kernel is tested against;
+- its **kernel policy**: when the numba CPU backend runs the compiled kernel
+  instead of NumPy (``crossover.py`` holds the sizes):
+
+  - ``NUMPY``: never. NumPy's loop is SIMD code the kernel cannot beat (exp,
+    tanh), or the op is one memory pass either way (neg, comparisons);
+  - ``ELEMENTWISE``: from ``crossover.ELEMENTWISE`` elements: a memory-bound
+    zip that the kernel runs on every core into recycled memory;
+  - ``FUSED``: from ``crossover.FUSED``: a fused derivative, which reads
+    memory once where NumPy's spelling reads it three times;
+  - ``COMPOSITE``: from ``crossover.COMPOSITE``: NumPy spells it with several
+    passes over memory (or, for erf, a Python call per element);
+
+- optionally a **float32 body** that vectorizes where the scalar function
+  calls the C library per element (``fast_math``): the kernels use it for
+  float32 results.
+
+Adding an elementwise op is one ``op(...)`` line here, its scalar function
+beside the others, a registry row in ``minigrad/tensor`` that names it
+(``scalar="name"``) and a database entry (``tests/opdb``): the README's
+"Adding an operation" walks through it. A test checks that no other module of
+the package names an elementwise op.
+
+    >>> OPS["tanh_grad"].arity, OPS["tanh_grad"].policy
+    (2, 'fused')
+    >>> SCALAR_FUNCTIONS["tanh_grad"](0.5, 0.5)
+    0.375
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+
+from minigrad.backends import scalar_activations as act
+from minigrad.backends import scalar_functions as f
+from minigrad.backends import scalar_math as m
+from minigrad.backends.fast_math import tanh_float32
+
+# The kernel policies; each but NUMPY names its threshold in crossover.NUMPY_BELOW.
+NUMPY, ELEMENTWISE, FUSED, COMPOSITE = "numpy", "elementwise", "fused", "composite"
+
+
+class ElementwiseOp(NamedTuple):
+    """One line of the table (see the module docstring)."""
+
+    name: str
+    scalar: Callable
+    numpy: Callable
+    policy: str
+    float32: Callable | None
+
+    @property
+    def arity(self) -> int:
+        return self.scalar.__code__.co_argcount
+
+
+OPS: dict[str, ElementwiseOp] = {}
+
+
+def op(name: str, scalar: Callable, numpy: Callable, policy: str = NUMPY,
+       float32: Callable | None = None) -> None:  # fmt: skip
+    """Add the line ``name`` to the table."""
+    assert name not in OPS and policy in (NUMPY, ELEMENTWISE, FUSED, COMPOSITE), name
+    OPS[name] = ElementwiseOp(name, scalar, numpy, policy, float32)
+
+
+# -- NumPy spellings longer than one function -------------------------------------------------
+def _sigmoid(x):
+    # exp(-log(1 + e^-x)): logaddexp never overflows, whatever the sign of x.
+    return np.exp(-np.logaddexp(0, -x)).astype(x.dtype, copy=False)
+
+
+# NumPy has no erf: Python's, element by element, rounded to the input's dtype.
+# Slow, and only the reference: the numba backend runs erf and gelu as kernels.
+_python_erf = np.frompyfunc(math.erf, 1, 1)
+_python_erfc = np.frompyfunc(math.erfc, 1, 1)
+
+
+def _erf(x):
+    return np.asarray(_python_erf(x), dtype=x.dtype)
+
+
+def _normal_cdf(x):
+    """Phi(x) = erfc(-x / sqrt 2) / 2 (no cancellation for negative x, as 1 + erf would)."""
+    return np.asarray(_python_erfc(x * -0.7071067811865476), dtype=x.dtype) * 0.5
+
+
+def _gelu_slope(x):
+    """Phi(x) + x phi(x): the normal cdf and density (1/sqrt(2 pi) = 0.3989...)."""
+    return _normal_cdf(x) + x * 0.3989422804014327 * np.exp(-0.5 * x * x)
+
+
+def _gelu_tanh_u(x):
+    """u = sqrt(2/pi) (x + 0.044715 x^3), inside gelu's tanh approximation."""
+    return 0.7978845608028654 * (x + 0.044715 * x * x * x)
+
+
+def _gelu_tanh_slope(x):
+    """s + 2 x s (1 - s) u' with s = sigmoid(2u) = (1 + tanh(u)) / 2, 1 - s = sigmoid(-2u)."""
+    u2 = _gelu_tanh_u(x) * 2
+    s, rest = _sigmoid(u2), _sigmoid(-u2)
+    return s + 2 * x * s * rest * 0.7978845608028654 * (1 + 3 * 0.044715 * x * x)
+
+
+def _softplus(x, threshold):
+    return np.where(x > threshold, x, np.logaddexp(0, x))
+
+
+def _elu(x, alpha):
+    return np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0)))
+
+
+def _leaky_relu(x, slope):
+    return np.where(x > 0, x, x * slope)
+
+
+def _gelu_tanh(x):
+    return x * _sigmoid(_gelu_tanh_u(x) * 2)
+
+
+def _silu_slope(x):
+    return _sigmoid(x) * (1 + x * _sigmoid(-x))
+
+
+# -- the table ----------------------------------------------------------------------------------
+# fmt: off
+# name               scalar function     NumPy spelling                        kernel policy
+# Functions of one number.
+op("neg",            f.neg,              np.negative)
+op("exp",            f.exp,              np.exp)
+op("log",            f.log,              np.log)
+op("sqrt",           f.sqrt,             np.sqrt)
+op("tanh",           f.tanh,             np.tanh,                              NUMPY, tanh_float32)
+op("abs",            f.absolute,         np.abs)
+op("sign",           f.sign,             np.sign)
+op("logical_not",    f.logical_not,      np.logical_not)
+op("relu",           f.relu,             lambda x: np.maximum(x, 0).astype(x.dtype, copy=False))
+op("sigmoid",        f.sigmoid,          _sigmoid)
+# The math library (issue 12); "round" halves to even, as NumPy's rint.
+op("sin",            m.sin,              np.sin)
+op("cos",            m.cos,              np.cos)
+op("tan",            m.tan,              np.tan)
+op("asin",           m.asin,             np.arcsin)
+op("acos",           m.acos,             np.arccos)
+op("atan",           m.atan,             np.arctan)
+op("sinh",           m.sinh,             np.sinh)
+op("cosh",           m.cosh,             np.cosh)
+op("asinh",          m.asinh,            np.arcsinh)
+op("acosh",          m.acosh,            np.arccosh)
+op("atanh",          m.atanh,            np.arctanh)
+op("exp2",           m.exp2,             np.exp2)
+op("expm1",          m.expm1,            np.expm1)
+op("log2",           m.log2,             np.log2)
+op("log10",          m.log10,            np.log10)
+op("log1p",          m.log1p,            np.log1p)
+op("erf",            m.erf,              _erf,                                 COMPOSITE)
+op("square",         m.square,           np.square)
+op("reciprocal",     m.reciprocal,       np.reciprocal)
+op("rsqrt",          m.rsqrt,            lambda x: 1 / np.sqrt(x))
+op("floor",          m.floor,            np.floor)
+op("ceil",           m.ceil,             np.ceil)
+op("trunc",          m.trunc,            np.trunc)
+op("round",          m.round_half_even,  np.rint)
+# Activations (the numbers are 1/sqrt(2) and sqrt(2/pi)).
+op("gelu",           act.gelu,           lambda x: x * _normal_cdf(x),         COMPOSITE)
+op("gelu_tanh",      act.gelu_tanh,      _gelu_tanh,                           COMPOSITE)
+op("silu",           act.silu,           lambda x: x * _sigmoid(x),            COMPOSITE)
+# Functions of two numbers (NumPy broadcasting between the arrays).
+op("add",            f.add,              np.add,                               ELEMENTWISE)
+op("sub",            f.sub,              np.subtract,                          ELEMENTWISE)
+op("mul",            f.mul,              np.multiply,                          ELEMENTWISE)
+op("div",            f.div,              np.divide,                            ELEMENTWISE)
+op("pow",            f.power,            np.power)
+op("maximum",        f.maximum,          np.maximum,                           ELEMENTWISE)
+op("minimum",        f.minimum,          np.minimum,                           ELEMENTWISE)
+op("lt",             f.lt,               np.less)
+op("le",             f.le,               np.less_equal)
+op("gt",             f.gt,               np.greater)
+op("ge",             f.ge,               np.greater_equal)
+op("eq",             f.eq,               np.equal)
+op("ne",             f.ne,               np.not_equal)
+op("logical_and",    f.logical_and,      np.logical_and)
+op("logical_or",     f.logical_or,       np.logical_or)
+op("atan2",          m.atan2,            np.arctan2)
+# NumPy's remainder makes several passes; clamp is a maximum-like pass (measured: the kernel wins).
+op("remainder",      m.remainder,        np.remainder,                         ELEMENTWISE)
+# clamp_min and clamp_max keep a NaN from either side, as maximum does.
+op("clamp_min",      m.clamp_min,        np.maximum,                           ELEMENTWISE)
+op("clamp_max",      m.clamp_max,        np.minimum,                           ELEMENTWISE)
+# Activations with a parameter (the second array, 0-d).
+op("softplus",       act.softplus,       _softplus,                            ELEMENTWISE)
+op("elu",            act.elu,            _elu,                                 ELEMENTWISE)
+op("leaky_relu",     act.leaky_relu,     _leaky_relu,                          ELEMENTWISE)
+# Fused derivatives (lesson 10): one pass instead of three. g is the cotangent,
+# the second argument the forward output (tanh, sigmoid) or input (the others).
+op("tanh_grad",      f.tanh_grad,        lambda g, y: g * (1 - y * y),         FUSED)
+op("sigmoid_grad",   f.sigmoid_grad,     lambda g, y: g * (y * (1 - y)),       FUSED)
+op("relu_grad",      f.relu_grad,        lambda g, x: g * (x > 0),             FUSED)
+op("gelu_grad",      act.gelu_grad,      lambda g, x: g * _gelu_slope(x),      COMPOSITE)
+op("gelu_tanh_grad", act.gelu_tanh_grad, lambda g, x: g * _gelu_tanh_slope(x), COMPOSITE)
+op("silu_grad",      act.silu_grad,      lambda g, x: g * _silu_slope(x),      COMPOSITE)
+# Selection: the one function of three numbers (backend.where).
+op("where",          f.where,            np.where,                             ELEMENTWISE)
+# fmt: on
+
+# -- derived views, by name -----------------------------------------------------------------
+SCALAR_FUNCTIONS: dict[str, Callable] = {name: row.scalar for name, row in OPS.items()}
+ARITY: dict[str, int] = {name: row.arity for name, row in OPS.items()}
+# The float32 bodies that vectorize (fast_math), used by the kernels for float32 results.
+FAST_FLOAT32: dict[str, Callable] = {n: row.float32 for n, row in OPS.items() if row.float32}
+# The ops whose result is a bool, whatever the inputs: NumPy's spelling says so.
+BOOL_OPS = frozenset(
+    name
+    for name, row in OPS.items()
+    if row.arity < 3 and np.asarray(row.numpy(*[np.empty(0)] * row.arity)).dtype == np.bool_
+)
+
+
+def scalar_body(name: str, dtype: object) -> Callable:
+    """The scalar function a kernel calls for op ``name`` with results of ``dtype``.
+
+    >>> scalar_body("tanh", np.float32).__name__, scalar_body("tanh", np.float64).__name__
+    ('tanh_float32', 'tanh')
+    """
+    row = OPS[name]
+    if row.float32 is not None and np.dtype(dtype) == np.float32:
+        return row.float32
+    return row.scalar

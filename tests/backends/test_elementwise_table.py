@@ -1,0 +1,77 @@
+"""The table of elementwise operations is the only place that lists them (issue 24).
+
+Every backend derives what it knows of an elementwise op (the NumPy maps and
+zips, the numba backend's policy, the CUDA functions, the fusion's scalar
+bodies and float32 fast paths) from ``elementwise_ops.OPS``. A hand-written
+list of op names anywhere else in the kernel layers would drift from it: the
+test below finds any.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from minigrad.backends import elementwise_ops
+from minigrad.backends.elementwise_ops import BOOL_OPS, OPS
+
+PACKAGE = Path(__file__).resolve().parents[2] / "minigrad"
+# The modules that build, pick or run kernels: where knowledge of the ops could hide.
+KERNEL_LAYERS = sorted(
+    [*PACKAGE.joinpath("backends").glob("*.py")]
+    + [PACKAGE / "compile" / name for name in ("codegen.py", "fusion.py", "run.py")]
+)
+
+
+def op_lists(path: Path) -> list[str]:
+    """Every literal collection (list, tuple, set, dict keys) in ``path`` that names an op."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            items = node.elts
+        elif isinstance(node, ast.Dict):
+            items = [k for k in node.keys if k is not None]
+        else:
+            continue
+        names = [i.value for i in items if isinstance(i, ast.Constant) and i.value in OPS]
+        if names:
+            found.append(f"{path.name}:{node.lineno}: {names}")
+    return found
+
+
+def test_no_kernel_module_lists_elementwise_ops_but_the_table():
+    table = Path(elementwise_ops.__file__).resolve()
+    found = [hit for path in KERNEL_LAYERS if path.resolve() != table for hit in op_lists(path)]
+    assert not found, "elementwise ops listed outside elementwise_ops.py:\n" + "\n".join(found)
+
+
+def test_the_scan_finds_a_hand_written_list(tmp_path):
+    # The old numpy_backend.MAPS and numba_backend.FUSED, in miniature.
+    module = tmp_path / "maps.py"
+    module.write_text(
+        "import numpy as np\n"
+        'MAPS = {"exp": np.exp, "log": np.log}\n'
+        'FUSED = frozenset({"tanh_grad", "sigmoid_grad"})\n'
+        'REDUCES = {"sum": np.sum}\n'
+    )
+    assert op_lists(module) == [
+        "maps.py:2: ['exp', 'log']",
+        "maps.py:3: ['tanh_grad', 'sigmoid_grad']",
+    ]
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_each_line_is_consistent(name):
+    row = OPS[name]
+    assert row.arity in (1, 2, 3), name
+    assert row.policy in ("numpy", "elementwise", "fused", "composite"), name
+    if row.float32 is not None:
+        assert row.float32.__code__.co_argcount == row.arity, name
+    # The derived bool set agrees with what NumPy's spelling gives on float input.
+    if row.arity < 3:
+        with np.errstate(all="ignore"):
+            out = np.asarray(row.numpy(*[np.full(2, 0.5, np.float32)] * row.arity))
+        assert (out.dtype == np.bool_) == (name in BOOL_OPS), name
