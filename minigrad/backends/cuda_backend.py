@@ -150,7 +150,7 @@ class CudaBackend:
         return CudaArray(cuda.to_device(flat), array.shape)
 
     def to_numpy(self, x: CudaArray) -> np.ndarray:
-        x = self._contiguous(x)
+        x = self.contiguous(x)
         self.downloads += 1
         if x.size == 0:
             return np.empty(x.shape, x.dtype)
@@ -196,7 +196,7 @@ class CudaBackend:
             op, numba.from_dtype(dtype), len(kept_shape), len(red_shape), self.reduce_threads
         )
         if out.size:
-            self._run(
+            self.run(
                 kernel,
                 min(out.size, MAX_BLOCKS),
                 threads,
@@ -226,7 +226,7 @@ class CudaBackend:
         tile = self.tile
         kernel = kernels.matmul_kernel(numba.from_dtype(dtype), len(batch), tile)
         grid = (-(-n // tile), -(-m // tile), min(out.size // (m * n), MAX_BLOCKS))
-        self._run(
+        self.run(
             kernel,
             grid,
             (tile, tile),
@@ -285,7 +285,7 @@ class CudaBackend:
         return CudaArray(x.buffer, shape, broadcast_strides(x.shape, x.strides, shape), x.offset)
 
     def reshape(self, x: CudaArray, shape: tuple[int, ...]) -> CudaArray:
-        x = self._contiguous(x)
+        x = self.contiguous(x)
         return CudaArray(x.buffer, shape, None, x.offset)
 
     def transpose(self, x: CudaArray, axes: tuple[int, ...]) -> CudaArray:
@@ -331,9 +331,9 @@ class CudaBackend:
     def _launch(self, kernel: Any, size: int, *args: Any) -> None:
         """Run ``kernel`` with at least one thread per element of a ``size``-element output."""
         if size:
-            self._run(kernel, *kernels.blocks(size), *args)
+            self.run(kernel, *kernels.blocks(size), *args)
 
-    def _run(self, kernel: Any, grid: Any, block: Any, *args: Any) -> None:
+    def run(self, kernel: Any, grid: Any, block: Any, *args: Any) -> None:
         """Launch ``kernel[grid, block](*args)``, one launch at a time (safe for threads)."""
         with self._launching:
             kernel[grid, block](*args)
@@ -354,7 +354,8 @@ class CudaBackend:
         kernel = kernel_for(len(shape))
         self._launch(kernel, out.size, out.size, _ints(shape), *operands, *tail)
 
-    def _contiguous(self, x: CudaArray) -> CudaArray:
+    def contiguous(self, x: CudaArray) -> CudaArray:
+        """``x``, or a contiguous copy of it (one thread per element) when it is a strided view."""
         if x.contiguous:
             return x
         out = self.empty(x.shape, x.dtype)

@@ -41,7 +41,7 @@ import numpy as np
 from minigrad.backends import kernel_cache
 from minigrad.backends.buffers import BufferPool
 from minigrad.backends.crossover import NUMPY_BELOW
-from minigrad.backends.elementwise_ops import BOOL_OPS, NUMPY, OPS
+from minigrad.backends.elementwise_ops import ARITY, BOOL_OPS, NUMPY, OPS
 from minigrad.backends.numpy_backend import MAPS, ZIPS, NumpyBackend
 from minigrad.backends.strides import as_strided_storage, broadcast_strides, coalesce, read_only
 from minigrad.backends.threads import Workers
@@ -235,6 +235,16 @@ class NumbaBackend(NumpyBackend):
         if bound < self.numpy_below[_KIND[op]]:
             return None
         return np.broadcast_shapes(*(a.shape for a in arrays))
+
+    def numpy_runs(self, op: str, size: int) -> bool:
+        """Whether ``map``/``zip`` of ``op`` over ``size`` elements is NumPy's own call.
+
+        The compiler (``compile/run.py``) asks, once per step, and then calls
+        NumPy itself: the same decision, taken where the shapes are known.
+        """
+        if size < self.numpy_below[_KIND[op]]:
+            return True
+        return ARITY[op] == 2 and op in self.numpy_ops
 
     def _kernel_pays(self, size: int, dtype: np.dtype, op: str) -> bool:
         if size < self.numpy_below[_KIND[op]]:

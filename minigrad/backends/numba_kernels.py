@@ -33,7 +33,11 @@ import numba
 import numpy as np
 from numba import njit, uint64
 
-from minigrad.backends import strides
+from minigrad.backends import kernel_cache, strides
+
+# Cached on disk in the user's cache folder, or compiled in memory when that
+# folder is unusable (kernel_cache.caching warns once).
+CACHE = kernel_cache.caching()
 
 # The index math of strides.py, compiled for the CPU. (The CUDA backend wraps
 # the same functions with cuda.jit(device=True).)
@@ -127,7 +131,7 @@ def zip_range(fn, start, stop, out, shape, x, x_offset, x_strides, y, y_offset, 
         advance(index, shape, n)
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=CACHE)
 def where_range(start, stop, out, shape, c, c_offset, c_strides, x, x_offset, x_strides,
                 y, y_offset, y_strides):  # fmt: skip
     """``out[i] = x[...] if c[...] else y[...]`` for ``start <= i < stop``."""
@@ -149,7 +153,7 @@ def where_range(start, stop, out, shape, c, c_offset, c_strides, x, x_offset, x_
         advance(index, shape, n)
 
 
-@njit(nogil=True, cache=True, error_model="numpy", fastmath={"reassoc"})
+@njit(nogil=True, cache=CACHE, error_model="numpy", fastmath={"reassoc"})
 def reduce_range(start, stop, op, partial, chunks, kept_shape, reduced_shape, x, x_offset,
                  kept_strides, reduced_strides):  # fmt: skip
     """``partial[t]`` = ``REDUCE_OPS[op]`` over chunk ``t % chunks`` of output ``t // chunks``.

@@ -40,12 +40,14 @@ from minigrad.backends import kernel_cache
 from minigrad.backends.strides import read_only
 from minigrad.backends.threads import Workers
 
+CACHE = kernel_cache.caching()  # on disk, unless the cache folder is unusable (kernel_cache)
+
 # A task's tile of C: TILE_M rows of A and TILE_N rows of bt, each of K
 # elements; for K = 1024 float32 that is 256 KiB + 512 KiB, inside a 2 MiB L2.
 TILE_M, TILE_N = 64, 128
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=CACHE)
 def naive_matmul(a, b, out):
     """``out = a @ b`` for C-contiguous 2-D arrays: one dot product per output element."""
     m, k_size = a.shape
@@ -76,7 +78,7 @@ def store4(out, s, i, j, c0, c1, c2, c3):
     out[s, i, j + 3] = c3
 
 
-@njit(nogil=True, cache=True, fastmath=True)
+@njit(nogil=True, cache=CACHE, fastmath=True)
 def tiled_matmul(first, last, a, bt, out):
     """``out[s] = a[s] @ bt[s].T`` on tiles ``first <= task < last`` of a stack of matrices.
 

@@ -36,11 +36,8 @@ from typing import Any
 import numpy as np
 
 from minigrad.backends import elementwise_ops, kernel_cache
+from minigrad.backends.crossover import PARALLEL_FROM
 from minigrad.compile.graph import Op, Var, uniform_value
-
-# Threads cost tens of microseconds to wake: below this many elements one
-# core does the whole loop (the kernel is compiled without parallel=True).
-PARALLEL_FROM = 2**16
 
 _TYPES = {"float32": "_np.float32", "float64": "_np.float64", "bool": "_np.bool_"}
 
@@ -120,14 +117,13 @@ class FusedKernel:
         size = math.prod(self.shape)
         args = []
         for a in arrays:
-            a = backend._contiguous(a)
+            a = backend.contiguous(a)
             args.append(a.buffer[a.offset : a.offset + max(a.size, 1)])
         outs = [backend.empty((size,), v.dtype) for v in self.outs]
         if size:
             threads = 256
             blocks = min(-(-size // threads), 1024)
-            with backend._launching:
-                self.kernel[blocks, threads](size, *args, *[o.buffer for o in outs])
+            backend.run(self.kernel, blocks, threads, size, *args, *[o.buffer for o in outs])
         return self._results(outs, (), lambda a, v: CudaArray(a.buffer, v.shape), None)
 
     def _results(self, outs: list, sums: Any, shaped: Any, summed: Any) -> Any:
@@ -184,8 +180,10 @@ def kernel_source(ops: Sequence[Op], inputs: Sequence[Var], outputs: Sequence[Va
         + ", ".join(f"{name(v)} {v.type} ({k})" for v, k in zip(inputs, kinds))
         + ".",
         '"""',
-        f"# fingerprint of the scalar functions compiled in: {kernel_cache._fingerprint()}",
+        f"# fingerprint of the scalar functions compiled in: {kernel_cache.fingerprint()}",
         "import numpy as _np",
+        "",
+        '_CACHE = "__file__" in globals()  # numba caches functions of a file; in memory, none',
     ]
     if device == "cuda":
         lines += ["from numba import cuda as _cuda", ""]
@@ -211,7 +209,7 @@ def kernel_source(ops: Sequence[Op], inputs: Sequence[Var], outputs: Sequence[Va
         # A running sum vectorizes only if LLVM may reorder its additions.
         fast = ', fastmath={"reassoc"}' if sums else ""
         lines.append(
-            f'@_njit(parallel={parallel}, cache=True, nogil=True, error_model="numpy"{fast})'
+            f'@_njit(parallel={parallel}, cache=_CACHE, nogil=True, error_model="numpy"{fast})'
         )
     lines.append(f"def kernel({', '.join(params)}):")
     body_indent = "        "

@@ -28,6 +28,7 @@ import importlib.util
 import math
 from typing import Any
 
+from minigrad.backends.crossover import FUSE_FROM
 from minigrad.compile.codegen import FusedKernel, kernel_source, scalar_body
 from minigrad.compile.graph import Graph, Op, Var, uniform_value
 
@@ -35,9 +36,6 @@ FLOATS = ("float32", "float64")
 # Longer groups compile for longer (LLVM's time grows with the loop body); a
 # chain longer than this is cut into several kernels.
 MAX_GROUP = 400
-# A kernel costs a second or more to compile, and saves memory traffic: worth it
-# for big arrays only. Smaller groups run op by op (the program's loop is fast).
-FUSE_FROM = 2**16
 
 
 def _fusable(op: Op, fuse_from: int) -> bool:

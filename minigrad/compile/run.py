@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from minigrad import backends
-from minigrad.backends.numpy_backend import MAPS, ZIPS, NumpyBackend
+from minigrad.backends.numpy_backend import MAPS, ZIPS
 from minigrad.compile.pytree import flatten, unflatten
 from minigrad.tensor.mode import current
 from minigrad.tensor.record import apply
@@ -129,18 +129,12 @@ class Program:
         return [np.asarray(a) if isinstance(a, np.generic) else a for a in outs]
 
 
-# Below this many elements the numba backend hands an elementwise op to NumPy
-# anyway (its measured crossover); the program calls NumPy's ufunc directly.
-SMALL = 2**18
-
-
 def _kernel(op: Any) -> Any:
     """What a step calls, with the op's arrays only: its decisions taken now, once.
 
-    A small elementwise op on the CPU becomes NumPy's own function (the
-    shapes are known, so the backend's size test is settled here): a ufunc
-    below ``SMALL`` elements, any other NumPy spelling (``tanh_grad``'s
-    ``g * (1 - y * y)``) where the backend would run it too. Anything else
+    A small elementwise op on the CPU becomes NumPy's own function where the
+    backend says it would run that anyway (``backend.numpy_runs``: the
+    shapes are known, so its size test is settled here, once). Anything else
     is the row's ``forward`` with its backend and parameters bound.
     """
     device = op.inputs[0].device if op.inputs else op.out.device
@@ -148,20 +142,10 @@ def _kernel(op: Any) -> Any:
     name = getattr(op.prim, "scalar", None)
     if device == "cpu" and name is not None and op.out.shape and not op.params:
         function = MAPS.get(name) if len(op.inputs) == 1 else ZIPS.get(name)
-        size = math.prod(op.out.shape)
-        if isinstance(function, np.ufunc) and size < SMALL:
-            return function
-        if function is not None and _numpy_runs(backend, size):
+        numpy_runs = getattr(backend, "numpy_runs", None)
+        if function is not None and numpy_runs and numpy_runs(name, math.prod(op.out.shape)):
             return function
     return functools.partial(op.prim.forward, backend, **op.params)
-
-
-def _numpy_runs(backend: Any, size: int) -> bool:
-    """Whether ``backend`` runs an elementwise op with ``size`` elements as NumPy does."""
-    if type(backend) is NumpyBackend:
-        return True
-    below = getattr(backend, "numpy_below", None)  # the numba backend's crossovers
-    return below is not None and size < min(below.values())
 
 
 def check_arguments(graph: Any, leaves: Sequence[Any], structure: Any) -> None:
