@@ -24,6 +24,13 @@ zips, reductions along memory, and the fused derivatives. Big outputs go
 into recycled memory (``buffers.py``): fresh pages cost a page fault each.
 The measurements are in ``benchmarks/README.md`` (``benchmarks/crossover.py``).
 
+The class reads top down in that order: first the kernels and their
+contracts (``_elementwise``: maps, zips, ``where``; ``_reduce_kernel``), then
+the contract's methods, each a size test and a call, then the policy below
+them (``numpy_runs``, ``_kernel_pays``; the op sets are derived from the table
+of elementwise operations, ``elementwise_ops``, and the sizes live in
+``crossover``).
+
 Integer and bool arrays always use NumPy: the kernels are compiled for
 float32 and float64 only, which keeps the number of compilations small. And
 numba itself is imported on the first array big enough to need it, so small
@@ -49,19 +56,6 @@ from minigrad.backends.threads import Workers
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 REDUCE_OPS = ("sum", "max", "min")
 
-# The policy, derived from the table of elementwise operations (elementwise_ops.py):
-# which ops have a kernel by default, and which stay NumPy's at every size. Each
-# kernel costs about a second to compile, so only the ops measured to pay have one.
-# (Any op of the table still runs as a kernel when taken out of ``numpy_ops``: the
-# tests do that.)
-KERNEL_OPS = frozenset(name for name, row in OPS.items() if row.policy != NUMPY)
-NUMPY_OPS = frozenset(OPS) - KERNEL_OPS
-# The NumPy maps that are plain ufuncs giving the input's dtype, so they can
-# write into a recycled buffer.
-UFUNCS = {op: fn for op, fn in MAPS.items() if isinstance(fn, np.ufunc) and op not in BOOL_OPS}
-# Which crossover of NUMPY_BELOW (crossover.py) each op has.
-_KIND = {name: "elementwise" if row.policy == NUMPY else row.policy for name, row in OPS.items()}
-
 
 class NumbaBackend(NumpyBackend):
     """Kernels compiled by numba for all CPU cores; NumPy below the measured crossover.
@@ -84,7 +78,69 @@ class NumbaBackend(NumpyBackend):
         self.buffers = BufferPool()  # big outputs in recycled memory (buffers.py)
         self.workers = Workers()  # the kernels' threads, one per core (threads.py)
 
-    # -- the four higher-order kernels ---------------------------------------
+    # -- the kernels: what runs compiled, and its contract ------------------------------
+    def _elementwise(self, op, shape, dtype, *inputs) -> np.ndarray:
+        """``out[i] = f(inputs[0][...], ...)`` for every element of a fresh ``shape`` array.
+
+        ``f`` is op ``op``'s scalar function (the table, ``elementwise_ops``);
+        the loop is ``numba_kernels.map_range`` or ``zip_range`` (``where_range``
+        for ``where``), compiled with ``f`` inlined (``kernel_cache``). Each input
+        is read through its own offset and strides, broadcast to ``shape``:
+        no copies. The workers run disjoint ranges of ``out`` at once.
+        """
+        out = self.buffers.empty(shape, np.dtype(dtype))
+        if out.size == 0:
+            return out
+        arguments = []
+        if all(a.shape == shape and a.flags.c_contiguous for a in inputs):
+            # The common case, without the general bookkeeping: one flat axis.
+            flat_shape = np.array([out.size], dtype=np.int64)
+            for a in inputs:
+                arguments += [read_only(a.reshape(-1)), 0, _UNIT_STRIDE]
+        else:
+            storages = [as_strided_storage(a) for a in inputs]
+            flat_shape, *flat_strides = coalesce(
+                shape, *(broadcast_strides(a.shape, s[2], shape) for a, s in zip(inputs, storages))
+            )
+            for (storage, offset, _), strides in zip(storages, flat_strides):
+                arguments += [storage, offset, strides]
+        if op == "where":
+            kernel = compiled_kernels().where_range
+        else:
+            kernel = kernel_cache.elementwise_kernel(op)
+        kernel_cache.call(self.workers.run, kernel, out.size, out.reshape(-1), flat_shape,
+                          *arguments)  # fmt: skip
+        return out
+
+    def _reduce_kernel(self, op, x, axes, keepdims) -> np.ndarray:
+        """Run ``numba_kernels.reduce_range`` (any axes, any strides; non-empty ``x``).
+
+        Few outputs of many elements each (a full sum) are split into one
+        chunk per thread; the chunks' partial results are combined here.
+        """
+        kept = [a for a in range(x.ndim) if a not in axes]
+        storage, offset, strides = as_strided_storage(x)
+        kept_shape, kept_strides = coalesce(tuple(x.shape[a] for a in kept), strides[kept])
+        reduced_shape, reduced_strides = coalesce(
+            tuple(x.shape[a] for a in axes), strides[list(axes)]
+        )
+        outputs, count = int(np.prod(kept_shape)), int(np.prod(reduced_shape))
+        workers = self.workers
+        chunks = 1
+        if outputs < workers.threads:  # too few outputs to give every thread one
+            chunks = max(1, min(workers.threads, count // workers.grain))
+        partial = np.empty(outputs * chunks, np.float64)
+        kernels = compiled_kernels()
+        kernel_cache.call(workers.run, kernels.reduce_range, outputs * chunks,
+                          REDUCE_OPS.index(op), partial, chunks, kept_shape, reduced_shape, storage,
+                          offset, kept_strides, reduced_strides,
+                          grain=-(-workers.grain * chunks // count))  # fmt: skip
+        combine = {"sum": np.sum, "max": np.max, "min": np.min}[op]
+        out = combine(partial.reshape(outputs, chunks), axis=1).astype(x.dtype)
+        shape = tuple(1 if a in axes else n for a, n in enumerate(x.shape))
+        return out.reshape(shape if keepdims else tuple(x.shape[a] for a in kept))
+
+    # -- the contract's methods: the policy picks the kernel or NumPy ------------------
     # Each method first asks, as cheaply as it can, whether the kernel pays:
     # below the crossover NumPy's call is the whole cost, so ours must add
     # next to nothing to it.
@@ -138,34 +194,6 @@ class NumbaBackend(NumpyBackend):
         ):
             return super().reduce(op, x, axes, keepdims)
         return self._reduce_kernel(op, x, axes, keepdims)
-
-    def _reduce_kernel(self, op, x, axes, keepdims) -> np.ndarray:
-        """Run ``numba_kernels.reduce_range`` (any axes, any strides; non-empty ``x``).
-
-        Few outputs of many elements each (a full sum) are split into one
-        chunk per thread; the chunks' partial results are combined here.
-        """
-        kept = [a for a in range(x.ndim) if a not in axes]
-        storage, offset, strides = as_strided_storage(x)
-        kept_shape, kept_strides = coalesce(tuple(x.shape[a] for a in kept), strides[kept])
-        reduced_shape, reduced_strides = coalesce(
-            tuple(x.shape[a] for a in axes), strides[list(axes)]
-        )
-        outputs, count = int(np.prod(kept_shape)), int(np.prod(reduced_shape))
-        workers = self.workers
-        chunks = 1
-        if outputs < workers.threads:  # too few outputs to give every thread one
-            chunks = max(1, min(workers.threads, count // workers.grain))
-        partial = np.empty(outputs * chunks, np.float64)
-        kernels = compiled_kernels()
-        kernel_cache.call(workers.run, kernels.reduce_range, outputs * chunks,
-                          REDUCE_OPS.index(op), partial, chunks, kept_shape, reduced_shape, storage,
-                          offset, kept_strides, reduced_strides,
-                          grain=-(-workers.grain * chunks // count))  # fmt: skip
-        combine = {"sum": np.sum, "max": np.max, "min": np.min}[op]
-        out = combine(partial.reshape(outputs, chunks), axis=1).astype(x.dtype)
-        shape = tuple(1 if a in axes else n for a, n in enumerate(x.shape))
-        return out.reshape(shape if keepdims else tuple(x.shape[a] for a in kept))
 
     def matmul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         if self.matmul_kernel == "tiled" and a.dtype == b.dtype and a.dtype in FLOATS:
@@ -222,7 +250,7 @@ class NumbaBackend(NumpyBackend):
             ufunc(x, out=out)
         return out
 
-    # -- dispatch ------------------------------------------------------------------
+    # -- the policy: when a kernel pays (crossover.py holds the sizes) -------------------
     def _big_shape(self, op: str, *arrays: np.ndarray) -> tuple[int, ...] | None:
         """The broadcast shape of ``arrays``, or None when it is surely below the crossover.
 
@@ -251,35 +279,22 @@ class NumbaBackend(NumpyBackend):
             return False
         return dtype in FLOATS and op not in self.numpy_ops
 
-    def _elementwise(self, op, shape, dtype, *inputs) -> np.ndarray:
-        """Run op ``op``'s kernel on ``inputs`` into a fresh contiguous array of ``shape``."""
-        out = self.buffers.empty(shape, np.dtype(dtype))
-        if out.size == 0:
-            return out
-        arguments = []
-        if all(a.shape == shape and a.flags.c_contiguous for a in inputs):
-            # The common case, without the general bookkeeping: one flat axis.
-            flat_shape = np.array([out.size], dtype=np.int64)
-            for a in inputs:
-                arguments += [read_only(a.reshape(-1)), 0, _UNIT_STRIDE]
-        else:
-            storages = [as_strided_storage(a) for a in inputs]
-            flat_shape, *flat_strides = coalesce(
-                shape, *(broadcast_strides(a.shape, s[2], shape) for a, s in zip(inputs, storages))
-            )
-            for (storage, offset, _), strides in zip(storages, flat_strides):
-                arguments += [storage, offset, strides]
-        if op == "where":
-            kernel = compiled_kernels().where_range
-        else:
-            kernel = kernel_cache.elementwise_kernel(op)
-        kernel_cache.call(self.workers.run, kernel, out.size, out.reshape(-1), flat_shape,
-                          *arguments)  # fmt: skip
-        return out
-
 
 _UNIT_STRIDE = np.ones(1, dtype=np.int64)
 _BOOL = np.dtype(np.bool_)
+
+# The policy, derived from the table of elementwise operations (elementwise_ops.py):
+# which ops have a kernel by default, and which stay NumPy's at every size. Each
+# kernel costs about a second to compile, so only the ops measured to pay have one.
+# (Any op of the table still runs as a kernel when taken out of ``numpy_ops``: the
+# tests do that.)
+KERNEL_OPS = frozenset(name for name, row in OPS.items() if row.policy != NUMPY)
+NUMPY_OPS = frozenset(OPS) - KERNEL_OPS
+# The NumPy maps that are plain ufuncs giving the input's dtype, so they can
+# write into a recycled buffer.
+UFUNCS = {op: fn for op, fn in MAPS.items() if isinstance(fn, np.ufunc) and op not in BOOL_OPS}
+# Which crossover of NUMPY_BELOW (crossover.py) each op has.
+_KIND = {name: "elementwise" if row.policy == NUMPY else row.policy for name, row in OPS.items()}
 
 
 def compiled_kernels() -> ModuleType:
