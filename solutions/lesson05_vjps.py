@@ -20,7 +20,7 @@ def _axes(axis: "int | tuple[int, ...] | None", ndim: int) -> tuple[int, ...]:
 def sum_vjp(
     g: np.ndarray, x_shape: tuple[int, ...], axis: "int | tuple | None", keepdims: bool
 ) -> np.ndarray:
-    """Exercise 5.1: the VJP of ``x.sum(axis, keepdims)``, and of ``x.max(axis, keepdims)`` below.
+    """Exercise 5.1: the VJP of ``x.sum(axis, keepdims)``, and of ``x.amax(axis, keepdims)`` below.
 
     ``sum_vjp`` returns the cotangent of ``x`` (shape ``x_shape``) given the
     output's cotangent ``g``: every element of x that went into a sum gets
@@ -46,7 +46,7 @@ def sum_vjp(
 
 
 def max_vjp(g: np.ndarray, x: np.ndarray, axis: "int | tuple | None", keepdims: bool) -> np.ndarray:
-    """Part of exercise 5.1 (see ``sum_vjp``): the VJP of ``x.max(axis, keepdims)``."""
+    """Part of exercise 5.1 (see ``sum_vjp``): the VJP of ``x.amax(axis, keepdims)``."""
     # BEGIN SOLUTION
     axes = _axes(axis, x.ndim)
     if not keepdims:

@@ -36,8 +36,8 @@ from minigrad.tensor.convolution import CONV2D, expand, windows
 from minigrad.tensor.elementwise import where
 from minigrad.tensor.padding import pad
 from minigrad.tensor.record import apply
-from minigrad.tensor.reductions import max as max_over
-from minigrad.tensor.reductions import min as min_over
+from minigrad.tensor.reductions import amax as max_over
+from minigrad.tensor.reductions import amin as min_over
 from minigrad.tensor.reductions import sum as sum_over
 
 
@@ -48,7 +48,12 @@ def _geometry(x: Tensor, kernel_size, stride, padding, dilation, ceil_mode, op: 
             f"non-empty 3D or 4D (batch mode) tensor expected for input\n{op}: got an input of "
             f"shape {x.shape}; give (N, C, H, W) or (C, H, W)"
         )
-    if x.dtype.kind != "f":
+    if x.dtype.kind == "b":
+        raise NotImplementedError(
+            f"\"{op}\" not implemented for 'Bool'\n{op}: got a bool input; "
+            "convert it first, e.g. x.to(mg.float32)"
+        )
+    if x.dtype.kind != "f" and op != "max_pool2d":  # the max of integers is an integer
         raise TypeError(f"{op}: input must be floating point, but got {x.dtype}")
     kernel = expand(kernel_size, 2, "kernel_size", op)
     stride = kernel if stride is None or stride == () else expand(stride, 2, "stride", op)
@@ -104,7 +109,9 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     (ph, pw), (eh, ew) = padding, extra
     x = input
     if ph or pw or eh or ew:
-        x = pad(x, (pw, pw + ew, ph, ph + eh), value=-math.inf)
+        # Padding never wins: -inf, or the smallest integer of an integer input.
+        low = -math.inf if x.dtype.kind == "f" else int(np.iinfo(x.dtype).min)
+        x = pad(x, (pw, pw + ew, ph, ph + eh), value=low)
     view = windows(x, kernel, stride, dilation)  # (..., OH, OW, KH, KW)
     count = kernel[0] * kernel[1]
     flat = view.reshape(*view.shape[:-2], count)
@@ -114,7 +121,7 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     hits = (values == best) | (values != values)
     position = Tensor.concrete(np.arange(count), device=x.device)
     first = min_over(where(hits, position, count), axis=-1, keepdims=True)
-    result = sum_over(where(position == first, flat, 0.0), axis=-1)
+    result = sum_over(where(position == first, flat, 0), axis=-1)
     if not return_indices:
         return result
     row, col = np.divmod(first.numpy()[..., 0], kernel[1])

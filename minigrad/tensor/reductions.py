@@ -18,11 +18,13 @@ integer and bool results carry none). ``prod`` and the running totals are in
 from __future__ import annotations
 
 import builtins
+from collections import namedtuple
 from typing import Any
 
 import numpy as np
 
 from minigrad.tensor import dtypes
+from minigrad.tensor import elementwise as ew
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.batching import shifted
 from minigrad.tensor.primitive import Primitive
@@ -145,18 +147,51 @@ def sum(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdi
     return apply(SUM, (x,), axes=axes, keepdims=keepdims)
 
 
+# ``x.max(dim)`` is two answers, as in PyTorch: the values and where they are.
+MaxResult = namedtuple("max", ["values", "indices"])
+MinResult = namedtuple("min", ["values", "indices"])
+
+
 def max(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdim=None):
-    """Largest element over ``axis``; tied winners share the gradient."""
-    axes, keepdims = _axes_and_keep(x, axis, keepdims, dim, keepdim)
-    _check_not_empty(x, axes, "max")
-    return apply(MAX, (x,), axes=axes, keepdims=keepdims)
+    """Largest element: of all (a tensor; tied winners share the gradient), or along one
+    axis (PyTorch's ``(values, indices)``; the gradient goes to the index returned).
+
+    ``x.max(other_tensor)`` is ``maximum(x, other)``, as in PyTorch. A tuple of
+    axes reduces them all and returns the values only (PyTorch spells that ``amax``).
+
+    >>> import minigrad as mg
+    >>> values, indices = mg.tensor([[1.0, 5.0], [7.0, 0.0]]).max(dim=1)
+    >>> values, indices
+    (tensor([5., 7.]), tensor([1, 0]))
+    """
+    return _extremum_along(MAX, MaxResult, x, axis, keepdims, dim, keepdim)
 
 
 def min(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdim=None):
-    """Smallest element over ``axis``; tied winners share the gradient."""
-    axes, keepdims = _axes_and_keep(x, axis, keepdims, dim, keepdim)
-    _check_not_empty(x, axes, "min")
-    return apply(MIN, (x,), axes=axes, keepdims=keepdims)
+    """Smallest element: of all, or ``(values, indices)`` along one axis (see ``max``)."""
+    return _extremum_along(MIN, MinResult, x, axis, keepdims, dim, keepdim)
+
+
+def _extremum_along(prim: Primitive, result: type, x: Tensor, axis: Any, keepdims: bool,
+                    dim: Any, keepdim: Any) -> Any:  # fmt: skip
+    if dim is not None:
+        axis = dim
+    if isinstance(axis, Tensor):  # x.max(y): the elementwise maximum (PyTorch's overload)
+        return (ew.maximum if prim is MAX else ew.minimum)(x, axis)
+    axes, keepdims = _axes_and_keep(x, axis, keepdims, None, keepdim)
+    if axis is None or isinstance(axis, (tuple, list)):
+        _check_not_empty(x, axes, prim.name)
+        return apply(prim, (x,), axes=axes, keepdims=keepdims)
+    indices = _arg_extremum(prim, x, axis, True, None, None)
+    if x.ndim == 0:
+        return result(x, indices)
+    # The value at the index found: the gradient goes there alone, as PyTorch's.
+    a = axes[0]
+    along = tuple(x.shape[a] if i == a else 1 for i in range(x.ndim))
+    positions = Tensor.concrete(np.arange(x.shape[a]).reshape(along), device=x.device)
+    chosen = ew.where(positions == indices, x, 0)
+    values = apply(SUM, (chosen,), axes=axes, keepdims=keepdims)
+    return result(values, indices if keepdims else indices.reshape(values.shape))
 
 
 def _check_not_empty(x: Tensor, axes: tuple[int, ...], op: str) -> None:
@@ -182,41 +217,60 @@ def mean(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepd
     return apply(SUM, (x,), axes=axes, keepdims=keepdims) / _count(x, axes)
 
 
-def var(x: Tensor, axis: Any = None, keepdims: bool = False, ddof: int = 0, *, dim=None,
-        keepdim=None, correction=None):  # fmt: skip
-    """Variance over ``axis``: NumPy's convention, ``ddof=0`` unless given.
+def var(x: Tensor, axis: Any = None, unbiased: Any = None, keepdims: bool = False, *,
+        correction: Any = None, ddof: Any = None, dim=None, keepdim=None):  # fmt: skip
+    """Variance over ``axis``, PyTorch's: the sum of squares over ``N - correction``.
 
-    The sum of squares is divided by ``N - ddof``, or by 0 when ``ddof >= N``
-    (as PyTorch does): inf, or nan where every value is equal, never a negative
-    variance.
+    ``correction=1`` unless given (the sample variance); ``unbiased=False`` is
+    ``correction=0``, and NumPy's ``ddof`` is another name for ``correction``.
+    When ``correction >= N`` the divisor is 0 (as PyTorch): inf, or nan where
+    every value is equal, never a negative variance.
 
     >>> import minigrad as mg
-    >>> mg.tensor([1.0, 2.0, 3.0, 4.0]).var(), mg.tensor([1.0, 2.0]).var(ddof=1)
-    (tensor(1.25), tensor(0.5))
+    >>> mg.tensor([1.0, 2.0, 3.0, 4.0]).var(), mg.tensor([1.0, 2.0]).var(correction=0)
+    (tensor(1.6667), tensor(0.25))
     """
-    if correction is not None:
-        ddof = correction
+    correction = _correction(unbiased, correction, ddof)
     axes, keepdims = _axes_and_keep(x, axis, keepdims, dim, keepdim)
     centered = x - mean(x, axes, keepdims=True)
     squares = apply(SUM, (centered * centered,), axes=axes, keepdims=keepdims)
-    return squares / builtins.max(_count(x, axes) - ddof, 0)
+    return squares / builtins.max(_count(x, axes) - correction, 0)
 
 
-def std(x: Tensor, axis: Any = None, keepdims: bool = False, ddof: int = 0, *, dim=None,
-        keepdim=None, correction=None):  # fmt: skip
-    """Standard deviation over ``axis``: ``sqrt(var)``, with ``var``'s ``ddof=0`` default.
+def _correction(unbiased: Any, correction: Any, ddof: Any) -> Any:
+    """The one divisor correction that ``unbiased``, ``correction`` and ``ddof`` spell."""
+    given = [name for name, v in (("unbiased", unbiased), ("correction", correction),
+                                  ("ddof", ddof)) if v is not None]  # fmt: skip
+    if len(given) > 1:
+        raise RuntimeError(
+            f"Cannot specify both {given[0]} and {given[1]}\n"
+            "var/std: unbiased=, correction= and ddof= all set the divisor N - correction; "
+            "give one of them"
+        )
+    if unbiased is not None:
+        if not isinstance(unbiased, (bool, np.bool_)):
+            raise TypeError(
+                f"var(): argument 'unbiased' must be bool, not {dtypes.type_name(unbiased)}\n"
+                "(the second positional argument of var/std is unbiased, as in PyTorch; "
+                "pass keepdim=... by name)"
+            )
+        return 1 if unbiased else 0
+    value = correction if correction is not None else ddof
+    return 1 if value is None else value
+
+
+def std(x: Tensor, axis: Any = None, unbiased: Any = None, keepdims: bool = False, *,
+        correction: Any = None, ddof: Any = None, dim=None, keepdim=None):  # fmt: skip
+    """Standard deviation over ``axis``: ``sqrt(var)``, with ``var``'s ``correction=1`` default.
 
     Where every value is equal, the gradient is 0 (as PyTorch's), not nan.
 
-    (PyTorch's ``std`` defaults to ``correction=1``; minigrad follows NumPy
-    here, as ``var`` does: give ``ddof=1`` or ``correction=1`` for the sample
-    standard deviation.)
-
     >>> import minigrad as mg
-    >>> mg.tensor([1.0, 3.0]).std(), mg.tensor([1.0, 3.0]).std(correction=1)
-    (tensor(1.), tensor(1.4142))
+    >>> mg.tensor([1.0, 2.0, 4.0]).std(), mg.tensor([1.0, 3.0]).std(unbiased=False)
+    (tensor(1.5275), tensor(1.))
     """
-    variance = var(x, axis, keepdims, ddof, dim=dim, keepdim=keepdim, correction=correction)
+    variance = var(x, axis, unbiased, keepdims, correction=correction, ddof=ddof, dim=dim,
+                   keepdim=keepdim)  # fmt: skip
     # Where every value is equal the slope of sqrt is 1 / 0; PyTorch takes it as 0.
     # The root is taken of 1 there and then dropped, so no inf meets a zero.
     spread = variance != 0
@@ -231,12 +285,16 @@ def amax(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepd
     >>> x.amax().backward(); x.grad
     tensor([0. , 0.5, 0.5])
     """
-    return max(x, axis, keepdims, dim=dim, keepdim=keepdim)
+    axes, keepdims = _axes_and_keep(x, axis, keepdims, dim, keepdim)
+    _check_not_empty(x, axes, "amax")
+    return apply(MAX, (x,), axes=axes, keepdims=keepdims)
 
 
 def amin(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdim=None):
     """Smallest element over ``axis`` (PyTorch's name); tied winners share the gradient evenly."""
-    return min(x, axis, keepdims, dim=dim, keepdim=keepdim)
+    axes, keepdims = _axes_and_keep(x, axis, keepdims, dim, keepdim)
+    _check_not_empty(x, axes, "amin")
+    return apply(MIN, (x,), axes=axes, keepdims=keepdims)
 
 
 def _arg_extremum(prim: Primitive, x: Tensor, axis: Any, keepdims: bool, dim: Any,
@@ -336,8 +394,11 @@ def logsumexp(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, 
     tensor(1000.6932)
     """
     axes, keepdims = _axes_and_keep(x, axis, keepdims, dim, keepdim)
-    m = apply(MAX, (x.detach(),), axes=axes, keepdims=True)
-    m = m.where(m.abs() < float("inf"), 0.0)  # all -inf along an axis: shift by 0
+    if x.size == 0:  # nothing to shift by: the sum of no exps is 0, its log -inf
+        m = Tensor.concrete(0.0, dtype=x.dtype, device=x.device)
+    else:
+        m = apply(MAX, (x.detach(),), axes=axes, keepdims=True)
+        m = m.where(m.abs() < float("inf"), 0.0)  # all -inf along an axis: shift by 0
     total = apply(SUM, ((x - m).exp(),), axes=axes, keepdims=True)
     out = total.log() + m
     return (

@@ -200,21 +200,24 @@ def reshape(x: Tensor, *shape: Any) -> Tensor:
 
 
 def transpose(x: Tensor, *axes: Any) -> Tensor:
-    """Permute axes (NumPy's ``transpose``); no axes reverses them.
+    """Swap two axes: ``x.transpose(dim0, dim1)``, PyTorch's ``transpose``.
 
-    Two axes on a tensor of other than two dimensions swap those two, as
-    PyTorch's ``transpose(dim0, dim1)`` does.
+    Two axes always mean "swap these two", whatever ``x.ndim`` (so
+    ``transpose(0, 1)`` of a matrix is its transpose, as in PyTorch). Also, as
+    minigrad extras: no axes reverse them all (``x.T``), and a whole order, as
+    one tuple or three or more axes, permutes (NumPy's ``transpose``;
+    ``permute`` is PyTorch's spelling).
 
     >>> import minigrad as mg
-    >>> mg.zeros((2, 3, 4)).transpose(2, 0, 1).shape
-    (4, 2, 3)
+    >>> mg.zeros((2, 3)).transpose(0, 1).shape, mg.zeros((2, 3, 4)).transpose(-1, 0).shape
+    ((3, 2), (4, 3, 2))
     """
+    if len(axes) == 2 and not isinstance(axes[0], (tuple, list)):
+        return swapaxes(x, *axes)
     if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
         axes = tuple(axes[0])
     if not axes:
         axes = tuple(reversed(range(x.ndim)))
-    elif len(axes) == 2 and x.ndim != 2:
-        return swapaxes(x, *axes)
     if len(axes) != x.ndim:
         raise ValueError(f"transpose: axes {axes} don't match a tensor of shape {x.shape}")
     axes = tuple(normalize_axes(a, x.ndim)[0] for a in axes)

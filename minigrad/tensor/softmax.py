@@ -89,14 +89,14 @@ SOFTMAX = Primitive(
 )
 
 
-def _prepared(x: Tensor, axis: int, op: str) -> tuple[Tensor, int | None]:
+def _prepared(x: Tensor, axis: int) -> tuple[Tensor, int | None, bool]:
+    """``x`` as floats, its one axis (None for a 0-d ``x``), and whether that axis is empty."""
     x = x if isinstance(x, Tensor) else Tensor.concrete(x)
     if not dtypes.is_floating(x.dtype):
         x = x.to(dtypes.DEFAULT_FLOAT)
-    axis = normalize_axes(axis, x.ndim)[0] if x.ndim else None
-    if axis is not None and x.shape[axis] == 0:
-        raise RuntimeError(f"{op}(): axis {axis} of a tensor of shape {x.shape} is empty")
-    return x, axis
+    axes = normalize_axes(axis, x.ndim)  # a 0-d tensor accepts 0 and -1 only, as PyTorch
+    axis = axes[0] if axes else None
+    return x, axis, axis is not None and x.shape[axis] == 0
 
 
 def log_softmax(x: Tensor, axis: int = -1) -> Tensor:
@@ -106,7 +106,9 @@ def log_softmax(x: Tensor, axis: int = -1) -> Tensor:
     >>> log_softmax(mg.tensor([0.0, -1000.0]))
     tensor([    0., -1000.])
     """
-    x, axis = _prepared(x, axis, "log_softmax")
+    x, axis, empty = _prepared(x, axis)
+    if empty:  # no scores: an empty result, as PyTorch (there is no max to shift by)
+        return x * 0
     return apply(LOG_SOFTMAX, (x,), axis=axis)
 
 
@@ -117,5 +119,7 @@ def softmax(x: Tensor, axis: int = -1) -> Tensor:
     >>> softmax(mg.tensor([1000.0, 1000.0]))
     tensor([0.5, 0.5])
     """
-    x, axis = _prepared(x, axis, "softmax")
+    x, axis, empty = _prepared(x, axis)
+    if empty:
+        return x * 0
     return apply(SOFTMAX, (x,), axis=axis)

@@ -185,20 +185,20 @@ class Tensor(TensorBase):
     def mean(self, axis: Any = None, keepdims: bool = False, **aliases: Any) -> Tensor:
         return reductions.mean(self, axis, keepdims, **aliases)
 
-    def max(self, axis: Any = None, keepdims: bool = False, **aliases: Any) -> Tensor:
+    def max(self, axis: Any = None, keepdims: bool = False, **aliases: Any) -> Any:
         return reductions.max(self, axis, keepdims, **aliases)
 
-    def min(self, axis: Any = None, keepdims: bool = False, **aliases: Any) -> Tensor:
+    def min(self, axis: Any = None, keepdims: bool = False, **aliases: Any) -> Any:
         return reductions.min(self, axis, keepdims, **aliases)
 
-    def var(self, axis: Any = None, keepdims: bool = False, ddof: int = 0, **aliases: Any):
-        return reductions.var(self, axis, keepdims, ddof, **aliases)
+    def var(self, axis: Any = None, unbiased: Any = None, keepdims: bool = False, **options):
+        return reductions.var(self, axis, unbiased, keepdims, **options)
 
     def logsumexp(self, axis: Any = None, keepdims: bool = False, **aliases: Any) -> Tensor:
         return reductions.logsumexp(self, axis, keepdims, **aliases)
 
-    def std(self, axis: Any = None, keepdims: bool = False, ddof: int = 0, **aliases: Any):
-        return reductions.std(self, axis, keepdims, ddof, **aliases)
+    def std(self, axis: Any = None, unbiased: Any = None, keepdims: bool = False, **options):
+        return reductions.std(self, axis, unbiased, keepdims, **options)
 
     def amax(self, axis: Any = None, keepdims: bool = False, **aliases: Any) -> Tensor:
         return reductions.amax(self, axis, keepdims, **aliases)

@@ -40,6 +40,19 @@ from opdb.strategies import (
 )
 
 pos2 = (normal, positive)
+
+
+def _max_or_amax(name):
+    """PyTorch's ``max(dim)`` -> (values, indices) along one axis, ``amax`` over several."""
+
+    def torch_fn(t, dims, keep):
+        if isinstance(dims, int):
+            return getattr(t, name)(dims, keepdim=keep)
+        return getattr(t, "a" + name)(dims, keepdim=keep)
+
+    return torch_fn
+
+
 CASES = {
     # elementwise, unary
     "neg": unary(lambda x: -x),
@@ -82,11 +95,11 @@ CASES = {
     # reductions
     "sum": reduction("sum", lambda t, d, k: t.sum(d, keepdim=k)),
     "mean": reduction("mean", lambda t, d, k: t.mean(d, keepdim=k)),
-    "max": reduction("max", lambda t, d, k: t.amax(d, keepdim=k)),
-    "min": reduction("min", lambda t, d, k: t.amin(d, keepdim=k)),
-    "max:ties": reduction("max", lambda t, d, k: t.amax(d, keepdim=k), small_integers),
-    "min:ties": reduction("min", lambda t, d, k: t.amin(d, keepdim=k), small_integers),
-    "var": reduction("var", lambda t, d, k: t.var(d, correction=0, keepdim=k)),
+    "max": reduction("max", _max_or_amax("max")),
+    "min": reduction("min", _max_or_amax("min")),
+    "max:ties": reduction("max", _max_or_amax("max"), small_integers),
+    "min:ties": reduction("min", _max_or_amax("min"), small_integers),
+    "var": reduction("var", lambda t, d, k: t.var(d, correction=0, keepdim=k), ddof=0),
     "logsumexp": reduction("logsumexp", lambda t, d, k: t.logsumexp(d, keepdim=k)),
     # shape
     "reshape": one_input(_reshape),

@@ -66,8 +66,9 @@ def _empty_one_input(draw, build):
 
 
 @st.composite
-def _std(draw):
-    """std with ddof / correction 0 or 1, over axes with at least two elements."""
+def _spread(draw, name):
+    """var / std with PyTorch's default correction (1), or 0 or 1 spelled four ways,
+    over axes with at least two elements."""
     shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=2, max_side=3))
     # Not a broadcast view: equal values have a standard deviation of 0, where
     # the slope 1/std is rounding noise (PyTorch's mean does not cancel exactly).
@@ -76,17 +77,22 @@ def _std(draw):
     arrays, views = [base], [view]
     axis, keep = draw(axis_spec(len(shape))), draw(st.booleans())
     ddof = draw(st.sampled_from([0, 1]))
-    spelling = draw(st.sampled_from(["ddof", "correction", "positional"]))
+    spelling = draw(st.sampled_from(["default", "ddof", "correction", "unbiased", "positional"]))
     dims = _torch_dims(axis, len(shape))
-    if spelling == "ddof":
-        mine = lambda x: x.std(axis, keep, ddof=ddof)
+    if spelling == "default":
+        ddof = 1
+        mine = lambda x: getattr(x, name)(axis, keepdims=keep)
+    elif spelling == "ddof":
+        mine = lambda x: getattr(x, name)(axis, keepdims=keep, ddof=ddof)
     elif spelling == "correction":
-        mine = lambda x: mg.std(x, dim=axis, keepdim=keep, correction=ddof)
-    else:
-        mine = lambda x: mg.std(x, axis, keep, ddof)
+        mine = lambda x: getattr(mg, name)(x, dim=axis, keepdim=keep, correction=ddof)
+    elif spelling == "unbiased":
+        mine = lambda x: getattr(x, name)(dim=axis, unbiased=bool(ddof), keepdim=keep)
+    else:  # PyTorch's positional order: dim, unbiased, keepdim
+        mine = lambda x: getattr(mg, name)(x, axis, bool(ddof), keep)
     return Case(
         _viewed(mine, views),
-        _viewed(lambda t: t.std(dims, correction=ddof, keepdim=keep), views),
+        _viewed(lambda t: getattr(t, name)(dims, correction=ddof, keepdim=keep), views),
         arrays,
     )
 
@@ -192,7 +198,8 @@ CASES = {
     "prod": reduction("prod", _torch_prod),
     "prod:zeros": reduction("prod", _torch_prod, small_integers),
     "prod:empty": _with_empty("prod", _torch_prod),
-    "std": _std(),
+    "std": _spread("std"),
+    "var:correction": _spread("var"),
     "cumsum": one_input(_scan("cumsum")),
     "cumsum:empty": _empty_one_input(_scan("cumsum")),
     "cumprod:empty": _empty_one_input(_scan("cumprod")),

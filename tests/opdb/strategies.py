@@ -156,17 +156,19 @@ def _torch_dims(axis: Any, ndim: int) -> Any:
 
 
 @st.composite
-def reduction(draw, name, torch_fn, domain=normal):
-    """``x.name(axis, keepdims)``, spelled NumPy's way or PyTorch's (dim, keepdim)."""
+def reduction(draw, name, torch_fn, domain=normal, **options):
+    """``x.name(axis, keepdims, **options)``, spelled NumPy's way or PyTorch's (dim, keepdim)."""
     shape = draw(hnp.array_shapes(min_dims=0, max_dims=3, max_side=3))
     arrays, views, _ = draw(inputs([shape], [domain]))
     axis, keep = draw(axis_spec(len(shape))), draw(st.booleans())
-    kwargs = {}
+    kwargs = dict(options)
     if draw(st.booleans()):
         kwargs.update(dim=axis, keepdim=keep)
     else:
         kwargs.update(axis=axis, keepdims=keep)
     dims = _torch_dims(axis, len(shape))
+    if axis is None and name in ("max", "min"):  # all axes; an int would ask for indices
+        dims = tuple(range(len(shape)))
     return Case(
         _viewed(lambda x: getattr(x, name)(**kwargs), views),
         _viewed(lambda t: torch_fn(t, dims, keep), views),
@@ -192,7 +194,7 @@ def _reshape(draw, shape):
 
 def _permute(draw, shape):
     perm = tuple(draw(st.permutations(range(len(shape)))))
-    return (lambda x: x.transpose(*perm)), (lambda t: t.permute(perm))
+    return (lambda x: x.permute(*perm)), (lambda t: t.permute(perm))
 
 
 def _swap(draw, shape):

@@ -1,0 +1,137 @@
+"""Where minigrad once differed from PyTorch without saying so (issue 22, part A).
+
+Each test pins one behaviour that used to differ silently (a different value,
+gradient, dtype or shape) or crash unclearly, and checks it against PyTorch.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import minigrad as mg
+
+
+def same(ours, theirs, atol=1e-6):
+    """Values, shape and dtype equal to PyTorch's (NaN equal to NaN)."""
+    theirs = theirs.detach().numpy()
+    ours = ours.numpy()
+    assert ours.shape == theirs.shape
+    assert ours.dtype == theirs.dtype, (ours.dtype, theirs.dtype)
+    np.testing.assert_allclose(ours, theirs, atol=atol, equal_nan=True)
+
+
+def first_line(fn):
+    with pytest.raises(Exception) as info:
+        fn()
+    return type(info.value), str(info.value).splitlines()[0] if str(info.value) else ""
+
+
+def same_error(ours, theirs):
+    assert first_line(ours) == first_line(theirs)
+
+
+# -- transpose(dim0, dim1) ------------------------------------------------------------------
+@pytest.mark.parametrize("dims", [(0, 1), (1, 0), (-2, -1), (-1, 0), (0, 0)])
+@pytest.mark.parametrize("shape", [(2, 3), (2, 3, 4)])
+def test_transpose_swaps_two_axes_as_torch(shape, dims):
+    data = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    x, t = mg.tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+    ours, theirs = x.transpose(*dims), t.transpose(*dims)
+    same(ours, theirs)
+    same(mg.transpose(x, *dims), torch.transpose(t, *dims))
+    weights = np.arange(np.prod(theirs.shape), dtype=np.float32).reshape(theirs.shape)
+    (ours * mg.tensor(weights)).sum().backward()
+    (theirs * torch.tensor(weights)).sum().backward()
+    same(x.grad, t.grad)
+
+
+def test_transpose_out_of_range_is_torch_error():
+    same_error(lambda: mg.zeros(2, 3).transpose(0, 2), lambda: torch.zeros(2, 3).transpose(0, 2))
+
+
+# -- max / min along a dim: (values, indices) ------------------------------------------------
+ROWS = [[1.0, 5.0, 5.0, -1.0], [7.0, 0.0, float("nan"), 7.0], [-np.inf, -np.inf, 2.0, 2.0]]
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_max_min_along_a_dim_return_values_and_indices(name, dim, keepdim):
+    x, t = mg.tensor(ROWS, requires_grad=True), torch.tensor(ROWS, requires_grad=True)
+    ours, theirs = getattr(x, name)(dim, keepdim), getattr(t, name)(dim, keepdim)
+    values, indices = ours  # unpacks into two, not into the rows
+    same(values, theirs.values)
+    same(indices, theirs.indices)
+    assert ours.values is values and ours.indices is indices
+    fn, torch_fn = getattr(mg, name), getattr(torch, name)
+    same(fn(x, dim=dim, keepdim=keepdim).indices, torch_fn(t, dim=dim, keepdim=keepdim).indices)
+    weights = np.arange(1.0, 1.0 + values.size, dtype=np.float32).reshape(values.shape)
+    (values * mg.tensor(weights)).sum().backward()
+    (theirs.values * torch.tensor(weights)).sum().backward()
+    same(x.grad, t.grad)  # the gradient goes to the index returned, not shared by ties
+
+
+def test_max_of_everything_and_of_another_tensor_as_torch():
+    x, t = mg.tensor(ROWS[0], requires_grad=True), torch.tensor(ROWS[0], requires_grad=True)
+    x.max().backward(), t.max().backward()
+    same(x.grad, t.grad)  # ties share evenly
+    same(x.max(mg.tensor(3.0)), t.max(torch.tensor(3.0)))
+    same(mg.min(x, mg.zeros(4)), torch.min(t, torch.zeros(4)))
+    values, indices = mg.tensor(3.0).max(0)
+    assert values.item() == 3.0 and indices.item() == 0 and indices.dtype == mg.int64
+
+
+# -- var / std: correction=1 by default ------------------------------------------------------
+@pytest.mark.parametrize("name", ["var", "std"])
+def test_var_std_default_to_torch_correction(name):
+    data = [[1.0, 2.0, 4.0], [3.0, -1.0, 0.5]]
+    x, t = mg.tensor(data), torch.tensor(data)
+    same(getattr(x, name)(), getattr(t, name)())
+    same(getattr(x, name)(1), getattr(t, name)(1))
+    same(getattr(mg, name)(x, 1, False), getattr(torch, name)(t, 1, False))
+    same(getattr(x, name)(1, True, True), getattr(t, name)(1, True, True))
+    same(getattr(x, name)(dim=0, unbiased=False), getattr(t, name)(dim=0, unbiased=False))
+    same(getattr(x, name)(0, correction=2, keepdim=True),
+         getattr(t, name)(0, correction=2, keepdim=True))  # fmt: skip
+    assert mg.tensor([1.0, 2.0, 4.0]).std().item() == pytest.approx(1.5275252)
+
+
+def test_var_refuses_two_corrections():
+    with pytest.raises(RuntimeError, match="Cannot specify both"):
+        mg.ones(3).var(unbiased=True, correction=0)
+
+
+# -- empty axes --------------------------------------------------------------------------------
+@pytest.mark.parametrize("shape, dim", [((0,), 0), ((2, 0), 1), ((0, 3), 0), ((2, 0), None)])
+def test_logsumexp_over_an_empty_axis_is_minus_inf(shape, dim):
+    dims = dim if dim is not None else tuple(range(len(shape)))
+    same(mg.zeros(shape).logsumexp(dim), torch.zeros(shape).logsumexp(dims))
+
+
+@pytest.mark.parametrize("shape, dim", [((0,), 0), ((2, 0), 1), ((0, 3), 0), ((0, 3), 1)])
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_softmax_over_an_empty_axis_is_empty(shape, dim, name):
+    x = mg.zeros(shape, requires_grad=True)
+    ours = getattr(mg.nn.functional, name)(x, dim)
+    same(ours, getattr(torch.nn.functional, name)(torch.zeros(shape), dim))
+    ours.sum().backward()
+    assert x.grad.shape == shape
+
+
+def test_softmax_of_a_0d_tensor_checks_the_dim():
+    for dim in (0, -1):
+        same(mg.nn.functional.softmax(mg.tensor(2.0), dim), torch.tensor(2.0).softmax(dim))
+    same_error(lambda: mg.nn.functional.softmax(mg.tensor(2.0), 1),
+               lambda: torch.tensor(2.0).softmax(1))  # fmt: skip
+
+
+# -- max_pool2d of integers --------------------------------------------------------------------
+@pytest.mark.parametrize("padding", [0, 1])
+def test_max_pool2d_of_integers_as_torch(padding):
+    data = np.arange(-8, 17).reshape(1, 1, 5, 5)
+    ours = mg.nn.functional.max_pool2d(mg.tensor(data), 2, padding=padding)
+    same(ours, torch.nn.functional.max_pool2d(torch.tensor(data), 2, padding=padding))
+    same_error(lambda: mg.nn.functional.max_pool2d(mg.tensor(data > 0), 2),
+               lambda: torch.nn.functional.max_pool2d(torch.tensor(data > 0), 2))  # fmt: skip
