@@ -127,6 +127,8 @@ from minigrad.tensor import (
     enable_grad,
     exp,
     eye,
+    from_dlpack,
+    from_numpy,
     float32,
     float64,
     full,

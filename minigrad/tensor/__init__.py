@@ -83,6 +83,8 @@ from minigrad.tensor.elementwise_math import (
 from minigrad.tensor.factories import (
     arange,
     eye,
+    from_dlpack,
+    from_numpy,
     full,
     manual_seed,
     ones,
@@ -207,6 +209,8 @@ __all__ = [
     "float32",
     "float64",
     "floor",
+    "from_dlpack",
+    "from_numpy",
     "full",
     "gather",
     "hstack",

@@ -191,6 +191,40 @@ def set_version(data: Any, version: int) -> None:
     VERSIONS[key] = version
 
 
+class Size(int):
+    """A tensor's element count that, called, answers PyTorch's ``size()``.
+
+    >>> import minigrad as mg
+    >>> x = mg.zeros(2, 3)
+    >>> x.size, x.size(), x.size(-1), x.numel()
+    (6, (2, 3), 3, 6)
+    """
+
+    def __new__(cls, shape: tuple[int, ...]) -> Size:
+        count = super().__new__(cls, math.prod(shape))
+        count.shape = tuple(shape)
+        return count
+
+    def __call__(self, dim: Any = None) -> Any:
+        if dim is None:
+            return self.shape
+        if not dtypes.is_integer(dim):
+            raise TypeError(
+                f"size(): argument 'dim' (position 1) must be int, not {dtypes.type_name(dim)}"
+            )
+        ndim = len(self.shape)
+        low, high = (-ndim, ndim - 1) if ndim else (-1, 0)
+        if not low <= dim <= high:
+            raise IndexError(
+                "Dimension out of range (expected to be in range of "
+                f"[{low}, {high}], but got {dim})"
+            )
+        return self.shape[dim] if ndim else 1
+
+    def __reduce__(self) -> tuple:  # pickles as the plain count it is
+        return (int, (int(self),))
+
+
 class TensorBase:
     """The state of a tensor; ``Tensor`` adds the operations."""
 
@@ -247,7 +281,16 @@ class TensorBase:
         return len(self.data.shape)
 
     @property
-    def size(self) -> int:
+    def size(self) -> Size:
+        """The number of elements, an int that is also PyTorch's ``size()`` method.
+
+        ``x.size`` is NumPy's count (``x.size == 6``); ``x.size()`` is the shape
+        and ``x.size(d)`` the length of axis ``d``, as in PyTorch.
+        """
+        return Size(self.data.shape)
+
+    def numel(self) -> int:
+        """The number of elements (PyTorch's name)."""
         return math.prod(self.data.shape)
 
     @property
@@ -310,6 +353,40 @@ class TensorBase:
 
     def tolist(self) -> Any:
         return self.numpy().tolist()
+
+    # -- array protocols: NumPy, DLPack and format() read a tensor's numbers ----------
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        """``np.asarray(x)``: the values as one NumPy array (a view of CPU memory)."""
+        array = self.numpy()
+        if dtype is not None and array.dtype != dtype:
+            return array.astype(dtype)
+        return np.array(array, copy=True) if copy else array
+
+    def __dlpack__(self, stream: Any = None, **options: Any) -> Any:
+        """A DLPack capsule of this tensor's memory (``torch.from_dlpack(x)``, CPU only)."""
+        if self.device != "cpu":
+            raise BufferError(
+                "minigrad exports only CPU memory through DLPack\n"
+                f"this tensor is on {self.device!r}; call .cpu() first"
+            )
+        return self.numpy().__dlpack__(**({"stream": stream} if stream is not None else {}),
+                                       **options)  # fmt: skip
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """(device type, index) in DLPack's numbering: 1 is the CPU, 2 a CUDA GPU."""
+        return (1, 0) if self.device == "cpu" else (2, 0)
+
+    def __format__(self, spec: str) -> str:
+        """``f"{x:.2f}"`` formats the number of a one-element 0-d tensor, as PyTorch."""
+        if self.ndim == 0:
+            return format(self.item(), spec)
+        if not spec:
+            return str(self)
+        raise TypeError(
+            "unsupported format string passed to Tensor.__format__\n"
+            f"(a tensor of shape {self.shape} has no single number to format with "
+            f"{spec!r}; format x.item() of a 0-d tensor, or x.tolist())"
+        )
 
     def __len__(self) -> int:
         if not self.shape:

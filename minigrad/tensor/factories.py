@@ -142,3 +142,45 @@ def rand(*shape: Any, dtype: Any = dtypes.float32, requires_grad: bool = False,
     """Samples from the uniform distribution on [0, 1)."""
     return batched_draw(_generator.random, sizes(shape, "rand"),
                         lambda values: tensor(values, dtype, requires_grad, device))  # fmt: skip
+
+
+# -- sharing memory with NumPy and other libraries (PyTorch's from_numpy, from_dlpack) -------
+def from_numpy(array: np.ndarray) -> Tensor:
+    """A CPU tensor that *shares* ``array``'s memory: a change to one shows in the other.
+
+    >>> import numpy as np, minigrad as mg
+    >>> a = np.zeros(3, dtype=np.float32)
+    >>> x = mg.from_numpy(a)
+    >>> a[0] = 5.0
+    >>> x
+    tensor([5., 0., 0.])
+    """
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {dtypes.type_name(array)})")
+    if array.dtype not in dtypes.SUPPORTED:
+        names = ", ".join(d.name for d in dtypes.SUPPORTED)
+        raise TypeError(
+            f"can't convert np.ndarray of type numpy.{array.dtype.name}. The only supported "
+            f"types are: {names}.\nconvert it first, e.g. mg.from_numpy(a.astype(np.float32))"
+        )
+    if array.dtype.byteorder not in "=|":  # a big-endian array: no kernel reads it as is
+        raise ValueError(
+            "given numpy array has byte order different from the native byte order. "
+            "Conversion between byte orders is currently not supported.\n"
+            "convert it first, e.g. a.astype(a.dtype.newbyteorder('='))"
+        )
+    return Tensor._wrap(array, "cpu")
+
+
+def from_dlpack(source: Any) -> Tensor:
+    """A CPU tensor sharing the memory of any DLPack exporter (a torch or NumPy array).
+
+    >>> import numpy as np, minigrad as mg
+    >>> mg.from_dlpack(np.arange(3))
+    tensor([0, 1, 2])
+    """
+    if not hasattr(source, "__dlpack__"):
+        raise TypeError(
+            f"from_dlpack(): expected an object with __dlpack__, got {dtypes.type_name(source)}"
+        )
+    return from_numpy(np.from_dlpack(source))

@@ -135,3 +135,60 @@ def test_max_pool2d_of_integers_as_torch(padding):
     same(ours, torch.nn.functional.max_pool2d(torch.tensor(data), 2, padding=padding))
     same_error(lambda: mg.nn.functional.max_pool2d(mg.tensor(data > 0), 2),
                lambda: torch.nn.functional.max_pool2d(torch.tensor(data > 0), 2))  # fmt: skip
+
+
+# -- array protocols ---------------------------------------------------------------------------
+def test_numpy_reads_a_tensor_as_one_array_not_an_object_array():
+    x = mg.arange(2000.0).reshape(40, 50)
+    array = np.asarray(x)
+    assert array.dtype == np.float32 and array.shape == (40, 50)
+    assert np.shares_memory(array, x.numpy())  # no copy, no per-element tensors
+    assert np.asarray(x, dtype=np.float64).dtype == np.float64
+    assert np.array(mg.tensor([True, False])).dtype == np.bool_
+
+
+def test_dlpack_both_ways_shares_memory():
+    x = mg.arange(4.0)
+    t = torch.from_dlpack(x)
+    assert x.__dlpack_device__() == t.__dlpack_device__()
+    t[0] = 7.0
+    assert x.tolist() == [7.0, 1.0, 2.0, 3.0]
+    source = torch.arange(3)
+    y = mg.from_dlpack(source)
+    source[1] = 9
+    assert y.tolist() == [0, 9, 2] and y.dtype == mg.int64
+    with pytest.raises(TypeError):
+        mg.from_dlpack([1, 2])
+
+
+def test_from_numpy_shares_memory_both_ways():
+    array = np.arange(6.0).reshape(2, 3)[:, ::2]  # a strided view
+    x = mg.from_numpy(array)
+    array[0, 0] = 9.0
+    assert x.tolist() == [[9.0, 2.0], [3.0, 5.0]] and x.dtype == mg.float64
+    x += 1
+    assert array.tolist() == [[10.0, 3.0], [4.0, 6.0]]
+    # minigrad has five dtypes (PyTorch more): the others are refused, never reinterpreted
+    with pytest.raises(TypeError, match=r"can't convert np\.ndarray of type numpy\.uint16"):
+        mg.from_numpy(np.zeros(2, np.uint16))
+    same_error(lambda: mg.from_numpy([1.0]), lambda: torch.from_numpy([1.0]))
+
+
+def test_format_as_torch():
+    for value in (3.14159, -0.0, float("nan")):
+        x, t = mg.tensor(value), torch.tensor(value)
+        for spec in (".2f", "", ">8.3e"):
+            assert f"{x:{spec}}" == f"{t:{spec}}"
+    assert f"{mg.tensor(7):04d}" == f"{torch.tensor(7):04d}"
+    assert f"{mg.ones(2)}" == str(mg.ones(2))
+    same_error(lambda: f"{mg.ones(2):.2f}", lambda: f"{torch.ones(2):.2f}")
+
+
+def test_size_is_torch_method_and_numpy_count():
+    x, t = mg.zeros(2, 3, 4), torch.zeros(2, 3, 4)
+    assert x.size() == tuple(t.size()) and x.numel() == t.numel() == 24
+    for d in (0, 2, -1, -3):
+        assert x.size(d) == t.size(d)
+    assert x.size == 24 and mg.tensor(5.0).size() == () and mg.tensor(5.0).numel() == 1
+    same_error(lambda: x.size(3), lambda: t.size(3))
+    same_error(lambda: x.size(1.0), lambda: t.size(1.0))
