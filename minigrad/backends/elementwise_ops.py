@@ -137,6 +137,11 @@ def _silu_slope(x):
     return _sigmoid(x) * (1 + x * _sigmoid(-x))
 
 
+def _sign(x):
+    """NumPy's sign, with NaN counted as 0 (PyTorch's, and ``f.sign``'s)."""
+    return np.sign(np.nan_to_num(x, nan=0)) if x.dtype.kind == "f" else np.sign(x)
+
+
 # -- the table ----------------------------------------------------------------------------------
 # fmt: off
 # name               scalar function     NumPy spelling                        kernel policy
@@ -147,7 +152,7 @@ op("log",            f.log,              np.log)
 op("sqrt",           f.sqrt,             np.sqrt)
 op("tanh",           f.tanh,             np.tanh,                              NUMPY, tanh_float32)
 op("abs",            f.absolute,         np.abs)
-op("sign",           f.sign,             np.sign)
+op("sign",           f.sign,             _sign)
 op("logical_not",    f.logical_not,      np.logical_not)
 op("relu",           f.relu,             lambda x: np.maximum(x, 0).astype(x.dtype, copy=False))
 op("sigmoid",        f.sigmoid,          _sigmoid)
@@ -210,7 +215,7 @@ op("leaky_relu",     act.leaky_relu,     _leaky_relu,                          E
 # the second argument the forward output (tanh, sigmoid) or input (the others).
 op("tanh_grad",      f.tanh_grad,        lambda g, y: g * (1 - y * y),         FUSED)
 op("sigmoid_grad",   f.sigmoid_grad,     lambda g, y: g * (y * (1 - y)),       FUSED)
-op("relu_grad",      f.relu_grad,        lambda g, x: g * (x > 0),             FUSED)
+op("relu_grad",      f.relu_grad,        lambda g, x: g * ~(x <= 0),           FUSED)
 op("gelu_grad",      act.gelu_grad,      lambda g, x: g * _gelu_slope(x),      COMPOSITE)
 op("gelu_tanh_grad", act.gelu_tanh_grad, lambda g, x: g * _gelu_tanh_slope(x), COMPOSITE)
 op("silu_grad",      act.silu_grad,      lambda g, x: g * _silu_slope(x),      COMPOSITE)

@@ -101,16 +101,16 @@ def absolute(x):
 
 
 def sign(x):
-    """-1, 0 or 1 by the sign of x; 0 and NaN are returned as they are.
+    """-1, 0 or 1 by the sign of x; NaN counts as 0 (PyTorch's ``(0 < x) - (x < 0)``).
 
     >>> sign(-3.0), sign(0.0), sign(math.nan)
-    (-1.0, 0.0, nan)
+    (-1.0, 0.0, 0.0)
     """
     if x > 0:
         return type(x)(1)
     if x < 0:
         return type(x)(-1)
-    return x
+    return type(x)(0)
 
 
 def relu(x):
@@ -308,12 +308,14 @@ def sigmoid_grad(g, y):
 
 
 def relu_grad(g, x):
-    """g where x > 0, else 0 (as ``g * (x > 0)``: a NaN g stays NaN, a NaN x gives 0).
+    """0 where x <= 0, else g (PyTorch's rule: a NaN x passes g; a NaN g stays NaN).
 
     >>> relu_grad(3.0, 1.0), relu_grad(3.0, -1.0), relu_grad(math.nan, -1.0)
     (3.0, 0.0, nan)
+    >>> relu_grad(3.0, math.nan)
+    3.0
     """
-    if x > 0:
+    if not x <= 0:
         return g
     return g * type(g)(0)
 

@@ -92,7 +92,7 @@ SOFTPLUS = _with_parameter(
     lambda v, out, x, threshold: where(x > threshold, v, v * sigmoid(x)), saves=(0,))
 # elu' = 1 for x > 0, else alpha e^x = out + alpha (read from the output).
 ELU = _with_parameter(
-    "elu", "alpha", lambda v, out, x, alpha: where(x > 0, v, v * (out + alpha)), saves=(0, "out"))
+    "elu", "alpha", lambda v, out, x, alpha: where(x <= 0, v * (out + alpha), v), saves=(0, "out"))
 LEAKY_RELU = _with_parameter(
     "leaky_relu", "slope", lambda v, out, x, slope: where(x > 0, v, v * slope), saves=(0,))
 # fmt: on
@@ -201,5 +201,5 @@ def hardtanh(input: Any, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
     x = _activation_input("hardtanh", input)
     low = _number("hardtanh", "min_val", min_val)
     high = _number("hardtanh", "max_val", max_val)
-    inside = (x > low) & (x < high)
-    return where(inside, x, clamp(x.detach(), low, high))
+    outside = (x <= low) | (x >= high)  # NaN is not outside: its slope is 1, as PyTorch's
+    return where(outside, clamp(x.detach(), low, high), x)

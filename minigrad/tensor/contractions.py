@@ -311,7 +311,7 @@ def diagonal(x: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1, *,
 def _diagonal(x: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:
     d1, d2 = normalize_axes(dim1, x.ndim)[0], normalize_axes(dim2, x.ndim)[0]
     if d1 == d2:
-        raise ValueError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     rest = [d for d in range(x.ndim) if d not in (d1, d2)]
     rows, cols = _diagonal_positions(x.shape[d1], x.shape[d2], int(offset))
     return getitem(transpose(x, (*rest, d1, d2)), (Ellipsis, rows, cols))

@@ -111,8 +111,12 @@ WHERE = Primitive(
 
 
 def _share(x: Tensor, y: Tensor) -> Tensor:
-    """1 where x wins, 1/2 on a tie, 0 where it loses (a constant)."""
-    return (x > y) + 0.5 * (x == y)
+    """0 where x loses, 1/2 on a tie, else 1 (a constant).
+
+    "Else" includes NaN on either side: PyTorch gives the whole gradient to
+    both operands there, as neither loses a comparison with NaN.
+    """
+    return 1.0 - (x < y) - 0.5 * (x == y)
 
 
 def _power_slope(x: Tensor, exponent: Tensor | float) -> Tensor:
@@ -254,6 +258,14 @@ def power(x: Any, y: Any) -> Tensor:
     if isinstance(x, Tensor) and isinstance(y, (int, float)) and not isinstance(y, bool):
         if not dtypes.is_floating(x.dtype) and not isinstance(y, int):
             x = x.to(dtypes.DEFAULT_FLOAT)  # 4 ** 0.5 is 2.0, not 4 ** 0 (PyTorch promotes)
+        elif x.dtype == dtypes.bool_:
+            x = x.to(dtypes.int64)  # True ** 2 is the integer 1, as PyTorch
+        if not dtypes.is_floating(x.dtype) and y < 0:
+            raise RuntimeError(
+                "Integers to negative integer powers are not allowed.\n"
+                f"power: a {x.dtype.name} tensor to the power {y}; use a float, "
+                f"e.g. x.to(mg.float32) ** {y}"
+            )
         return apply(POW_SCALAR, (x,), exponent=y)
     return _binary(POW, x, y, floating=True)
 

@@ -70,12 +70,13 @@ TRUNC = _map("trunc", _flat)
 ROUND = _map("round", _flat)
 
 # atan2(y, x) is the angle of (x, y): d = (x dy - y dx) / (x^2 + y^2).
-ATAN2 = _zip("atan2", (lambda v, out, y, x: v * x / (x * x + y * y),
-                       lambda v, out, y, x: -v * y / (x * x + y * y)), saves=(0, 1))
+ATAN2 = _zip("atan2", (lambda v, out, y, x: v * x * _inverse_square_radius(y, x),
+                       lambda v, out, y, x: -v * y * _inverse_square_radius(y, x)), saves=(0, 1))
 # x - floor(x / y) y: slope 1 in x, -floor(x / y) in y (between the jumps).
 REMAINDER = Primitive("remainder", lambda backend, x, y: _remainder(backend, x, y),
-                      derivatives=(lambda v, out, x, y: v, lambda v, out, x, y: -v * floor(x / y)),
-                      saves=(0, 1), scalar="remainder")
+                      derivatives=(lambda v, out, x, y: v,
+                                   lambda v, out, x, y: -v * _floor_quotient(x, y, out)),
+                      saves=(0, 1, "out"), scalar="remainder")
 # clamp(x, low, high) = clamp_max(clamp_min(x, low), high). At a tie the
 # gradient goes to x, not to the bound: PyTorch's rule, where x passes for
 # low <= x <= high (maximum would split it in half).
@@ -84,6 +85,27 @@ CLAMP_MIN = _zip("clamp_min", (lambda v, out, x, low: where(x >= low, v, 0.0),
 CLAMP_MAX = _zip("clamp_max", (lambda v, out, x, high: where(x <= high, v, 0.0),
                                lambda v, out, x, high: where(x <= high, 0.0, v)), saves=(0, 1))
 # fmt: on
+
+
+def _inverse_square_radius(y: Tensor, x: Tensor) -> Tensor:
+    """1 / (x^2 + y^2), and 0 at the origin, where PyTorch takes atan2's slopes as 0.
+
+    The dropped branch divides by 1, not 0: a second derivative sends a zero
+    cotangent through it, and 0 * inf would be nan.
+    """
+    square = x * x + y * y
+    origin = square == 0
+    return where(origin, 0.0, 1.0 / where(origin, 1.0, square))
+
+
+def _floor_quotient(x: Tensor, y: Tensor, out: Tensor) -> Tensor:
+    """floor(x / y) as the exact integer ``(x - x % y) / y`` (PyTorch's floor division).
+
+    ``floor(x / y)`` would round the quotient first: just below a jump, x / y
+    rounds up to the next integer, and the slope is one step off.
+    """
+    exact = round((x - out) / y)
+    return where(y == 0, floor(x / y), exact)
 
 
 def _remainder(backend: Any, x: Any, y: Any) -> Any:

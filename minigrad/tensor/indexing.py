@@ -284,7 +284,7 @@ def index_select(x: Tensor, dim: int, index: Any, *, axis: Any = None) -> Tensor
             raise ShapeError(
                 f"index_select(): Index to scalar can have only 1 value, got {index.size} value(s)"
             )
-        return gather(x, 0, index)
+        return gather(x, 0, reshape(index, ()))  # a 0-d result, as PyTorch's
     k = index.size
     shape = (*x.shape[:dim], k, *x.shape[dim + 1 :])
     spread = reshape(index, [k if d == dim else 1 for d in range(x.ndim)])

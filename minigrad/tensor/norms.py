@@ -19,7 +19,7 @@ from typing import Any
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.elementwise import where
+from minigrad.tensor.elementwise import sign, where
 from minigrad.tensor.reductions import amax, amin, normalize_axes, sum
 
 
@@ -63,14 +63,20 @@ def vector_norm(x: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = Fals
         extremum = amax if ord > 0 else amin
         return extremum(x.abs(), axes, keepdim)
     if ord == 0:
-        return sum((x != 0).to(x.dtype), axes, keepdim)
+        # A count: a step function of x, so its gradient is 0 (PyTorch's), and it
+        # stays part of the graph through sign's zero slope.
+        return sum((x != 0).to(x.dtype) + sign(x) * 0, axes, keepdim)
     if ord == 1:
         return sum(x.abs(), axes, keepdim)
     if ord == 2:
         return _root(sum(x * x, axes, keepdim), 2)
     if not isinstance(ord, (int, float)) or isinstance(ord, bool):
         raise TypeError(f"linalg.vector_norm: ord must be a number, not {ord!r}")
-    return _root(sum(x.abs() ** ord, axes, keepdim), ord)
+    # |x| ** p at x = 0 is 0 (or inf for p < 0) with slope 0, as PyTorch takes it; the
+    # formula p |x|^(p-1) would be inf there for p < 1, and inf * 0 is nan.
+    zero = x == 0
+    powers = where(zero, 0.0 if ord > 0 else math.inf, where(zero, 1.0, x.abs()) ** ord)
+    return _root(sum(powers, axes, keepdim), ord)
 
 
 def matrix_norm(x: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False, *,

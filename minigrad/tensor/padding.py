@@ -37,14 +37,19 @@ def _source(mode: str, before: int, after: int, n: int) -> np.ndarray:
 
     >>> _source("reflect", 2, 1, 3).tolist(), _source("replicate", 2, 1, 3).tolist()
     ([2, 1, 0, 1, 2, 1], [0, 0, 0, 1, 2, 2])
-    >>> _source("circular", 2, 1, 3).tolist()
-    [1, 2, 0, 1, 2, 0]
+    >>> _source("circular", 2, 1, 3).tolist(), _source("circular", -1, 2, 5).tolist()
+    ([1, 2, 0, 1, 2, 0], [1, 2, 3, 4, 1, 2])
+
+    A negative count crops. Circular padding crops first and then wraps what is
+    left (PyTorch's order); the others pad first and then crop.
     """
+    if mode == "circular":
+        start, stop = max(-before, 0), n - max(-after, 0)
+        kept = np.arange(-max(before, 0), stop - start + max(after, 0))
+        return start + kept % max(stop - start, 1)
     i = np.arange(-before, n + after)
     if mode == "replicate":
         return np.clip(i, 0, n - 1)
-    if mode == "circular":
-        return i % n
     # reflect: mirror about the first and the last element, which are not repeated.
     i = np.abs(i)
     return np.where(i > n - 1, 2 * (n - 1) - i, i)
@@ -95,10 +100,12 @@ def _check_mode(x: Tensor, mode: str, pairs: list) -> None:
                 f"dimension, but got: padding ({before}, {after}) at dimension {axis} of input "
                 f"{list(x.shape)}"
             )
-        if mode == "circular" and (before > n or after > n):
+        kept = n - max(-before, 0) - max(-after, 0)  # circular: what is left after cropping
+        if mode == "circular" and (before > n or after > n or max(before, after) > kept):
             raise ShapeError(
                 "Padding value causes wrapping around more than once.\npad: circular padding "
-                f"({before}, {after}) is longer than the {n} elements of axis {axis}"
+                f"({before}, {after}) is longer than the {max(kept, 0)} elements left of axis "
+                f"{axis} after cropping"
             )
         if mode == "replicate" and n == 0 and (before or after):
             raise ShapeError(

@@ -326,6 +326,23 @@ def chunk(x: Tensor, chunks: int, dim: int = 0, *, axis: Any = None) -> tuple[Te
     return split(x, -(-n // chunks), d)
 
 
+def _whole(n: Any, name: str) -> int:
+    """``start`` or ``length`` of ``narrow``: an int, or (as PyTorch) a 0-d integer tensor."""
+    if isinstance(n, Tensor):
+        if n.ndim != 0 or n.dtype.kind not in "iu":
+            raise ShapeError(
+                f"{name} must be an 0-dim integral Tensor.\nnarrow: got a {n.dtype.name} "
+                f"tensor of shape {n.shape}"
+            )
+        return int(n.item())
+    if not dtypes.is_integer(n):
+        raise TypeError(
+            "narrow() received an invalid combination of arguments - got "
+            f"{dtypes.type_name(n)} {name}={n!r}\nnarrow: start and length are whole numbers"
+        )
+    return int(n)
+
+
 def narrow(x: Tensor, dim: int, start: int, length: int) -> Tensor:
     """The ``length`` elements from ``start`` along ``dim`` (a view).
 
@@ -335,6 +352,7 @@ def narrow(x: Tensor, dim: int, start: int, length: int) -> Tensor:
     """
     if x.ndim == 0:
         raise ShapeError("narrow() cannot be applied to a 0-dim tensor.")
+    start, length = _whole(start, "start"), _whole(length, "length")
     d = _one_axis(dim, x.ndim)
     n = x.shape[d]
     if not -n <= start <= n:

@@ -29,7 +29,9 @@ def first_line(fn):
 
 
 def same_error(ours, theirs):
-    assert first_line(ours) == first_line(theirs)
+    """The same first line, and an exception that ``except TheirType`` catches."""
+    (kind, line), (their_kind, their_line) = first_line(ours), first_line(theirs)
+    assert issubclass(kind, their_kind) and line == their_line, (kind, line, their_kind)
 
 
 # -- transpose(dim0, dim1) ------------------------------------------------------------------
@@ -192,3 +194,120 @@ def test_size_is_torch_method_and_numpy_count():
     assert x.size == 24 and mg.tensor(5.0).size() == () and mg.tensor(5.0).numel() == 1
     same_error(lambda: x.size(3), lambda: t.size(3))
     same_error(lambda: x.size(1.0), lambda: t.size(1.0))
+
+
+# -- NaN and kinks: PyTorch's conventions --------------------------------------------------------
+NAN, INF = float("nan"), float("inf")
+UNARY_AT_KINKS = {
+    "sign": (lambda x: x.sign(), lambda t: t.sign()),
+    "relu": (lambda x: x.relu(), lambda t: t.relu()),
+    "abs": (lambda x: x.abs(), lambda t: t.abs()),
+    "hardtanh": (mg.nn.functional.hardtanh, torch.nn.functional.hardtanh),
+    "elu": (mg.nn.functional.elu, torch.nn.functional.elu),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNARY_AT_KINKS))
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_values_and_slopes_at_nan_and_kinks(name, backend):
+    values = [NAN, 0.0, 1.0, -1.0, -2.0, INF, -INF]
+    fn, torch_fn = UNARY_AT_KINKS[name]
+    with mg.backends.use(backend):
+        x = mg.tensor(values, dtype=mg.float64, requires_grad=True)
+        out = fn(x)
+        out.sum().backward()
+    t = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+    theirs = torch_fn(t)
+    theirs.sum().backward()
+    same(out, theirs)
+    same(x.grad, t.grad)
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum"])
+def test_maximum_minimum_split_the_gradient_at_nan_as_torch(name):
+    a, b = [INF, NAN, NAN, 1.0, 2.0, -INF], [NAN, 1.0, NAN, 1.0, 3.0, -INF]
+    x, y = mg.tensor(a, requires_grad=True), mg.tensor(b, requires_grad=True)
+    s, u = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    ours, theirs = getattr(mg, name)(x, y), getattr(torch, name)(s, u)
+    ours.sum().backward(), theirs.sum().backward()
+    same(ours, theirs)
+    same(x.grad, s.grad)
+    same(y.grad, u.grad)
+
+
+def test_atan2_slopes_at_the_origin_are_zero():
+    a, b = [0.0, -0.0, 0.0, 1.0], [0.0, 0.0, -0.0, 2.0]
+    x, y = mg.tensor(a, requires_grad=True), mg.tensor(b, requires_grad=True)
+    s, u = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    mg.atan2(x, y).sum().backward(), torch.atan2(s, u).sum().backward()
+    same(x.grad, s.grad)
+    same(y.grad, u.grad)
+    second = mg.autograd.grad(mg.atan2(x, y).sum(), x, create_graph=True)[0].sum()
+    (h,) = mg.autograd.grad(second, x)
+    assert np.isfinite(h.numpy()).all()  # no 0 * inf from the dropped branch
+
+
+def test_remainder_slope_in_the_divisor_is_the_exact_quotient():
+    a, b = [1.0, 1.0, 3.0, -1.0, 0.7, 1.0], [0.004, 0.1, 0.3, 0.1, 0.1, 0.0]
+    x, y = mg.tensor(a, requires_grad=True), mg.tensor(b, requires_grad=True)
+    s, u = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    ours, theirs = mg.remainder(x, y), torch.remainder(s, u)
+    ours.sum().backward(), theirs.sum().backward()
+    same(ours, theirs)
+    same(y.grad, u.grad)  # 1.0 % 0.004 in float32: quotient 249, not round(250.0)
+
+
+# -- padding, indexing, norms -------------------------------------------------------------------
+@pytest.mark.parametrize("pad", [(-1, 2), (2, -1), (1, -3), (-2, -1), (2, 2)])
+def test_circular_pad_crops_then_wraps(pad):
+    data = np.arange(5.0).reshape(1, 1, 5)
+    x, t = mg.tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+    ours, theirs = mg.pad(x, pad, mode="circular"), torch.nn.functional.pad(t, pad, "circular")
+    same(ours, theirs)
+    weights = np.arange(1.0, 1.0 + theirs.numel()).reshape(theirs.shape)
+    (ours * mg.tensor(weights)).sum().backward(), (theirs * torch.tensor(weights)).sum().backward()
+    same(x.grad, t.grad)
+    same_error(lambda: mg.pad(mg.tensor(data), (6, 0), mode="circular"),
+               lambda: torch.nn.functional.pad(torch.tensor(data), (6, 0), mode="circular"))  # fmt: skip
+
+
+def test_index_select_of_a_0d_tensor_is_0d():
+    for index in ([0], 0):
+        same(mg.tensor(3.0).index_select(0, mg.tensor(index)),
+             torch.tensor(3.0).index_select(0, torch.tensor(index)))  # fmt: skip
+
+
+@pytest.mark.parametrize("ord", [0, 0.5, -1.5, 3])
+@pytest.mark.parametrize("values", [[0.0, 0.0, 0.0], [1.0, 0.0, -2.0]])
+def test_vector_norm_gradients_at_zero_as_torch(ord, values):
+    x, t = mg.tensor(values, requires_grad=True), torch.tensor(values, requires_grad=True)
+    ours, theirs = mg.linalg.vector_norm(x, ord), torch.linalg.vector_norm(t, ord)
+    same(ours, theirs)
+    (g,) = mg.autograd.grad(ours, x)
+    (h,) = torch.autograd.grad(theirs, t, materialize_grads=True)
+    same(g, h)
+
+
+def test_narrow_takes_a_0d_integer_tensor_start():
+    same(mg.arange(6).narrow(0, mg.tensor(2), 3), torch.arange(6).narrow(0, torch.tensor(2), 3))
+    same(
+        mg.narrow(mg.arange(6), 0, 1, mg.tensor(2)),
+        torch.narrow(torch.arange(6), 0, 1, torch.tensor(2)),
+    )
+    for start in (mg.tensor([2]), mg.tensor(2.0)):
+        with pytest.raises(RuntimeError, match="start must be an 0-dim integral Tensor"):
+            mg.arange(6).narrow(0, start, 3)
+    with pytest.raises(TypeError, match="narrow"):
+        mg.arange(6).narrow(0, 2.0, 3)
+
+
+# -- errors and dtypes --------------------------------------------------------------------------
+def test_integer_to_a_negative_power_is_torch_error():
+    same_error(lambda: mg.tensor([2]) ** -2, lambda: torch.tensor([2]) ** -2)
+    same_error(lambda: mg.diagonal(mg.ones(2, 2), 0, 0, 0),
+               lambda: torch.diagonal(torch.ones(2, 2), 0, 0, 0))  # fmt: skip
+
+
+def test_bool_to_an_integer_power_is_int64():
+    for exponent in (0, 2):
+        same(mg.tensor([True, False]) ** exponent, torch.tensor([True, False]) ** exponent)
