@@ -10,7 +10,27 @@
 
 from minigrad.nn import functional, utils
 from minigrad.nn.activation import ELU, GELU, Hardtanh, LeakyReLU, SiLU, Softplus
+from minigrad.nn.activation_functions import (
+    CELU,
+    GLU,
+    SELU,
+    Hardsigmoid,
+    Hardswish,
+    LogSigmoid,
+    Mish,
+    ReLU6,
+    Softmin,
+    Softsign,
+)
+from minigrad.nn.affine import Bilinear
 from minigrad.nn.conv import AvgPool2d, Conv1d, Conv2d, MaxPool2d
+from minigrad.nn.distances import (
+    CosineEmbeddingLoss,
+    CosineSimilarity,
+    MarginRankingLoss,
+    PairwiseDistance,
+    TripletMarginLoss,
+)
 from minigrad.nn.dropout import Dropout
 from minigrad.nn.embedding import Embedding
 from minigrad.nn.linear import MLP, Linear
@@ -19,8 +39,46 @@ from minigrad.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from minigrad.nn.parameter import Parameter
 
 __all__ = [
-    "ELU", "GELU", "MLP", "AvgPool2d", "BatchNorm1d", "BatchNorm2d", "Conv1d", "Conv2d", "Dropout",
-    "Embedding", "Flatten", "Hardtanh", "LayerNorm", "LeakyReLU", "Linear", "MaxPool2d", "Module",
+    "CELU",
+    "ELU",
+    "GELU",
+    "GLU",
+    "MLP",
+    "SELU",
+    "AvgPool2d",
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "Bilinear",
+    "Conv1d",
+    "Conv2d",
+    "CosineEmbeddingLoss",
+    "CosineSimilarity",
+    "Dropout",
+    "Embedding",
+    "Flatten",
+    "Hardsigmoid",
+    "Hardswish",
+    "Hardtanh",
+    "LayerNorm",
+    "LeakyReLU",
+    "Linear",
+    "LogSigmoid",
+    "MarginRankingLoss",
+    "MaxPool2d",
+    "Mish",
+    "Module",
+    "PairwiseDistance",
     "Parameter",
-    "ReLU", "Sequential", "SiLU", "Sigmoid", "Softplus", "Tanh", "functional", "utils",
+    "ReLU",
+    "ReLU6",
+    "Sequential",
+    "SiLU",
+    "Sigmoid",
+    "Softmin",
+    "Softplus",
+    "Softsign",
+    "Tanh",
+    "TripletMarginLoss",
+    "functional",
+    "utils",
 ]  # fmt: skip

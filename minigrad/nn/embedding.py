@@ -113,3 +113,33 @@ class Embedding(Module):
     def extra_repr(self) -> str:
         padding = "" if self.padding_idx is None else f", padding_idx={self.padding_idx}"
         return f"{self.num_embeddings}, {self.embedding_dim}{padding}"
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """Each class id as a row of zeros with a 1 at the id: shape ``(*tensor.shape, num_classes)``.
+
+    ``num_classes=-1`` takes the largest id plus one. The result is int64
+    (it is an embedding with the identity matrix as table, and no gradient).
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.one_hot(mg.tensor([0, 2]))
+    tensor([[1, 0, 0],
+            [0, 0, 1]])
+    """
+    ids = tensor if isinstance(tensor, Tensor) else factories.tensor(tensor)
+    if ids.dtype != dtypes.int64:
+        raise RuntimeError(
+            "one_hot is only applicable to index tensor of type LongTensor.\n"
+            f"got {ids.dtype.name}; convert with .to(mg.int64)"
+        )
+    values = ids.numpy()
+    if num_classes == -1:
+        if values.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(values.max()) + 1
+    if values.size and values.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if values.size and values.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    classes = factories.arange(num_classes, device=ids.device)
+    return (ids.unsqueeze(-1) == classes).to(dtypes.int64)

@@ -29,8 +29,29 @@ to 0.
 
 from __future__ import annotations
 
+from minigrad.nn.activation_functions import (
+    celu,
+    glu,
+    hardsigmoid,
+    hardswish,
+    logsigmoid,
+    mish,
+    relu6,
+    selu,
+    softmin,
+    softsign,
+)
+from minigrad.nn.affine import bilinear, linear
+from minigrad.nn.distances import (
+    cosine_embedding_loss,
+    cosine_similarity,
+    margin_ranking_loss,
+    normalize,
+    pairwise_distance,
+    triplet_margin_loss,
+)
 from minigrad.nn.dropout import dropout
-from minigrad.nn.embedding import embedding
+from minigrad.nn.embedding import embedding, one_hot
 from minigrad.nn.losses import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -52,11 +73,14 @@ from minigrad.tensor.pooling import avg_pool2d, max_pool2d
 from minigrad.tensor.tensor import Tensor
 
 __all__ = [
-    "avg_pool2d", "batch_norm", "binary_cross_entropy", "binary_cross_entropy_with_logits",
-    "conv1d", "conv2d", "cross_entropy", "dropout", "elu", "embedding", "gelu", "hardtanh",
-    "huber_loss", "kl_div", "l1_loss", "layer_norm", "leaky_relu", "log_softmax", "max_pool2d",
-    "mse_loss", "nll_loss", "pad", "relu", "sigmoid", "silu", "smooth_l1_loss", "softmax",
-    "softplus", "tanh",
+    "avg_pool2d", "batch_norm", "bilinear", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "celu", "conv1d", "conv2d", "cosine_embedding_loss",
+    "cosine_similarity", "cross_entropy", "dropout", "elu", "embedding", "gelu", "glu",
+    "hardsigmoid", "hardswish", "hardtanh", "huber_loss", "kl_div", "l1_loss", "layer_norm",
+    "leaky_relu", "linear", "log_softmax", "logsigmoid", "margin_ranking_loss", "max_pool2d",
+    "mish", "mse_loss", "nll_loss", "normalize", "one_hot", "pad", "pairwise_distance", "relu",
+    "relu6", "selu", "sigmoid", "silu", "smooth_l1_loss", "softmax", "softmin", "softplus",
+    "softsign", "tanh", "triplet_margin_loss",
 ]  # fmt: skip
 
 

@@ -38,10 +38,21 @@ import inspect
 from typing import Any
 
 import minigrad as mg
-from opdb import contractions, convolution, core, elementwise, inplace, nn, reductions, shape
+from opdb import (
+    contractions,
+    convolution,
+    core,
+    elementwise,
+    inplace,
+    nn,
+    nn_compositions,
+    reductions,
+    shape,
+)
 from opdb.strategies import SEEDS, Case
 
-AREAS = (core, elementwise, reductions, contractions, shape, convolution, nn, inplace)
+AREAS = (core, elementwise, reductions, contractions, shape, convolution, nn, inplace,
+         nn_compositions)  # fmt: skip
 
 DATABASE: dict[str, Any] = {}
 NOT_SMOOTH: set[str] = set()

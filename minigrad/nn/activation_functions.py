@@ -1,0 +1,301 @@
+"""More activations, each a composition of registry rows (lesson 06).
+
+``relu6``, ``hardsigmoid`` and ``hardswish`` are piecewise polynomials;
+``mish``, ``logsigmoid``, ``softsign``, ``celu`` and ``selu`` smooth curves
+built from ``softplus``, ``elu``, ``tanh``; ``glu`` gates one half of its
+input with the sigmoid of the other; ``softmin`` is ``softmax(-x)``. None
+has a row of its own: each is a few rows, so reverse and forward mode,
+higher derivatives, vmap, jit and every backend follow from theirs.
+
+Two things the compositions must get right, as PyTorch does:
+
+- **The slope at a kink and at NaN.** A piecewise function is a ``where``
+  between its pieces, and the condition decides which piece's slope a
+  boundary point gets. ``hardswish`` takes the middle piece strictly inside
+  ``(-3, 3)`` and at NaN (slope 0 at -3, 1 at 3, NaN at NaN: PyTorch's);
+  ``hardsigmoid`` and ``relu6`` pass the gradient strictly inside only.
+- **No overflow in the branch not taken.** ``where`` sends a zero gradient
+  to the other branch, but ``0 * inf`` is NaN: ``logsigmoid`` therefore
+  evaluates each branch only where its numbers are finite (``softplus`` of
+  a huge argument is the argument itself, slope 1).
+
+    >>> import minigrad as mg
+    >>> F = mg.nn.functional
+    >>> F.hardswish(mg.tensor([-4.0, 0.0, 1.0, 4.0]))
+    tensor([-0.    ,  0.    ,  0.6667,  4.    ])
+    >>> F.logsigmoid(mg.tensor([-1000.0, 0.0]))
+    tensor([-1000.    ,    -0.6931])
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from minigrad.nn.module import Module
+from minigrad.tensor import softmax as primitives
+from minigrad.tensor.activations import _activation_input, _number, elu, hardtanh, softplus
+from minigrad.tensor.elementwise import abs, sigmoid, tanh, where
+from minigrad.tensor.elementwise_math import clamp
+from minigrad.tensor.tensor import Tensor
+
+#: SELU's constants (Klambauer et al. 2017), as PyTorch spells them.
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def relu6(input: Any, inplace: bool = False) -> Tensor:
+    """``min(max(x, 0), 6)``; the gradient passes strictly between 0 and 6 (PyTorch).
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.relu6(mg.tensor([-1.0, 3.0, 9.0]))
+    tensor([0., 3., 6.])
+    """
+    return hardtanh(input, 0.0, 6.0)
+
+
+def hardsigmoid(input: Any, inplace: bool = False) -> Tensor:
+    """``relu6(x + 3) / 6``: 0 below -3, 1 above 3, a line between; slope 1/6 strictly inside.
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.hardsigmoid(mg.tensor([-4.0, 0.0, 1.5, 4.0]))
+    tensor([0.  , 0.5 , 0.75, 1.  ])
+    """
+    x = _activation_input("hardsigmoid", input)
+    line = (x + 3) / 6  # (PyTorch's rounding: x / 6 + 0.5 differs in the last bit)
+    return where((x > -3) & (x < 3), line, clamp(line.detach(), 0.0, 1.0))
+
+
+def hardswish(input: Any, inplace: bool = False) -> Tensor:
+    """``x * relu6(x + 3) / 6``: 0 below -3, x above 3, ``x (x + 3) / 6`` on [-3, 3].
+
+    >>> import minigrad as mg
+    >>> x = mg.tensor([-3.0, 0.0, 3.0], requires_grad=True)
+    >>> mg.nn.functional.hardswish(x).sum().backward()
+    >>> x.grad
+    tensor([0. , 0.5, 1. ])
+    """
+    x = _activation_input("hardswish", input)
+    outer = (x <= -3) | (x >= 3)
+    inside = where(outer, 0.0, x)  # the middle piece never sees +-inf (0 * inf in its slope)
+    return where(x <= -3, 0.0 * x, where(x >= 3, x, inside * (inside + 3) / 6))
+
+
+def mish(input: Any, inplace: bool = False) -> Tensor:
+    """``x * tanh(softplus(x))``, a smooth, non-monotonic relu.
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.mish(mg.tensor([-1.0, 0.0, 1.0]))
+    tensor([-0.3034,  0.    ,  0.8651])
+    """
+    x = _activation_input("mish", input)
+    return x * tanh(softplus(x))
+
+
+def logsigmoid(input: Any) -> Tensor:
+    """``log(sigmoid(x))``, finite for every finite x: ``x - softplus(x)`` below 0,
+    ``-softplus(-x)`` from 0 up (each branch where its exponential cannot overflow).
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.logsigmoid(mg.tensor([-50.0, 50.0]))
+    tensor([-50.,  -0.])
+    """
+    x = _activation_input("log_sigmoid_forward", input)
+    return where(x < 0, x - softplus(x), -softplus(-x))
+
+
+def softsign(input: Any) -> Tensor:
+    """``x / (1 + |x|)``: a sigmoid-shaped curve from -1 to 1 with polynomial tails.
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.softsign(mg.tensor([-3.0, 1.0]))
+    tensor([-0.75,  0.5 ])
+    """
+    x = _activation_input("softsign", input)
+    return x / (abs(x) + 1)
+
+
+def celu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """``max(0, x) + min(0, alpha (exp(x / alpha) - 1))``, that is ``alpha * elu(x / alpha)``.
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.celu(mg.tensor([-1.0, 2.0]), alpha=2.0)
+    tensor([-0.7869,  2.    ])
+    """
+    x = _activation_input("celu", input)
+    alpha = _number("celu", "alpha", alpha)
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError\ncelu divides by alpha; give a nonzero alpha")
+    return alpha * elu(x / alpha) if alpha != 1.0 else elu(x)
+
+
+def selu(input: Any, inplace: bool = False) -> Tensor:
+    """``scale * elu(x, alpha)`` with the constants that keep activations at mean 0, variance 1.
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.selu(mg.tensor([-1.0, 1.0]))
+    tensor([-1.1113,  1.0507])
+    """
+    x = _activation_input("selu", input)
+    return SELU_SCALE * elu(x, SELU_ALPHA)
+
+
+def glu(input: Any, dim: int = -1) -> Tensor:
+    """``a * sigmoid(b)``, where ``a`` and ``b`` are the two halves of ``input`` along ``dim``.
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.glu(mg.tensor([[1.0, 2.0, 0.0, 100.0]]))
+    tensor([[0.5, 2. ]])
+    """
+    x = _activation_input("glu", input)
+    if x.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    if not -x.ndim <= dim < x.ndim:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-x.ndim}, {x.ndim - 1}], "
+            f"but got {dim})"
+        )
+    size = x.shape[dim]
+    if size % 2:
+        raise RuntimeError(
+            f"Halving dimension must be even, but dimension {dim % x.ndim} is size {size}"
+        )
+    half = size // 2
+    return x.narrow(dim, 0, half) * sigmoid(x.narrow(dim, half, half))
+
+
+def implicit_dim(name: str, ndim: int) -> int:
+    """PyTorch's old default axis for softmax-like functions called without ``dim``."""
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+        "include dim=X as an argument.",
+        UserWarning,
+        stacklevel=3,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmin(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    """``softmax(-x)`` along ``dim``: the smallest scores get the most probability.
+
+    Without ``dim``, PyTorch's old rule picks one (axis 0 for 0-, 1- and 3-d
+    inputs, else 1) and warns. ``dtype`` casts the input first.
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.softmin(mg.tensor([0.0, 1000.0]), dim=0)
+    tensor([1., 0.])
+    """
+    x = input if isinstance(input, Tensor) else Tensor.concrete(input)
+    if dtype is not None:
+        x = x.to(dtype)
+    if dim is None:
+        dim = implicit_dim("softmin", x.ndim)
+    return primitives.softmax(-x, dim)
+
+
+# -- the same functions as layers (PyTorch's names, settings shown by repr) --------------------
+class _Elementwise(Module):
+    """A parameter-free activation layer; ``inplace`` is accepted and, as here always, False."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class ReLU6(_Elementwise):
+    """``min(max(x, 0), 6)``, elementwise."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return relu6(input)
+
+
+class Hardsigmoid(_Elementwise):
+    """``relu6(x + 3) / 6``, elementwise."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return hardsigmoid(input)
+
+
+class Hardswish(_Elementwise):
+    """``x * relu6(x + 3) / 6``, elementwise."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return hardswish(input)
+
+
+class Mish(_Elementwise):
+    """``x * tanh(softplus(x))``, elementwise."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return mish(input)
+
+
+class SELU(_Elementwise):
+    """``scale * elu(x, alpha)`` with SELU's constants, elementwise."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return selu(input)
+
+
+class LogSigmoid(Module):
+    """``log(sigmoid(x))``, elementwise."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return logsigmoid(input)
+
+
+class Softsign(Module):
+    """``x / (1 + |x|)``, elementwise."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return softsign(input)
+
+
+class CELU(Module):
+    """``max(0, x) + min(0, alpha (exp(x / alpha) - 1))``, elementwise.
+
+    >>> import minigrad as mg
+    >>> mg.nn.CELU(alpha=0.5)
+    CELU(alpha=0.5)
+    """
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return celu(input, self.alpha)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class GLU(Module):
+    """``a * sigmoid(b)`` of the two halves of the input along ``dim``."""
+
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return glu(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Softmin(Module):
+    """``softmax(-x)`` along ``dim``."""
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return softmin(input, self.dim, _stacklevel=5)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"

@@ -1,0 +1,275 @@
+"""Lengths, angles and distances between vectors, and the losses built on them (lesson 06).
+
+``normalize`` scales vectors to length 1; ``cosine_similarity`` is the
+cosine of the angle between two vectors; ``pairwise_distance`` the p-norm of
+their difference. Three losses compare *pairs* of things instead of a
+prediction with a label: ``margin_ranking_loss`` wants one score above
+another, ``triplet_margin_loss`` an anchor closer to a positive example
+than to a negative one, ``cosine_embedding_loss`` two vectors pointing the
+same way (target 1) or apart (target -1).
+
+All are compositions of norms, sums, ``clamp`` and ``where``: no rows of
+their own. Where PyTorch guards a division by a small ``eps``, the same
+guard is here, and where it clamps a norm *without* recording the clamp
+(``cosine_similarity``), so does this code: the value is clamped, the
+gradient is the unclamped norm's.
+
+    >>> import minigrad as mg
+    >>> F = mg.nn.functional
+    >>> a, b = mg.tensor([[1.0, 0.0]]), mg.tensor([[1.0, 1.0]])
+    >>> F.cosine_similarity(a, b), F.pairwise_distance(a, b)
+    (tensor([0.7071]), tensor([1.]))
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minigrad.nn.losses import _check_reduction, _reduce
+from minigrad.nn.module import Module
+from minigrad.tensor.broadcasting import broadcast_shape
+from minigrad.tensor.elementwise import minimum, where
+from minigrad.tensor.elementwise_math import clamp
+from minigrad.tensor.norms import vector_norm
+from minigrad.tensor.tensor import Tensor
+
+
+def _tensor(x: Any, like: Tensor | None = None) -> Tensor:
+    if isinstance(x, Tensor):
+        return x
+    if like is None:
+        return Tensor.concrete(x)
+    return Tensor.concrete(x, dtype=like.dtype, device=like.device)
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
+              out: Any = None) -> Tensor:  # fmt: skip
+    """``input / max(||input||_p, eps)`` along ``dim``: unit vectors (zero vectors stay 0).
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.normalize(mg.tensor([[3.0, 4.0], [0.0, 0.0]]))
+    tensor([[0.6, 0.8],
+            [0. , 0. ]])
+    """
+    if out is not None:
+        raise TypeError("normalize(): out= is not supported; use the returned tensor")
+    x = _tensor(input)
+    norm = vector_norm(x, p, dim, keepdim=True)
+    return x / clamp(norm, min=eps)
+
+
+def _clamped_without_gradient(norm: Tensor, eps: float) -> Tensor:
+    """``norm``'s values clamped to at least ``eps``, its gradient that of ``norm`` itself.
+
+    PyTorch clamps the norms in place under ``no_grad``; adding the clamp's
+    change as a constant does the same in a graph.
+    """
+    fixed = norm.detach()
+    return norm + (clamp(fixed, min=eps) - fixed)
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """``<x1, x2> / (max(||x1||, eps) max(||x2||, eps))`` along ``dim`` (inputs broadcast).
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.cosine_similarity(mg.tensor([1.0, 0.0]), mg.tensor([-2.0, 0.0]), dim=0)
+    tensor(-1.)
+    """
+    x1 = _tensor(x1)
+    x2 = _tensor(x2, x1)
+    shape = broadcast_shape(x1.shape, x2.shape)
+    x1, x2 = x1.broadcast_to(shape), x2.broadcast_to(shape)
+    n1 = _clamped_without_gradient(vector_norm(x1, 2, dim, keepdim=True), eps)
+    n2 = _clamped_without_gradient(vector_norm(x2, 2, dim, keepdim=True), eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Tensor:  # fmt: skip
+    """``||x1 - x2 + eps||_p`` along the last axis (``eps`` keeps the norm off its kink at 0).
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.pairwise_distance(mg.tensor([[0.0, 0.0]]), mg.tensor([[3.0, 4.0]]))
+    tensor([5.])
+    """
+    x1 = _tensor(x1)
+    x2 = _tensor(x2, x1)
+    ndim = max(x1.ndim, x2.ndim)
+    if ndim == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
+    return vector_norm(x1 - x2 + eps, p, ndim - 1, keepdim=keepdim)
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                        size_average: Any = None, reduce: Any = None,
+                        reduction: str = "mean") -> Tensor:  # fmt: skip
+    """``max(0, -target (input1 - input2) + margin)``: target 1 wants input1 ranked higher.
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.margin_ranking_loss(mg.tensor([2.0, 0.0]), mg.tensor([1.0, 1.0]),
+    ...                                      mg.tensor([1.0, 1.0]), margin=0.5)
+    tensor(0.75)
+    """
+    _check_reduction(_legacy(size_average, reduce, reduction))
+    x1, x2 = _tensor(input1), _tensor(input2)
+    y = _tensor(target, x1)
+    if not x1.ndim == x2.ndim == y.ndim:
+        raise RuntimeError(
+            "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+            f"input1: {x1.shape}, input2: {x2.shape}, target: {y.shape} "
+        )
+    losses = clamp(-y * (x1 - x2) + margin, min=0)
+    return _reduce(losses, _legacy(size_average, reduce, reduction))
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
+                        p: float = 2, eps: float = 1e-6, swap: bool = False,
+                        size_average: Any = None, reduce: Any = None,
+                        reduction: str = "mean") -> Tensor:  # fmt: skip
+    """``max(0, margin + d(anchor, positive) - d(anchor, negative))``, d ``pairwise_distance``.
+
+    With ``swap=True`` the negative's distance is the smaller of its
+    distances to the anchor and to the positive.
+
+    >>> import minigrad as mg
+    >>> a, pos, neg = mg.tensor([[0.0, 0.0]]), mg.tensor([[0.0, 1.0]]), mg.tensor([[3.0, 0.0]])
+    >>> mg.nn.functional.triplet_margin_loss(a, pos, neg, eps=0.0)
+    tensor(0.)
+    """
+    reduction = _legacy(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    a, pos, neg = _tensor(anchor), _tensor(positive), _tensor(negative)
+    if not a.ndim == pos.ndim == neg.ndim:
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number "
+            f"of dimensions, but got: anchor {a.ndim}D, positive {pos.ndim}D, and negative "
+            f"{neg.ndim}D inputs"
+        )
+    d_pos = pairwise_distance(a, pos, p, eps)
+    d_neg = pairwise_distance(a, neg, p, eps)
+    if swap:
+        d_neg = minimum(d_neg, pairwise_distance(pos, neg, p, eps))
+    return _reduce(clamp(margin + d_pos - d_neg, min=0), reduction)
+
+
+#: PyTorch's guard against a zero length in ``cosine_embedding_loss``.
+EPSILON = 1e-12
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                          size_average: Any = None, reduce: Any = None,
+                          reduction: str = "mean") -> Tensor:  # fmt: skip
+    """``1 - cos`` where target is 1, ``max(0, cos - margin)`` where it is -1 (0 elsewhere).
+
+    ``cos`` is the cosine between the rows of ``input1`` and ``input2``
+    (vectors along the last axis), with ``1e-12`` added to each squared length.
+
+    >>> import minigrad as mg
+    >>> x = mg.tensor([[1.0, 0.0], [1.0, 0.0]])
+    >>> mg.nn.functional.cosine_embedding_loss(x, x, mg.tensor([1, -1]), reduction="none")
+    tensor([0., 1.])
+    """
+    reduction = _legacy(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    x1, x2 = _tensor(input1), _tensor(input2, None)
+    y = _tensor(target)
+    if y.ndim > 1:
+        raise RuntimeError(f"cosine_embedding_loss: 0D or 1D target tensor expected, multi-target "
+                           f"not supported (target of shape {y.shape})")  # fmt: skip
+    if y.ndim == 0 and (x1.ndim != 1 or x2.ndim != 1):
+        raise RuntimeError(
+            "0D target tensor expects 1D input tensors, but found inputs with sizes "
+            f"{list(x1.shape)} and {list(x2.shape)}."
+        )
+    if y.ndim == 1 and (x1.ndim != 2 or x2.ndim != 2):
+        raise RuntimeError(
+            "1D target tensor expects 2D input tensors, but found inputs with sizes "
+            f"{list(x1.shape)} and {list(x2.shape)}."
+        )
+    axis = x1.ndim - 1
+    dot = (x1 * x2).sum(axis)
+    square1 = (x1 * x1).sum(axis) + EPSILON
+    square2 = (x2 * x2).sum(axis) + EPSILON
+    cos = dot / (square1 * square2).sqrt()
+    zero = cos * 0.0
+    losses = where(y == 1, 1 - cos, zero) + where(y == -1, clamp(cos - margin, min=0), zero)
+    return _reduce(losses, reduction)
+
+
+def _legacy(size_average: Any, reduce: Any, reduction: str) -> str:
+    """PyTorch's deprecated ``size_average``/``reduce`` flags, read as a ``reduction``."""
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if not reduce:
+        return "none"
+    return "mean" if size_average else "sum"
+
+
+# -- the same functions as layers ---------------------------------------------------------------
+class CosineSimilarity(Module):
+    """``cosine_similarity(x1, x2, dim, eps)`` as a layer.
+
+    >>> import minigrad as mg
+    >>> mg.nn.CosineSimilarity(dim=0)(mg.tensor([1.0, 0.0]), mg.tensor([1.0, 0.0]))
+    tensor(1.)
+    """
+
+    def __init__(self, dim: int = 1, eps: float = 1e-8) -> None:
+        super().__init__()
+        self.dim, self.eps = dim, eps
+
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        return cosine_similarity(x1, x2, self.dim, self.eps)
+
+
+class PairwiseDistance(Module):
+    """``pairwise_distance(x1, x2, p, eps, keepdim)`` as a layer."""
+
+    def __init__(self, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> None:
+        super().__init__()
+        self.norm, self.eps, self.keepdim = p, eps, keepdim
+
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        return pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
+
+
+class MarginRankingLoss(Module):
+    """``margin_ranking_loss`` with its margin and reduction kept on the module."""
+
+    def __init__(self, margin: float = 0.0, size_average: Any = None, reduce: Any = None,
+                 reduction: str = "mean") -> None:  # fmt: skip
+        super().__init__()
+        self.margin, self.reduction = margin, _legacy(size_average, reduce, reduction)
+
+    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
+        return margin_ranking_loss(input1, input2, target, self.margin, reduction=self.reduction)
+
+
+class TripletMarginLoss(Module):
+    """``triplet_margin_loss`` with its settings kept on the module."""
+
+    def __init__(self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-6,
+                 swap: bool = False, size_average: Any = None, reduce: Any = None,
+                 reduction: str = "mean") -> None:  # fmt: skip
+        super().__init__()
+        self.margin, self.p, self.eps, self.swap = margin, p, eps, swap
+        self.reduction = _legacy(size_average, reduce, reduction)
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return triplet_margin_loss(anchor, positive, negative, self.margin, self.p, self.eps,
+                                   self.swap, reduction=self.reduction)  # fmt: skip
+
+
+class CosineEmbeddingLoss(Module):
+    """``cosine_embedding_loss`` with its margin and reduction kept on the module."""
+
+    def __init__(self, margin: float = 0.0, size_average: Any = None, reduce: Any = None,
+                 reduction: str = "mean") -> None:  # fmt: skip
+        super().__init__()
+        self.margin, self.reduction = margin, _legacy(size_average, reduce, reduction)
+
+    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
+        return cosine_embedding_loss(input1, input2, target, self.margin,
+                                     reduction=self.reduction)  # fmt: skip

@@ -1,0 +1,141 @@
+"""The nn.functional compositions of issue 22 and their layers: errors and modules as PyTorch's.
+
+Values and derivatives on random inputs are the correctness database's
+(tests/opdb/nn_compositions.py); here: argument errors, the layers, and the
+few places where the database's reference is a formula instead of torch's kernel.
+"""
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import minigrad as mg
+
+F = mg.nn.functional
+TF = torch.nn.functional
+
+
+def test_hardsigmoid_equals_torchs_kernel_up_to_its_float32_slope():
+    x = np.array([-4.0, -3.0, -1.0, 0.0, 2.5, 3.0, 5.0, np.nan, np.inf, -np.inf])
+    ours = mg.tensor(x, requires_grad=True)
+    theirs = torch.tensor(x, requires_grad=True)
+    y, yt = F.hardsigmoid(ours), TF.hardsigmoid(theirs)
+    np.testing.assert_array_equal(y.detach().numpy(), yt.detach().numpy())
+    y.sum().backward()
+    yt.sum().backward()
+    # torch's float64 kernel multiplies by 1/6 rounded to float32
+    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-7)
+
+
+def test_hardswish_slopes_at_its_kinks_are_torchs():
+    x = mg.tensor([-3.0, 3.0, -np.inf, np.inf], dtype=mg.float64, requires_grad=True)
+    t = torch.tensor([-3.0, 3.0, -np.inf, np.inf], dtype=torch.float64, requires_grad=True)
+    F.hardswish(x).sum().backward()
+    TF.hardswish(t).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), t.grad.numpy())
+
+
+def test_cosine_embedding_loss_of_a_zero_vector_is_finite_as_torchs():
+    a, b = np.zeros((2, 3)), np.ones((2, 3))
+    target = np.array([1, -1])
+    ours = F.cosine_embedding_loss(mg.tensor(a), mg.tensor(b), mg.tensor(target), reduction="none")
+    theirs = TF.cosine_embedding_loss(torch.tensor(a), torch.tensor(b), torch.tensor(target),
+                                      reduction="none")  # fmt: skip
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
+
+
+def same_error(ours, theirs, error=RuntimeError):
+    """Both calls raise ``error`` with the same first line (shapes written as tuples)."""
+    with pytest.raises(error) as mine:
+        ours()
+    with pytest.raises(error) as reference:
+        theirs()
+    expected = re.sub(r"torch\.Size\((\[[\d, ]*\])\)", lambda m: str(tuple(eval(m[1]))),
+                      str(reference.value).splitlines()[0])  # fmt: skip
+    assert str(mine.value).splitlines()[0].strip() == expected.strip()
+
+
+def test_argument_errors_are_torchs():
+    same_error(lambda: F.glu(mg.zeros(2, 3)), lambda: TF.glu(torch.zeros(2, 3)))
+    same_error(lambda: F.glu(mg.tensor(1.0)), lambda: TF.glu(torch.tensor(1.0)))
+    same_error(lambda: F.glu(mg.zeros(2), 1), lambda: TF.glu(torch.zeros(2), 1), IndexError)
+    for ids, n, dtype in [([1.0], 3, "float32"), ([-1], 3, "int64"), ([3], 3, "int64"),
+                          ([], -1, "int64")]:  # fmt: skip
+        same_error(lambda ids=ids, n=n, d=dtype: F.one_hot(mg.tensor(ids, dtype=d), n),
+                   lambda ids=ids, n=n, d=dtype: TF.one_hot(torch.tensor(ids, dtype=getattr(torch, d)), n))  # fmt: skip
+    same_error(
+        lambda: F.margin_ranking_loss(mg.zeros(3), mg.zeros(3), mg.zeros(1, 3)),
+        lambda: TF.margin_ranking_loss(torch.zeros(3), torch.zeros(3), torch.zeros(1, 3)),
+    )
+    same_error(
+        lambda: F.triplet_margin_loss(mg.zeros(2, 3), mg.zeros(3), mg.zeros(2, 3)),
+        lambda: TF.triplet_margin_loss(torch.zeros(2, 3), torch.zeros(3), torch.zeros(2, 3)),
+    )
+    same_error(
+        lambda: F.cosine_embedding_loss(mg.zeros(2, 3), mg.zeros(2, 3), mg.tensor(1)),
+        lambda: TF.cosine_embedding_loss(torch.zeros(2, 3), torch.zeros(2, 3), torch.tensor(1)),
+    )
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        F.celu(mg.zeros(2), alpha=0.0)
+    with pytest.raises(RuntimeError, match="weight should be 1-D or 2-D"):
+        F.linear(mg.zeros(2, 3), mg.zeros(1, 2, 3))
+    with pytest.raises(RuntimeError, match="input sizes do not match"):
+        F.bilinear(mg.zeros(2, 3), mg.zeros(2, 4), mg.zeros(5, 3, 3))
+    with pytest.raises(NotImplementedError, match="mish"):
+        F.mish(mg.arange(3))
+
+
+@pytest.mark.parametrize("ndim", [0, 1, 2, 3, 4])
+def test_softmin_without_dim_warns_and_picks_torchs_axis(ndim):
+    x = np.random.default_rng(ndim).standard_normal((2,) * ndim)
+    with warnings.catch_warnings(record=True) as ours:
+        warnings.simplefilter("always")
+        got = F.softmin(mg.tensor(x))
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        want = TF.softmin(torch.tensor(x))
+    assert "Implicit dimension choice for softmin" in str(ours[0].message)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+
+
+LAYERS = [
+    ("ReLU6", (), 1), ("Hardsigmoid", (), 1), ("Hardswish", (), 1), ("Mish", (), 1),
+    ("SELU", (), 1), ("LogSigmoid", (), 1), ("Softsign", (), 1), ("CELU", (0.7,), 1),
+    ("GLU", (0,), 1), ("Softmin", (1,), 1), ("CosineSimilarity", (0,), 2),
+    ("PairwiseDistance", (1.0,), 2), ("MarginRankingLoss", (0.2,), 3),
+    ("TripletMarginLoss", (0.5,), 3), ("CosineEmbeddingLoss", (0.1,), 3),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name, args, inputs", LAYERS, ids=[n for n, _, _ in LAYERS])
+def test_layers_equal_torchs(name, args, inputs):
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal((4, 6)) for _ in range(inputs)]
+    if name in ("MarginRankingLoss",):
+        arrays = [arrays[0][0], arrays[1][0], np.sign(arrays[2][0])]
+    if name == "CosineEmbeddingLoss":
+        arrays[2] = np.array([1, -1, 1, -1])
+    ours = getattr(mg.nn, name)(*args)
+    theirs = getattr(torch.nn, name)(*args)
+    got = ours(*[mg.tensor(a) for a in arrays])
+    want = theirs(*[torch.tensor(a) for a in arrays])
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-10, atol=1e-12)
+    if name not in ("LogSigmoid", "Softsign", "CosineSimilarity", "PairwiseDistance"):
+        assert repr(ours) == repr(theirs)
+
+
+def test_bilinear_layer_matches_torch_with_copied_weights():
+    ours, theirs = mg.nn.Bilinear(2, 3, 4, dtype=mg.float64), torch.nn.Bilinear(2, 3, 4).double()
+    theirs.load_state_dict({k: torch.tensor(v.numpy()) for k, v in ours.state_dict().items()})
+    x1, x2 = np.random.default_rng(1).standard_normal((2, 5, 2)), np.ones((5, 3))
+    np.testing.assert_allclose(
+        ours(mg.tensor(x1[0]), mg.tensor(x2)).numpy(),
+        theirs(torch.tensor(x1[0]), torch.tensor(x2)).detach().numpy(),
+        rtol=1e-12,
+    )
+    assert repr(ours) == repr(theirs)
+    bound = 1 / np.sqrt(2)
+    assert np.abs(ours.weight.numpy()).max() <= bound and ours.weight.numpy().std() > bound / 4
