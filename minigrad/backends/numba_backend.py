@@ -182,6 +182,8 @@ class NumbaBackend(NumpyBackend):
             or not self._kernel_pays(math.prod(shape), x.dtype, "where")
         ):
             return super().where(cond, x, y)
+        if cond.size == 1:  # one condition for every element: a copy of one input
+            return self._copy(np.broadcast_to(x if cond.reshape(-1)[0] else y, shape))
         return self._elementwise("where", shape, x.dtype, cond, x, y)
 
     def reduce(self, op: str, x: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> np.ndarray:
@@ -236,6 +238,16 @@ class NumbaBackend(NumpyBackend):
             out[index] = values
             return out
         return super().scatter_add(shape, index, values)
+
+    def _copy(self, x: np.ndarray) -> np.ndarray:
+        """A C-contiguous copy of ``x`` in recycled memory, on every core when ``x`` is contiguous
+        (NumPy's copy releases the GIL): memory speed, where a kernel would test each element."""
+        out = self.buffers.empty(x.shape, x.dtype)
+        if x.flags.c_contiguous:
+            self.workers.run(_copyto_range, x.size, out.reshape(-1), x.reshape(-1))
+        else:
+            np.copyto(out, x)
+        return out
 
     def _ufunc(self, ufunc: np.ufunc, x: np.ndarray) -> np.ndarray:
         """NumPy's ``ufunc(x)`` into recycled memory, on every core when ``x`` is contiguous.
@@ -308,6 +320,10 @@ def compiled_kernels() -> ModuleType:
 
 def _ufunc_range(start: int, stop: int, ufunc: np.ufunc, x: np.ndarray, out: np.ndarray) -> None:
     ufunc(x[start:stop], out=out[start:stop])
+
+
+def _copyto_range(start: int, stop: int, out: np.ndarray, x: np.ndarray) -> None:
+    np.copyto(out[start:stop], x[start:stop])
 
 
 def _copy_range(start: int, stop: int, x: np.ndarray, out: np.ndarray, axis: int) -> None:

@@ -3,8 +3,10 @@
 The numba kernels are compiled with ``nogil=True``: while one runs, it holds
 no lock on the Python interpreter, so several can run at once on different
 cores. ``Workers.run`` splits a range of work items (output elements, or
-reduction tasks) into one contiguous piece per thread, runs the first piece
-on the calling thread and the others on a small pool, and waits for all.
+reduction tasks) into a few contiguous pieces per thread; the calling thread
+and a small pool of helpers take pieces in turn until none is left. On a
+busy machine a helper may start late: the caller then does its share, and
+never waits for a helper that has not begun.
 
 Why not numba's own ``prange``? It compiles a parallel version of each kernel
 (seconds per kernel, where a plain one takes a fraction of a second), and
@@ -23,6 +25,7 @@ arrays below a few hundred thousand elements run as one piece.
 
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 from collections.abc import Callable
@@ -39,11 +42,12 @@ def cpu_count() -> int:
 
 
 class Workers:
-    """Runs ``kernel(start, stop, *args)`` over ``[0, size)`` in ``threads`` contiguous pieces."""
+    """Runs ``kernel(start, stop, *args)`` over ``[0, size)``, in pieces, on ``threads`` threads."""
 
     def __init__(self, threads: int | None = None, grain: int = 1 << 18) -> None:
         self.threads = threads or cpu_count()
         self.grain = grain  # the fewest work items worth a thread of their own
+        self.split = 4  # pieces per thread, shared out as threads come free
         self._pool: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()  # two callers must not both make the pool
 
@@ -53,18 +57,29 @@ class Workers:
         Each piece writes only its own part of the output, so the pieces
         need no lock. An exception in any piece is raised here.
         """
-        pieces = min(self.threads, max(1, size // (grain or self.grain)))
+        grain = grain or self.grain
+        pieces = min(self.threads, max(1, size // grain))
         if pieces == 1:
             kernel(0, size, *args)
             return
         with self._lock:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="minigrad")
-        bounds = [size * p // pieces for p in range(pieces + 1)]
-        futures = [self._pool.submit(kernel, bounds[p], bounds[p + 1], *args)
-                   for p in range(1, pieces)]  # fmt: skip
+        # A few pieces per thread, each taken by whichever thread is free: a thread
+        # the OS runs late (a busy machine) takes fewer, and the caller never waits
+        # for a helper that has not started (its task is cancelled instead).
+        count = min(pieces * self.split, max(pieces, size // grain))
+        bounds = [size * p // count for p in range(count + 1)]
+        taken = itertools.count()  # next() on it is atomic: each piece is taken once
+
+        def work() -> None:
+            while (p := next(taken)) < count:
+                kernel(bounds[p], bounds[p + 1], *args)
+
+        helpers = [self._pool.submit(work) for _ in range(pieces - 1)]
         try:
-            kernel(bounds[0], bounds[1], *args)
+            work()
         finally:
-            for future in futures:
-                future.result()
+            for helper in helpers:
+                if not helper.cancel():
+                    helper.result()

@@ -15,9 +15,12 @@ Three levels:
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 import sys
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -37,6 +40,7 @@ from minigrad.backends import kernel_cache, numba_kernels, numba_matmul, strides
 from minigrad.backends.buffers import BufferPool
 from minigrad.backends.numba_backend import BOOL_OPS, NUMPY_BELOW, NumbaBackend
 from minigrad.backends.numpy_backend import NumpyBackend
+from minigrad.backends.threads import Workers
 
 REFERENCE = NumpyBackend()
 MAP_OPS = sorted(op for op, arity in kernel_cache.ARITY.items() if arity == 1)
@@ -245,7 +249,8 @@ def test_sizes_below_the_crossover_go_to_numpy(monkeypatch, op, kind):
     assert calls == []  # NumPy did it
     big = np.ones(backend.numpy_below[kind], np.float32)
     backend.zip(op, big, big)
-    assert 1 <= len(calls) <= backend.workers.threads  # the kernel was asked, once per thread
+    workers = backend.workers
+    assert 1 <= len(calls) <= workers.threads * workers.split  # a few pieces per thread
 
 
 def test_reductions_across_memory_go_to_numpy(monkeypatch):
@@ -470,3 +475,50 @@ def test_import_compiles_nothing():
         "assert 'numba' not in sys.modules, 'import minigrad loaded numba'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# -- issue 24: a one-number condition is a copy; helpers that start late are not waited for --
+@pytest.mark.parametrize("flag", [True, False])
+def test_where_with_one_condition_copies_the_chosen_input(flag):
+    backend = NumbaBackend()
+    backend.numpy_below = dict.fromkeys(NUMPY_BELOW, 0)
+    x = np.array([[1.0, np.nan, -0.0], [np.inf, 2.0, 3.0]], np.float32)
+    y = np.array([5.0, -np.inf, 0.0], np.float32)  # broadcast along the rows
+    out = backend.where(np.array(flag), x, y)
+    want = np.where(flag, x, y)
+    assert out.dtype == want.dtype and out.shape == want.shape
+    np.testing.assert_array_equal(out, want)
+    assert np.signbit(out).tolist() == np.signbit(want).tolist()  # -0.0 stays -0.0
+    assert out.flags.writeable and not np.shares_memory(out, x) and not np.shares_memory(out, y)
+
+
+def test_workers_cover_every_piece_once():
+    seen = []
+    lock = threading.Lock()
+
+    def record(start, stop):
+        with lock:
+            seen.append((start, stop))
+
+    Workers(2, grain=10).run(record, 1003)
+    seen.sort()
+    assert seen[0][0] == 0 and seen[-1][1] == 1003
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(seen))  # no gap, no overlap
+
+
+def test_workers_never_wait_for_a_helper_that_has_not_started():
+    workers = Workers(2, grain=10)
+    workers.run(lambda start, stop: None, 100)  # the pool exists now, with its one helper
+    busy = threading.Event()
+    workers._pool.submit(busy.wait, 30)  # the helper is busy elsewhere (another caller)
+    out = np.zeros(1000)
+
+    def fill(start, stop):
+        out[start:stop] = 1
+
+    began = time.perf_counter()
+    workers.run(fill, out.size)
+    took = time.perf_counter() - began
+    busy.set()
+    assert out.sum() == out.size
+    assert took < 10, took  # the caller did every piece itself, without waiting for the helper
