@@ -191,6 +191,43 @@ def set_version(data: Any, version: int) -> None:
     VERSIONS[key] = version
 
 
+# -- views: which tensor a view was cut from ----------------------------------------------
+# A view (a basic slice, a reshape or a transpose of a CPU tensor, made with
+# gradient mode on) lives in its base's memory. It carries ``_view = (base,
+# primitive, params)``: it is ``primitive(base, **params)``; the base carries
+# ``_views``, weak references to its views. An in-place change through a view
+# changes the base, and every graph involved learns of it (``inplace.py``). A
+# view keeps its base alive, as in PyTorch. Both fields are left unset on every
+# other tensor, so making a tensor costs nothing more.
+
+
+def note_view(view: Any, base: Any, prim: Any, params: dict) -> None:
+    """Remember that ``view`` (made by ``prim`` from ``base``) shares ``base``'s memory."""
+    data = view.data
+    if view is base or type(data) is not np.ndarray or data.base is None:
+        return
+    if type(base.data) is not np.ndarray or buffer_of(data) is not buffer_of(base.data):
+        return
+    view._view = (base, prim, params)
+    views = getattr(base, "_views", None)
+    if views is None:
+        views = base._views = []
+    elif len(views) >= 8 and not len(views) & (len(views) - 1):  # at powers of two
+        views[:] = [r for r in views if r() is not None]  # forget the dead ones
+    views.append(weakref.ref(view))
+
+
+def view_of(t: Any) -> tuple | None:
+    """``(base, primitive, params)`` if ``t`` is a known view, else None."""
+    return getattr(t, "_view", None)
+
+
+def views_from(t: Any) -> list:
+    """The live known views of ``t``."""
+    refs = getattr(t, "_views", None)
+    return [v for v in (r() for r in refs) if v is not None] if refs else []
+
+
 class Size(int):
     """A tensor's element count that, called, answers PyTorch's ``size()``.
 
@@ -229,8 +266,8 @@ class TensorBase:
     """The state of a tensor; ``Tensor`` adds the operations."""
 
     __slots__ = (
-        "__weakref__", "_label", "_node", "_tangents", "data", "device", "grad",
-        "requires_grad",
+        "__weakref__", "_label", "_node", "_tangents", "_view", "_views", "data", "device",
+        "grad", "requires_grad",
     )  # fmt: skip
     #: The class operations return when no input tells them (``Tensor``).
     concrete: ClassVar[type]

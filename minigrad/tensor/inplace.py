@@ -17,17 +17,22 @@ change must be differentiated:
    that shares the memory (a view such as ``x.T``, ``x[0]``, ``x.reshape(...)``,
    or ``x.detach()``) sees the new numbers and the new version, as in PyTorch.
 2. **Recorded** (gradient mode on and ``x``, or an operand, requires grad; or
-   tangents): ``x`` is *re-pointed* at the new array and at the new result's
-   record, whose parent is ``x``'s old record. This is PyTorch's "rebase of
-   history": ``y = x * 2; y[1:] = 0`` makes ``y`` a tensor whose graph is
-   ``index_put(mul(x, 2), 0)``, so ``y.sum().backward()`` gives ``x.grad =
-   [2, 0, 0]``. The old array is left untouched; ``x``'s version goes up by one.
-   Views of ``x`` made *before* the change keep the old numbers here (in PyTorch
-   they would see the change): their records already describe those numbers.
+   tangents): the numbers are written into x's memory as well, and ``x`` gets
+   the new result's record, whose parent is ``x``'s old record. This is
+   PyTorch's "rebase of history": ``y = x * 2; y[1:] = 0`` makes ``y`` a tensor
+   whose graph is ``index_put(mul(x, 2), 0)``, so ``y.sum().backward()`` gives
+   ``x.grad = [2, 0, 0]``. A change *through a view* rebases the tensor it is a
+   view of: ``y[1:].mul_(x[:2])`` makes ``y``'s graph ``index_put(y, y[1:] *
+   x[:2])``, and every view of ``y`` (a basic slice, a reshape, a transpose)
+   is given a graph read from ``y``'s new one, so views and base agree in their
+   numbers and their gradients (``note_view`` in ``base.py``). On a GPU,
+   or for a broadcast view, ``x`` is re-pointed at new memory instead, which
+   views made before the change do not see.
 
 A leaf that requires grad cannot be changed in place while gradient mode is on
-(PyTorch's error): the change would not be part of any graph, so the gradient
-would be of a function that never ran. Change it inside ``no_grad``.
+(PyTorch's error), nor through a view of it: the change would not be part of
+any graph, so the gradient would be of a function that never ran. Change it
+inside ``no_grad``.
 
 **Versions.** A record that saves a value for backward notes that value's
 version (``base.py``, ``record.py``). If the value is changed in place later,
@@ -62,13 +67,21 @@ from minigrad.backends.abstract_backend import AbstractArray, TracerError
 from minigrad.tensor import elementwise as ew
 from minigrad.tensor import elementwise_math as em
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.base import set_version, version_of
+from minigrad.tensor.base import set_version, version_of, view_of, views_from
 from minigrad.tensor.batching import BatchedArray, moved_to_front
 from minigrad.tensor.broadcasting import broadcast_to
 from minigrad.tensor.mode import current
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply, zeros_like
-from minigrad.tensor.shape import GETITEM, _batch_axis_after, _moved_axis, astype
+from minigrad.tensor.shape import (
+    GETITEM,
+    RESHAPE,
+    _batch_axis_after,
+    _moved_axis,
+    astype,
+    reshape,
+    transpose,
+)
 
 LEAF_MESSAGE = (
     "a leaf Variable that requires grad is being used in an in-place operation.\n"
@@ -277,6 +290,9 @@ def assign(x: Tensor, compute: Any, operands: tuple = (), op: str = "", *,
             _write(x, new.data)
         set_version(x.data, version)
         return x
+    if _writes_through(x):
+        _write_recorded(x, compute, op, cast_check, version)
+        return x
     new = _check_result(x, compute(_alias(x)), op, cast_check)
     old_node = x._node
     x.data, x._node, x._tangents = new.data, new._node, new._tangents
@@ -286,6 +302,84 @@ def assign(x: Tensor, compute: Any, operands: tuple = (), op: str = "", *,
         new._node.versions = new._node._versions_now()  # saved just now, at this version
     _mark_stale_outputs(old_node, new._node, version)
     return x
+
+
+# -- a recorded change written into memory that views share (CPU) ------------------------
+VIEW_OF_LEAF_MESSAGE = (
+    "a view of a leaf Variable that requires grad is being used in an in-place operation.\n"
+    "(the leaf's change would not be recorded; change the leaf inside `with mg.no_grad():`, "
+    "or change a clone of it)"
+)
+
+
+def _writes_through(x: Tensor) -> bool:
+    """Whether a recorded change of ``x`` goes into its memory (and so into its views).
+
+    On the CPU, into memory that is writable and is x's own or that of the tensor x
+    is a known view of (``base.note_view``). Elsewhere (a GPU, a broadcast view) x is
+    re-pointed at the new numbers instead, which views made before do not see.
+    """
+    data = x.data
+    if type(data) is not np.ndarray or not data.flags.writeable:
+        return False
+    return data.base is None or view_of(x) is not None or bool(views_from(x))
+
+
+def _place(prim: Any, params: dict, base: Tensor, view_value: Tensor) -> Tensor:
+    """The base, with the elements that the view ``prim(base, **params)`` reads replaced."""
+    if prim is GETITEM:
+        return apply(INDEX_PUT, (base, view_value), index=params["index"])
+    if prim is RESHAPE:  # the view covers the whole base
+        return reshape(view_value, base.shape)
+    inverse = tuple(int(a) for a in np.argsort(params["axes"]))  # TRANSPOSE
+    return transpose(view_value, inverse)
+
+
+def _write_recorded(x: Tensor, compute: Any, op: str, cast_check: bool, version: int) -> None:
+    """A recorded change of ``x``, as PyTorch makes it: the new numbers go into x's
+    memory, so every view of that memory sees them, and the graphs of x, of the
+    tensor it is a view of (its *root*) and of the root's other views are rebased
+    onto the change (PyTorch's CopySlices): root = place(root, new), view = view(root).
+    """
+    chain = [x]  # x, the tensor it is a view of, ..., the root
+    while view_of(chain[-1]) is not None:
+        chain.append(view_of(chain[-1])[0])
+    root = chain[-1]
+    if root is not x and root._node is None and root.requires_grad and current().grad_enabled:
+        raise RuntimeError(VIEW_OF_LEAF_MESSAGE)
+    # What the change reads is a copy of x's numbers: the records it makes may save
+    # it, and x's memory is about to change.
+    old = _alias(x)
+    old.data = np.array(x.data)
+    new = _check_result(x, compute(old), op, cast_check)
+    value = new
+    for view in chain[:-1]:  # rebuild each tensor of the chain around the new part
+        base, prim, params = view_of(view)
+        value = _place(prim, params, _alias(base), value)
+    old_node = x._node
+    np.copyto(x.data, new.data)
+    set_version(x.data, version)
+    root._node, root._tangents, root.requires_grad = (
+        value._node,
+        value._tangents,
+        value.requires_grad,
+    )
+    _refresh_views(root)
+    if x is root:
+        if new._node is not None and new._node.saved_out is not None:
+            new._node.versions = new._node._versions_now()
+        x._node, x._tangents = new._node, new._tangents  # the very record (saved output)
+    _mark_stale_outputs(old_node, x._node, version)
+
+
+def _refresh_views(base: Tensor) -> None:
+    """Give every live view of ``base`` (and their views) a graph made from base's new one."""
+    for view in views_from(base):
+        _, prim, params = view_of(view)
+        again = apply(prim, (base,), **params)  # the same view, now of the changed base
+        view._node, view._tangents, view.requires_grad = (again._node, again._tangents,
+                                                          again.requires_grad)  # fmt: skip
+        _refresh_views(view)
 
 
 def _mark_stale_outputs(old_node: Any, new_node: Any, version: int) -> None:

@@ -17,8 +17,10 @@ import numpy as np
 from minigrad import backends
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.base import note_view
 from minigrad.tensor.batching import moved_to_front, shifted
 from minigrad.tensor.broadcasting import ShapeError
+from minigrad.tensor.mode import current
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
 from minigrad.tensor.reductions import normalize_axes
@@ -196,7 +198,10 @@ def reshape(x: Tensor, *shape: Any) -> Tensor:
         )
     if shape == x.shape:
         return x
-    return apply(RESHAPE, (x,), shape=shape)
+    out = apply(RESHAPE, (x,), shape=shape)
+    if current().grad_enabled:  # what a recorded in-place change may need (inplace.py)
+        note_view(out, x, RESHAPE, {"shape": shape})
+    return out
 
 
 def transpose(x: Tensor, *axes: Any) -> Tensor:
@@ -225,7 +230,10 @@ def transpose(x: Tensor, *axes: Any) -> Tensor:
         raise ValueError(f"transpose: {axes} is not a permutation of the axes of {x.shape}")
     if axes == tuple(range(x.ndim)):
         return x
-    return apply(TRANSPOSE, (x,), axes=axes)
+    out = apply(TRANSPOSE, (x,), axes=axes)
+    if current().grad_enabled:
+        note_view(out, x, TRANSPOSE, {"axes": axes})
+    return out
 
 
 def permute(x: Tensor, *axes: Any) -> Tensor:
@@ -304,9 +312,12 @@ def getitem(x: Tensor, index: Any) -> Tensor:
     """
     index = _raw_index(index, x.device)
     try:
-        return apply(GETITEM, (x,), index=index)
+        out = apply(GETITEM, (x,), index=index)
     except IndexError as error:
         raise IndexError(f"{error} (indexing a tensor of shape {x.shape})") from None
+    if current().grad_enabled:  # a basic index makes a view, as in PyTorch
+        note_view(out, x, GETITEM, {"index": index})
+    return out
 
 
 def concatenate(tensors: Any, axis: int = 0, *, dim: Any = None) -> Tensor:

@@ -311,3 +311,75 @@ def test_integer_to_a_negative_power_is_torch_error():
 def test_bool_to_an_integer_power_is_int64():
     for exponent in (0, 2):
         same(mg.tensor([True, False]) ** exponent, torch.tensor([True, False]) ** exponent)
+
+
+# -- views are views for in-place purposes ----------------------------------------------------
+def _both(program):
+    """``program(lib)`` run with minigrad and with torch: what it returns, as lists."""
+    return [program(lib) for lib in (mg, torch)]
+
+
+def test_a_write_through_a_slice_is_recorded():
+    def program(lib):
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = x * 2
+        y[1:].mul_(x[:2])
+        y.sum().backward()
+        return y.tolist(), x.grad.tolist()
+
+    ours, theirs = _both(program)
+    assert ours == theirs == ([2.0, 4.0, 12.0], [6.0, 8.0, 4.0])
+
+
+def test_views_of_a_changed_base_see_its_numbers_and_graph():
+    def program(lib):
+        x = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        y = x * 1
+        row, cols, flat = y[0], y.T, y.reshape(4)
+        y[1].add_(x[0] ** 2)  # through one view; the others see it
+        flat[0:1].mul_(3)  # through a view of a view
+        loss = (row * 3).sum() + (cols * lib.tensor([[1.0, 2.0], [3.0, 4.0]])).sum()
+        loss.backward()
+        return y.tolist(), row.tolist(), cols.tolist(), flat.tolist(), x.grad.tolist()
+
+    ours, theirs = _both(program)
+    assert ours == theirs
+
+
+def test_a_slice_shares_its_base_version():
+    x = mg.tensor([1.0, 2.0, 3.0])
+    view = x[1:]
+    view.add_(1)
+    assert x.tolist() == [1.0, 3.0, 4.0] and x._version == view._version == 1
+
+
+def test_a_view_of_a_leaf_that_requires_grad_cannot_change_in_place():
+    same_error(lambda: mg.tensor([1.0, 2.0], requires_grad=True)[0:1].add_(1),
+               lambda: torch.tensor([1.0, 2.0], requires_grad=True)[0:1].add_(1))  # fmt: skip
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    with mg.no_grad():
+        x[0:1].add_(1)  # an optimizer's kind of change: allowed, and seen by x
+    assert x.tolist() == [2.0, 2.0]
+
+
+CHANGES = {
+    "through a slice": lambda y: y[0:2].add_(1),
+    "through detach": lambda y: y.detach().zero_(),
+    "through a slice of detach": lambda y: y.detach()[1:].zero_(),
+    "through a reshape": lambda y: y.reshape(3, 1).mul_(2),
+}
+
+
+@pytest.mark.parametrize("change", sorted(CHANGES))
+def test_a_saved_tensor_changed_through_a_view_stops_backward(change):
+    def program(lib):
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = x * 1
+        z = y * y  # saves y
+        CHANGES[change](y)
+        with pytest.raises(RuntimeError) as info:
+            z.sum().backward()
+        return str(info.value).split(":")[0]
+
+    ours, theirs = _both(program)
+    assert ours == theirs
