@@ -30,10 +30,15 @@ def _root(total: Tensor, p: float) -> Tensor:
     return where(empty, 0.0, safe.sqrt() if p == 2 else safe ** (1.0 / p))
 
 
+# PyTorch's names for dtypes in its messages.
+_TORCH_NAMES = {"int64": "Long", "int32": "Int", "bool": "Bool"}
+
+
 def _floating(x: Tensor, op: str) -> None:
     if not dtypes.is_floating(x.dtype):
-        raise TypeError(
-            f"{op}: Expected a floating point or complex tensor as input. Got {x.dtype.name}\n"
+        raise RuntimeError(
+            f"{op}: Expected a floating point or complex tensor as input. Got "
+            f"{_TORCH_NAMES.get(x.dtype.name, x.dtype.name)}\n"
             f"convert it first, e.g. x.to(mg.float32)"
         )
 

@@ -182,7 +182,7 @@ def _extremum_along(prim: Primitive, result: type, x: Tensor, axis: Any, keepdim
     if axis is None or isinstance(axis, (tuple, list)):
         _check_not_empty(x, axes, prim.name)
         return apply(prim, (x,), axes=axes, keepdims=keepdims)
-    indices = _arg_extremum(prim, x, axis, True, None, None)
+    indices = _arg_extremum(prim, x, axis, True, None, None, prim.name)
     if x.ndim == 0:
         return result(x, indices)
     # The value at the index found: the gradient goes there alone, as PyTorch's.
@@ -230,27 +230,28 @@ def var(x: Tensor, axis: Any = None, unbiased: Any = None, keepdims: bool = Fals
     >>> mg.tensor([1.0, 2.0, 3.0, 4.0]).var(), mg.tensor([1.0, 2.0]).var(correction=0)
     (tensor(1.6667), tensor(0.25))
     """
-    correction = _correction(unbiased, correction, ddof)
+    correction = _correction(unbiased, correction, ddof, "var")
     axes, keepdims = _axes_and_keep(x, axis, keepdims, dim, keepdim)
     centered = x - mean(x, axes, keepdims=True)
     squares = apply(SUM, (centered * centered,), axes=axes, keepdims=keepdims)
     return squares / builtins.max(_count(x, axes) - correction, 0)
 
 
-def _correction(unbiased: Any, correction: Any, ddof: Any) -> Any:
+def _correction(unbiased: Any, correction: Any, ddof: Any, op: str) -> Any:
     """The one divisor correction that ``unbiased``, ``correction`` and ``ddof`` spell."""
     given = [name for name, v in (("unbiased", unbiased), ("correction", correction),
                                   ("ddof", ddof)) if v is not None]  # fmt: skip
     if len(given) > 1:
-        raise RuntimeError(
-            f"Cannot specify both {given[0]} and {given[1]}\n"
+        raise TypeError(
+            f"{op}() received an invalid combination of arguments - got both {given[0]}= "
+            f"and {given[1]}=\n"
             "var/std: unbiased=, correction= and ddof= all set the divisor N - correction; "
             "give one of them"
         )
     if unbiased is not None:
         if not isinstance(unbiased, (bool, np.bool_)):
             raise TypeError(
-                f"var(): argument 'unbiased' must be bool, not {dtypes.type_name(unbiased)}\n"
+                f"{op}(): argument 'unbiased' must be bool, not {dtypes.type_name(unbiased)}\n"
                 "(the second positional argument of var/std is unbiased, as in PyTorch; "
                 "pass keepdim=... by name)"
             )
@@ -269,8 +270,8 @@ def std(x: Tensor, axis: Any = None, unbiased: Any = None, keepdims: bool = Fals
     >>> mg.tensor([1.0, 2.0, 4.0]).std(), mg.tensor([1.0, 3.0]).std(unbiased=False)
     (tensor(1.5275), tensor(1.))
     """
-    variance = var(x, axis, unbiased, keepdims, correction=correction, ddof=ddof, dim=dim,
-                   keepdim=keepdim)  # fmt: skip
+    correction = _correction(unbiased, correction, ddof, "std")
+    variance = var(x, axis, None, keepdims, correction=correction, dim=dim, keepdim=keepdim)
     # Where every value is equal the slope of sqrt is 1 / 0; PyTorch takes it as 0.
     # The root is taken of 1 there and then dropped, so no inf meets a zero.
     spread = variance != 0
@@ -298,14 +299,14 @@ def amin(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepd
 
 
 def _arg_extremum(prim: Primitive, x: Tensor, axis: Any, keepdims: bool, dim: Any,
-                  keepdim: Any) -> Tensor:  # fmt: skip
+                  keepdim: Any, name: str = "") -> Tensor:  # fmt: skip
     """The index of the first winner along one axis: no kernel of its own.
 
     The winner is found with ``max`` (or ``min``); then each position along
     the axis offers its own index where it wins and ``n`` where it loses, and
     the smallest offer is the first winner. NaN wins, as in PyTorch.
     """
-    name = "argmax" if prim is MAX else "argmin"
+    name = name or ("argmax" if prim is MAX else "argmin")
     if dim is not None:
         axis = dim
     if keepdim is not None:
