@@ -166,7 +166,7 @@ from minigrad.tensor import (
     zeros,
     zeros_like,
 )
-from minigrad import linalg, nn, optim, tree
+from minigrad import linalg, nn, optim, random, tree
 from minigrad.tensor.generator import Generator
 from minigrad.nn.serialization import load, save
 from minigrad.tensor import tensor  # after the subpackage import: the function, not the module

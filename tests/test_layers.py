@@ -16,6 +16,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "minigrad"
 FLOORS = {
     "graph": 0,
     "tree": 0,  # pytrees: plain Python containers, no tensors
+    "random": 3,  # explicit keys: names gathered over the tensor layer, like linalg
     "backends": 0,
     "scalar": 1,
     "tensor": 2,

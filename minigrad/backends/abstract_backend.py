@@ -169,7 +169,7 @@ class ExpiredArray(AbstractArray):
 
 
 def expire(arrays: list, where: str) -> None:
-    """Turn ``arrays`` (collected from a trace of ``where``) into ``ExpiredArray``s."""
+    """Turn ``arrays`` (collected from a trace of ``where``) into ``ExpiredArray`` objects."""
     for a in arrays:
         if type(a) is AbstractArray:
             a.expired = where
@@ -247,6 +247,10 @@ class AbstractBackend:
         # A broadcast view of one number: a constant of any size costs one element.
         constant = np.broadcast_to(np.asarray(value, dtype=dtype), tuple(shape))
         return AbstractArray(shape, dtype, value=constant)
+
+    def unknown(self, shape: tuple[int, ...], dtype: Any) -> AbstractArray:
+        """An array known only when the program runs (random numbers): never a constant."""
+        return AbstractArray(shape, dtype)
 
     # -- the four higher-order kernels ----------------------------------------------
     def map(self, op: str, x: Any) -> AbstractArray:

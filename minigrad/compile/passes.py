@@ -31,6 +31,12 @@ from minigrad.backends.numpy_backend import NumpyBackend
 from minigrad.compile.graph import Graph, Op, Var, uniform_value
 from minigrad.tensor.primitive import REGISTRY
 
+# Operations with an effect: each one runs, in order, even when nobody reads its result
+# and when another is written the same way (two draws of random numbers differ).
+# An optimization barrier (checkpoint's recomputation under jit, lesson 09) is one too:
+# CSE must not merge the recomputation back into the forward pass it repeats.
+EFFECTS = frozenset({"draw", "optimization_barrier"})
+
 # Folding computes at compile time and keeps the result in the program:
 # worth it for small constants, not for a 4M-element broadcast of one number.
 FOLD_LIMIT = 4096
@@ -59,7 +65,7 @@ def eliminate_dead_code(graph: Graph) -> Graph:
     live = set(graph.outputs)
     kept = []
     for op in reversed(graph.ops):
-        if any(v in live for v in op.outs):
+        if any(v in live for v in op.outs) or op.prim.name in EFFECTS:
             kept.append(op)
             live.update(op.inputs)
     constants = {v: value for v, value in graph.constants.items() if v in live}
@@ -108,6 +114,9 @@ def eliminate_common_subexpressions(graph: Graph) -> Graph:
     ops = []
     for op in graph.ops:
         op = _renamed(op, renames)
+        if op.prim.name in EFFECTS:
+            ops.append(op)
+            continue
         key = (id(op.prim), op.inputs, freeze(op.params))
         first = seen.get(key)
         if first is None:

@@ -197,6 +197,11 @@ def run_through_apply(graph: Any, leaves: Sequence[Any]) -> list[Any]:
     for op in graph.ops:
         if len(op.outs) != 1 or not hasattr(op.prim, "vjp"):
             raise TypeError(f"{graph.name}: {op.prim.name} is not a primitive of the registry")
+        if not op.inputs:  # a random draw: nothing to record
+            device = op.out.device
+            data = op.prim.forward(backends.for_device(device), **op.params)
+            values[op.out] = Tensor._wrap(data, device)
+            continue
         values[op.out] = apply(op.prim, tuple(values[v] for v in op.inputs), **op.params)
     return [values[v] for v in graph.outputs]
 

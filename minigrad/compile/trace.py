@@ -62,6 +62,11 @@ from minigrad.tensor.mode import current
 from minigrad.tensor.primitive import REGISTRY
 from minigrad.tensor.tensor import Tensor
 
+# Rows whose forward returns a value the program already computed: checkpoint's
+# node (lesson 09) hands on its function's output, whose operations were traced.
+# The graph gets no operation for them; reverse mode still sees their records.
+PASS_THROUGH = frozenset({"checkpoint"})
+
 # Rows whose eager result may share memory with their input (a view).
 VIEWS = frozenset({"astype", "broadcast_to", "getitem", "reshape", "sum_to", "to",
                    "transpose", "windows"})  # fmt: skip
@@ -77,6 +82,8 @@ class Trace:
         self.captured: dict[int, tuple[Var, Any]] = {}  # id(tensor) -> (Var, tensor)
         self.inputs: set[Var] = set()  # the traced function's arguments
         self.aliased: set[Var] = set()  # values that may share memory with a view of them
+        self.draws: list[Var] = []  # random draws (factories.randn ...), in program order
+        self.replay: int | None = None  # while checkpoint recomputes: the next draw to reuse
         # (object, attribute or None for a dict's items, what it held): put back at the end.
         self.journal: list[tuple[Any, str | None, Any]] = []
         self._remembered: set[tuple[int, str | None]] = set()
@@ -124,6 +131,8 @@ class Trace:
 
     def record(self, prim: Any, inputs: Sequence[Any], params: dict, out: Any) -> None:
         """Called by ``apply`` after ``prim``'s forward ran on abstract arrays."""
+        if prim.name in PASS_THROUGH:
+            return
         in_vars = tuple(self.var_of(t.data, t) for t in inputs)
         data = out.data
         v = Var(data.shape, data.dtype, out.device)
@@ -135,6 +144,23 @@ class Trace:
         self.ops.append(Op(prim, in_vars, dict(params), (v,)))
         if prim.name in VIEWS:
             self.aliased.update((*in_vars, v))
+
+    def draw(self, prim: Any, params: dict, device: str) -> AbstractArray:
+        """Called by ``randn``/``rand`` while tracing: a draw becomes an operation of the program.
+
+        The program draws when it runs, so each call gets new numbers. While
+        checkpoint recomputes a function (``replay`` set), its draws are the
+        ones the program made the first time, reused in order.
+        """
+        data = AbstractArray(params["shape"], params["dtype"])
+        if self.replay is not None and self.replay < len(self.draws):
+            data.var = self.draws[self.replay]
+            self.replay += 1
+            return data
+        data.var = Var(data.shape, data.dtype, device)
+        self.ops.append(Op(prim, (), dict(params), (data.var,)))
+        self.draws.append(data.var)
+        return data
 
     def check_in_place(self, tensor: Any, op: str) -> None:
         """Called by an in-place operation (``x.add_(y)``, ``x[i] = v``) while tracing.

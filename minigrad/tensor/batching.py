@@ -187,13 +187,13 @@ def random_sizes() -> list[Level]:
     return [level for level in levels if level.randomness == "different"]
 
 
-def batched_draw(sample: Callable[[tuple], Any], shape: tuple, make: Callable[[Any], Any]) -> Any:
-    """``make(sample(shape))``, inside vmap one draw per example where asked.
+def batched_draw(draw: Callable[[tuple], Any], shape: tuple) -> Any:
+    """``draw(shape)``, inside vmap one draw per example where asked.
 
-    ``sample(sizes)`` draws NumPy values, ``make`` turns them into a tensor.
+    ``draw(sizes)`` makes a tensor of random numbers of shape ``sizes``.
     """
     levels = random_sizes() if current().vmap_levels else []
-    t = make(sample((*(level.size for level in levels), *shape)))
+    t = draw((*(level.size for level in levels), *shape))
     for level in levels:  # outermost first: each wraps the one outside it
         t = type(t)._wrap(BatchedArray(t, level), t.device)
     return t

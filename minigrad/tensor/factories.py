@@ -1,5 +1,13 @@
 """Making tensors: from data, from a shape, from a random generator (lesson 04).
 
+**Random numbers in a traced program** (lesson 13). ``randn`` and ``rand``
+draw from one generator whose state every draw changes. When ``jit`` traces a
+function, a draw is written into the graph as a ``draw`` operation, not as
+the numbers it happened to give then: the compiled program draws from the
+same generator each time it runs, so ``jit(dropout)`` gets a new mask on
+every call, the very numbers eager mode would have drawn. Checkpointing
+replays draws (``random_state`` / ``replaying``), in both modes.
+
 >>> import minigrad as mg
 >>> mg.tensor([1, 2]).dtype, mg.tensor([1.0, 2.0]).dtype
 (dtype('int64'), dtype('float32'))
@@ -7,6 +15,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -16,6 +26,8 @@ from minigrad.tensor import dtypes
 from minigrad.tensor.base import as_array
 from minigrad.tensor.batching import batched_draw
 from minigrad.tensor.broadcasting import ShapeError
+from minigrad.tensor.mode import current
+from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.shape import sizes
 from minigrad.tensor.tensor import Tensor
 
@@ -130,18 +142,83 @@ def arange(start: float, stop: float | None = None, step: float = 1, dtype: Any 
     return tensor(values, dtype or dtypes.natural_dtype(values), requires_grad, device)
 
 
+# -- random numbers from the global generator ---------------------------------------------
+_SAMPLERS = {
+    "normal": lambda shape: _generator.standard_normal(shape),
+    "uniform": lambda shape: _generator.random(shape),
+}
+
+
+def _draw_forward(backend: Any, *, kind: str, shape: tuple, dtype: Any) -> Any:
+    """Draw from the global generator now: when a compiled program runs, at each run."""
+    if backend.name == "abstract":  # shape and dtype only (a program that draws later)
+        return backend.unknown(shape, dtype)
+    return backend.from_numpy(np.asarray(_SAMPLERS[kind](shape), dtype=dtype))
+
+
+# Not differentiable, no inputs; the compiler's passes keep every draw, in order.
+DRAW = Primitive("draw", _draw_forward, register=False)
+
+
+def _draw(kind: str, shape: tuple, dtype: Any, requires_grad: bool, device: str) -> Tensor:
+    """``shape`` numbers of ``kind``; inside vmap, one draw per example where asked."""
+    dtype = dtypes.as_dtype(dtype)
+
+    def make(full_shape: tuple) -> Tensor:
+        tracing = current().tracing
+        if tracing is not None:  # write the draw into the program (see the module docstring)
+            params = {"kind": kind, "shape": full_shape, "dtype": dtype}
+            data = tracing.draw(DRAW, params, device)
+            return Tensor._wrap(data, device).requires_grad_(requires_grad)
+        return tensor(_SAMPLERS[kind](full_shape), dtype, requires_grad, device)
+
+    return batched_draw(make, shape)
+
+
 def randn(*shape: Any, dtype: Any = dtypes.float32, requires_grad: bool = False,
           device: str = "cpu") -> Tensor:  # fmt: skip
     """Samples from the standard normal distribution (seed with ``mg.manual_seed``)."""
-    return batched_draw(_generator.standard_normal, sizes(shape, "randn"),
-                        lambda values: tensor(values, dtype, requires_grad, device))  # fmt: skip
+    return _draw("normal", sizes(shape, "randn"), dtype, requires_grad, device)
 
 
 def rand(*shape: Any, dtype: Any = dtypes.float32, requires_grad: bool = False,
          device: str = "cpu") -> Tensor:  # fmt: skip
     """Samples from the uniform distribution on [0, 1)."""
-    return batched_draw(_generator.random, sizes(shape, "rand"),
-                        lambda values: tensor(values, dtype, requires_grad, device))  # fmt: skip
+    return _draw("uniform", sizes(shape, "rand"), dtype, requires_grad, device)
+
+
+def random_state() -> Any:
+    """Where the random stream stands now, for ``replaying`` (checkpoint, lesson 09).
+
+    Eagerly, the generator's state; while a function is traced, how many
+    draws the program has made so far.
+    """
+    tracing = current().tracing
+    if tracing is not None:
+        return ("traced", len(tracing.draws))
+    return ("eager", _generator.bit_generator.state)
+
+
+@contextlib.contextmanager
+def replaying(state: Any) -> Iterator[None]:
+    """Draw, inside the block, the numbers drawn after ``random_state()`` gave ``state``."""
+    kind, where = state
+    tracing = current().tracing
+    if kind == "traced" and tracing is not None:
+        was = tracing.replay
+        tracing.replay = where  # draws reuse the program's earlier draws, in order
+        try:
+            yield
+        finally:
+            tracing.replay = was
+        return
+    generator = _generator
+    now = generator.bit_generator.state
+    generator.bit_generator.state = where
+    try:
+        yield
+    finally:
+        generator.bit_generator.state = now
 
 
 # -- sharing memory with NumPy and other libraries (PyTorch's from_numpy, from_dlpack) -------

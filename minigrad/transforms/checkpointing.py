@@ -21,6 +21,16 @@ in it (by the record clock, see ``_clock``), and makes them inputs of the
 checkpoint node, so their gradients flow as usual. Random numbers drawn
 inside ``fn`` are replayed: the recomputation sees the same generator state.
 
+**Under jit** (lesson 13) the forward and backward passes are traced into one
+program. The recomputation would then be op for op the forward pass again,
+and common-subexpression elimination would merge the two, keeping every
+activation alive: nothing saved. So the recomputation starts from
+``optimization_barrier``, an identity the compiler's passes may not see
+through (``jax.checkpoint``'s ``prevent_cse``): its operations read
+different variables, stay in the program, and run late, in the backward
+part, after the forward part's activations are freed. Draws of random
+numbers are replayed there as the program's earlier draws.
+
 The segment's name goes on the graph itself, as the optional ``segment`` of
 the node protocol (``minigrad.graph``): on the checkpoint node, and on every
 node its recomputation records when the backward pass is itself recorded
@@ -37,15 +47,14 @@ node its recomputation records when the backward pass is itself recorded
 
 from __future__ import annotations
 
-import contextlib
 import itertools
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from minigrad import tree
 from minigrad.graph import topological_order
 from minigrad.tensor import autograd, factories
-from minigrad.tensor.mode import enable_grad, is_grad_enabled, keep_inputs
+from minigrad.tensor.mode import current, enable_grad, is_grad_enabled, keep_inputs
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import OpRecord, apply, records_made
 from minigrad.tensor.tensor import Tensor
@@ -92,18 +101,6 @@ def _leaf(x: Tensor) -> Tensor:
     return x.detach().requires_grad_()
 
 
-@contextlib.contextmanager
-def _replaying(rng_state: dict) -> Iterator[None]:
-    """Run with the random generator as it was in the forward pass, then put it back."""
-    generator = factories.generator()
-    now = generator.bit_generator.state
-    generator.bit_generator.state = rng_state
-    try:
-        yield
-    finally:
-        generator.bit_generator.state = now
-
-
 def _newer(roots: list[Tensor], since: int, stop: set[int]) -> list[Any]:
     """The vertices of ``roots``' graph recorded since time ``since`` (``stop``: leave out)."""
 
@@ -130,14 +127,26 @@ def _captured(out: Tensor, since: int, mine: set[int]) -> list[Tensor]:
     return list(found.values())
 
 
+# The identity, as a row the compiler's passes never simplify, merge or drop.
+BARRIER = Primitive(
+    "optimization_barrier",
+    lambda backend, x: x,
+    linear=(lambda g, x: g,),
+    register=False,
+    batch=lambda xs, batched: apply(BARRIER, (xs[0],)),
+)
+
+
 def _recompute_vjp(g, out, inputs, needs, *, of_watched, n_watched, rng_state, name):
     """The checkpoint's vjp rule: run ``fn`` again, then backpropagate through it."""
     create_graph = is_grad_enabled()  # the reverse pass records iff create_graph=True
     watched, captured = inputs[:n_watched], inputs[n_watched:]
     since = _clock()
-    with enable_grad(), _replaying(rng_state):
+    with enable_grad(), factories.replaying(rng_state):
         # For a differentiable gradient the copies must stay connected to the
         # real inputs (alias); otherwise plain leaves keep the two graphs apart.
+        if current().tracing is not None:  # under jit: see the module docstring
+            watched = [apply(BARRIER, (x,)) for x in watched]
         copies = [alias(x) if create_graph else _leaf(x) for x in watched]
         y = of_watched(*copies)
     grads = autograd.grad(
@@ -190,7 +199,7 @@ def checkpoint(fn: Callable[..., Tensor], *args: Any, label: str | None = None) 
     tensors = [a for a in flat if isinstance(a, Tensor)]
     if not is_grad_enabled() or any(_in_forward_mode(t) for t in tensors):
         return fn(*args)
-    rng_state = factories.generator().bit_generator.state
+    rng_state = factories.random_state()
     since = _clock()
     copies = [_leaf(x) for x in watched]
     with keep_inputs(since):
