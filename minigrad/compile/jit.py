@@ -65,10 +65,15 @@ class Compiled:
         self.program = Program(self.fused)
 
     def source(self) -> str:
+        """The generated program (one line per operation), then each fused kernel's source."""
         kernels = [op.prim for op in self.fused.ops if isinstance(op.prim, FusedKernel)]
-        if not kernels:
-            return f"# {self.fused.name}: no group of elementwise operations to fuse\n"
-        return "\n\n".join(k.source for k in kernels)
+        parts = [f"# {self.fused.name}: the program, one line per operation\n"
+                 + self.program.source]  # fmt: skip
+        if kernels:
+            parts += [k.source for k in kernels]
+        else:
+            parts.append(f"# {self.fused.name}: no group of elementwise operations to fuse\n")
+        return "\n\n".join(parts)
 
 
 class Jitted:
@@ -133,7 +138,8 @@ class Jitted:
         return self._entry(args)[0].fused
 
     def source(self, *args: Any) -> str:
-        """The generated kernels' source for arguments like ``args`` (a str)."""
+        """The generated source for arguments like ``args`` (a str): the program, then its
+        fused kernels, if any (the program is shown whether or not anything fused)."""
         return self._entry(args)[0].source()
 
     def __repr__(self) -> str:

@@ -10,7 +10,10 @@ build it from opposite ends:
 
 Every row (or column) asks the same question of a different basis vector, so
 both run them all at once: ``vmap`` over the basis (lesson 14), one batched
-pass instead of one pass per element, as ``torch.func`` and JAX do.
+pass instead of one pass per element, as ``torch.func`` and JAX do. Where
+``f`` cannot be batched (a custom ``Function`` whose backward calls
+``.item()``, say), they fall back to one pass per row or column, with one
+``JacobianFallbackWarning``, as ``torch.autograd.functional.jacobian`` does.
 
 A Hessian is the Jacobian of the gradient: ``jacfwd(jacrev(f))``, forward
 over reverse, which is one gradient computation per input direction. A
@@ -29,6 +32,7 @@ structure, each leaf holding the inputs' structure of Jacobian blocks.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -36,6 +40,7 @@ import numpy as np
 
 from minigrad import tree
 from minigrad.tensor import factories
+from minigrad.tensor.shape import stack
 from minigrad.tensor.tensor import Tensor
 from minigrad.transforms.arguments import (
     argnums_partial,
@@ -85,6 +90,32 @@ def _basis_batch(shape: tuple[int, ...], like: Tensor) -> Tensor:
     return factories.tensor(eye, device=like.device)
 
 
+class JacobianFallbackWarning(UserWarning):
+    """A Jacobian was built one row (or column) per pass: ``f`` could not be batched."""
+
+
+def _every(one: Callable[..., tuple], basis: Tensor, *rest: Any, where: str) -> tuple:
+    """``one(e, *rest)`` for every basis vector ``e``, stacked: batched by vmap if it can be.
+
+    If vmap fails on ``f`` (code that reads values, which a batch has many of),
+    each basis vector takes a pass of its own, with one warning: slower, but
+    the Jacobian is still the one ``f``'s rules give (so gradcheck can judge it).
+    """
+    try:
+        return vmap(one, in_axes=(0, *(None,) * len(rest)))(basis, *rest)
+    except (RuntimeError, TypeError, ValueError, NotImplementedError) as error:
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        warnings.warn(
+            f"{where}: f could not be batched with vmap ({reason}); computing the "
+            f"Jacobian with one pass per {'row' if where == 'jacrev' else 'column'} instead "
+            "(slower)",
+            JacobianFallbackWarning,
+            stacklevel=4,
+        )
+    passes = [one(basis[i], *rest) for i in range(basis.shape[0])]
+    return tuple(stack([p[k] for p in passes]) for k in range(len(passes[0])))
+
+
 def jacrev(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
     """The Jacobian of ``f`` by reverse mode: the vjps of every output element (its rows).
 
@@ -109,7 +140,7 @@ def jacrev(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[
             if out.size == 1:  # one row: no batch needed
                 rows = row(_basis(out.shape, 0, out))
             elif out.size:  # every row in one batched reverse pass
-                rows = vmap(row)(_basis_batch(out.shape, out))
+                rows = _every(row, _basis_batch(out.shape, out), where="jacrev")
             else:
                 rows = tuple(_empty(x) for x in chosen)
             blocks.append([r.reshape(out.shape + x.shape) for r, x in zip(rows, chosen)])
@@ -150,7 +181,7 @@ def jacfwd(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[
             if x.size == 1:  # one column: no batch needed
                 columns = column(_basis(x.shape, 0, x), i)
             elif x.size:  # every column in one batched forward pass
-                columns = vmap(column, in_axes=(0, None))(_basis_batch(x.shape, x), i)
+                columns = _every(column, _basis_batch(x.shape, x), i, where="jacfwd")
             else:  # no directions, but the outputs' shapes still count
                 if "outs" not in seen:
                     seen["outs"], seen["structure"] = outputs_of(restricted(*chosen), "jacfwd")
