@@ -22,6 +22,16 @@ The package is laid out like the course (see ``docs/`` and ``lessons/``):
 Importing is cheap: numba kernels compile on first use, never at import.
 """
 
+import os as _os
+import sys as _sys
+
+# ``python -m minigrad.grade`` puts the working folder first on the module path;
+# graded from inside a submission's folder, its ``secrets.py`` would shadow the
+# standard module for the grader itself. Running as ``-m``, the folder goes.
+# (The ``minigrad-grade`` command never has it; ``python -P -m`` neither.)
+if _sys.argv[:1] == ["-m"] and _sys.path[:1] in ([""], [_os.getcwd()]):
+    del _sys.path[0]
+
 from minigrad.scalar import Dual, Value, zero_grad
 
 __version__ = "0.1.0"

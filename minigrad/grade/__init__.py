@@ -69,7 +69,10 @@ def find_exercises(start: str | os.PathLike | None = None) -> Path:
 
 
 def check(
-    name: str, directory: str | os.PathLike | None = None, timeout: float = DEFAULT_TIMEOUT
+    name: str,
+    directory: str | os.PathLike | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    sandbox: bool = True,
 ) -> Report:
     """Grade one exercise of the student's file as saved now; show the table; return it.
 
@@ -77,7 +80,7 @@ def check(
     In Jupyter the table is shown as HTML, elsewhere printed as text.
     """
     folder = Path(directory) if directory is not None else find_exercises()
-    report = grade(folder, select([name]), timeout=timeout)
+    report = grade(folder, select([name]), timeout=timeout, sandbox=sandbox)
     try:
         from IPython import get_ipython
         from IPython.display import display

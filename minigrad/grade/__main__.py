@@ -17,6 +17,7 @@ from minigrad.grade import DEFAULT_TIMEOUT, find_exercises, grade, select
 from minigrad.grade.gradescope import bundle
 from minigrad.grade.release import ReleaseError, release
 from minigrad.grade.runner import PACKAGE_ROOT
+from minigrad.grade.sandbox import SandboxError
 
 COMMANDS = ("release", "gradescope")
 
@@ -57,8 +58,9 @@ def main(argv: list[str] | None = None) -> int:
         return teacher_command(argv)
     parser = argparse.ArgumentParser(
         prog="python -m minigrad.grade",
-        description="Grade minigrad exercises, each in its own process with a time limit. "
-        "Exits 0 whenever grading ran, whatever the score.",
+        description="Grade minigrad exercises, each in its own sandboxed process with a time "
+        "limit. Exits 0 whenever grading ran, whatever the score; 3 when the sandbox cannot "
+        "engage (nothing graded).",
     )
     parser.add_argument(
         "directory",
@@ -86,7 +88,18 @@ def main(argv: list[str] | None = None) -> int:
         metavar="S",
         help=f"seconds per exercise (default {DEFAULT_TIMEOUT:g})",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="seed of the random inputs (default: a fresh one each run, printed with the scores)",
+    )
+    parser.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="run the exercises as your own user, with resource limits only: for work you "
+        "trust. Without it the grader refuses to run where its sandbox cannot engage",
+    )
     parser.add_argument("--jobs", type=int, default=None, help="exercises graded at once")
     parser.add_argument("--list", action="store_true", help="list the exercises and exit")
     args = parser.parse_args(argv)
@@ -108,7 +121,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.timeout <= 0:
         parser.error("--timeout must be positive")
     started = time.monotonic()
-    report = grade(args.directory, exercises, timeout=args.timeout, seed=args.seed, jobs=args.jobs)
+    try:
+        report = grade(
+            args.directory,
+            exercises,
+            timeout=args.timeout,
+            seed=args.seed,
+            jobs=args.jobs,
+            sandbox=not args.no_sandbox,
+        )
+    except SandboxError as error:
+        print(f"minigrad grader: nothing was graded: {error}", file=sys.stderr)
+        return 3
     report.execution_time = time.monotonic() - started
     print(report.to_text())
     if args.json:

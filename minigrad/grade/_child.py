@@ -91,6 +91,52 @@ def load_probe(path: str) -> Any:
     return found
 
 
+def tripwires(names: list[str], folder: Path) -> list[str]:
+    """Make minigrad's own ``names`` (functions, methods, classes' constructors) note a call made
+    from a file of the submission's folder; the list they append to is returned.
+
+    The grader also reads the source (``source.shortcut``); this catches what
+    reading cannot see: a name built at run time, a helper that hands it over.
+    """
+    tripped: list[str] = []
+    inside = str(folder) + os.sep
+
+    def wire(original: Any, name: str) -> Any:
+        def tripwire(*args: Any, **kwargs: Any) -> Any:
+            if sys._getframe(1).f_code.co_filename.startswith(inside):
+                tripped.append(name)
+            return original(*args, **kwargs)
+
+        tripwire.__name__ = tripwire.__qualname__ = getattr(original, "__name__", name)
+        tripwire.__doc__ = getattr(original, "__doc__", None)
+        return tripwire
+
+    wired: dict[int, Any] = {}
+    for module_name, module in list(sys.modules.items()):
+        if not module_name.startswith("minigrad") or module_name.startswith("minigrad.grade"):
+            continue
+        for key, value in list(vars(module).items()):
+            targets = []
+            if key in names and callable(value):
+                targets.append((module, key, value))
+            if isinstance(value, type):
+                targets += [(value, n, value.__dict__[n]) for n in names if n in value.__dict__]
+            for owner, attribute, found in targets:
+                if isinstance(found, type):  # a class: its constructor
+                    owner, attribute, found = found, "__init__", found.__dict__.get("__init__")
+                    if found is None:
+                        continue
+                if not callable(found) or isinstance(found, (staticmethod, classmethod)):
+                    continue
+                if id(found) not in wired:
+                    wired[id(found)] = wire(found, attribute if attribute != "__init__" else key)
+                try:
+                    setattr(owner, attribute, wired[id(found)])
+                except (AttributeError, TypeError):
+                    pass
+    return tripped
+
+
 def main(request_path: str, fd: int) -> None:
     sys.stdin.buffer.read()  # the grader's go: it has finished setting this process up
     request = json.loads(Path(request_path).read_text())
@@ -106,6 +152,7 @@ def main(request_path: str, fd: int) -> None:
     probes = [
         (load_probe(item["probe"]), channel.decode(item["args"])) for item in request["probes"]
     ]
+    tripped = tripwires(request.get("forbidden", []), Path(submission))
     sys.path.insert(0, submission)
     try:
         spec = importlib.util.spec_from_file_location(f"submission_{file.stem}", file)
@@ -122,6 +169,11 @@ def main(request_path: str, fd: int) -> None:
             line = channel.message(index, output=probe(module, args))
         except BaseException as error:  # SystemExit too: it costs this check only
             line = channel.message(index, error=error_text(error, file))
+        if tripped:
+            used = ", ".join(sorted(set(tripped)))
+            line = channel.message(
+                index, error=f"called minigrad's own {used} instead of implementing it"
+            )
         send(fd, line)
 
 

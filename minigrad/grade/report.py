@@ -93,6 +93,8 @@ class Report:
     exercises: list[ExerciseResult]
     directory: Path
     execution_time: float | None = None  # seconds, when the caller timed the grading
+    seed: int | None = None  # of the random inputs (fresh each run unless fixed)
+    left_out: list[str] = field(default_factory=list)  # of the submission's copy (submission)
     # check() sets it after showing the table, so that the report it returns,
     # echoed as a notebook cell's value, does not show the table a second time.
     shown: bool = field(default=False, repr=False, compare=False)
@@ -126,6 +128,10 @@ class Report:
             lines.append(f"{result.exercise.title:<{width}}  {points:<8} {mark}")
         lines.append("-" * (width + 12))
         lines.append(f"{'total':<{width}}  {_points(self.score)}/{_points(self.max_score)}")
+        if self.seed is not None:
+            lines.append(f"(inputs drawn with seed {self.seed}: --seed {self.seed} repeats them)")
+        if self.left_out:
+            lines.append("not copied for grading: " + "; ".join(self.left_out[:10]))
         for result in self.exercises:
             if result.score < result.max_score:
                 body = result.details().replace("\n", "\n    ")
@@ -171,7 +177,8 @@ class Report:
             "execution_time": round(self.execution_time or 0.0, 3),
             "visibility": visibility,
             "stdout_visibility": visibility,
-            "output": f"minigrad grader: {_points(self.score)}/{_points(self.max_score)} points",
+            "output": f"minigrad grader: {_points(self.score)}/{_points(self.max_score)} points"
+            + (f" (inputs drawn with seed {self.seed})" if self.seed is not None else ""),
             "tests": [
                 {
                     "name": result.exercise.title,

@@ -1,59 +1,89 @@
-"""Where a submission runs: a separate user, resource limits, a folder of its own (the autograder).
+"""Where a submission runs: namespaces, a user of its own, limits, and no way out (the autograder).
 
-The grader's threat model (see README, "What the grader guarantees"): the
-submission is hostile and may do anything its user may do. So, when the
-grader runs as root (as in CI and on Gradescope), each job slot gets its own
-unprivileged user (``minigrad-grade0``, ``minigrad-grade1``, ...; made with
-``useradd`` if missing, else a fixed unused uid), and the child of an exercise
+The grader's threat model (see README, "How it stays fair"): the submission is
+hostile and may do anything its user may do. So every exercise runs in a
+sandbox of its own, and the grader **fails closed**: when the sandbox cannot
+engage, it grades nothing and says what to do (``SandboxError``). Two ways in:
 
-- runs as that user, in a fresh folder only it (and root) can reach, holding a
-  copy of the submission: it cannot signal, stop, trace or read the grader,
-  and cannot write the grader's files or results;
-- cannot read ``solutions/``, the repository's history or the references in
-  ``minigrad/grade/checks`` (made unreadable to other users, ``protect``);
-- has hard limits on address space, processes, open files, file size and CPU
-  time, and is the OOM killer's first choice;
-- leaves nothing behind: ``kill_user`` kills every process of that user once
-  the exercise ends, whatever session or process group it moved to.
+- **as root** (CI, Gradescope, a teacher's machine): the child runs under a
+  user id made up for that one exercise (no other exercise or grading run
+  shares it, nothing on the machine owns it), in its own mount, PID, IPC, UTS
+  and network namespaces (``jail.py`` builds them through util-linux's
+  ``unshare``);
+- **as a normal user**: the same namespaces inside a user namespace that maps
+  only that user, with every capability dropped before the submission runs
+  (needs unprivileged user namespaces, on by default in most distributions).
 
-Without root, only the limits that do not need it apply; ``Isolation.notes``
-says which protections are off.
+Either way the child sees a read-only view of the interpreter, the libraries
+and the package, without ``solutions/``, ``.git``, the grader's references or
+any other submission; private ``/tmp``, ``/var/tmp`` and ``/dev/shm`` that end
+with it; no process but its own; no network. It has hard limits on memory,
+processes, open files, file size and CPU time, and is the OOM killer's first
+choice. When it ends, or at the deadline, its namespace ends and the kernel
+kills whatever it started.
+
+``sandbox=False`` (the command line's ``--no-sandbox``) runs children as the
+calling user with the limits only, for a teacher grading trusted work; it is
+never chosen silently, and ``Isolation.notes`` says what it leaves open.
 """
 
 from __future__ import annotations
 
-import ctypes
+import contextlib
+import fcntl
+import json
 import os
 import pwd
+import secrets
 import shutil
 import signal
-import stat
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 COURSE_ROOT = PACKAGE_DIR.parent
-# Paths another user must not read: answers, their history, and the references.
-PROTECTED = (COURSE_ROOT / "solutions", COURSE_ROOT / ".git", PACKAGE_DIR / "grade" / "checks")
-SPARE_UID = 64_000
+GRADE_DIR = PACKAGE_DIR / "grade"
+JAIL = GRADE_DIR / "jail.py"
+# What the child loads from the grader's folder: nothing else of it is in its view.
+CHILD_FILES = ("_child.py", "channel.py", "probes")
+# Where the exercise's own folder appears inside the sandbox.
+WORK = "/exercise"
+NO_SANDBOX = 125  # jail.py's exit status when a step of building the sandbox failed
+UIDS = (1 << 20, (1 << 31) - 2)  # made-up user ids come from here: no distribution uses them
 KILL_ROUNDS = 50
 PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 4, 36
+WHAT_TO_DO = (
+    "To grade untrusted work, run the grader as root (as CI and Gradescope do) or as a user "
+    "allowed to create user namespaces (on Ubuntu 24.04 and later: sudo sysctl "
+    "kernel.apparmor_restrict_unprivileged_userns=0; elsewhere: sudo sysctl "
+    "kernel.unprivileged_userns_clone=1), with util-linux's unshare installed. To grade "
+    "work you trust (your own), pass --no-sandbox (grade(..., sandbox=False)): it runs "
+    "the exercises as you, with resource limits only."
+)
+
+
+class SandboxError(RuntimeError):
+    """The sandbox cannot engage here: nothing was graded."""
 
 
 @dataclass
 class Limits:
-    """Hard resource limits of one exercise's processes."""
+    """Hard resource limits of one exercise's processes, and the size of its private folders."""
 
     memory: int = 4 * 2**30  # address space per process, bytes
-    processes: int = 256  # processes and threads of the user (root only)
+    processes: int = 256  # processes and threads of the exercise
     files: int = 256  # open file descriptors per process
     file_size: int = 64 * 2**20  # largest file it may write, bytes
     cpu: int = 60  # CPU seconds per process
+    tmp: int = 256 * 2**20  # each of /tmp and /var/tmp, bytes
+    shm: int = 64 * 2**20  # /dev/shm, bytes
+    home: int = 512 * 2**20  # its home (and the numba cache there), bytes
 
-    def rlimits(self, privileged: bool) -> dict[str, int]:
-        """The ``resource`` names and values the child sets on itself."""
+    def rlimits(self, processes: int | None = None) -> dict[str, int]:
+        """The ``resource`` names and values the child is given; ``RLIMIT_NPROC`` if known."""
         values = {
             "RLIMIT_AS": self.memory,
             "RLIMIT_NOFILE": self.files,
@@ -61,88 +91,94 @@ class Limits:
             "RLIMIT_CPU": self.cpu,
             "RLIMIT_CORE": 0,
         }
-        if privileged:
-            # Counted per user: only meaningful when the user is the child's alone.
-            values["RLIMIT_NPROC"] = self.processes
+        if processes is not None:
+            values["RLIMIT_NPROC"] = processes
         return values
 
 
 @dataclass
 class Isolation:
-    """How children run in this grading run: as which users, with which limits."""
+    """How children run in this grading run."""
 
-    privileged: bool
-    accounts: list[tuple[int, int]] = field(default_factory=list)
+    mode: str  # "root": a made-up user in namespaces; "user": a user namespace; "none"
     limits: Limits = field(default_factory=Limits)
-    why: str = "not running as root"
+    unshare: str = ""
+
+    @property
+    def sandboxed(self) -> bool:
+        return self.mode != "none"
 
     def notes(self) -> list[str]:
-        """The protections that are off, in words (empty as root)."""
-        if self.privileged:
+        """What is left open, in words (empty when sandboxed)."""
+        if self.sandboxed:
             return []
         return [
-            f"{self.why}, so these protections are off: the submission runs as your "
-            "own user and can signal or stop the grader, read solutions/ and the references, "
-            "edit files you can edit, and start processes without limit; run the grader as "
-            "root (as CI and Gradescope do) to grade untrusted work"
+            "--no-sandbox: the exercises run as your own user, with resource limits only. "
+            "A submission can read solutions/ and the references, edit files you can edit, "
+            "and signal your processes: use this only for work you trust."
         ]
 
 
-def isolation(jobs: int, limits: Limits | None = None) -> Isolation:
-    """Prepare this run: users and protected paths as root, a subreaper otherwise."""
+def isolation(limits: Limits | None = None, sandbox: bool = True) -> Isolation:
+    """How this run's children will run; ``SandboxError`` when the sandbox cannot be used."""
     limits = limits or Limits()
-    libc = ctypes.CDLL(None, use_errno=True)
-    # Every orphan of a child is re-parented to the grader, not to PID 1 (which,
-    # in a container, may never reap it): the grader can find it (``sweep``)
-    # and reap it once killed, so that no zombie keeps counting against the
-    # exercise user's process limit (``kill_user``).
-    libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    if os.geteuid() != 0:
-        # Same user: at least no debugger of ours can attach.
-        libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
-        return Isolation(False, [], limits)
-    protect()
-    accounts = [account(slot) for slot in range(jobs)]
-    try:
-        started = (
-            subprocess.run(
-                [sys.executable, "-I", "-c", "import numpy"],
-                user=accounts[0][0],
-                group=accounts[0][1],
-                extra_groups=[],
-                cwd="/",
-                capture_output=True,
-            ).returncode
-            == 0
+    if not sandbox:
+        return Isolation("none", limits)
+    if not sys.platform.startswith("linux"):
+        raise SandboxError(f"the grader's sandbox needs Linux, not {sys.platform}. {WHAT_TO_DO}")
+    unshare = shutil.which("unshare") or next(
+        (p for p in ("/usr/bin/unshare", "/bin/unshare") if os.access(p, os.X_OK)), ""
+    )
+    if not unshare:
+        raise SandboxError(
+            "util-linux's unshare is not installed (apt-get install util-linux). " + WHAT_TO_DO
         )
-    except OSError:
-        started = False
-    if not started:
-        why = f"running as root, but another user cannot start {sys.executable}"
-        return Isolation(False, [], limits, f"{why} (is a folder on its path closed to others?)")
-    return Isolation(True, accounts, limits)
+    return Isolation("root" if os.geteuid() == 0 else "user", limits, unshare)
 
 
-def account(slot: int) -> tuple[int, int]:
-    """(uid, gid) of job slot ``slot``'s user, made if missing."""
-    name = f"minigrad-grade{slot}"
-    try:
-        entry = pwd.getpwnam(name)
-        return entry.pw_uid, entry.pw_gid
-    except KeyError:
-        pass
-    made = subprocess.run(
-        ["useradd", "--system", "--user-group", "--no-create-home", "--home-dir", "/nonexistent",
-         "--shell", "/usr/sbin/nologin", name],
-        capture_output=True,
-    )  # fmt: skip
-    if made.returncode == 0:
-        entry = pwd.getpwnam(name)
-        return entry.pw_uid, entry.pw_gid
-    uid = SPARE_UID + slot
-    while _known_uid(uid):
-        uid += 100
-    return uid, uid
+class Accounts:
+    """Made-up user ids, one per exercise, each held (a lock file) while in use."""
+
+    def __init__(self) -> None:
+        self.folder = _lock_folder()
+
+    @contextlib.contextmanager
+    def fresh(self):
+        """(uid, gid) no file, process, account or other grading run uses, for the ``with``."""
+        for _ in range(100):
+            uid = UIDS[0] + secrets.randbelow(UIDS[1] - UIDS[0])
+            if _known_uid(uid) or processes_of(uid):
+                continue
+            path = self.folder / f"uid-{uid}"
+            handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(handle)
+                continue
+            try:
+                yield uid, uid
+            finally:
+                kill_uid(uid)
+                with contextlib.suppress(OSError):
+                    path.unlink()
+                os.close(handle)
+            return
+        raise SandboxError("could not find a free user id for the exercise")
+
+
+def _lock_folder() -> Path:
+    """A folder only root can write, for the user id locks (shared by every grading run)."""
+    for base in (Path("/run"), Path(tempfile.gettempdir())):
+        folder = base / "minigrad-grade-uids"
+        try:
+            folder.mkdir(mode=0o700, exist_ok=True)
+            info = folder.lstat()
+            if info.st_uid == 0 and not info.st_mode & 0o077 and folder.is_dir():
+                return folder
+        except OSError:
+            continue
+    raise SandboxError("no folder for the grader's user id locks (/run or the temp folder)")
 
 
 def _known_uid(uid: int) -> bool:
@@ -151,26 +187,6 @@ def _known_uid(uid: int) -> bool:
         return True
     except KeyError:
         return False
-
-
-def protect() -> None:
-    """Take other users' access to the protected paths, and their write access to the package."""
-    for path in PROTECTED:
-        try:
-            mode = path.lstat().st_mode
-            if stat.S_ISDIR(mode) and mode & 0o007:
-                path.chmod(stat.S_IMODE(mode) & ~0o007)
-        except OSError:
-            pass
-    for folder, dirs, files in os.walk(PACKAGE_DIR):
-        for name in [".", *dirs, *files]:
-            path = Path(folder, name)
-            try:
-                mode = path.lstat().st_mode
-                if not stat.S_ISLNK(mode) and mode & 0o002:
-                    path.chmod(stat.S_IMODE(mode) & ~0o002)
-            except OSError:
-                pass
 
 
 def processes_of(uid: int) -> list[int]:
@@ -190,34 +206,83 @@ def processes_of(uid: int) -> list[int]:
     return pids
 
 
-def kill_user(uid: int, gid: int) -> None:
-    """Kill every process of ``uid``: as that user, ``kill(-1, SIGKILL)`` until none is left.
-
-    ``kill(-1)`` reaches every process the caller may signal in one system call,
-    so a fork bomb cannot outrun it the way a walk over ``/proc`` can be outrun.
-    """
+def kill_uid(uid: int) -> None:
+    """As root: kill every process of ``uid`` (none should be left once its namespace ended)."""
     for _ in range(KILL_ROUNDS):
-        for pid in processes_of(uid):  # the dead ones are ours to reap (subreaper)
-            try:
-                os.waitpid(pid, os.WNOHANG)
-            except ChildProcessError:
-                pass
-        if not processes_of(uid):
+        pids = processes_of(uid)
+        if not pids:
             return
-        subprocess.run(
-            [sys.executable, "-I", "-S", "-c", "import os; os.kill(-1, 9)"],
-            user=uid,
-            group=gid,
-            extra_groups=[],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            timeout=30,
-        )
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        reap()
+
+
+def jail_command(
+    isolation: Isolation,
+    folder: Path,
+    submission: Path,
+    argv: list[str],
+    env: dict[str, str],
+    account: tuple[int, int] | None,
+    fds: tuple[int, int],
+    request: Path,
+) -> list[str]:
+    """The command that runs ``argv`` in a new sandbox; its configuration goes in ``folder``."""
+    interpreter = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    interpreter.add(str(Path(sys.executable).parent))
+    interpreter.add(str(Path(sys.executable).resolve().parent.parent))
+    processes = isolation.limits.processes
+    if account is None:  # counted per real user, who has processes of their own
+        processes += len(processes_of(os.getuid()))
+    config = {
+        "root": str(folder / "root"),
+        "read_only": sorted(interpreter) + [str(PACKAGE_DIR)],
+        "grade_folder": str(GRADE_DIR),
+        "grade_files": list(CHILD_FILES),
+        "work": WORK,
+        "submission": str(submission),
+        "request": str(request),
+        "account": list(account) if account else None,
+        "rlimits": isolation.limits.rlimits(processes),
+        "tmpfs": {"tmp": isolation.limits.tmp, "shm": isolation.limits.shm,
+                  "home": isolation.limits.home},  # fmt: skip
+        "argv": argv,
+        "env": env,
+        "status_fd": fds[0],
+        "channel_fd": fds[1],
+    }
+    (folder / "root").mkdir(mode=0o700)
+    path = folder / "jail.json"
+    path.write_text(json.dumps(config))
+    namespaces = ["--mount", "--pid", "--ipc", "--uts", "--net", "--fork", "--kill-child"]
+    if account is None:
+        namespaces += ["--user", "--map-root-user"]
+    return [isolation.unshare, *namespaces, sys.executable, "-I", "-S", str(JAIL), str(path)]
+
+
+def start_as_subreaper() -> None:
+    """Without a sandbox: orphans of a child come back to the grader (``sweep``, ``reap``)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # no debugger of the same user attaches
+
+
+def reap() -> None:
+    """Collect every child of the grader that has ended (none stays a zombie)."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
 
 
 def sweep() -> None:
-    """Without root: kill the grader's descendants that left its session (escaped children)."""
+    """Without a sandbox: kill the grader's descendants that left its session, and reap them."""
     me, session = os.getpid(), os.getsid(0)
     for _ in range(KILL_ROUNDS):
         parents = {}
@@ -232,13 +297,12 @@ def sweep() -> None:
             for pid, (_, sid) in parents.items()
             if sid != session and _descends(pid, me, parents)
         ]
+        reap()
         if not escaped:
             return
         for pid in escaped:
-            try:
+            with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
 
 
 def _descends(pid: int, ancestor: int, parents: dict[int, tuple[int, int]]) -> bool:
@@ -260,12 +324,3 @@ def remove(path: Path) -> None:
             shutil.rmtree(path, ignore_errors=True)
     except OSError:
         pass
-
-
-def give(path: Path, account: tuple[int, int] | None) -> None:
-    """Hand ``path`` and everything in it (links not followed) to ``account``."""
-    if account is None:
-        return
-    for folder, dirs, files in os.walk(path):
-        for name in [".", *dirs, *files]:
-            os.chown(Path(folder, name), *account, follow_symlinks=False)

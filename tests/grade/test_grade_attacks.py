@@ -1,49 +1,32 @@
-"""Submissions written to attack the grader (issue 16): each loses only its own points,
-and the grader always finishes and writes its results.
+"""Submissions written to attack the grader (issues 16 and 20): each loses only its own
+points, the grader always finishes and writes its results, and the machine is left as it was.
 
-As root (here and in CI) every child runs as an unprivileged user with hard
-limits; the ``privileged`` fixture makes the interpreter reachable for that user
-(search permission on its folders) and checks that the grader really isolates.
+Every test here hands the grader hostile code, so every test takes the
+``sandboxed`` fixture (``conftest.py``): it runs only where the grader's
+sandbox engages, and is skipped with the reason elsewhere (CI fails instead).
+No test changes the permissions of anything it did not create.
 """
 
 import json
 import os
-import resource
 import shutil
-import stat
 import subprocess
 import sys
 import threading
 import time
+import uuid
 from pathlib import Path
 
 import pytest
 from test_grade import _evil_folder
 
 from minigrad.grade import grade, select
-from minigrad.grade.sandbox import PROTECTED, Limits, isolation
+from minigrad.grade.sandbox import Limits
 
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS = ROOT / "solutions"
 FIXTURES = Path(__file__).parent / "grade_fixtures"
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
-AS_ROOT = os.geteuid() == 0
-
-
-@pytest.fixture(scope="module")
-def privileged():
-    """As root: open the interpreter's folders to other users for search only (restored after)."""
-    opened = []
-    if AS_ROOT:
-        for folder in Path(sys.executable).resolve().parents:
-            mode = folder.stat().st_mode
-            if not mode & stat.S_IXOTH:
-                folder.chmod(stat.S_IMODE(mode) | stat.S_IXOTH)
-                opened.append((folder, stat.S_IMODE(mode)))
-        assert isolation(1).privileged, "as root, the grader must run children as another user"
-    yield AS_ROOT
-    for folder, mode in opened:
-        folder.chmod(mode)
 
 
 def _submission(tmp_path: Path, fixture: str) -> Path:
@@ -53,15 +36,22 @@ def _submission(tmp_path: Path, fixture: str) -> Path:
     return folder
 
 
-def _cli(folder: Path, tmp_path: Path, *extra: str, cwd: Path | None = None) -> tuple:
+def _cli(
+    folder: Path,
+    tmp_path: Path,
+    *extra: str,
+    cwd: Path | None = None,
+    env: dict | None = None,
+    flags: tuple = ("-P",),
+) -> tuple:
     """Run the grader's command line; (scores by title, stdout, seconds, peak memory in MiB)."""
     results = tmp_path / "results.json"
-    command = [sys.executable, "-P", "-m", "minigrad.grade", str(folder), "--json", str(results)]
+    command = [sys.executable, *flags, "-m", "minigrad.grade", str(folder), "--json", str(results)]
     start = time.monotonic()
     with subprocess.Popen(
         [*command, "--exercise", "1.1", "--exercise", "1.2", "--exercise", "2.2", *extra],
         cwd=cwd or tmp_path,
-        env={**ENV, "MINIGRAD_TEST_RESULTS": str(results)},
+        env={**ENV, "MINIGRAD_TEST_RESULTS": str(results), **(env or {})},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -94,26 +84,37 @@ def _only_the_attacker_loses(scores: dict) -> None:
     assert scores == {"1.1": (0, 5), "1.2": (5, 5), "2.2": (5, 5)}
 
 
-# fixture -> what the report must say about exercise 1.1 (as root)
+# fixture -> what the report must say about exercise 1.1 (None: only its score counts)
 ATTACKS = {
-    "forge": "cannot import name 'EXERCISES'",  # the references are unreadable to the child
+    "forge": "No module named 'minigrad.grade.checks'",  # not in the child's view
     "import_solutions": "No module named 'solutions",
     "debugger": "Operation not permitted",
-    "edit_grader": "Permission denied",
-    "kill_parent": "SIGKILL [Errno 1] Operation not permitted",
+    "edit_grader": "Read-only file system",
+    "kill_parent": None,  # its parent is the sandbox's process 1: the signals do nothing
     "big_int": "an integer beyond 64 bits came back",
-    "replace_folder": "Permission denied",
+    "replace_folder": None,
     "escape": "escaped",
+    "peek": None,
+    "fill_tmp": "full:",
+    "terminal": None,
 }
 
 
 @pytest.mark.parametrize("fixture", list(ATTACKS))
-def test_an_attack_loses_only_its_own_points(privileged, tmp_path, fixture):
+def test_an_attack_loses_only_its_own_points(sandboxed, tmp_path, fixture):
     folder = _submission(tmp_path, fixture)
-    scores, stdout, _, _ = _cli(folder, tmp_path, "--timeout", "8")
+    canary = tmp_path / "canary"
+    canary.write_text("the machine's own file")
+    scores, stdout, _, _ = _cli(
+        folder, tmp_path, "--timeout", "8", env={"PEEK_PATHS": f"{canary}:{SOLUTIONS}:{ROOT}"}
+    )
     _only_the_attacker_loses(scores)
-    if privileged:
+    if ATTACKS[fixture]:
         assert ATTACKS[fixture] in stdout
+    assert "FOUND" not in stdout  # peek: nothing it must not see or do
+    assert "\x1b" not in stdout and "\x07" not in stdout  # terminal: no control sequence shown
+    assert canary.read_text() == "the machine's own file"
+    assert Path("/etc/passwd").is_file() and (ROOT / "solutions").is_dir()
     if fixture == "escape":
         time.sleep(4)  # the escaped process would rewrite results.json by now
         assert json.loads((tmp_path / "results.json").read_text())["score"] == 10
@@ -121,17 +122,30 @@ def test_an_attack_loses_only_its_own_points(privileged, tmp_path, fixture):
         assert "close = lambda" not in (ROOT / "minigrad/grade/spec.py").read_text()
 
 
-def test_a_hung_child_and_its_grandchild_are_killed(privileged, tmp_path):
+def _processes_with(token: str) -> list[int]:
+    """Pids on this machine whose command line holds ``token`` (zombies have none)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and token.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            pass
+    return found
+
+
+def test_a_hung_child_and_its_grandchild_are_killed(sandboxed, tmp_path):
     folder = _submission(tmp_path, "hang")
+    token = f"minigrad-grandchild-{uuid.uuid4().hex}"
+    file = folder / "lesson01_derivatives.py"
+    file.write_text(file.read_text().replace("GRANDCHILD_TOKEN", token))
     scores, stdout, _, _ = _cli(folder, tmp_path, "--timeout", "4")
     _only_the_attacker_loses(scores)
-    assert "timed out after 4 s" in stdout
-    pid = int(stdout.split("grandchild pid ")[1].split()[0])
-    status = Path(f"/proc/{pid}/status")
-    assert not status.exists() or "zombie" in status.read_text()
+    assert "timed out after 4 s" in stdout and "grandchild started" in stdout
+    assert not _processes_with(token)
 
 
-def test_a_32_mb_reply_costs_little_memory_and_time(privileged, tmp_path):
+def test_a_32_mb_reply_costs_little_memory_and_time(sandboxed, tmp_path):
     folder = _submission(tmp_path, "big_reply")
     scores, stdout, seconds, peak = _cli(folder, tmp_path, "--timeout", "10")
     _only_the_attacker_loses(scores)
@@ -140,7 +154,7 @@ def test_a_32_mb_reply_costs_little_memory_and_time(privileged, tmp_path):
     assert peak < 200 and seconds < 10
 
 
-def test_a_deep_expression_is_not_parsed_to_death(privileged, tmp_path):
+def test_a_deep_expression_is_not_parsed_to_death(sandboxed, tmp_path):
     folder = _submission(tmp_path, "")
     file = folder / "lesson01_derivatives.py"
     file.write_text("DEEP = " + "1 + " * 200_000 + "1\n" + file.read_text())
@@ -148,7 +162,7 @@ def test_a_deep_expression_is_not_parsed_to_death(privileged, tmp_path):
     assert scores["1.2"] == (0, 5) and scores["2.2"] == (5, 5)  # the file itself cannot compile
 
 
-def test_a_module_shadowing_the_standard_library_fools_only_its_own_child(privileged, tmp_path):
+def test_a_module_shadowing_the_standard_library_fools_only_its_own_child(sandboxed, tmp_path):
     folder = _submission(tmp_path, "")
     shutil.copy(FIXTURES / "secrets.py", folder / "secrets.py")
     (folder / "lesson01_derivatives.py").write_text(
@@ -165,9 +179,7 @@ def test_a_module_shadowing_the_standard_library_fools_only_its_own_child(privil
 
 
 @pytest.mark.parametrize("bomb", ["fork_bomb", "memory_bomb"])
-def test_bombs_stay_inside_their_limits(privileged, tmp_path, bomb):
-    if bomb == "fork_bomb" and not privileged:
-        pytest.fail("the process limit needs root: run the tests as root, as CI does")
+def test_bombs_stay_inside_their_limits(sandboxed, tmp_path, bomb):
     folder = _submission(tmp_path, bomb)
     limits = Limits(memory=2 * 2**30, processes=48)
     report = grade(folder, select(["1.1", "1.2", "2.2"]), timeout=20, jobs=2, limits=limits)
@@ -175,7 +187,7 @@ def test_bombs_stay_inside_their_limits(privileged, tmp_path, bomb):
     _only_the_attacker_loses(scores)
 
 
-def test_properties_the_child_could_fake_are_read_from_the_source(privileged, tmp_path):
+def test_properties_the_child_could_fake_are_read_from_the_source(sandboxed, tmp_path):
     shutil.copy(FIXTURES / "tracker_patch.py", tmp_path / "lesson09_checkpoint.py")
     # micrograd's recursive walk, with the recursion limit raised so that it passes at run time
     recursive = (FIXTURES / "recursive_topo.py").read_text()
@@ -190,14 +202,14 @@ def test_properties_the_child_could_fake_are_read_from_the_source(privileged, tm
     assert "visit calls itself" in results["2.2"].checks[-1].problem
 
 
-def test_a_library_shortcut_scores_zero_and_says_so(privileged, tmp_path):
+def test_a_library_shortcut_scores_zero_and_says_so(sandboxed, tmp_path):
     shutil.copy(FIXTURES / "shortcut_topo.py", tmp_path / "lesson02_graphs.py")
     (result,) = grade(tmp_path, select(["2.2"])).exercises
     assert result.score == 0
     assert "calls minigrad's own topological_order" in result.checks[0].problem
 
 
-def test_honest_exercises_keep_full_points_beside_every_attack(privileged, tmp_path):
+def test_honest_exercises_keep_full_points_beside_every_attack(sandboxed, tmp_path):
     folder = tmp_path / "mixed"
     shutil.copytree(SOLUTIONS, folder)
     folder.chmod(0o755)
@@ -221,20 +233,10 @@ def test_honest_exercises_keep_full_points_beside_every_attack(privileged, tmp_p
     assert report.exercises[0].score == 0
 
 
-def test_protected_paths_are_closed_to_other_users(privileged):
-    if not privileged:
-        pytest.fail("run the tests as root, as CI does")
-    for path in PROTECTED:
-        if path.exists():
-            assert not path.stat().st_mode & 0o007, path
-
-
-def test_grading_every_solution_takes_under_30_s(privileged):
+def test_every_solution_scores_full_marks_in_the_sandbox(sandboxed):
     start = time.monotonic()
     report = grade(SOLUTIONS, select())
     seconds = time.monotonic() - start
     print(f"every solution graded in {seconds:.1f} s")
     failed = [r.details() for r in report.exercises if r.score < r.max_score]
     assert not failed, failed
-    assert seconds < 30
-    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > 0

@@ -1,11 +1,14 @@
-"""Evil exercise 1.1: starts a long-lived grandchild, then never returns."""
+"""Evil exercise 1.1: starts a long-lived grandchild in a session of its own, then never returns."""
 
 import subprocess
 import sys
 
 
 def numerical_derivative(f, x, h=1e-5):
-    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
-    print(f"grandchild pid {sleeper.pid}", flush=True)
+    subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(600)", "GRANDCHILD_TOKEN"],
+        start_new_session=True,
+    )
+    print("grandchild started", flush=True)
     while True:
         pass
