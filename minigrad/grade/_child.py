@@ -152,7 +152,10 @@ def main(request_path: str, fd: int) -> None:
     probes = [
         (load_probe(item["probe"]), channel.decode(item["args"])) for item in request["probes"]
     ]
-    tripped = tripwires(request.get("forbidden", []), Path(submission))
+    forbidden = request.get("forbidden", [])
+    if forbidden:
+        importlib.import_module("minigrad")  # every public name exists before it is wired
+    tripped = tripwires(forbidden, Path(submission))
     sys.path.insert(0, submission)
     try:
         spec = importlib.util.spec_from_file_location(f"submission_{file.stem}", file)

@@ -339,12 +339,12 @@ def grade_exercise(
     seed = fresh_seed() if seed is None else seed
     rng = np.random.default_rng([seed, zlib.crc32(exercise.number.encode())])
     checks = exercise.make_checks(rng)
-    problem = _not_gradable(directory / exercise.file) or _not_gradable(
+    refused = _not_gradable(directory / exercise.file) or _not_gradable(
         run.submission / exercise.file
     )
-    if problem is not None:
+    if refused is not None:
         text = source.Source("", None)
-        messages, tail, ending = {}, "", problem
+        messages, tail, ending = {}, "", refused
     else:
         text = source.read_submission(run.submission, exercise.file)
         slot = run.slots.get()
@@ -352,11 +352,12 @@ def grade_exercise(
             messages, tail, ending = run_child(exercise, exercise.file, checks, timeout, run, slot)
         finally:
             run.slots.put(slot)
-    shortcut = source.shortcut(text, exercise.name, exercise.shortcuts)
+    shortcut = None if refused else source.shortcut(text, exercise.name, exercise.shortcuts)
     results = []
     for index, check in enumerate(checks):
         reply = messages.get(index, {"error": ending})
-        problem = shortcut or source.faked(text, check.measures, exercise.name)
+        problem = None if refused else source.faked(text, check.measures, exercise.name)
+        problem = shortcut or problem
         if problem is not None:
             pass
         elif "error" in reply:

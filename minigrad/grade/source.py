@@ -230,8 +230,6 @@ def _reaches(region: ast.AST, library: tuple[str, ...], whole: bool) -> str | No
                 return f"star-imports {node.module}"
         if isinstance(node, ast.Attribute) and node.attr in library:
             return f"uses .{node.attr}"
-        if isinstance(node, ast.alias) and node.name.split(".")[-1] in library:
-            return f"imports {node.name}"
         if isinstance(node, ast.Constant) and id(node) in arguments:
             if node.value in library:
                 return f"spells the name {node.value!r}"

@@ -102,7 +102,11 @@ def copy_submission(source: Path, into: Path) -> Copy:
 def _copy_folder(source: Path, into: Path, relative: str, depth: int, copy: Copy) -> None:
     try:
         with os.scandir(source) as listing:
-            entries = sorted(listing, key=lambda e: e.name)
+            # Python files first, folders last: a large data folder never crowds out an exercise.
+            entries = sorted(
+                listing,
+                key=lambda e: (e.is_dir(follow_symlinks=False), not e.name.endswith(".py"), e.name),
+            )
     except OSError as error:
         copy.left_out.append(f"{relative or '.'} (cannot be listed: {error.strerror})")
         return

@@ -42,6 +42,12 @@ def _submission(tmp_path: Path, fixture: str = "") -> Path:
     return folder
 
 
+def _honest(tmp_path: Path) -> Path:
+    folder = tmp_path / "submission"
+    shutil.copytree(SOLUTIONS, folder)
+    return folder
+
+
 # --- fail closed ------------------------------------------------------------------------
 
 
@@ -92,6 +98,8 @@ def test_no_sandbox_runs_only_when_asked_and_says_so(tmp_path, capsys):
 
 
 def test_two_runs_at_once_neither_see_nor_kill_each_other(sandboxed, tmp_path):
+    for name in "abc":
+        (tmp_path / name).mkdir()
     attacker = _submission(tmp_path / "a", "kill_all")
     peeker = _submission(tmp_path / "b", "peek")
     honest = _submission(tmp_path / "c")
@@ -176,7 +184,7 @@ def test_a_symlinked_exercise_file_scores_nothing(sandboxed, tmp_path, how):
 
 
 def test_fifos_sockets_and_devices_are_never_opened(sandboxed, tmp_path):
-    folder = _submission(tmp_path)
+    folder = _honest(tmp_path)
     os.mkfifo(folder / "lesson02_graphs.py.fifo")
     (folder / "lesson02_graphs.py").unlink()
     os.mkfifo(folder / "lesson02_graphs.py")  # an exercise file that would block a reader
@@ -196,18 +204,40 @@ def test_fifos_sockets_and_devices_are_never_opened(sandboxed, tmp_path):
     assert not AS_ROOT or "zero (a device)" in left_out
 
 
+def _nest(folder: Path, depth: int) -> None:
+    """``depth`` folders inside each other in ``folder`` (deeper than a path may name)."""
+    handle = os.open(folder, os.O_RDONLY)
+    for _ in range(depth):
+        os.mkdir("d", dir_fd=handle)
+        inner = os.open("d", os.O_RDONLY, dir_fd=handle)
+        os.close(handle)
+        handle = inner
+    os.close(handle)
+
+
+def _unnest(folder: Path) -> None:
+    """Remove what ``_nest`` made, deepest first (pytest's cleanup would recurse too deep)."""
+    handles = [os.open(folder, os.O_RDONLY)]
+    while "d" in os.listdir(handles[-1]):
+        handles.append(os.open("d", os.O_RDONLY, dir_fd=handles[-1]))
+    os.close(handles.pop())
+    while handles:
+        os.rmdir("d", dir_fd=handles[-1])
+        os.close(handles.pop())
+
+
 def test_deep_and_large_submissions_are_bounded(sandboxed, tmp_path):
-    folder = _submission(tmp_path)
-    deep = folder
-    for _ in range(1_200):
-        deep = deep / "d"
-    deep.mkdir(parents=True)
+    folder = _honest(tmp_path)
+    _nest(folder, 1_200)
     big = folder / "data"
     big.mkdir()
     block = os.urandom(2**20)
     for n in range(80):
         (big / f"{n:03d}.bin").write_bytes(block)
-    report = grade(folder, select(["1.1", "1.2"]), timeout=20)
+    try:
+        report = grade(folder, select(["1.1", "1.2"]), timeout=20)
+    finally:
+        _unnest(folder)
     assert _scores(report) == {"1.1": (5, 5), "1.2": (5, 5)}
     left_out = " ".join(report.left_out)
     assert "folders deep" in left_out and "too large" in left_out
@@ -219,7 +249,8 @@ def test_a_child_nesting_folders_in_its_home_costs_only_its_points(sandboxed, tm
     file.write_text(
         file.read_text()
         + "\n\ndef numerical_derivative(f, x, h=1e-5):\n    import os\n"
-        "    os.makedirs('/'.join(['d'] * 1200))\n    return 0.0\n"
+        "    for _ in range(1200):\n        os.mkdir('d')\n        os.chdir('d')\n"
+        "    return 0.0\n"
     )
     report = grade(folder, select(["1.1", "1.2"]), timeout=20)
     assert _scores(report) == {"1.1": (0, 5), "1.2": (5, 5)}
@@ -228,7 +259,7 @@ def test_a_child_nesting_folders_in_its_home_costs_only_its_points(sandboxed, tm
 def test_graded_from_inside_the_submission_without_P_its_modules_are_not_the_graders(
     sandboxed, tmp_path
 ):
-    folder = _submission(tmp_path)
+    folder = _honest(tmp_path)
     shutil.copy(FIXTURES / "secrets.py", folder / "secrets.py")
     (folder / "runpy_helper.py").write_text("print('SHADOWED helper imported')\n")
     run = subprocess.run(
