@@ -51,11 +51,19 @@ SECURE_BITS = 0x2B  # noroot, and no_setuid_fixup and keep_caps locked off: each
 PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "arm64": 41, "riscv64": 41, "ppc64le": 203}
 # statvfs flags a bind mount must keep when remounted read-only (locked in user namespaces)
 ST_FLAGS = {os.ST_NOSUID: MS_NOSUID, os.ST_NODEV: MS_NODEV, os.ST_NOEXEC: MS_NOEXEC}
-ST_FLAGS.update({getattr(os, "ST_NOATIME", 1024): 0x400, getattr(os, "ST_RELATIME", 4096): 0x200000})
+ST_FLAGS.update(
+    {getattr(os, "ST_NOATIME", 1024): 0x400, getattr(os, "ST_RELATIME", 4096): 0x200000}
+)
 DEVICES = ("null", "zero", "full", "random", "urandom")
 
 libc = ctypes.CDLL(None, use_errno=True)
-libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+libc.mount.argtypes = [
+    ctypes.c_char_p,
+    ctypes.c_char_p,
+    ctypes.c_char_p,
+    ctypes.c_ulong,
+    ctypes.c_char_p,
+]
 libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
 
 
@@ -145,7 +153,10 @@ def build(config: dict, root: str) -> None:
     bind(config["submission"], os.path.join(work, "submission"))
     home = os.path.join(work, "home")
     os.makedirs(home, mode=0o700)
-    with open(config["request"], "rb") as source, open(os.path.join(home, "request.json"), "wb") as copy:
+    with (
+        open(config["request"], "rb") as source,
+        open(os.path.join(home, "request.json"), "wb") as copy,
+    ):
         copy.write(source.read())
     uid, gid = config["account"] or (os.getuid(), os.getgid())
     for path in (home, os.path.join(home, "request.json")):

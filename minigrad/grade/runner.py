@@ -155,7 +155,11 @@ class Run:
         it runs, is not root, has no capability, and sees neither the grader nor the course."""
         canary = self.top / "canary"
         canary.write_text("the grader's folder")
-        hidden = [str(canary), str(sandbox.COURSE_ROOT / "solutions"), str(sandbox.GRADE_DIR / "spec.py")]
+        hidden = [
+            str(canary),
+            str(sandbox.COURSE_ROOT / "solutions"),
+            str(sandbox.GRADE_DIR / "spec.py"),
+        ]
         code = (
             "import json, os, sys\n"
             "import numpy\n"
@@ -193,8 +197,8 @@ class Run:
         except (ValueError, IndexError):
             detail = " ".join((done.stderr or done.stdout).split())[-600:]
             raise sandbox.SandboxError(
-                f"the grader's sandbox cannot engage here ({detail or f'exit status {done.returncode}'})."
-                f" {sandbox.WHAT_TO_DO}"
+                "the grader's sandbox cannot engage here "
+                f"({detail or f'exit status {done.returncode}'}). {sandbox.WHAT_TO_DO}"
             ) from None
         problems = []
         if seen["caps"]:
@@ -207,7 +211,8 @@ class Run:
             problems.append("the child sees other processes")
         if problems:
             raise sandbox.SandboxError(
-                f"the grader's sandbox is not tight here: {'; '.join(problems)}. {sandbox.WHAT_TO_DO}"
+                f"the grader's sandbox is not tight here: {'; '.join(problems)}. "
+                + sandbox.WHAT_TO_DO
             )
 
 
@@ -290,11 +295,13 @@ def _read_status(status_r: int) -> str | None:
 def _printable(text: str) -> str:
     """The child's output without terminal control sequences (colours, cursor moves, titles)."""
     text = CONTROL_SEQUENCE.sub("", text)
-    return "".join(c if c.isprintable() or c in "\n\t" else "\N{REPLACEMENT CHARACTER}" for c in text)
+    return "".join(
+        c if c.isprintable() or c in "\n\t" else "\N{REPLACEMENT CHARACTER}" for c in text
+    )
 
 
 def _end(process: subprocess.Popen) -> None:
-    """Kill everything the exercise started: its sandbox (and with it its namespace), or its group."""
+    """Kill everything the exercise started: its sandbox (and so its namespace), or its group."""
     with contextlib.suppress(OSError):
         os.killpg(process.pid, signal.SIGKILL)
     with contextlib.suppress(OSError):

@@ -37,7 +37,6 @@ import pwd
 import secrets
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -237,7 +236,7 @@ def jail_command(
         processes += len(processes_of(os.getuid()))
     config = {
         "root": str(folder / "root"),
-        "read_only": sorted(interpreter) + [str(PACKAGE_DIR)],
+        "read_only": [*sorted(interpreter), str(PACKAGE_DIR)],
         "grade_folder": str(GRADE_DIR),
         "grade_files": list(CHILD_FILES),
         "work": WORK,
@@ -245,8 +244,11 @@ def jail_command(
         "request": str(request),
         "account": list(account) if account else None,
         "rlimits": isolation.limits.rlimits(processes),
-        "tmpfs": {"tmp": isolation.limits.tmp, "shm": isolation.limits.shm,
-                  "home": isolation.limits.home},  # fmt: skip
+        "tmpfs": {
+            "tmp": isolation.limits.tmp,
+            "shm": isolation.limits.shm,
+            "home": isolation.limits.home,
+        },
         "argv": argv,
         "env": env,
         "status_fd": fds[0],

@@ -1,4 +1,4 @@
-"""A submission is data: copied and read without following or opening anything but files (the autograder).
+"""A submission is data: copied and read, never followed or opened unless a file (the autograder).
 
 The grader never trusts the shape of a submission folder. It copies it once
 per grading run into its own folder, and every exercise's child sees that
@@ -54,7 +54,7 @@ def kind(mode: int) -> str:
 
 
 def read_regular(path: Path, limit: int) -> bytes:
-    """At most ``limit`` bytes of ``path`` (+1, to tell a longer file), only if it is a regular file.
+    """At most ``limit`` + 1 bytes of ``path`` (one more tells a longer file), if a regular file.
 
     Checked before opening (``lstat``: a FIFO would block, a device could act)
     and after (``fstat`` of what was opened, which ``O_NOFOLLOW`` keeps from

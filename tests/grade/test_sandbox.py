@@ -14,6 +14,7 @@ import socket
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from contextlib import redirect_stderr
@@ -153,7 +154,9 @@ def test_a_fork_bomb_leaves_no_process_and_no_zombie(sandboxed, tmp_path):
     zombies = []
     for entry in Path("/proc").iterdir():
         try:
-            fields = dict(line.split(":", 1) for line in (entry / "status").read_text().splitlines())
+            fields = dict(
+                line.split(":", 1) for line in (entry / "status").read_text().splitlines()
+            )
         except (OSError, ValueError):
             continue
         if int(fields["PPid"]) == mine and fields["State"].strip().startswith("Z"):
@@ -247,8 +250,7 @@ def test_a_child_nesting_folders_in_its_home_costs_only_its_points(sandboxed, tm
     folder = _submission(tmp_path)
     file = folder / "lesson01_derivatives.py"
     file.write_text(
-        file.read_text()
-        + "\n\ndef numerical_derivative(f, x, h=1e-5):\n    import os\n"
+        file.read_text() + "\n\ndef numerical_derivative(f, x, h=1e-5):\n    import os\n"
         "    for _ in range(1200):\n        os.mkdir('d')\n        os.chdir('d')\n"
         "    return 0.0\n"
     )
@@ -288,7 +290,10 @@ SHORTCUTS = {
         "import minigrad.tensor.broadcasting as _b",
         "return getattr(_b, 'sum' + '_to')(grad, shape)",
     ),
-    "star": ("from minigrad.tensor.broadcasting import *", "return globals()['sum_to'](grad, shape)"),
+    "star": (
+        "from minigrad.tensor.broadcasting import *",
+        "return globals()['sum_to'](grad, shape)",
+    ),
     "helper": ("from helper import reduce", "return reduce(grad, shape)"),
     "padding": ("# " + "x" * (2**20 + 10), "return grad.sum(axis=0)"),
     "run time": (
@@ -303,9 +308,7 @@ def test_a_library_shortcut_scores_nothing_however_it_is_reached(sandboxed, tmp_
     folder = tmp_path / "submission"
     folder.mkdir()
     header, body = SHORTCUTS[how]
-    (folder / "lesson04_broadcasting.py").write_text(
-        f"{header}\n\n\n" + SUM_TO.format(body=body)
-    )
+    (folder / "lesson04_broadcasting.py").write_text(f"{header}\n\n\n" + SUM_TO.format(body=body))
     (folder / "helper.py").write_text(
         "import minigrad as mg\n\n\ndef reduce(grad, shape):\n"
         "    return mg.tensor(grad).sum_to(shape).numpy()\n"
@@ -403,9 +406,7 @@ def _as_normal_user(command: list[str]) -> list[str]:
     the host's permissions never change.
     """
     real = Path(sys.executable).resolve()
-    closed = next(
-        (p for p in reversed(real.parents) if not p.stat().st_mode & stat.S_IXOTH), None
-    )
+    closed = next((p for p in reversed(real.parents) if not p.stat().st_mode & stat.S_IXOTH), None)
     prefix = Path(sys.base_prefix).resolve()
     script = "set -e\n"
     if closed is not None:
@@ -421,7 +422,7 @@ def _as_normal_user(command: list[str]) -> list[str]:
 
 @pytest.mark.slow
 @pytest.mark.skipif(not AS_ROOT, reason="switching to a normal user needs root")
-def test_the_attacks_also_fail_for_a_normal_user_after_a_root_run(sandboxed, tmp_path):
+def test_the_attacks_also_fail_for_a_normal_user_after_a_root_run(sandboxed):
     if not shutil.which("setpriv"):
         pytest.skip("util-linux's setpriv is missing")
     grade(SOLUTIONS, select(["1.1"]))  # a root run first: it must not lock a normal user out
@@ -431,10 +432,14 @@ def test_the_attacks_also_fail_for_a_normal_user_after_a_root_run(sandboxed, tmp
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x",
                str(Path(__file__).parent / "test_grade_attacks.py"),
                "-k", "escape or kill_parent or replace_folder or edit_grader or peek or forge"]  # fmt: skip
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(tmp_path), "CI": "1",
-           "NUMBA_CACHE_DIR": str(tmp_path / "numba"), "TMPDIR": str(tmp_path)}  # fmt: skip
-    tmp_path.chmod(0o777)
-    run = subprocess.run(_as_normal_user(command), cwd=tmp_path, env=env, capture_output=True,
-                         text=True, timeout=900)  # fmt: skip
+    work = Path(tempfile.mkdtemp(prefix="minigrad-user-test-"))  # ours: the user's home
+    os.chown(work, 65534, 65534)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(work), "CI": "1",
+           "NUMBA_CACHE_DIR": str(work / "numba"), "TMPDIR": str(work)}  # fmt: skip
+    try:
+        run = subprocess.run(_as_normal_user(command), cwd=work, env=env, capture_output=True,
+                             text=True, timeout=900)  # fmt: skip
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     assert run.returncode == 0, (run.stdout + run.stderr)[-3000:]
     assert " passed" in run.stdout and "skipped" not in run.stdout

@@ -29,7 +29,7 @@ def numerical_derivative(f, x, h=1e-5):
         _try("another exercise's files in /dev/shm", lambda: open(os.listdir("/dev/shm")[0]))
         _try("a left-over /tmp file", lambda: open("/tmp/" + os.listdir("/tmp")[0]))
     _try("the network", lambda: __import__("socket").create_connection(("1.1.1.1", 53), 2))
-    _try("root's powers", lambda: os.setuid(0) if os.getuid() else None)
+    _try("the power to change user", lambda: os.setuid(12345))
     status = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)
     if int(status["CapEff"], 16) or int(status["CapPrm"], 16):
         print("FOUND capabilities", flush=True)
