@@ -118,6 +118,11 @@ def build(config: dict, root: str) -> None:
             os.symlink(os.readlink(host), place(host, root))
         elif os.path.isdir(host):
             bind(host, place(host, root))
+    # The private temporary folders first: a package or interpreter that lives in the
+    # host's /tmp is bound on top of them, read-only, and stays visible.
+    limits = config["tmpfs"]
+    tmpfs(place("/tmp", root), limits["tmp"], 0o1777)
+    tmpfs(place("/var/tmp", root), limits["tmp"], 0o1777)
     bound = ["/usr/", "/etc/"]
     for path in config["read_only"]:
         real = os.path.realpath(path)
@@ -135,7 +140,6 @@ def build(config: dict, root: str) -> None:
     for name in config["grade_files"]:
         bind(os.path.join(config["grade_folder"], name), os.path.join(grade, name))
     mount(None, grade, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
-    limits = config["tmpfs"]
     dev = place("/dev", root)
     os.makedirs(dev)
     for name in DEVICES:
@@ -144,8 +148,6 @@ def build(config: dict, root: str) -> None:
                          ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):  # fmt: skip
         os.symlink(target, os.path.join(dev, name))
     tmpfs(os.path.join(dev, "shm"), limits["shm"], 0o1777, MS_NOSUID | MS_NODEV | MS_NOEXEC)
-    tmpfs(place("/tmp", root), limits["tmp"], 0o1777)
-    tmpfs(place("/var/tmp", root), limits["tmp"], 0o1777)
     os.makedirs(place("/proc", root))
     mount("proc", place("/proc", root), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     work = place(config["work"], root)
