@@ -180,3 +180,36 @@ def test_jit_and_checkpoint_take_dicts_of_parameters():
     got = mg.grad(checkpointed)(params, x)
     for k in got:
         close(got[k], want[k])
+
+
+def test_per_example_gradients_of_an_nn_module_through_functional_call():
+    mg.manual_seed(0)
+    model = mg.nn.Sequential(mg.nn.Linear(3, 4), mg.nn.Tanh(), mg.nn.Linear(4, 2))
+    tmodel = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 2))
+    with torch.no_grad():
+        for (name, p), (tname, tp) in zip(model.named_parameters(), tmodel.named_parameters()):
+            assert name == tname
+            tp.copy_(torch.tensor(p.numpy()))
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    tparams = {k: v.detach() for k, v in tmodel.named_parameters()}
+    rng = np.random.default_rng(1)
+    xs, ys = rng.standard_normal((5, 3)).astype(np.float32), rng.integers(0, 2, 5)
+
+    def loss(func, f, cross_entropy):
+        def one(p, x, y):
+            logits = func.functional_call(f, p, (x[None],))
+            return cross_entropy(logits, y[None])
+
+        return one
+
+    per_example = mg.vmap(
+        mg.grad(loss(mg.func, model, mg.nn.functional.cross_entropy)), in_axes=(None, 0, 0)
+    )(params, mg.tensor(xs), mg.tensor(ys))
+    want = torch.func.vmap(
+        torch.func.grad(loss(torch.func, tmodel, torch.nn.functional.cross_entropy)),
+        in_dims=(None, 0, 0),
+    )(tparams, torch.tensor(xs), torch.tensor(ys))
+    assert list(per_example) == list(params)
+    for k in per_example:
+        assert per_example[k].shape == (5, *params[k].shape)
+        close(per_example[k], want[k], 1e-5)
