@@ -20,10 +20,12 @@ threadIdx.x``. Three patterns cover every primitive:
   a tile of B into shared memory once, and every thread reads each loaded
   number ``TILE`` times from there instead of from global memory.
 
-Kernels are built per operation by small factories (``map_kernel("exp",
-ndim)``), because the operation and the number of axes are compile-time
-constants of the generated code. numba compiles each on first launch, for the
-argument types it sees, and caches the machine code on disk.
+The one-thread-per-element kernels of ``map`` and ``zip`` are written as
+text by the generator that writes the CPU kernels (``kernel_cache``): the
+operation and the number of axes are compile-time constants of that text,
+which is cached on disk by its hash. The others are built by small
+factories here (``reduce_kernel(op, dtype, ...)``); closures compile again in
+each process (numba caches only functions of a file).
 """
 
 from __future__ import annotations
@@ -34,8 +36,7 @@ from functools import cache
 import numba
 from numba import config, cuda
 
-from minigrad.backends import scalar_functions, strides
-from minigrad.backends.elementwise_ops import SCALAR_FUNCTIONS
+from minigrad.backends import kernel_cache, scalar_functions, strides
 
 # Under NUMBA_ENABLE_CUDASIM=1 numba runs every CUDA thread as a Python thread:
 # the same code, checked without a GPU, and slow enough to keep sizes small.
@@ -62,7 +63,6 @@ def copy(x):
     return x
 
 
-FUNCTIONS = {**SCALAR_FUNCTIONS, "copy": copy}
 COMBINES = {"sum": scalar_functions.add, "prod": scalar_functions.mul,
             "max": scalar_functions.maximum, "min": scalar_functions.minimum}  # fmt: skip
 
@@ -80,38 +80,18 @@ def _jit(fn):
 # ``shape``, and each operand's offset and strides turn it into that operand's
 # storage position. The output is an operand like the others, so a kernel can
 # write into a view: a slice of a larger array, or a different dtype (a cast).
-@cache
 def map_kernel(op: str, ndim: int):
-    """``out[i] = op(x[i])``; ``op="copy"`` copies, casting to ``out``'s dtype."""
-    fn = _device(FUNCTIONS[op])
+    """``out[i] = op(x[i])``; ``op="copy"`` copies, casting to ``out``'s dtype.
 
-    def kernel(size, shape, out, out_offset, out_strides, x, x_offset, x_strides):
-        i = cuda.grid(1)
-        if i < size:
-            index = cuda.local.array(ndim, numba.int64)
-            to_index(i, shape, index)
-            value = fn(x[index_to_position(index, x_strides, x_offset)])
-            out[index_to_position(index, out_strides, out_offset)] = value
-
-    return _jit(kernel)
+    Written as text by the one kernel generator (``kernel_cache.kernel_source``,
+    which writes the CPU kernels too), cached on disk by a hash of that text.
+    """
+    return kernel_cache.elementwise_kernel(op, "cuda", ndim, copy if op == "copy" else None)
 
 
-@cache
 def zip_kernel(op: str, ndim: int):
-    """``out[i] = op(x[i], y[i])``; a broadcast input has stride-0 axes."""
-    fn = _device(FUNCTIONS[op])
-
-    def kernel(size, shape, out, out_offset, out_strides, x, x_offset, x_strides, y, y_offset,
-               y_strides):  # fmt: skip
-        i = cuda.grid(1)
-        if i < size:
-            index = cuda.local.array(ndim, numba.int64)
-            to_index(i, shape, index)
-            a = x[index_to_position(index, x_strides, x_offset)]
-            b = y[index_to_position(index, y_strides, y_offset)]
-            out[index_to_position(index, out_strides, out_offset)] = fn(a, b)
-
-    return _jit(kernel)
+    """``out[i] = op(x[i], y[i])``; a broadcast input has stride-0 axes (``map_kernel``)."""
+    return kernel_cache.elementwise_kernel(op, "cuda", ndim)
 
 
 @cache
