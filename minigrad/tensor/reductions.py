@@ -191,6 +191,8 @@ def _extremum_along(prim: Primitive, result: type, x: Tensor, axis: Any, keepdim
     positions = Tensor.concrete(np.arange(x.shape[a]).reshape(along), device=x.device)
     chosen = ew.where(positions == indices, x, 0)
     values = apply(SUM, (chosen,), axes=axes, keepdims=keepdims)
+    if values.dtype != x.dtype:  # a sum of bools (or int32s) counts in int64
+        values = values.to(x.dtype)
     return result(values, indices if keepdims else indices.reshape(values.shape))
 
 

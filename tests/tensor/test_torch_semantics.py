@@ -75,6 +75,14 @@ def test_max_min_along_a_dim_return_values_and_indices(name, dim, keepdim):
     same(x.grad, t.grad)  # the gradient goes to the index returned, not shared by ties
 
 
+@pytest.mark.parametrize("data", [[[True, False], [False, False]], [[3, -2], [5, 7]]])
+def test_max_min_along_a_dim_keep_integer_and_bool_dtypes(data):
+    for name in ("max", "min"):
+        ours, theirs = getattr(mg.tensor(data), name)(1), getattr(torch.tensor(data), name)(1)
+        same(ours.values, theirs.values)
+        same(ours.indices, theirs.indices)
+
+
 def test_max_of_everything_and_of_another_tensor_as_torch():
     x, t = mg.tensor(ROWS[0], requires_grad=True), torch.tensor(ROWS[0], requires_grad=True)
     x.max().backward(), t.max().backward()
