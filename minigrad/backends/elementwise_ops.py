@@ -137,6 +137,17 @@ def _silu_slope(x):
     return _sigmoid(x) * (1 + x * _sigmoid(-x))
 
 
+def _power(x, y):
+    """NumPy's power, but an integer to a negative integer power is PyTorch's: 0, or 1
+    or -1 for a base of 1 or -1 (NumPy refuses it)."""
+    if x.dtype.kind == "f" or np.asarray(y).dtype.kind == "f" or not np.any(np.less(y, 0)):
+        return np.power(x, y)
+    out = np.power(x, np.maximum(y, 0))
+    sign = np.where(np.remainder(y, 2) == 0, 1, -1)
+    small = np.where(x == 1, 1, np.where(x == -1, sign, 0))
+    return np.where(np.less(y, 0), small, out).astype(out.dtype, copy=False)
+
+
 def _sign(x):
     """NumPy's sign, with NaN counted as 0 (PyTorch's, and ``f.sign``'s)."""
     return np.sign(np.nan_to_num(x, nan=0)) if x.dtype.kind == "f" else np.sign(x)
@@ -190,7 +201,7 @@ op("add",            f.add,              np.add,                               E
 op("sub",            f.sub,              np.subtract,                          ELEMENTWISE)
 op("mul",            f.mul,              np.multiply,                          ELEMENTWISE)
 op("div",            f.div,              np.divide,                            ELEMENTWISE)
-op("pow",            f.power,            np.power)
+op("pow",            f.power,            _power)
 op("maximum",        f.maximum,          np.maximum,                           ELEMENTWISE)
 op("minimum",        f.minimum,          np.minimum,                           ELEMENTWISE)
 op("lt",             f.lt,               np.less)

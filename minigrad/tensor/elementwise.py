@@ -18,6 +18,8 @@ from typing import Any
 import numpy as np
 
 from minigrad import backends
+from minigrad.backends.abstract_backend import AbstractArray, TracerError
+from minigrad.backends.numpy_backend import ZIPS
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.batching import aligned
@@ -59,9 +61,10 @@ MUL = _zip("mul", (lambda v, out, x, y: v * y, lambda v, out, x, y: x * v), save
 DIV = _zip("div", (lambda v, out, x, y: v / y, lambda v, out, x, y: -v * out / y),
            saves=(1, "out"))
 # d(x^y)/dy = x^y log x; PyTorch takes it as 0 where x == 0 and y >= 0.
-POW = _zip("pow", (lambda v, out, x, y: v * _power_slope(x, y),
-                   lambda v, out, x, y: v * _power_log_slope(x, y, out)),
-           saves=(0, 1, "out"))
+POW = Primitive("pow", lambda backend, x, y: _power(backend, x, y),
+                derivatives=(lambda v, out, x, y: v * _power_slope(x, y),
+                             lambda v, out, x, y: v * _power_log_slope(x, y, out)),
+                saves=(0, 1, "out"), scalar="pow")
 # Where x == y the derivative does not exist; like PyTorch, split it evenly.
 MAXIMUM = _zip("maximum", (lambda v, out, x, y: v * _share(x, y),
                            lambda v, out, x, y: v * _share(y, x)), saves=(0, 1))
@@ -108,6 +111,18 @@ WHERE = Primitive(
     saves=(0,),
     scalar="where",
 )
+
+
+def _power(backend: Any, x: Any, y: Any) -> Any:
+    """``x ** y``: the kernel for floats; integers on the host, PyTorch's way
+    (an integer to a negative power is 0, or 1 or -1 for a base of 1 or -1)."""
+    if x.dtype.kind == "f":
+        return backend.zip("pow", x, y)
+    try:
+        base, exponent = backend.to_numpy(x), backend.to_numpy(y)
+    except TracerError:  # tracing (lesson 13): only the shape and dtype of the result
+        return AbstractArray(np.broadcast_shapes(x.shape, y.shape), x.dtype)
+    return backend.from_numpy(np.asarray(ZIPS["pow"](base, exponent), dtype=x.dtype))
 
 
 def _share(x: Tensor, y: Tensor) -> Tensor:
@@ -267,6 +282,19 @@ def power(x: Any, y: Any) -> Tensor:
                 f"e.g. x.to(mg.float32) ** {y}"
             )
         return apply(POW_SCALAR, (x,), exponent=y)
+    tensors = [t for t in (x, y) if isinstance(t, Tensor)]
+    if all(dtypes.is_integer(t) or isinstance(t, bool) or (isinstance(t, Tensor) and
+           t.dtype.kind in "biu") for t in (x, y)):  # fmt: skip
+        # Integers to integer powers stay integers, as PyTorch (bools count as int64).
+        if all(t.dtype == dtypes.bool_ for t in tensors) and len(tensors) == 2:
+            raise NotImplementedError(
+                "\"pow\" not implemented for 'Bool'\npower: convert one side first, "
+                "e.g. x.to(mg.int64)"
+            )
+        x, y = operands("power", x, y)
+        if x.dtype == dtypes.bool_:  # a bool tensor to a bool power: 1 ** 1, 0 ** 1, ... ** 0
+            return apply(POW, (x.to(dtypes.int64), y.to(dtypes.int64))).to(dtypes.bool_)
+        return apply(POW, (x, y))
     return _binary(POW, x, y, floating=True)
 
 

@@ -392,3 +392,28 @@ def test_a_saved_tensor_changed_through_a_view_stops_backward(change):
 
     ours, theirs = _both(program)
     assert ours == theirs
+
+
+POWERS = {
+    "int ** int tensor": lambda L: (
+        L.tensor([2, -3, 1, -1, 0, 5]) ** L.tensor([3, 2, -2, -3, -1, -1])
+    ),
+    "int ** 0-d int": lambda L: L.tensor([2, -1, 3]) ** L.tensor(-1),
+    "number ** int tensor": lambda L: 2 ** L.tensor([3, 0, -1]),
+    "number ** bool tensor": lambda L: 2 ** L.tensor([True, False]),
+    "bool tensor ** int tensor": lambda L: L.tensor([True, False]) ** L.tensor([2, 3]),
+    "bool tensor ** True": lambda L: L.tensor([True, False]) ** True,
+    "int32 ** int32": lambda L: L.tensor([2, 3], dtype=L.int32) ** L.tensor([2, -1], dtype=L.int32),
+    "float ** int tensor": lambda L: 2.0 ** L.tensor([3, -1]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(POWERS))
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_integer_powers_stay_integers_as_torch(case, backend):
+    with mg.backends.use(backend):
+        ours = POWERS[case](mg)
+    same(ours, POWERS[case](torch))
+    if case == "int ** int tensor":
+        jitted = mg.jit(lambda: POWERS[case](mg))()
+        same(jitted, POWERS[case](torch))
