@@ -144,11 +144,16 @@ def where_range(start, stop, out, shape, c, c_offset, c_strides, x, x_offset, x_
         px = index_to_position(index, x_strides, x_offset)
         py = index_to_position(index, y_strides, y_offset)
         n = min(shape[last] - index[last], stop - i)
-        for k in range(n):
-            if c[uint64(pc + k * cs)]:
-                out[i + k] = x[uint64(px + k * xs)]
-            else:
-                out[i + k] = y[uint64(py + k * ys)]
+        if cs == 1 and xs == 1 and ys == 1:  # slices from 0, a select: LLVM vectorizes it
+            o, cc, a, b = out[i : i + n], c[pc : pc + n], x[px : px + n], y[py : py + n]
+            for k in range(n):
+                o[k] = a[k] if cc[k] else b[k]
+        else:
+            for k in range(n):
+                if c[uint64(pc + k * cs)]:
+                    out[i + k] = x[uint64(px + k * xs)]
+                else:
+                    out[i + k] = y[uint64(py + k * ys)]
         i += n
         advance(index, shape, n)
 

@@ -1,4 +1,5 @@
-"""The table of elementwise operations is the only place that lists them (issue 24).
+"""The table of elementwise operations is the only place that lists them, and the one
+generator the only place that writes kernels (issue 24).
 
 Every backend derives what it knows of an elementwise op (the NumPy maps and
 zips, the numba backend's policy, the CUDA functions, the fusion's scalar
@@ -46,6 +47,35 @@ def test_no_kernel_module_lists_elementwise_ops_but_the_table():
     table = Path(elementwise_ops.__file__).resolve()
     found = [hit for path in KERNEL_LAYERS if path.resolve() != table for hit in op_lists(path)]
     assert not found, "elementwise ops listed outside elementwise_ops.py:\n" + "\n".join(found)
+
+
+# Pieces of a generated kernel's text: only the generator may write them.
+KERNEL_TEXT = ("@njit", "@_njit", "cuda.jit", "def kernel(", "prange(")
+
+
+def kernel_text(path: Path) -> list[str]:
+    """The string literals of ``path`` (docstrings aside) that write a kernel's source."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+    }
+    return [
+        f"{path.name}:{node.lineno}: {node.value[:50]!r}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+        and id(node) not in docstrings and any(piece in node.value for piece in KERNEL_TEXT)
+    ]  # fmt: skip
+
+
+def test_only_the_generator_writes_kernel_source():
+    generator = PACKAGE / "backends" / "kernel_cache.py"
+    found = [hit for path in KERNEL_LAYERS if path != generator for hit in kernel_text(path)]
+    assert not found, "kernel source written outside kernel_cache.py:\n" + "\n".join(found)
+    assert kernel_text(generator)  # (the scan sees the generator's own templates)
 
 
 def test_the_scan_finds_a_hand_written_list(tmp_path):
