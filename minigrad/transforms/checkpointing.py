@@ -48,6 +48,7 @@ node its recomputation records when the backward pass is itself recorded
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -57,6 +58,7 @@ from minigrad.tensor import autograd, factories
 from minigrad.tensor.mode import current, enable_grad, is_grad_enabled, keep_inputs
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import OpRecord, apply, records_made
+from minigrad.tensor.shape import concatenate
 from minigrad.tensor.tensor import Tensor
 from minigrad.transforms.arguments import argnums_partial
 from minigrad.transforms.forward import alias
@@ -178,8 +180,10 @@ def checkpoint(fn: Callable[..., Tensor], *args: Any, label: str | None = None) 
 
     Gradients equal those of ``fn(*args)``; the intermediate results of ``fn``
     are not kept between the forward and the backward pass. The arguments
-    may be pytrees (``minigrad.tree``: a dict of weights, say); ``fn`` returns
-    one Tensor. ``label`` names the segment in ``mg.draw`` pictures. Under
+    may be pytrees (``minigrad.tree``: a dict of weights, say), and so may
+    ``fn``'s result: its differentiable tensors (of one dtype) are saved and
+    recomputed together, other leaves come back as the first run gave them.
+    ``label`` names the segment in ``mg.draw`` pictures. Under
     ``no_grad`` or inside forward mode (``jvp``), there is nothing to save and
     ``fn`` simply runs.
 
@@ -202,12 +206,16 @@ def checkpoint(fn: Callable[..., Tensor], *args: Any, label: str | None = None) 
     rng_state = factories.random_state()
     since = _clock()
     copies = [_leaf(x) for x in watched]
+    unpack = None
     with keep_inputs(since):
         out = of_watched(*copies)
-    if not isinstance(out, Tensor):
-        raise TypeError(f"checkpoint: fn must return one Tensor, got {type(out).__name__}")
+        if not isinstance(out, Tensor):  # a pytree: one tensor of its differentiable leaves
+            packed = _packed(out, of_watched)
+            if packed is None:
+                return out  # nothing differentiable to save
+            out, of_watched, unpack = packed
     if not out.requires_grad or _in_forward_mode(out):  # nothing to save, or forward mode is on
-        return out
+        return out if unpack is None else unpack(out)
     # Record fn's graph once, to find the older tensors it used (its weights):
     # they become inputs. Then drop that graph: this is what saves the memory.
     mine = {id(c) for c in copies}
@@ -229,7 +237,42 @@ def checkpoint(fn: Callable[..., Tensor], *args: Any, label: str | None = None) 
         # record must not keep it (the result tensor owns it while it lives).
         del result._node.params["value"]
     _mark([result], name)
-    return result
+    return result if unpack is None else unpack(result)
+
+
+def _packed(result: Any, fn: Callable[..., Any]) -> tuple[Tensor, Callable, Callable] | None:
+    """``fn``'s pytree result as one flat tensor of its differentiable leaves, and the way back.
+
+    Returns the flat tensor, ``fn`` giving that flat tensor, and ``unpack``
+    (a flat tensor -> the pytree, its other leaves as ``result`` had them).
+    """
+    leaves, structure = tree.flatten(result)
+    live = [i for i, x in enumerate(leaves) if isinstance(x, Tensor) and x.requires_grad]
+    if not live:
+        return None
+    kinds = sorted({leaves[i].dtype.name for i in live})
+    if len(kinds) > 1:
+        raise TypeError(
+            f"checkpoint: the differentiable tensors fn returns must share one dtype to be "
+            f"saved together, got {', '.join(kinds)}; convert them with .to(...) inside fn"
+        )
+    shapes = [leaves[i].shape for i in live]
+
+    def flat(values: list[Any]) -> Tensor:
+        return concatenate([values[i].reshape(-1) for i in live])
+
+    def packed_fn(*xs: Any) -> Tensor:
+        return flat(tree.leaves(fn(*xs)))
+
+    def unpack(joined: Tensor) -> Any:
+        pieces, start = list(leaves), 0
+        for i, shape in zip(live, shapes):
+            size = math.prod(shape)
+            pieces[i] = joined[start : start + size].reshape(shape)
+            start += size
+        return tree.unflatten(structure, pieces)
+
+    return flat(leaves), packed_fn, unpack
 
 
 def checkpoint_sequential(layers: Iterable[Callable], segments: int, x: Tensor) -> Tensor:

@@ -174,9 +174,11 @@ def test_the_graph_is_freed_after_backward():
         y.backward()
 
 
-def test_fn_must_return_a_tensor():
-    with pytest.raises(TypeError, match="fn must return one Tensor, got tuple"):
-        mg.checkpoint(lambda x: (x, x), mg.tensor([1.0], requires_grad=True))
+def test_fn_may_return_a_tuple_and_segments_are_checked():
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    a, b = mg.checkpoint(lambda x: (x * 3, x * x), x)  # a pytree of results (issue 23)
+    (g,) = mg.autograd.grad((a + b).sum(), x)
+    assert g.tolist() == [5.0, 7.0]
     with pytest.raises(ValueError, match="segments must be a positive int"):
         mg.checkpoint_sequential([lambda x: x], 0, mg.tensor([1.0]))
 

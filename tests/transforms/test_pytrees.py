@@ -213,3 +213,29 @@ def test_per_example_gradients_of_an_nn_module_through_functional_call():
     for k in per_example:
         assert per_example[k].shape == (5, *params[k].shape)
         close(per_example[k], want[k], 1e-5)
+
+
+def test_checkpoint_returns_a_pytree_and_recomputes_it_once_per_backward():
+    w = mg.randn(3, 3, requires_grad=True)
+    x = mg.randn(2, 3, requires_grad=True)
+    calls = []
+
+    def fn(x):
+        calls.append(1)
+        h = mg.tanh(x @ w)
+        return {"h": h, "s": (h * h).sum(), "i": h.argmax(), "n": 3}
+
+    def loss(f):
+        out = f(x)
+        return out["h"].sum() * out["s"] + out["i"] + out["n"]
+
+    want = mg.autograd.grad(loss(fn), [x, w])
+    calls.clear()
+    out = mg.checkpoint(fn, x)
+    assert out["n"] == 3 and out["i"].dtype == mg.int64 and out["h"].shape == (2, 3)
+    got = mg.autograd.grad(loss(lambda x: mg.checkpoint(fn, x)), [x, w])
+    assert len(calls) == 3  # the first call above, then one forward and one recomputation
+    for a, b in zip(got, want):
+        close(a, b)
+    with pytest.raises(TypeError, match="share one dtype"):
+        mg.checkpoint(lambda x: (x, x.to(mg.float64)), x)
