@@ -17,8 +17,13 @@ allocator does the same job for GPU memory.)
     >>> b = pool.empty((2, 3), np.dtype(np.float32))   # a is alive: new memory
     >>> del a
     >>> c = pool.empty((3, 2), np.dtype(np.float32))   # a's memory, reused
-    >>> pool.reused
-    1
+    >>> pool.reused, c.base is not None   # (a view of a's memory, in c's shape)
+    (1, True)
+
+The array handed out is the buffer itself when shape and dtype match (the
+common case: the same step of a training loop), so it owns its memory as any
+fresh array does (``base`` is None); autograd then keeps it as a leaf's
+``.grad`` without copying it.
 """
 
 from __future__ import annotations
@@ -51,12 +56,14 @@ class BufferPool:
             # References: the bucket, this loop variable, getrefcount's argument.
             if sys.getrefcount(buffer) == 3:
                 self.reused += 1
-                return buffer.view(dtype).reshape(shape)
-        buffer = np.empty(nbytes, dtype=np.uint8)
+                if buffer.shape == shape and buffer.dtype == dtype:
+                    return buffer  # an array of its own (base None), as np.empty's are
+                return buffer.reshape(-1).view(dtype).reshape(shape)
+        buffer = np.empty(shape, dtype=dtype)
         if self._held + nbytes <= self.max_bytes:
             bucket.append(buffer)
             self._held += nbytes
-        return buffer.view(dtype).reshape(shape)
+        return buffer
 
     def release(self) -> None:
         """Forget every buffer (those still in use stay alive through their arrays)."""
