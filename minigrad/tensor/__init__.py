@@ -11,6 +11,22 @@ operators), ``factories`` and ``function``.
 """
 
 from minigrad.tensor import autograd
+from minigrad.tensor.arithmetic import (
+    addcdiv,
+    addcmul,
+    clamp_max,
+    clamp_min,
+    copysign,
+    floor_divide,
+    fmax,
+    fmin,
+    fmod,
+    frac,
+    hypot,
+    lerp,
+    logaddexp,
+    nan_to_num,
+)
 from minigrad.tensor.broadcasting import ShapeError, broadcast_shape, broadcast_to, sum_to
 from minigrad.tensor.contractions import (
     diag,
@@ -86,6 +102,9 @@ from minigrad.tensor.factories import (
     from_dlpack,
     from_numpy,
     full,
+    full_like,
+    linspace,
+    logspace,
     manual_seed,
     ones,
     ones_like,
@@ -103,7 +122,44 @@ from minigrad.tensor.indexing import (
     scatter_add,
     take_along_dim,
 )
+from minigrad.tensor.layout import (
+    broadcast_tensors,
+    diag_embed,
+    diff,
+    dstack,
+    meshgrid,
+    repeat_interleave,
+    select,
+    t,
+    tensor_split,
+    unflatten,
+)
 from minigrad.tensor.linalg import matmul
+from minigrad.tensor.logic import (
+    allclose,
+    equal,
+    isclose,
+    isfinite,
+    isinf,
+    isnan,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+)
+
+# Issue 22: PyTorch's daily vocabulary, one module per family.
+from minigrad.tensor.matrix_products import (
+    addmm,
+    baddbmm,
+    bmm,
+    cdist,
+    cross,
+    dot,
+    kron,
+    mm,
+    mv,
+)
 from minigrad.tensor.mode import enable_grad, is_grad_enabled, no_grad
 from minigrad.tensor.padding import pad
 from minigrad.tensor.primitive import REGISTRY, Primitive, TensorSpec
@@ -140,8 +196,30 @@ from minigrad.tensor.reductions import (
     sum,
     var,
 )
+from minigrad.tensor.scattering import (
+    index_add,
+    index_put,
+    masked_select,
+    scatter,
+    scatter_reduce,
+)
+from minigrad.tensor.search import (
+    bincount,
+    nonzero,
+    searchsorted,
+    unique,
+)
 from minigrad.tensor.shape import concatenate, reshape, squeeze, stack, transpose, unsqueeze
 from minigrad.tensor.sorting import argsort, sort, topk
+from minigrad.tensor.statistics import (
+    cummax,
+    cummin,
+    kthvalue,
+    logcumsumexp,
+    median,
+    std_mean,
+    var_mean,
+)
 from minigrad.tensor.tensor import Tensor
 
 __all__ = [
@@ -287,3 +365,67 @@ __all__ = [
     "zeros",
     "zeros_like",
 ]  # fmt: skip
+__all__ += [
+    "addcdiv",
+    "addcmul",
+    "addmm",
+    "allclose",
+    "baddbmm",
+    "bincount",
+    "bmm",
+    "broadcast_tensors",
+    "cdist",
+    "clamp_max",
+    "clamp_min",
+    "copysign",
+    "cross",
+    "cummax",
+    "cummin",
+    "diag_embed",
+    "diff",
+    "dot",
+    "dstack",
+    "equal",
+    "floor_divide",
+    "fmax",
+    "fmin",
+    "fmod",
+    "frac",
+    "full_like",
+    "hypot",
+    "index_add",
+    "index_put",
+    "isclose",
+    "isfinite",
+    "isinf",
+    "isnan",
+    "kron",
+    "kthvalue",
+    "lerp",
+    "linspace",
+    "logaddexp",
+    "logcumsumexp",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logical_xor",
+    "logspace",
+    "masked_select",
+    "median",
+    "meshgrid",
+    "mm",
+    "mv",
+    "nan_to_num",
+    "nonzero",
+    "repeat_interleave",
+    "scatter",
+    "scatter_reduce",
+    "searchsorted",
+    "select",
+    "std_mean",
+    "t",
+    "tensor_split",
+    "unflatten",
+    "unique",
+    "var_mean",
+]

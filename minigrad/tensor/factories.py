@@ -261,3 +261,62 @@ def from_dlpack(source: Any) -> Tensor:
             f"from_dlpack(): expected an object with __dlpack__, got {dtypes.type_name(source)}"
         )
     return from_numpy(np.from_dlpack(source))
+
+
+def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, requires_grad: bool = False,
+              device: str | None = None) -> Tensor:  # fmt: skip
+    """A tensor of ``input``'s shape (and dtype and device, unless given) filled with one value.
+
+    >>> import minigrad as mg
+    >>> mg.full_like(mg.zeros((2,), dtype=mg.int64), 7)
+    tensor([7, 7])
+    """
+    return full(input.shape, fill_value, dtype or input.dtype, requires_grad,
+                device or input.device)  # fmt: skip
+
+
+def _steps(op: str, steps: Any) -> int:
+    if not dtypes.is_integer(steps):
+        raise TypeError(
+            f"{op}(): argument 'steps' (position 3) must be int, not {dtypes.type_name(steps)}"
+        )
+    if steps < 0:
+        raise RuntimeError(f"number of steps must be non-negative\n{op}: got steps={steps}")
+    return int(steps)
+
+
+def _evenly_spaced(start: float, end: float, steps: int) -> np.ndarray:
+    """PyTorch's spacing: the first half counted up from ``start``, the second half down from
+    ``end``, so both ends are exact (float64 here, rounded once to the dtype asked for)."""
+    if steps == 1:
+        return np.asarray([start], np.float64)
+    i = np.arange(steps, dtype=np.float64)
+    step = (end - start) / (steps - 1)
+    half = steps // 2
+    return np.where(i < half, start + step * i, end - step * (steps - 1 - i))
+
+
+def linspace(start: float, end: float, steps: int, *, dtype: Any = None,
+             requires_grad: bool = False, device: str = "cpu") -> Tensor:  # fmt: skip
+    """``steps`` evenly spaced values from ``start`` to ``end``, both included (float32 unless
+    ``dtype`` says otherwise; whole-number dtypes round toward zero).
+
+    >>> import minigrad as mg
+    >>> mg.linspace(0, 1, 5)
+    tensor([0.  , 0.25, 0.5 , 0.75, 1.  ])
+    """
+    values = _evenly_spaced(float(start), float(end), _steps("linspace", steps))
+    return tensor(values, dtype or dtypes.DEFAULT_FLOAT, requires_grad, device)
+
+
+def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype: Any = None,
+             requires_grad: bool = False, device: str = "cpu") -> Tensor:  # fmt: skip
+    """``base`` to the powers ``linspace(start, end, steps)``.
+
+    >>> import minigrad as mg
+    >>> mg.logspace(0, 2, 3)
+    tensor([  1.,  10., 100.])
+    """
+    exponents = _evenly_spaced(float(start), float(end), _steps("logspace", steps))
+    return tensor(np.power(float(base), exponents), dtype or dtypes.DEFAULT_FLOAT, requires_grad,
+                  device)  # fmt: skip

@@ -37,9 +37,10 @@ from minigrad.tensor import elementwise as ew
 from minigrad.tensor import elementwise_math as em
 from minigrad.tensor import shape as shape_ops
 from minigrad.tensor.base import TensorBase
+from minigrad.tensor.more_methods import MoreMethods
 
 
-class Tensor(TensorBase):
+class Tensor(MoreMethods, TensorBase):
     """An n-dimensional array that remembers how it was computed."""
 
     __slots__ = ()

@@ -42,6 +42,7 @@ from opdb import (
     contractions,
     convolution,
     core,
+    daily,
     elementwise,
     inplace,
     nn,
@@ -52,7 +53,7 @@ from opdb import (
 from opdb.strategies import SEEDS, Case
 
 AREAS = (core, elementwise, reductions, contractions, shape, convolution, nn, inplace,
-         nn_compositions)  # fmt: skip
+         nn_compositions, daily)  # fmt: skip
 
 DATABASE: dict[str, Any] = {}
 NOT_SMOOTH: set[str] = set()
@@ -91,6 +92,7 @@ NOT_OPERATIONS = {
     "rand", "randn", "requires_grad_", "retain_grad", "tensor", "to", "tolist", "zero_grad",
     "zeros", "zeros_like", "enable_grad", "no_grad", "randint", "full_like", "empty", "linspace",
     "load", "save", "set_grad_enabled", "empty_like", "rand_like", "randn_like",
+    "logspace", "new_zeros", "new_ones", "new_full",
 }  # fmt: skip
 # Operators spelled with a symbol: the public name whose case covers them.
 DUNDERS = {

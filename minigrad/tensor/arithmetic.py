@@ -1,0 +1,303 @@
+"""More elementwise arithmetic, composed from the rows that exist: fmod, floor_divide, lerp, ...
+
+None of these is a new row of the registry. Each is a short formula in rows
+that already have a derivative and a scalar body (``where``, ``maximum``,
+``remainder``, ``log1p``, ...), so the chain rule gives its gradient, and
+jit fuses it into one kernel like any elementwise program. What takes care
+is the edges, where the textbook formula and IEEE arithmetic disagree:
+
+- ``logaddexp(x, y) = max + log1p(exp(min - max))`` is stable for large
+  inputs, but at ``x == y == inf`` the difference is NaN, so there the
+  exponent is taken as 0;
+- ``fmod`` keeps the dividend's sign (C's ``fmod``), ``remainder`` the
+  divisor's; the two differ by one divisor exactly where the signs differ,
+  and that subtraction is exact (its result is a float), so ``fmod`` is
+  computed without rounding;
+- ``fmax``/``fmin`` ignore a NaN where ``maximum`` propagates it.
+
+    >>> import minigrad as mg
+    >>> mg.fmod(mg.tensor([-5.0, 5.0]), 3), mg.remainder(mg.tensor([-5.0, 5.0]), 3)
+    (tensor([-2.,  2.]), tensor([1., 2.]))
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from minigrad.tensor import dtypes
+from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.elementwise import abs, compare, exp, operands, sqrt, where
+from minigrad.tensor.elementwise_math import clamp, floor, log1p, remainder, trunc
+from minigrad.tensor.logic import isinf, isnan, logical_and, logical_or
+from minigrad.tensor.rearrange import clone
+
+__all__ = [
+    "addcdiv", "addcmul", "clamp_max", "clamp_min", "copysign", "floor_divide", "fmax", "fmin",
+    "fmod", "frac", "hypot", "lerp", "logaddexp", "nan_to_num",
+]  # fmt: skip
+
+LOG2 = math.log(2)
+
+
+def _tensor(x: Any) -> Tensor:
+    return x if isinstance(x, Tensor) else Tensor.concrete(x)
+
+
+def _not_for(op: str, x: Tensor, kinds: str, kernel: str | None = None) -> None:
+    """PyTorch's NotImplementedError for a dtype an operation has no kernel for."""
+    if x.dtype.kind in kinds:
+        name = {"b": "Bool", "i": "Long" if x.dtype == dtypes.int64 else "Int"}[x.dtype.kind]
+        raise NotImplementedError(
+            f"\"{kernel or op}\" not implemented for '{name}'\n"
+            f"{op}: convert to a float dtype first, e.g. x.to(mg.float32)"
+        )
+
+
+def clamp_min(input: Any, min: Any) -> Tensor:
+    """``max(input, min)`` elementwise; the gradient passes where ``input >= min``.
+
+    >>> import minigrad as mg
+    >>> mg.clamp_min(mg.tensor([-1.0, 2.0]), 0)
+    tensor([0., 2.])
+    """
+    return clamp(input, min=min)
+
+
+def clamp_max(input: Any, max: Any) -> Tensor:
+    """``min(input, max)`` elementwise; the gradient passes where ``input <= max``.
+
+    >>> import minigrad as mg
+    >>> mg.tensor([-1.0, 2.0]).clamp_max(1)
+    tensor([-1.,  1.])
+    """
+    return clamp(input, max=max)
+
+
+def addcmul(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
+    """``input + value * tensor1 * tensor2`` (shapes broadcast); Adam's update is one.
+
+    >>> import minigrad as mg
+    >>> mg.addcmul(mg.tensor([1.0]), mg.tensor([2.0]), mg.tensor([3.0]), value=0.5)
+    tensor([4.])
+    """
+    product = _tensor(tensor1) * tensor2
+    return input + (product if value == 1 else value * product)
+
+
+def addcdiv(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
+    """``input + value * tensor1 / tensor2`` (shapes broadcast); floats only, as in PyTorch.
+
+    >>> import minigrad as mg
+    >>> mg.addcdiv(mg.tensor([1.0]), mg.tensor([3.0]), mg.tensor([2.0]), value=2)
+    tensor([4.])
+    """
+    t1, t2 = _tensor(tensor1), _tensor(tensor2)
+    if not dtypes.is_floating(t1.dtype) and not dtypes.is_floating(t2.dtype):
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future release "
+            "addcdiv will perform a true division of tensor1 and tensor2.\n"
+            "addcdiv: convert tensor1 or tensor2 to a float dtype first"
+        )
+    quotient = t1 / t2
+    return input + (quotient if value == 1 else value * quotient)
+
+
+def lerp(input: Any, end: Any, weight: Any) -> Tensor:
+    """``input + weight * (end - input)``: the point a fraction ``weight`` of the way to ``end``.
+
+    Written PyTorch's way for accuracy: from ``end`` backwards when
+    ``|weight| >= 1/2``, so that ``weight == 1`` gives ``end`` exactly.
+
+    >>> import minigrad as mg
+    >>> mg.lerp(mg.tensor([0.0, 10.0]), mg.tensor([1.0, 20.0]), 0.25)
+    tensor([ 0.25, 12.5 ])
+    """
+    start, stop = _tensor(input), _tensor(end)
+    for t in (start, stop):
+        _not_for("lerp", t, "bi", "lerp_kernel_scalar")
+    if stop.dtype != start.dtype:
+        raise RuntimeError(
+            f"expected dtype {start.dtype.name.replace('32', '').replace('64', '')} for `end` "
+            f"but got dtype {'double' if stop.dtype == dtypes.float64 else stop.dtype.name}\n"
+            "lerp: input and end need one dtype"
+        )
+    diff = stop - start
+    if isinstance(weight, Tensor):
+        near_start = compare("lt", abs(weight), 0.5)
+        return where(near_start, start + weight * diff, stop - diff * (1 - weight))
+    if math.fabs(weight) < 0.5:
+        return start + weight * diff
+    return stop - diff * (1 - weight)
+
+
+def frac(input: Any) -> Tensor:
+    """The fractional part, ``x - trunc(x)``, with ``x``'s sign; NaN at +-inf. Slope 1.
+
+    >>> import minigrad as mg
+    >>> mg.frac(mg.tensor([2.5, -2.5, 3.0]))
+    tensor([ 0.5, -0.5,  0. ])
+    """
+    x = _tensor(input)
+    _not_for("frac", x, "bi", "frac_cpu")
+    return x - trunc(x)
+
+
+def _check_integer_divisor(x: Tensor, y: Tensor) -> None:
+    if not dtypes.is_floating(x.dtype) and bool((y.numpy() == 0).any()):
+        raise RuntimeError(
+            "ZeroDivisionError\nan integer divisor is 0; use float tensors to get inf or NaN there"
+        )
+
+
+def fmod(input: Any, other: Any) -> Tensor:
+    """C's remainder ``x - trunc(x / y) * y``: the sign of the dividend ``x``.
+
+    ``remainder`` (Python's ``%``) takes the divisor's sign; where the two
+    signs differ (and the remainder is not 0) the answers differ by exactly
+    ``y``. The gradient is 1 in ``x`` and ``-trunc(x / y)`` in ``y``.
+
+    >>> import minigrad as mg
+    >>> mg.fmod(mg.tensor([-7, 7]), 3), mg.fmod(mg.tensor([5.5]), mg.tensor([-2.0]))
+    (tensor([-1,  1]), tensor([1.5]))
+    """
+    x, y = operands("fmod", input, other)
+    if x.dtype == dtypes.bool_:
+        x, y = x.to(dtypes.int64), y.to(dtypes.int64)
+    _check_integer_divisor(x, y)
+    r = remainder(x, y)
+    flip = logical_and(compare("ne", r, 0), compare("ne", compare("lt", x, 0), compare("lt", y, 0)))
+    if dtypes.is_floating(x.dtype):
+        # An infinite divisor leaves a finite x as it is (remainder gave inf - ... there).
+        flip = logical_and(flip, compare("lt", abs(y), math.inf))
+        r = where(logical_and(isinf(y), compare("lt", abs(x), math.inf)), x, r)
+    return where(flip, r - y, r)
+
+
+def floor_divide(input: Any, other: Any) -> Tensor:
+    """``x // y``: the quotient rounded down (Python's rule: ``-7 // 2 == -4``).
+
+    For floats the quotient is Python's too: the exact ``(x - fmod(x, y)) / y``
+    rounded to the nearest whole number, so ``1.0 // 0.1 == 9.0`` (0.1 is
+    stored a little above a tenth), where ``floor(1.0 / 0.1)`` says 10. Its
+    gradient is 0 (PyTorch has none).
+
+    >>> import minigrad as mg
+    >>> mg.floor_divide(mg.tensor([7, -7]), 2), mg.tensor([1.0, -1.0]) // 0.1
+    (tensor([ 3, -4]), tensor([  9., -10.]))
+    """
+    x, y = operands("floor_divide", input, other)
+    _not_for("floor_divide", x, "b", "div_floor_cpu")
+    _check_integer_divisor(x, y)
+    if not dtypes.is_floating(x.dtype):
+        # Whole numbers: x - remainder(x, y) is an exact multiple of y; divide in
+        # float64 (exact below 2**53) and come back.
+        exact = (x - remainder(x, y)).to(dtypes.float64) / y.to(dtypes.float64)
+        return trunc(exact).to(x.dtype)
+    mod = fmod(x, y)
+    div = (x - mod) / y
+    # fmod kept x's sign; Python's quotient rounds down, one less where the signs differ.
+    below = logical_and(compare("ne", mod, 0), compare("ne", compare("lt", y, 0),
+                                                          compare("lt", mod, 0)))  # fmt: skip
+    div = where(below, div - 1, div)
+    whole = floor(div)
+    whole = where(compare("gt", div - whole, 0.5), whole + 1, whole)
+    whole = where(compare("eq", div, 0), copysign(div * 0, x / y), whole)  # a zero's sign
+    return where(compare("eq", y, 0), x / y, whole).detach()
+
+
+def copysign(input: Any, other: Any) -> Tensor:
+    """``|input|`` with the sign of ``other`` (-0.0 counts as negative). Integers give floats.
+
+    The gradient in ``input`` is ``+-1`` (0 at ``input == 0``, as in PyTorch), in ``other`` 0.
+
+    >>> import minigrad as mg
+    >>> mg.copysign(mg.tensor([1.0, 2.0, -3.0]), mg.tensor([-1.0, -0.0, 5.0]))
+    tensor([-1., -2.,  3.])
+    """
+    x, y = operands("copysign", input, other, floating=True)
+    # The sign bit: y < 0, or y is -0.0 (1 / -0.0 == -inf).
+    with np.errstate(divide="ignore"):
+        negative = logical_or(
+            compare("lt", y, 0), logical_and(compare("eq", y, 0), compare("lt", 1 / y, 0))
+        )
+    magnitude = abs(x)
+    return where(negative, -magnitude, magnitude)
+
+
+def hypot(input: Any, other: Any) -> Tensor:
+    """``sqrt(x**2 + y**2)``, the length of (x, y); inf where either is infinite (even with NaN).
+
+    >>> import minigrad as mg
+    >>> mg.hypot(mg.tensor([3.0, float("inf")]), mg.tensor([4.0, float("nan")]))
+    tensor([ 5., inf])
+    """
+    x, y = operands("hypot", input, other)
+    _not_for("hypot", x, "bi", "hypot_cpu")
+    length = sqrt(x * x + y * y)
+    return where(logical_or(isinf(x), isinf(y)), math.inf, length)
+
+
+def logaddexp(input: Any, other: Any) -> Tensor:
+    """``log(exp(x) + exp(y))`` without overflow; floats only (as in PyTorch).
+
+    >>> import minigrad as mg
+    >>> mg.logaddexp(mg.tensor([1000.0, float("-inf")], dtype=mg.float64), 1000.0)
+    tensor([1000.6931, 1000.    ], dtype=float64)
+    """
+    x, y = operands("logaddexp", input, other)
+    _not_for("logaddexp", x, "bi", "logaddexp_cpu")
+    # The larger plus log(1 + e^(smaller - larger)): the exponent is <= 0, so it never
+    # overflows, and each side of the ``where`` is smooth (second derivatives at ties too).
+    first = compare("ge", x, y)
+    larger = where(first, x, y)
+    gap = where(first, y - x, x - y)
+    gap = where(logical_and(compare("eq", x, y), isinf(x)), 0.0, gap)  # inf - inf is NaN
+    return larger + log1p(exp(gap))
+
+
+def fmax(input: Any, other: Any) -> Tensor:
+    """Elementwise maximum that ignores NaN (NaN only where both are NaN).
+
+    On a tie the gradient goes to ``input``, as in PyTorch.
+
+    >>> import minigrad as mg
+    >>> nan = float("nan")
+    >>> mg.fmax(mg.tensor([1.0, nan, nan]), mg.tensor([nan, 2.0, nan]))
+    tensor([ 1.,  2., nan])
+    """
+    x, y = operands("fmax", input, other)
+    return where(logical_or(compare("ge", x, y), isnan(y)), x, y)
+
+
+def fmin(input: Any, other: Any) -> Tensor:
+    """Elementwise minimum that ignores NaN (NaN only where both are NaN).
+
+    >>> import minigrad as mg
+    >>> mg.fmin(mg.tensor([1.0, float("nan")]), mg.tensor([3.0, 2.0]))
+    tensor([1., 2.])
+    """
+    x, y = operands("fmin", input, other)
+    return where(logical_or(compare("le", x, y), isnan(y)), x, y)
+
+
+def nan_to_num(input: Any, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None) -> Tensor:  # fmt: skip
+    """``input`` with NaN, +inf and -inf replaced (by default: 0 and the dtype's largest and
+    smallest finite values). The gradient passes at finite elements only.
+
+    >>> import minigrad as mg
+    >>> mg.nan_to_num(mg.tensor([float("nan"), float("inf"), 1.0]), posinf=9.0)
+    tensor([0., 9., 1.])
+    """
+    x = _tensor(input)
+    if not dtypes.is_floating(x.dtype):
+        return clone(x)
+    info = np.finfo(x.dtype)
+    high = float(info.max) if posinf is None else posinf
+    low = float(info.min) if neginf is None else neginf
+    out = where(compare("eq", x, math.inf), high, x)
+    out = where(compare("eq", x, -math.inf), low, out)
+    return where(isnan(x), nan, out)

@@ -1,0 +1,258 @@
+"""The methods PyTorch users reach for daily, spelled as PyTorch spells them (issue 22).
+
+``Tensor`` inherits this class: ``x.mm(y)`` is ``matrix_products.mm(x, y)``,
+``x.isnan()`` is ``logic.isnan(x)``, and so on, one line each, as in
+``tensor.py``. The operations themselves live in the modules named below,
+each a composition of the registry's rows.
+
+    >>> import minigrad as mg
+    >>> x = mg.tensor([[1.0, float("nan")], [3.0, 4.0]])
+    >>> x.isnan().any().item(), x.nan_to_num().t().tolist(), x.nan_to_num().long().dtype
+    (True, [[1.0, 3.0], [0.0, 4.0]], dtype('int64'))
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minigrad import backends
+from minigrad.tensor import (
+    arithmetic,
+    layout,
+    logic,
+    matrix_products,
+    scattering,
+    search,
+    statistics,
+)
+from minigrad.tensor import dtypes as dt
+from minigrad.tensor.base import TensorBase
+from minigrad.tensor.shape import astype, sizes
+
+
+class MoreMethods:
+    """Methods of ``Tensor`` added for PyTorch's daily vocabulary (see the module docstring)."""
+
+    __slots__ = ()
+
+    # -- matrix products ------------------------------------------------------------
+    def mm(self, mat2: Any) -> Any:
+        return matrix_products.mm(self, mat2)
+
+    def bmm(self, mat2: Any) -> Any:
+        return matrix_products.bmm(self, mat2)
+
+    def mv(self, vec: Any) -> Any:
+        return matrix_products.mv(self, vec)
+
+    def dot(self, tensor: Any) -> Any:
+        return matrix_products.dot(self, tensor)
+
+    def addmm(self, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
+        return matrix_products.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+
+    def baddbmm(self, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
+        return matrix_products.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+
+    def kron(self, other: Any) -> Any:
+        return matrix_products.kron(self, other)
+
+    def cross(self, other: Any, dim: int | None = None) -> Any:
+        return matrix_products.cross(self, other, dim)
+
+    # -- elementwise arithmetic -------------------------------------------------------
+    def addcmul(self, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Any:
+        return arithmetic.addcmul(self, tensor1, tensor2, value=value)
+
+    def addcdiv(self, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Any:
+        return arithmetic.addcdiv(self, tensor1, tensor2, value=value)
+
+    def lerp(self, end: Any, weight: Any) -> Any:
+        return arithmetic.lerp(self, end, weight)
+
+    def clamp_min(self, min: Any) -> Any:
+        return arithmetic.clamp_min(self, min)
+
+    def clamp_max(self, max: Any) -> Any:
+        return arithmetic.clamp_max(self, max)
+
+    def frac(self) -> Any:
+        return arithmetic.frac(self)
+
+    def fmod(self, other: Any) -> Any:
+        return arithmetic.fmod(self, other)
+
+    def floor_divide(self, other: Any) -> Any:
+        return arithmetic.floor_divide(self, other)
+
+    def __floordiv__(self, other: Any) -> Any:
+        return arithmetic.floor_divide(self, other)
+
+    def __rfloordiv__(self, other: Any) -> Any:
+        return arithmetic.floor_divide(other, self)
+
+    def copysign(self, other: Any) -> Any:
+        return arithmetic.copysign(self, other)
+
+    def hypot(self, other: Any) -> Any:
+        return arithmetic.hypot(self, other)
+
+    def logaddexp(self, other: Any) -> Any:
+        return arithmetic.logaddexp(self, other)
+
+    def fmax(self, other: Any) -> Any:
+        return arithmetic.fmax(self, other)
+
+    def fmin(self, other: Any) -> Any:
+        return arithmetic.fmin(self, other)
+
+    def nan_to_num(self, nan: float = 0.0, posinf: float | None = None,
+                   neginf: float | None = None) -> Any:  # fmt: skip
+        return arithmetic.nan_to_num(self, nan, posinf, neginf)
+
+    # -- truth tests --------------------------------------------------------------------
+    def logical_and(self, other: Any) -> Any:
+        return logic.logical_and(self, other)
+
+    def logical_or(self, other: Any) -> Any:
+        return logic.logical_or(self, other)
+
+    def logical_xor(self, other: Any) -> Any:
+        return logic.logical_xor(self, other)
+
+    def logical_not(self) -> Any:
+        return logic.logical_not(self)
+
+    def isnan(self) -> Any:
+        return logic.isnan(self)
+
+    def isinf(self) -> Any:
+        return logic.isinf(self)
+
+    def isfinite(self) -> Any:
+        return logic.isfinite(self)
+
+    def isclose(self, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
+                equal_nan: bool = False) -> Any:  # fmt: skip
+        return logic.isclose(self, other, rtol, atol, equal_nan)
+
+    def allclose(self, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
+                 equal_nan: bool = False) -> bool:  # fmt: skip
+        return logic.allclose(self, other, rtol, atol, equal_nan)
+
+    def equal(self, other: Any) -> bool:
+        return logic.equal(self, other)
+
+    # -- layout -------------------------------------------------------------------------
+    def view_as(self, other: Any) -> Any:
+        return layout.view_as(self, other)
+
+    def reshape_as(self, other: Any) -> Any:
+        return layout.reshape_as(self, other)
+
+    def expand_as(self, other: Any) -> Any:
+        return layout.expand_as(self, other)
+
+    def contiguous(self) -> Any:
+        return layout.contiguous(self)
+
+    def t(self) -> Any:
+        return layout.t(self)
+
+    def unflatten(self, dim: int, sizes: Any) -> Any:
+        return layout.unflatten(self, dim, sizes)
+
+    def select(self, dim: int, index: int) -> Any:
+        return layout.select(self, dim, index)
+
+    def tensor_split(self, indices_or_sections: Any, dim: int = 0) -> Any:
+        return layout.tensor_split(self, indices_or_sections, dim)
+
+    def repeat_interleave(self, repeats: Any = None, dim: int | None = None, *,
+                          output_size: int | None = None) -> Any:  # fmt: skip
+        return layout.repeat_interleave(self, repeats, dim, output_size=output_size)
+
+    def diff(self, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None) -> Any:
+        return layout.diff(self, n, dim, prepend, append)
+
+    def diag_embed(self, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Any:
+        return layout.diag_embed(self, offset, dim1, dim2)
+
+    # -- writing by index ----------------------------------------------------------------
+    def scatter(self, dim: int, index: Any, src: Any = None, *, value: Any = None,
+                reduce: str | None = None) -> Any:  # fmt: skip
+        return scattering.scatter(self, dim, index, src, value=value, reduce=reduce)
+
+    def scatter_reduce(self, dim: int, index: Any, src: Any, reduce: str, *,
+                       include_self: bool = True) -> Any:  # fmt: skip
+        return scattering.scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
+
+    def index_add(self, dim: int, index: Any, source: Any, *, alpha: Any = 1) -> Any:
+        return scattering.index_add(self, dim, index, source, alpha=alpha)
+
+    def index_put(self, indices: Any, values: Any, accumulate: bool = False) -> Any:
+        return scattering.index_put(self, indices, values, accumulate)
+
+    def masked_select(self, mask: Any) -> Any:
+        return scattering.masked_select(self, mask)
+
+    # -- order statistics and running extremes -------------------------------------------
+    def median(self, dim: Any = None, keepdim: bool = False) -> Any:
+        return statistics.median(self, dim, keepdim)
+
+    def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False) -> Any:
+        return statistics.kthvalue(self, k, dim, keepdim)
+
+    def cummax(self, dim: int) -> Any:
+        return statistics.cummax(self, dim)
+
+    def cummin(self, dim: int) -> Any:
+        return statistics.cummin(self, dim)
+
+    def logcumsumexp(self, dim: int) -> Any:
+        return statistics.logcumsumexp(self, dim)
+
+    # -- reading values --------------------------------------------------------------------
+    def nonzero(self, *, as_tuple: bool = False) -> Any:
+        return search.nonzero(self, as_tuple=as_tuple)
+
+    def unique(self, sorted: bool = True, return_inverse: bool = False,
+               return_counts: bool = False, dim: int | None = None) -> Any:  # fmt: skip
+        return search.unique(self, sorted, return_inverse, return_counts, dim)
+
+    def bincount(self, weights: Any = None, minlength: int = 0) -> Any:
+        return search.bincount(self, weights, minlength)
+
+    # -- casts and new tensors like this one ---------------------------------------------------
+    # (``int`` and ``bool`` name methods here; inside the bodies the builtins are meant.)
+    def long(self) -> Any:
+        """The same values as int64 (floats rounded toward zero)."""
+        return astype(self, dt.int64)
+
+    def int(self) -> Any:
+        """The same values as int32 (floats rounded toward zero)."""
+        return astype(self, dt.int32)
+
+    def bool(self) -> Any:
+        """True where nonzero (NaN included)."""
+        return astype(self, dt.bool_)
+
+    def new_full(self, size: Any, fill_value: Any, *, dtype: Any = None,
+                 requires_grad: Any = False) -> Any:  # fmt: skip
+        """A tensor of ``size`` filled with ``fill_value``, with this one's dtype and device."""
+        shape = sizes((size,), "new_full")
+        dtype = dt.as_dtype(dtype) if dtype is not None else self.dtype
+        data = backends.for_device(self.device).full(shape, np.asarray(fill_value).item(), dtype)
+        return TensorBase.concrete._wrap(data, self.device).requires_grad_(requires_grad)
+
+    def new_zeros(self, *size: Any, dtype: Any = None, requires_grad: Any = False) -> Any:
+        """Zeros of ``size``, with this tensor's dtype and device (PyTorch's ``new_zeros``)."""
+        return self.new_full(sizes(size, "new_zeros"), 0, dtype=dtype,
+                             requires_grad=requires_grad)  # fmt: skip
+
+    def new_ones(self, *size: Any, dtype: Any = None, requires_grad: Any = False) -> Any:
+        """Ones of ``size``, with this tensor's dtype and device (PyTorch's ``new_ones``)."""
+        return self.new_full(sizes(size, "new_ones"), 1, dtype=dtype,
+                             requires_grad=requires_grad)  # fmt: skip
