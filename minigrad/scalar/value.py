@@ -19,6 +19,7 @@ IEEE answers (``inf``, ``nan``) where plain Python arithmetic would raise.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 from numbers import Real
 
@@ -168,6 +169,40 @@ class Value:
 
     def __neg__(self) -> Value:
         return _result(-self.data, (self,), (-1.0,), "neg")
+
+    # Comparisons (as MiniTorch's Scalar has them). The answer is a Value, 1.0 or
+    # 0.0, so it can take part in arithmetic; it is piecewise constant, so its
+    # derivative is 0 in both inputs. ``bool(v)`` is ``v.data != 0``, which is what
+    # lets Python's ``max``, ``min`` and ``sorted`` compare Values.
+
+    def _compare(self, other: Value | float, op: str, holds) -> Value:
+        if isinstance(other, Value):
+            return _result(float(holds(self.data, other.data)), (self, other), (0.0, 0.0), op)
+        number = _as_number(other)
+        if number is None:
+            return NotImplemented
+        return _result(float(holds(self.data, number)), (self,), (0.0,), op)
+
+    def __lt__(self, other: Value | float) -> Value:
+        """``1.0`` where ``self < other``, else ``0.0`` (no derivative).
+
+        >>> a, b = Value(1.0), Value(2.0)
+        >>> (a < b).data, (a >= b).data, max(a, b) is b, (3 > a).data
+        (1.0, 0.0, True, 1.0)
+        """
+        return self._compare(other, "<", operator.lt)
+
+    def __le__(self, other: Value | float) -> Value:
+        return self._compare(other, "<=", operator.le)
+
+    def __gt__(self, other: Value | float) -> Value:
+        return self._compare(other, ">", operator.gt)
+
+    def __ge__(self, other: Value | float) -> Value:
+        return self._compare(other, ">=", operator.ge)
+
+    def __bool__(self) -> bool:
+        return self.data != 0.0
 
     # Functions of one variable, read from the derivative table: f(x) and f'(x).
 

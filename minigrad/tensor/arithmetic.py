@@ -97,8 +97,12 @@ def addcdiv(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor
     t1, t2 = _tensor(tensor1), _tensor(tensor2)
     if not dtypes.is_floating(t1.dtype) and not dtypes.is_floating(t2.dtype):
         raise RuntimeError(
-            "Integer division with addcdiv is no longer supported, and in a future release "
-            "addcdiv will perform a true division of tensor1 and tensor2.\n"
+            "Integer division with addcdiv is no longer supported, and in a future  release "
+            "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+            "behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2))"
+            ".to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for "
+            "float inputs. The future addcdiv behavior is just the latter implementation: "
+            "(input + value * tensor1 / tensor2), for all dtypes.\n"
             "addcdiv: convert tensor1 or tensor2 to a float dtype first"
         )
     quotient = t1 / t2

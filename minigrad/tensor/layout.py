@@ -308,8 +308,8 @@ def repeat_interleave(input: Any, repeats: Any = None, dim: int | None = None, *
         return Tensor.concrete(np.repeat(np.arange(len(counts)), counts), device=x.device)
     if dim is None:
         x, d = reshape(x, -1), 0
-    elif x.ndim == 0:
-        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    elif x.ndim == 0:  # PyTorch's message, which counts the repeats' axis too
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     else:
         d = _axis(dim, x.ndim)
     n = x.shape[d]

@@ -215,7 +215,7 @@ def scatter_reduce(input: Any, dim: int, index: Any, src: Any, reduce: str, *,
     else:
         reduced = apply(SCATTER_EXTREMUM, (x.detach(), source.detach(), index), dim=d,
                         reduce=reduce, include_self=bool(include_self))  # fmt: skip
-        if not dtypes.is_floating(x.dtype) or not (x.requires_grad or source.requires_grad):
+        if not dtypes.is_floating(x.dtype):
             out = reduced
         elif reduce == "prod":
             out = _product_with_gradient(x, source, index, d, reduced, hit, include_self)
@@ -359,7 +359,8 @@ def masked_select(input: Any, mask: Any) -> Tensor:
             "masked_select: expected BoolTensor for mask\nmake one with a comparison, e.g. x > 0"
         )
     shape = broadcast_shape(x.shape, m.shape, op="masked_select")
-    x, m = broadcast_to(x, shape), broadcast_to(m, shape)
-    if not shape:
-        x, m = reshape(x, 1), reshape(m, 1)
-    return getitem(x, m)
+    # The mask decides the result's shape, so it is read here (a TracerError under jit
+    # when it is computed inside the traced function; a constant mask is fine).
+    positions = np.broadcast_to(m.numpy(), shape).reshape(-1)
+    flat = reshape(broadcast_to(x, shape), -1)
+    return getitem(flat, Tensor.concrete(np.flatnonzero(positions), device=x.device))

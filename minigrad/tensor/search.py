@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.backends.abstract_backend import TracerError
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.batching import moved_to_front
@@ -36,11 +37,21 @@ def _tensor(x: Any) -> Tensor:
     return x if isinstance(x, Tensor) else Tensor.concrete(x)
 
 
-def _on_host(function: Callable[..., np.ndarray]) -> Callable[..., Any]:
-    """A forward that reads its arrays on the host and uploads ``function``'s answer."""
+def _on_host(function: Callable[..., np.ndarray], traced: Callable | None = None) -> Callable:
+    """A forward that reads its arrays on the host and uploads ``function``'s answer.
+
+    While a program is traced the arrays have no values: ``traced(backend, *arrays)``
+    then gives a placeholder of the result's shape and dtype, where that shape
+    does not depend on the values; otherwise the ``TracerError`` stands.
+    """
 
     def forward(backend: Any, *arrays: Any, **params: Any) -> Any:
-        values = [np.asarray(backend.to_numpy(a)) for a in arrays]  # TracerError when traced
+        try:
+            values = [np.asarray(backend.to_numpy(a)) for a in arrays]
+        except TracerError:
+            if traced is None:
+                raise
+            return traced(backend, *arrays)
         answer = np.asarray(function(*values, **params))
         return backend.from_numpy(answer if answer.flags.c_contiguous else answer.copy())
 
@@ -103,7 +114,11 @@ def _searchsorted_batch(xs: list, batched: list, right: bool) -> Any:
 NONZERO = Primitive("nonzero", _on_host(_nonzero), batch=_shape_depends_on_values("nonzero"))
 UNIQUE = Primitive("unique", _on_host(_unique), batch=_shape_depends_on_values("unique"))
 BINCOUNT = Primitive("bincount", _on_host(_bincount), batch=_shape_depends_on_values("bincount"))
-SEARCHSORTED = Primitive("searchsorted", _on_host(_searchsorted), batch=_searchsorted_batch)
+SEARCHSORTED = Primitive(
+    "searchsorted",
+    _on_host(_searchsorted, traced=lambda backend, b, v: backend.astype(v, np.dtype(np.int64))),
+    batch=_searchsorted_batch,
+)
 
 
 def nonzero(input: Any, *, as_tuple: bool = False) -> Any:

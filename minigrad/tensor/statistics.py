@@ -159,6 +159,8 @@ def kthvalue(input: Any, k: int, dim: int = -1, keepdim: bool = False):
     x = _tensor(input)
     d = _dim(dim, x)
     n = x.shape[d] if x.ndim else 1
+    if x.ndim:
+        _not_empty(x, d, "kthvalue")
     if not dtypes.is_integer(k) or not 1 <= k <= n:
         raise IndexBoundsError(
             f"kthvalue(): selected number k out of range for dimension {d}\n"

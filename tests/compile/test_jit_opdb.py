@@ -26,6 +26,9 @@ DATA_DEPENDENT = {
     "bitwise_and", "bitwise_or", "bitwise_not",
     "nn.functional.binary_cross_entropy",
     "remainder:int",  # an integer divisor of 0 is an error (PyTorch's), checked on the host
+    "fmod:int", "floor_divide:int", "fmod:int_by_number", "floor_divide:int_by_number",
+    # issue 22: a Python bool (allclose, equal) or a shape that depends on the values
+    "allclose", "equal", "equal:self", "bincount", "bincount:weights", "nonzero", "unique",
 }  # fmt: skip
 # In-place operations (``y.add_(v)``, ``y[i] = v``, batch_norm's running
 # statistics made inside the function) are traced as the new value they give
