@@ -73,7 +73,7 @@ def _spread_and_mean(spread: Any, op: str, input: Any, dim: Any, unbiased: Any, 
         dim, unbiased = None, dim
     c = _correction(unbiased, correction, op)
     axes = normalize_axes(dim, x.ndim) if x.ndim else ()
-    return spread(x, axes, keepdim, correction=c), mean(x, axes, keepdim)
+    return spread(x, axes, keepdims=keepdim, correction=c), mean(x, axes, keepdims=keepdim)
 
 
 def var_mean(input: Any, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
