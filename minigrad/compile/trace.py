@@ -115,7 +115,12 @@ class Trace:
                 if any(_holds_traced(v) for v in obj.values()):
                     leaked.append(f"the state of a {type(obj).__name__}")
             elif _holds_traced(getattr(obj, attribute)):
-                leaked.append(f".{attribute} of a tensor of shape {tuple(obj.shape)}")
+                owner = (
+                    f"a tensor of shape {tuple(obj.shape)}"
+                    if hasattr(obj, "shape")
+                    else f"a {type(obj).__name__}"
+                )
+                leaked.append(f".{attribute} of {owner}")
         return leaked
 
     def restore(self) -> None:

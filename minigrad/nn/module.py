@@ -223,6 +223,15 @@ class Module:
         """Every buffer of this module and its submodules, each once."""
         return (t for _, t in self.named_buffers(recurse=recurse))
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        # While a function is traced (lesson 13), replacing a tensor the module
+        # holds (a buffer updated as self.count = self.count + 1) is noted first,
+        # so that the trace can put it back: a traced value must not outlive its trace.
+        tracing = current().tracing
+        if tracing is not None and isinstance(vars(self).get(name), Tensor):
+            tracing.remember(self, name)
+        object.__setattr__(self, name, value)
+
     def zero_grad(self) -> None:
         """Forget the accumulated gradients (``.grad = None``, PyTorch's default)."""
         tracing = current().tracing  # while traced (lesson 13): noted, to be put back

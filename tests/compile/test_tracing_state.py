@@ -143,3 +143,37 @@ def test_jit_keys_python_numbers_by_type_and_value():
     assert len(scale.compiled) == 3
     static = mg.jit(lambda x, n: x * n, static_argnums=1)
     assert static(x, 2).dtype == mg.int64 and static(x, 2.0).dtype == mg.float32
+
+
+class Counting(mg.nn.Module):
+    """A module that updates a buffer by replacing it (not in place)."""
+
+    def __init__(self):
+        super().__init__()
+        self.linear = mg.nn.Linear(3, 1)
+        self.register_buffer("calls", mg.tensor(0.0))
+
+    def forward(self, x):
+        self.calls = self.calls + 1
+        return self.linear(x)
+
+
+def test_a_buffer_replaced_inside_jit_is_put_back_with_a_clear_error():
+    model = Counting()
+    with pytest.raises(mg.TracerError, match=r"\.calls of a Counting"):
+        mg.jit(lambda x: model(x).sum())(mg.ones(2, 3))
+    assert isinstance(model.calls.data, np.ndarray) and model.calls.item() == 0.0
+    model(mg.ones(2, 3)).sum().backward()  # eager training still works
+    assert model.calls.item() == 1.0
+
+
+def test_batch_norm_inside_a_failed_trace_keeps_its_running_statistics():
+    mg.manual_seed(0)
+    model = mg.nn.Sequential(mg.nn.Linear(3, 4), mg.nn.BatchNorm1d(4))
+    before = {k: v.numpy().copy() for k, v in model.named_buffers()}
+    with pytest.raises(mg.TracerError):
+        mg.jit(lambda x: model(x).sum())(mg.randn(8, 3))
+    for k, v in model.named_buffers():
+        np.testing.assert_array_equal(v.numpy(), before[k])
+    model(mg.randn(8, 3)).sum().backward()
+    assert not np.array_equal(model[1].running_mean.numpy(), before["1.running_mean"])
