@@ -253,8 +253,12 @@ ELEMENTWISE = {
 }  # fmt: skip
 CASES = {f"nn.functional.{name}": elementwise(*_both(name), [domain])
          for name, domain in ELEMENTWISE.items()}  # fmt: skip
-# PyTorch's hardswish slope at NaN depends on its code path (vectorized or not): no NaN there.
-NAN_SLOPE_OPEN = {"hardswish"}
+# PyTorch's slope at NaN depends on its code path (vectorized or not, so on the
+# tensor's size and dtype) for hardswish, and for hardtanh and elu, which relu6,
+# hardsigmoid, celu and selu are made of: hardtanh's is 1 below 8 float64 elements
+# and 0 from there, elu's 1 or NaN (torch 2.x, CPU). No NaN there; tests/tensor/
+# test_torch_semantics.py pins minigrad's choice (the scalar path's, 1).
+NAN_SLOPE_OPEN = {"hardswish", "relu6", "hardsigmoid", "celu", "selu"}
 CASES |= {
     f"nn.functional.{name}:specials": elementwise(
         *_both(name), [finite_specials if name in NAN_SLOPE_OPEN else specials]
