@@ -4,9 +4,11 @@ A teacher keeps one private repository with ``solutions/``; students get a
 copy made by ``python -m minigrad.grade release DIR``, the way nbgrader
 releases an assignment: the package, the lessons (without outputs), the
 exercises as stubs generated afresh from ``solutions/``, the tests that
-reveal no answer, and a README without the teachers' part. Before it
-finishes, it reads every file it wrote and refuses (deleting the copy) if any
-holds a line of an answer.
+reveal no answer, and a README without the teachers' part. The grader's
+answer key, ``minigrad/grade/references.py``, stays behind: the edition gets
+instead the values it gives on the edition's own inputs (``answers.json``,
+see ``minigrad.grade.answers``). Before it finishes, it reads every file it
+wrote and refuses (deleting the copy) if any holds a line of an answer.
 
     >>> block = "    # BEGIN SOLUTION\\n    return x * x + 1.0\\n    # END SOLUTION\\n"
     >>> answer_runs("def f(x):\\n" + block)
@@ -21,6 +23,8 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
+from minigrad.grade.answers import ANSWERS, stored_answers
+from minigrad.grade.checks import EXERCISES
 from minigrad.grade.generate import BEGIN, END, strip_solutions
 
 # What a student gets from the course root; everything else stays behind.
@@ -37,6 +41,8 @@ SHIPPED = [
 SKIPPED_NAMES = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", "_build", "grade_fixtures"}
 # The docs build fills these (from lessons/ and from the MathJax package).
 SKIPPED_PATHS = {"docs/lessons", "docs/generated", "docs/_static/mathjax"}
+# The grader's answer key, and the answers stored in an edition (made afresh).
+TEACHERS_FILES = {"minigrad/grade/references.py", "minigrad/grade/answers.json"}
 TEACHERS_ONLY = ("<!-- teachers -->", "<!-- /teachers -->")
 GITIGNORE = ".venv/\n__pycache__/\n*.egg-info/\n.pytest_cache/\n.ipynb_checkpoints/\ndocs/_build/\n"
 # A leak is this many consecutive lines of one answer block (or the whole of a
@@ -120,6 +126,8 @@ def _files(root: Path) -> Iterator[Path]:
                 continue
             if any(relative.as_posix().startswith(skip + "/") for skip in SKIPPED_PATHS):
                 continue
+            if relative.as_posix() in TEACHERS_FILES:
+                continue
             if relative.parts[0] == "tests" and _touches_solutions(file):
                 continue  # a teacher's test: it reads solutions/
             yield relative
@@ -130,7 +138,12 @@ def _touches_solutions(file: Path) -> bool:
         text = file.read_text()
     except (UnicodeDecodeError, OSError):
         return False
-    return "solutions" in text.lower() or "BEGIN SOLUTION" in text
+    return (
+        "solutions" in text.lower()
+        or "BEGIN SOLUTION" in text
+        or "minigrad.grade.references" in text
+        or "grade import references" in text
+    )
 
 
 def find_leaks(edition: Path, solutions: Path) -> list[str]:
@@ -193,6 +206,9 @@ def release(course: Path, target: Path, git: bool = False) -> list[Path]:
             (target / "exercises").mkdir(exist_ok=True)
             (target / stub).write_text(strip_solutions(solution.read_text()))
             written.append(stub)
+        answers = target / "minigrad" / "grade" / ANSWERS.name
+        answers.write_text(json.dumps(stored_answers(EXERCISES), sort_keys=True) + "\n")
+        written.append(answers.relative_to(target))
         readme = students_readme((course / "README.md").read_text())
         (target / "README.md").write_text(readme)
         (target / ".gitignore").write_text(GITIGNORE)

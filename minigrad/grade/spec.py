@@ -6,7 +6,10 @@ An exercise is a list of *checks*. Each check names
   process. It feeds ``args`` to the submission's code and returns the outputs
   (plain data). A probe never decides anything.
 - ``args``: inputs the grader made (random ones from a seeded generator),
-- ``expected``: the reference answer, computed in the grader's own process,
+- ``expected``: the reference answer, computed in the grader's own process;
+  an ``Answer`` names a function of the teacher's ``minigrad.grade.references``
+  (the answer key, never shipped to students) and is replaced by its value
+  before grading (see ``minigrad.grade.answers``),
 - ``compare(expected, got)``: runs in the grader's process; returns ``None``
   when the output is right, else a short "expected ..., got ..." message.
 
@@ -109,6 +112,23 @@ def within(rtol: float = 1e-6, atol: float = 1e-9) -> Compare:
     return partial(close, rtol=rtol, atol=atol)
 
 
+@dataclass(frozen=True)
+class Answer:
+    """The expected value ``minigrad.grade.references.<function>(*args)``.
+
+    The references are the answer key: the teacher's course and the Gradescope
+    bundle hold them, the student edition does not. There, an ``Answer`` is
+    looked up among the values ``release`` stored for the edition's own inputs.
+    """
+
+    function: str
+    args: tuple
+
+    def __init__(self, function: str, *args: Any) -> None:
+        object.__setattr__(self, "function", function)
+        object.__setattr__(self, "args", args)
+
+
 @dataclass
 class Check:
     """One graded fact about a submission."""
@@ -122,6 +142,8 @@ class Check:
     # A property the grader also checks in the source ("recursion", "instruments"),
     # because the child could fake it (see ``source.faked``).
     measures: str = ""
+    # Where an ``Answer`` gave ``expected``: its key in the student edition's table.
+    answer_key: str = ""
 
 
 @dataclass
@@ -188,7 +210,13 @@ def exercise(
         raise ValueError(f"exercise numbers look like '3.2', not {number!r}")
 
     def register(make_checks: Callable[[np.random.Generator], list[Check]]) -> Exercise:
-        entry = Exercise(number, name, file, make_checks, dict(env or {}), tuple(shortcuts))
+        def checks_with_answers(rng: np.random.Generator) -> list[Check]:
+            from minigrad.grade.answers import fill_answers
+
+            return fill_answers(number, make_checks(rng))
+
+        checks_with_answers.__doc__ = make_checks.__doc__
+        entry = Exercise(number, name, file, checks_with_answers, dict(env or {}), tuple(shortcuts))
         EXERCISES.append(entry)
         return entry
 

@@ -3,7 +3,8 @@
 A program is a list of lines ``(out, op, inputs, params)`` (the format of
 ``solutions/lesson13_static_graphs.py``). Probes live in
 ``minigrad.grade.probes.static_graphs`` and run in the child; the references
-are this module's own passes, run in the grader's process on the same lines.
+are the teacher's passes in ``minigrad.grade.references`` (never shipped to
+students), run in the grader's process on the same lines.
 Each exercise has hand-made programs for the tricky shapes (chains, diamonds,
 unused side branches, repeats that appear only after renaming, commutative and
 non-commutative ops, cascades of constants) and random programs from the seed.
@@ -21,74 +22,15 @@ from minigrad.grade.probes.static_graphs import (
     probe_dead_code,
     probe_fold_constants,
 )
-from minigrad.grade.spec import Check, exercise, shown
+from minigrad.grade.spec import Answer, Check, exercise, shown
 
 FILE = "lesson13_static_graphs.py"
 ARITY = {"add": 2, "sub": 2, "mul": 2, "div": 2, "maximum": 2, "neg": 1, "exp": 1, "tanh": 1}
 COMMUTATIVE = frozenset({"add", "mul", "maximum"})
-EVALUATE = {
-    "add": lambda x, y: x + y,
-    "sub": lambda x, y: x - y,
-    "mul": lambda x, y: x * y,
-    "div": lambda x, y: x / y,
-    "maximum": max,
-    "neg": lambda x: -x,
-    "exp": math.exp,
-    "tanh": math.tanh,
-    "pow": lambda x, exponent: x**exponent,
-}
-
-
-# -- the teacher's passes (the references) -----------------------------------------------
-# Written another way than the exercise's walk, so that a shipped grader is no answer key.
-def _live_lines(program: list, outputs: list) -> list:
-    """Reachability from the outputs over the lines' inputs, with an explicit stack."""
-    made = {line[0]: line for line in program}
-    live: set[str] = set()
-    stack = [name for name in outputs if name in made]
-    while stack:
-        name = stack.pop()
-        if name not in live:
-            live.add(name)
-            stack.extend(v for v in made[name][2] if v in made)
-    return [line for line in program if line[0] in live]
-
-
-def _without_repeats(program: list, outputs: list) -> dict:
-    """Value numbering: each name's canonical name first, then the lines rebuilt from it."""
-    canonical: dict[str, str] = {}
-    table: dict[Any, str] = {}
-    for out, op, inputs, params in program:
-        args = [canonical.get(v, v) for v in inputs]
-        expression = (op, tuple(sorted(args) if op in COMMUTATIVE else args))
-        expression += (repr(sorted(params.items())),)
-        canonical[out] = table.setdefault(expression, out)
-    rebuilt = [
-        [out, op, [canonical.get(v, v) for v in inputs], params]
-        for out, op, inputs, params in program
-        if canonical[out] == out
-    ]
-    return {"program": rebuilt, "outputs": [canonical.get(v, v) for v in outputs]}
-
-
-def _folded(program: list) -> list:
-    """The value of every name that constants alone decide; then each such line as a const."""
-    value: dict[str, float] = {}
-    for out, op, inputs, params in program:
-        if op == "const":
-            value[out] = params["value"]
-        elif inputs and set(inputs) <= value.keys():
-            value[out] = EVALUATE[op](*[value[v] for v in inputs], **params)
-    return [
-        [out, "const", [], {"value": value[out]}]
-        if out in value and op != "const"
-        else [out, op, list(inputs), params]
-        for out, op, inputs, params in program
-    ]
 
 
 # -- comparing programs ---------------------------------------------------------------------
-def _plain(program: list) -> list:
+def plain_program(program: list) -> list:
     """Lines as lists, parameters' tuples as lists: what comes back from the child."""
     listed = lambda v: [listed(i) for i in v] if isinstance(v, (list, tuple)) else v
     return [
@@ -237,8 +179,8 @@ def dead_code_checks(rng: np.random.Generator) -> list[Check]:
         )
     checks = []
     for name, program, outputs in cases:
-        want = _plain(_live_lines(program, outputs))
         args = {"program": program, "outputs": outputs}
+        want = Answer("live_lines", program, outputs)
         checks.append(Check(name, probe_dead_code, args, want, same_program))
     return checks
 
@@ -313,8 +255,7 @@ def common_subexpression_checks(rng: np.random.Generator) -> list[Check]:
         )
     checks = []
     for name, program, outs in cases:
-        want = _without_repeats(program, outs)
-        want = {"program": _plain(want["program"]), "outputs": want["outputs"]}
+        want = Answer("without_repeats", program, outs)
         args = {"program": program, "outputs": outs}
         checks.append(
             Check(name, probe_common_subexpressions, args, want, same_program_and_outputs)
@@ -363,7 +304,11 @@ def fold_constant_checks(rng: np.random.Generator) -> list[Check]:
         cases.append((f"a random program of 30 lines with constants, #{k + 1}", program))
     return [
         Check(
-            name, probe_fold_constants, {"program": program}, _plain(_folded(program)), same_program
+            name,
+            probe_fold_constants,
+            {"program": program},
+            Answer("folded", program),
+            same_program,
         )
         for name, program in cases
     ]
