@@ -8,9 +8,10 @@
 # Safe to run again: a finished setup is remembered in .venv and skipped until
 # pyproject.toml or this file changes. Environment knobs:
 #   PYTHON=python3.12                 the interpreter that creates .venv (default python3)
-#   MINIGRAD_TORCH_INDEX=URL          where `test` gets PyTorch, e.g. the CPU-only wheel
-#                                     index https://download.pytorch.org/whl/cpu
-#   MINIGRAD_SKIP_APT=1               never call apt-get (Graphviz's dot stays optional)
+#   MINIGRAD_TORCH_INDEX=URL          the only index `test` gets PyTorch from (default: PyTorch's
+#                                     CPU wheel index, added to pip's own indexes)
+#   MINIGRAD_SKIP_APT=1               never call apt-get (Graphviz's dot for `course` and `grade`;
+#                                     for `test`, Chromium too)
 set -euo pipefail
 
 usage() {
@@ -31,6 +32,8 @@ python=${PYTHON:-python3}
 # installed before the `dev` extra so that extra's `torch>=2.1` is already met
 # and pip cannot swap in a different (for example multi-gigabyte CUDA) build.
 torch_spec="torch==2.13.0"
+# The CPU build is all the oracle needs; PyPI's Linux wheel is the multi-gigabyte CUDA build.
+torch_cpu_index=https://download.pytorch.org/whl/cpu
 
 say() { printf '[setup] %s\n' "$*"; }
 
@@ -110,12 +113,17 @@ else
         if "$vpy" -c 'import torch' >/dev/null 2>&1; then
             say "PyTorch $("$vpy" -c 'import torch; print(torch.__version__)') already installed (test oracle)"
         else
-            torch_args=()
             if [[ -n ${MINIGRAD_TORCH_INDEX:-} ]]; then
                 torch_args=(--index-url "$MINIGRAD_TORCH_INDEX")
+            else
+                # Beside pip's own indexes (PyPI, a mirror, a wheel folder): the CPU
+                # build (2.13.0+cpu) sorts above PyPI's 2.13.0, so pip takes it where
+                # that index answers, and a machine that cannot reach it still installs.
+                torch_args=(--extra-index-url "$torch_cpu_index")
             fi
             say "installing $torch_spec ${torch_args[*]} (test oracle)"
             "$vpy" -m pip install -q "${torch_args[@]}" "$torch_spec"
+            say "installed PyTorch $("$vpy" -c 'import torch; print(torch.__version__)')"
         fi
     fi
     say "installing minigrad (editable) with extras [$extras]"

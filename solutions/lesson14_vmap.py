@@ -15,9 +15,11 @@ import numpy as np
 def batch_sum(x: np.ndarray, bdim: "int | None", axis: int) -> "tuple[np.ndarray, int | None]":
     """Exercise 14.1: the batching rule of ``sum``: each example's ``sum(axis=axis)``.
 
-    ``x`` holds a batch of examples on axis ``bdim`` (``None``: ``x`` is one
-    example, shared by all). ``axis`` is an axis *of one example* (negative
-    counts from the end of one example's axes). Return ``(value, out_bdim)``:
+    ``x`` holds a batch of examples on axis ``bdim`` of ``x`` (``None``: ``x``
+    is one example, shared by all); like any NumPy axis, ``bdim`` may be
+    negative, counting from the end of ``x``'s axes (``-1``: the batch is
+    last). ``axis`` is an axis *of one example* (negative counts from the end
+    of one example's axes). Return ``(value, out_bdim)``:
     the sums of every example in one array, and the axis of ``value`` that
     holds the batch (``None`` when ``bdim`` is ``None``). Any ``out_bdim`` is
     right, as long as it says where the batch is.

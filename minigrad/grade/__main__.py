@@ -4,6 +4,7 @@ Two more commands, for teachers:
 
     python -m minigrad.grade release DIR          # the student edition, without answers
     python -m minigrad.grade gradescope OUT.zip   # the Gradescope autograder bundle
+    python -m minigrad.grade gradescope OUT.zip --exercise 13   # one lesson's assignment
 """
 
 from __future__ import annotations
@@ -36,6 +37,13 @@ def teacher_command(argv: list[str]) -> int:
     zipped = commands.add_parser("gradescope", help="write the Gradescope autograder zip")
     zipped.add_argument("out", type=Path, metavar="OUT.zip")
     zipped.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S")
+    zipped.add_argument(
+        "--exercise",
+        action="append",
+        metavar="NAME",
+        help="grade only this exercise ('13.1', its name, or a lesson '13'); repeatable: "
+        "an assignment of part of the course",
+    )
     args = parser.parse_args(argv)
     if args.command == "release":
         try:
@@ -47,8 +55,15 @@ def teacher_command(argv: list[str]) -> int:
         return 0
     if args.out.suffix != ".zip":
         parser.error(f"the bundle is a zip file: {args.out} does not end in .zip")
-    names = bundle(PACKAGE_ROOT, args.out, timeout=args.timeout)
-    print(f"wrote {args.out} ({len(names)} files): upload it as the autograder on Gradescope")
+    try:
+        names = bundle(PACKAGE_ROOT, args.out, timeout=args.timeout, exercises=args.exercise)
+    except ValueError as error:
+        parser.error(str(error))
+    graded = ", ".join(args.exercise) if args.exercise else "every exercise"
+    print(
+        f"wrote {args.out} ({len(names)} files, grading {graded}): upload it as the "
+        "autograder on Gradescope"
+    )
     return 0
 
 

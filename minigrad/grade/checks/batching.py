@@ -39,11 +39,19 @@ def batch_sum_checks(rng: np.random.Generator) -> list[Check]:
         x = rng.normal(size=shape)
         want = np.stack([e.sum(axis=axis) for e in _examples(x, bdim)])
         args = {"x": x, "bdim": bdim, "axis": axis}
+        # The feedback shows the call: the same arguments the student's function got.
+        name = f"{name}: batch_sum(x of shape {shape}, bdim={bdim}, axis={axis})"
         checks.append(Check(name, probe_batch_sum, args, want, within(1e-12, 1e-12)))
     x = rng.normal(size=(3, 4))
     args = {"x": x, "bdim": None, "axis": 1}
     checks.append(
-        Check("unbatched input (bdim None)", probe_batch_sum, args, x.sum(axis=1), within(1e-12))
+        Check(
+            "unbatched input: batch_sum(x of shape (3, 4), bdim=None, axis=1)",
+            probe_batch_sum,
+            args,
+            x.sum(axis=1),
+            within(1e-12),
+        )
     )
     return checks
 

@@ -1,0 +1,378 @@
+"""No file of the student edition is an answer key (issue 21).
+
+``release`` makes the student edition; this test takes every function and
+class that any of its Python files or notebooks defines (every top-level
+function, class and method), pastes it into every exercise (the way a student
+would copy it: with its module's imports, in place of the exercise's function
+or method, or of its class) and grades the result with the teacher's
+references. Nothing may score more than the exercise's stub does.
+
+Grading runs in one process per lesson file, in that process (no sandbox: the
+candidates are the course's own code), each check under a time limit. A
+candidate is tried only where Python could call it the way the exercise's
+function is called (its positional parameters fit); any other would fail with
+a ``TypeError`` on the first call, which is the stub's score. The solutions/
+of the teacher's course are the control: pasted the same way, they score.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SOLUTIONS = ROOT / "solutions"
+STUB = re.compile(r"raise NotImplementedError\(\s*\"Exercise (\d+\.\d+):")
+CHECK_SECONDS = 3
+HEAVY = 0.05
+
+
+# -- what a student could copy ------------------------------------------------------------------
+def _sources(edition: Path) -> list[tuple[str, str]]:
+    """``(name, Python text)`` of every Python file and notebook in the edition."""
+    found = []
+    for path in sorted(edition.rglob("*")):
+        if not path.is_file() or ".git" in path.parts:
+            continue
+        relative = path.relative_to(edition).as_posix()
+        if path.suffix == ".py":
+            found.append((relative, path.read_text()))
+        elif path.suffix == ".ipynb":
+            cells = json.loads(path.read_text()).get("cells", [])
+            for k, cell in enumerate(cells):
+                if cell.get("cell_type") != "code":
+                    continue
+                text = "".join(cell.get("source", ""))
+                # IPython's magics and shell lines are not Python.
+                text = "\n".join(
+                    "" if line.lstrip().startswith(("%", "!")) else line
+                    for line in text.splitlines()
+                )
+                found.append((f"{relative}#cell{k}", text))
+    return found
+
+
+def _shape(node: ast.AST) -> dict:
+    """How a function (or a class, by its ``__init__``) can be called positionally."""
+    if isinstance(node, ast.ClassDef):
+        init = next(
+            (n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None
+        )
+        if init is None:
+            return {"required": 0, "most": 99}  # maybe inherited: let it try
+        shape = _shape(init)
+        return {"required": max(shape["required"] - 1, 0), "most": max(shape["most"] - 1, 0)}
+    args = node.args
+    positional = len(args.posonlyargs) + len(args.args)
+    required_kw = sum(1 for d in args.kw_defaults if d is None)
+    return {
+        "required": positional - len(args.defaults) + (99 if required_kw else 0),
+        "most": 99 if args.vararg else positional,
+    }
+
+
+def candidates(edition: Path) -> list[dict]:
+    """Every function, class and method the edition defines, ready to paste."""
+    found = []
+    notebook_imports: dict[str, list[str]] = {}
+    parsed = []
+    for name, text in _sources(edition):
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        imports = [
+            _segment(text, node)
+            for node in tree.body
+            if isinstance(node, ast.Import) or (isinstance(node, ast.ImportFrom) and not node.level)
+        ]
+        if "#cell" in name:  # a notebook's imports reach all its cells
+            notebook_imports.setdefault(name.split("#")[0], []).extend(imports)
+        parsed.append((name, text, tree, imports))
+    for name, text, tree, imports in parsed:
+        if "#cell" in name:
+            imports = notebook_imports[name.split("#")[0]]
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                found.append(_candidate(name, text, node, imports, decorators=True))
+            if isinstance(node, ast.ClassDef):
+                for method in node.body:
+                    if isinstance(method, ast.FunctionDef):
+                        found.append(_candidate(name, text, method, imports, decorators=False))
+    return found
+
+
+_LINES: dict[str, list[str]] = {}
+
+
+def _segment(text: str, node: ast.AST) -> str:
+    """``ast.get_source_segment`` for whole lines, splitting each text once."""
+    lines = _LINES.setdefault(text, text.splitlines())
+    return "\n".join(lines[node.lineno - 1 : node.end_lineno])
+
+
+def _candidate(where: str, text: str, node: ast.AST, imports: list[str], decorators: bool) -> dict:
+    source = _segment(text, node).lstrip()
+    lines = _LINES.setdefault(text, text.splitlines())
+    if decorators and node.decorator_list:
+        first = node.decorator_list[0].lineno - 1
+        source = "\n".join(lines[first : node.lineno - 1]) + "\n" + source
+    source = textwrap.dedent(" " * node.col_offset + source)
+    # (a one-line body after the colon has its own column; dedent copes)
+    return {
+        "where": f"{where}:{node.lineno} {node.name}",
+        "name": node.name,
+        "source": source,
+        "imports": imports,
+        "kind": "class" if isinstance(node, ast.ClassDef) else "function",
+        **_shape(node),
+    }
+
+
+# -- where it could go --------------------------------------------------------------------------
+def targets(stub_text: str) -> list[dict]:
+    """The places of a stub file a pasted candidate can take: ``{"exercise", "path", ...}``."""
+    tree = ast.parse(stub_text)
+    found = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            numbers = set(STUB.findall(ast.get_source_segment(stub_text, node) or ""))
+            for number in numbers:
+                found.append({"exercise": number, "path": node.name, "kind": "function",
+                              **_shape(node)})  # fmt: skip
+        elif isinstance(node, ast.ClassDef):
+            numbers = set(STUB.findall(ast.get_source_segment(stub_text, node) or ""))
+            for number in numbers:
+                found.append({"exercise": number, "path": node.name, "kind": "class",
+                              **_shape(node)})  # fmt: skip
+            for method in node.body:
+                if not isinstance(method, ast.FunctionDef):
+                    continue
+                for number in set(STUB.findall(ast.get_source_segment(stub_text, method) or "")):
+                    found.append({"exercise": number, "path": f"{node.name}.{method.name}",
+                                  "kind": "function", **_shape(method)})  # fmt: skip
+    return found
+
+
+def fits(candidate: dict, target: dict) -> bool:
+    """Whether some call the target takes also binds to the candidate."""
+    if target["kind"] == "class" and candidate["kind"] != "class":
+        return False
+    low, high = target["required"], target["most"]
+    return candidate["required"] <= high and candidate["most"] >= min(low, 98)
+
+
+# -- grading, in a worker process per lesson file ----------------------------------------------
+class _TooSlow(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise _TooSlow(f"over {CHECK_SECONDS} s")
+
+
+def _score(parts: list, filename: str, checks: list, inputs: list, limit: float = 1.0) -> float:
+    """The points a module made of ``parts`` (code objects, run in order) scores."""
+    from minigrad.grade.channel import decode, message, read_messages
+
+    namespace = {"__name__": "pasted_submission", "__file__": filename}
+    signal.signal(signal.SIGALRM, _alarm)
+    try:
+        signal.alarm(CHECK_SECONDS * 4)
+        for code in parts:
+            exec(code, namespace)
+    except BaseException:
+        return 0.0
+    finally:
+        signal.alarm(0)
+    module = type(sys)("pasted_submission")
+    module.__dict__.update(namespace)
+    points = 0.0
+    for check, sent in zip(checks, inputs):
+        try:
+            args = decode(json.loads(sent))  # afresh: a candidate may change its inputs
+            signal.setitimer(signal.ITIMER_REAL, limit)
+            output = check.probe(module, args)
+            reply = read_messages(message(0, output=output), 1).get(0, {})
+        except BaseException:
+            continue
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        if "output" in reply and check.compare(check.expected, reply["output"]) is None:
+            points += check.points
+    return points
+
+
+def _compiled(text: str, filename: str):
+    try:
+        return compile(text, filename, "exec")
+    except (SyntaxError, ValueError):
+        return None
+
+
+def pasted(stub_code, candidate: dict, target: dict, filename: str) -> list | None:
+    """The stub with the candidate pasted after it, in place of the target (code objects)."""
+    if "code" not in candidate:
+        text = "\n".join([*candidate["imports"], candidate["source"]])
+        candidate["code"] = _compiled(text, filename)
+    if candidate["code"] is None:
+        return None
+    assign = _compiled(f"{target['path']} = {candidate['name']}", filename)
+    return [stub_code, candidate["code"], assign]
+
+
+def _pick(checks: list, inputs: list, chosen: list) -> tuple[list, list]:
+    return [checks[k] for k in chosen], [inputs[k] for k in chosen]
+
+
+def worker(edition: str, lesson: str, out: str) -> None:
+    """Grade every candidate pasted into every exercise of one lesson file; write the scores."""
+    from minigrad.grade import select
+    from minigrad.grade.answers import checks_rng
+    from minigrad.grade.channel import encode
+
+    stub = (Path(edition) / "exercises" / lesson).read_text()
+    stub_code = compile(stub, lesson, "exec")
+    found = candidates(Path(edition))
+    # Every module any candidate imports, once, before any time limit can cut an import short.
+    for statement in sorted({line for c in found for line in c["imports"]}):
+        try:
+            exec(statement, {})
+        except BaseException:
+            pass
+    report = {"stub": {}, "best": {}, "tried": 0, "control": {}, "slow": []}
+    places = targets(stub)
+    solution = SOLUTIONS / lesson
+    answers = candidates_from(solution.read_text(), lesson)
+    solution_code = compile(solution.read_text(), lesson, "exec")
+    for exercise in [ex for ex in select() if ex.file == lesson]:
+        checks = exercise.make_checks(checks_rng(0, exercise.number))
+        # The inputs as the child receives them (through the channel).
+        inputs = [json.dumps(encode(check.args)) for check in checks]
+        baseline = _score([stub_code], lesson, checks, inputs)
+        report["stub"][exercise.number] = baseline
+        # Checks on big inputs (where the solution needs over HEAVY seconds: long
+        # chains, thousands of lines) run only for candidates that pass a light
+        # check: a candidate that fails every light check is not tried on them.
+        heavy = []
+        for k, check in enumerate(checks):
+            started = time.perf_counter()
+            _score([solution_code], lesson, [check], [inputs[k]], 10)
+            heavy.append(time.perf_counter() - started > HEAVY)
+        light = [k for k in range(len(checks)) if not heavy[k]]
+        best = []
+        mine = [t for t in places if t["exercise"] == exercise.number]
+        for target in mine:
+            for candidate in found:
+                if not fits(candidate, target):
+                    continue
+                parts = pasted(stub_code, candidate, target, lesson)
+                if parts is None:
+                    continue
+                report["tried"] += 1
+                started = time.perf_counter()
+                score = _score(parts, lesson, *_pick(checks, inputs, light))
+                if score > 0 and len(light) < len(checks):
+                    rest = sorted(set(range(len(checks))) - set(light))
+                    score += _score(parts, lesson, *_pick(checks, inputs, rest), 5)
+                spent = time.perf_counter() - started
+                if spent > 1:
+                    report["slow"].append([round(spent, 2), candidate["where"]])
+                if score > baseline:
+                    best.append([score, candidate["where"], target["path"]])
+        report["best"][exercise.number] = best
+        # The control: the teacher's own definitions, pasted the same way, do score.
+        report["control"][exercise.number] = max(
+            (_score(pasted(stub_code, c, t, lesson), lesson, checks, inputs, 10)
+             for t in mine
+             for c in answers if c["name"] == t["path"].split(".")[-1] and fits(c, t)),
+            default=0.0,
+        )  # fmt: skip
+    Path(out).write_text(json.dumps(report))
+
+
+def candidates_from(text: str, where: str) -> list[dict]:
+    tree = ast.parse(text)
+    imports = [
+        ast.get_source_segment(text, n)
+        for n in tree.body
+        if isinstance(n, (ast.Import, ast.ImportFrom))
+    ]
+    found = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            found.append(_candidate(where, text, node, imports, decorators=True))
+        if isinstance(node, ast.ClassDef):
+            for method in node.body:
+                if isinstance(method, ast.FunctionDef):
+                    found.append(_candidate(where, text, method, imports, decorators=False))
+    return found
+
+
+# -- the test -----------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def edition(tmp_path_factory):
+    from minigrad.grade.release import release
+
+    target = tmp_path_factory.mktemp("edition") / "course"
+    release(ROOT, target)
+    return target
+
+
+LESSONS = sorted(p.name for p in SOLUTIONS.glob("lesson*.py"))
+
+
+def test_no_shipped_function_scores_above_the_stub(edition, tmp_path):
+    from minigrad.grade import select
+
+    running, reports = {}, {}
+    pending = list(LESSONS)
+    while pending or running:
+        while pending and len(running) < max(os.cpu_count() or 1, 2):
+            lesson = pending.pop(0)
+            env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(tmp_path)}
+            for exercise in select():
+                if exercise.file == lesson:
+                    env.update(exercise.env)
+            folder = tmp_path / lesson.removesuffix(".py")
+            folder.mkdir()
+            running[lesson] = subprocess.Popen(
+                [sys.executable, __file__, str(edition), lesson, str(folder / "scores.json")],
+                cwd=folder,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=open(folder / "stderr.txt", "w"),
+            )
+        for lesson, process in list(running.items()):
+            if process.poll() is None:
+                continue
+            del running[lesson]
+            folder = tmp_path / lesson.removesuffix(".py")
+            stderr = (folder / "stderr.txt").read_text()[-3000:]
+            assert process.returncode == 0, f"{lesson}: {stderr}"
+            reports[lesson] = json.loads((folder / "scores.json").read_text())
+        time.sleep(0.2)
+    tried = 0
+    for report in reports.values():
+        tried += report["tried"]
+        for number, better in report["best"].items():
+            assert not better, f"exercise {number}: these shipped definitions score: {better}"
+        for number, score in report["control"].items():
+            assert score > report["stub"][number], f"{number}: the pasted solution scored {score}"
+    print(f"{tried} pastes tried")
+    assert tried > 1000
+
+
+if __name__ == "__main__":
+    worker(*sys.argv[1:4])
