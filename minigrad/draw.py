@@ -40,6 +40,7 @@ INSTALL_HINT = (
 )
 
 _PARAMETER_COLOR = "lightblue"
+_DEAD_COLOR = "gray60"
 
 
 class Drawing(graphviz.Digraph):
@@ -95,6 +96,9 @@ def _describe(node: Any, show_grad: bool) -> tuple[str, dict[str, str]]:
         fields.append(f"data {_number(node.data)}")
         if show_grad:
             fields.append(f"grad {_number(node.grad)}")
+    if getattr(node, "dead", False):  # a static graph's dead code (lesson 13)
+        fields[0] = f"{fields[0]} (dead)" if fields else "(dead)"
+        style = {"style": "dashed", "color": _DEAD_COLOR, "fontcolor": _DEAD_COLOR}
     return "{ " + " | ".join(_field(f) for f in fields) + " }", style
 
 
@@ -139,6 +143,8 @@ def draw(
     ``.render()`` work as for any ``graphviz.Digraph``. With
     ``backward=True`` (a Tensor ``root``), the graph drawn is that of the
     gradients of ``root`` with respect to its leaves, labelled ``grad x``.
+    A static graph's dead code (operations no output needs) is drawn greyed
+    and dashed, marked ``(dead)``.
 
     >>> from minigrad.scalar import Value
     >>> a = Value(2.0, label="a"); b = Value(-3.0, label="b")
@@ -148,7 +154,7 @@ def draw(
     """
     if backward:
         root = _gradients(root)
-    if hasattr(root, "output_nodes"):  # a static graph (lesson 13): walk from its outputs
+    if hasattr(root, "output_nodes"):  # a static graph (lesson 13): its outputs, dead code too
         root = root.output_nodes()
     order = topological_order(root)
     # The last nodes of a topological order are the closest to the output, and
@@ -172,14 +178,20 @@ def draw(
         home.node(name, label, shape="record", **style)
         if not node._op:
             continue
+        grey = {"color": _DEAD_COLOR, "fontcolor": _DEAD_COLOR} if getattr(node, "dead", 0) else {}
         home.node(
-            name + "op", graphviz.nohtml(node._op), shape="ellipse", fontsize="10", margin="0.02"
+            name + "op",
+            graphviz.nohtml(node._op),
+            shape="ellipse",
+            fontsize="10",
+            margin="0.02",
+            **grey,
         )
-        g.edge(name + "op", name)
+        g.edge(name + "op", name, **grey)
         cut = False
         for parent in node._parents:
             if id(parent) in names:
-                g.edge(names[id(parent)], name + "op")
+                g.edge(names[id(parent)], name + "op", **grey)
             else:
                 cut = True
         if cut:

@@ -169,7 +169,8 @@ class Graph:
 
     # -- the node protocol of minigrad.graph, for minigrad.draw --------------------
     def output_nodes(self) -> list[Any]:
-        """The graph's outputs as nodes of the node protocol (what ``mg.draw(graph)`` walks)."""
+        """The graph's outputs as nodes of the node protocol (what ``mg.draw(graph)`` walks),
+        then the last node of each dead branch (``dead`` is true on every dead node)."""
         names = self.names()
         nodes: dict[Var, DrawnNode] = {}
 
@@ -184,17 +185,32 @@ class Graph:
             parents = tuple(node(v) for v in op.inputs)
             for v in op.outs:
                 nodes[v] = DrawnNode(v, names[v], op.prim.name, parents)
-        return [node(v) for v in self.outputs]
+        outputs = [node(v) for v in self.outputs]
+        # Dead code (results no output needs) is drawn too, marked dead: a walk
+        # back from the outputs alone would never reach it.
+        live: set[int] = set()
+        stack = list(outputs)
+        while stack:
+            drawn = stack.pop()
+            if id(drawn) not in live:
+                live.add(id(drawn))
+                stack.extend(drawn._parents)
+        dead = [n for n in nodes.values() if id(n) not in live]
+        for n in dead:
+            n.dead = True
+        used = {id(p) for n in dead for p in n._parents}
+        return outputs + [n for n in dead if id(n) not in used]
 
 
 class DrawnNode:
     """A Var seen through the node protocol (``_parents``, ``_op``, ``label``, ``shape``)."""
 
-    __slots__ = ("_op", "_parents", "device", "dtype", "label", "shape")
+    __slots__ = ("_op", "_parents", "dead", "device", "dtype", "label", "shape")
 
     def __init__(self, v: Var, label: str, op: str, parents: tuple) -> None:
         self.shape, self.dtype, self.device = v.shape, v.dtype, v.device
         self.label, self._op, self._parents = label, op, parents
+        self.dead = False  # no output needs it (draw greys it)
 
 
 def _name(i: int) -> str:

@@ -16,6 +16,11 @@ from typing import Any
 
 from minigrad.grade.spec import HINT, Exercise
 
+EDGE_ALONE = (
+    "right, but a function that does nothing gets this case right too: "
+    "it counts once a check of the general case passes"
+)
+
 
 @dataclass
 class CheckResult:
@@ -42,6 +47,14 @@ class ExerciseResult:
     checks: list[CheckResult]
     output: str
     hint: str = ""
+
+    def __post_init__(self) -> None:
+        # An edge check alone proves nothing: a function that does nothing passes it.
+        edges = self.exercise.edge_checks
+        if edges and not any(c.passed for c in self.checks if c.name not in edges):
+            for check in self.checks:
+                if check.name in edges and check.passed:
+                    check.problem = EDGE_ALONE
 
     @property
     def score(self) -> float:

@@ -144,6 +144,10 @@ class Check:
     measures: str = ""
     # Where an ``Answer`` gave ``expected``: its key in the student edition's table.
     answer_key: str = ""
+    # An edge case that a function doing nothing (handing back its input, an empty
+    # result, the input unchanged) also gets right: it earns its points only when
+    # a check of the general case passes too (see ``report.ExerciseResult``).
+    edge: bool = False
 
 
 @dataclass
@@ -157,6 +161,8 @@ class Exercise:
     env: dict[str, str] = field(default_factory=dict)
     # minigrad's own implementations of this exercise: calling one scores zero.
     shortcuts: tuple[str, ...] = ()
+    # The names of its edge checks (``Check.edge``), recorded as its checks are made.
+    edge_checks: set[str] = field(default_factory=set)
 
     @property
     def title(self) -> str:
@@ -213,7 +219,9 @@ def exercise(
         def checks_with_answers(rng: np.random.Generator) -> list[Check]:
             from minigrad.grade.answers import fill_answers
 
-            return fill_answers(number, make_checks(rng))
+            checks = fill_answers(number, make_checks(rng))
+            entry.edge_checks.update(check.name for check in checks if check.edge)
+            return checks
 
         checks_with_answers.__doc__ = make_checks.__doc__
         entry = Exercise(number, name, file, checks_with_answers, dict(env or {}), tuple(shortcuts))

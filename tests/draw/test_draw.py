@@ -208,3 +208,24 @@ def test_a_failing_renderer_gives_text_not_a_traceback(no_dot, monkeypatch):
 
 def test_the_face_binds_the_function():
     assert mg.draw is draw
+
+
+def test_a_static_graphs_dead_code_is_drawn_greyed_and_marked():
+    """Lesson 13's "before" picture of dead-code elimination shows the dead exp (issue 21):
+    a walk back from the outputs alone never reaches it."""
+    import minigrad as mg
+    from minigrad.compile import passes
+
+    def leftover(x, w):
+        unused = (x * w).exp()  # noqa: F841 - the dead code
+        return (x * w).tanh()
+
+    traced = mg.make_graph(leftover)(mg.ones(3), mg.ones(3))
+    before, after = draw(traced).source, draw(passes.eliminate_dead_code(traced)).source
+    assert "label=exp" in before and "label=exp" not in after
+    dead = [line for line in before.splitlines() if "(dead)" in line]
+    assert len(dead) == 2  # the exp and the product only it reads
+    assert all("gray60" in line and "dashed" in line for line in dead)
+    assert "(dead)" not in after and "gray60" not in after
+    live = [line for line in before.splitlines() if "label=tanh" in line]
+    assert live and "gray60" not in live[0]

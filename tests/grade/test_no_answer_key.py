@@ -12,7 +12,8 @@ candidates are the course's own code), each check under a time limit. A
 candidate is tried only where Python could call it the way the exercise's
 function is called (its positional parameters fit); any other would fail with
 a ``TypeError`` on the first call, which is the stub's score. The solutions/
-of the teacher's course are the control: pasted the same way, they score.
+of the teacher's course are the control: pasted the same way, they score full
+marks.
 """
 
 from __future__ import annotations
@@ -181,8 +182,8 @@ def _alarm(signum, frame):
     raise _TooSlow(f"over {CHECK_SECONDS} s")
 
 
-def _score(parts: list, filename: str, checks: list, inputs: list, limit: float = 1.0) -> float:
-    """The points a module made of ``parts`` (code objects, run in order) scores."""
+def _passes(parts: list, filename: str, checks: list, inputs: list, limit: float = 1.0) -> list:
+    """Which of ``checks`` a module made of ``parts`` (code objects, run in order) passes."""
     from minigrad.grade.channel import decode, message, read_messages
 
     namespace = {"__name__": "pasted_submission", "__file__": filename}
@@ -192,25 +193,39 @@ def _score(parts: list, filename: str, checks: list, inputs: list, limit: float 
         for code in parts:
             exec(code, namespace)
     except BaseException:
-        return 0.0
+        return [False] * len(checks)
     finally:
         signal.alarm(0)
     module = type(sys)("pasted_submission")
     module.__dict__.update(namespace)
-    points = 0.0
+    passed = []
     for check, sent in zip(checks, inputs):
+        reply = {}
         try:
             args = decode(json.loads(sent))  # afresh: a candidate may change its inputs
             signal.setitimer(signal.ITIMER_REAL, limit)
             output = check.probe(module, args)
             reply = read_messages(message(0, output=output), 1).get(0, {})
         except BaseException:
-            continue
+            pass
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
-        if "output" in reply and check.compare(check.expected, reply["output"]) is None:
-            points += check.points
-    return points
+        passed.append("output" in reply and check.compare(check.expected, reply["output"]) is None)
+    return passed
+
+
+def score(checks: list, passed: dict) -> float:
+    """The points of the checks passed (``{index: bool}``), as the grader's report counts them:
+    an edge check (``Check.edge``) counts only beside a passing check of the general case."""
+    general = any(ok for k, ok in passed.items() if not checks[k].edge)
+    return sum(
+        checks[k].points for k, ok in passed.items() if ok and (general or not checks[k].edge)
+    )
+
+
+def _score(parts: list, filename: str, checks: list, inputs: list, limit: float = 1.0) -> float:
+    passed = _passes(parts, filename, checks, inputs, limit)
+    return score(checks, dict(enumerate(passed)))
 
 
 def _compiled(text: str, filename: str):
@@ -253,7 +268,6 @@ def worker(edition: str, lesson: str, out: str) -> None:
     report = {"stub": {}, "best": {}, "tried": 0, "control": {}, "slow": []}
     places = targets(stub)
     solution = SOLUTIONS / lesson
-    answers = candidates_from(solution.read_text(), lesson)
     solution_code = compile(solution.read_text(), lesson, "exec")
     for exercise in [ex for ex in select() if ex.file == lesson]:
         checks = exercise.make_checks(checks_rng(0, exercise.number))
@@ -281,42 +295,26 @@ def worker(edition: str, lesson: str, out: str) -> None:
                     continue
                 report["tried"] += 1
                 started = time.perf_counter()
-                score = _score(parts, lesson, *_pick(checks, inputs, light))
-                if score > 0 and len(light) < len(checks):
+                passed = dict(zip(light, _passes(parts, lesson, *_pick(checks, inputs, light))))
+                if any(passed.values()) and len(light) < len(checks):
                     rest = sorted(set(range(len(checks))) - set(light))
-                    score += _score(parts, lesson, *_pick(checks, inputs, rest), 5)
+                    passed.update(
+                        zip(rest, _passes(parts, lesson, *_pick(checks, inputs, rest), 5))
+                    )
+                points = score(checks, passed)
                 spent = time.perf_counter() - started
                 if spent > 1:
                     report["slow"].append([round(spent, 2), candidate["where"]])
-                if score > baseline:
-                    best.append([score, candidate["where"], target["path"]])
+                if points > baseline:
+                    best.append([points, candidate["where"], target["path"]])
         report["best"][exercise.number] = best
-        # The control: the teacher's own definitions, pasted the same way, do score.
-        report["control"][exercise.number] = max(
-            (_score(pasted(stub_code, c, t, lesson), lesson, checks, inputs, 10)
-             for t in mine
-             for c in answers if c["name"] == t["path"].split(".")[-1] and fits(c, t)),
-            default=0.0,
-        )  # fmt: skip
+        # The control: the teacher's whole file, pasted after the stub the same way,
+        # scores full marks (the harness can see a right answer).
+        report["control"][exercise.number] = [
+            _score([stub_code, solution_code], lesson, checks, inputs, 10),
+            sum(check.points for check in checks),
+        ]
     Path(out).write_text(json.dumps(report))
-
-
-def candidates_from(text: str, where: str) -> list[dict]:
-    tree = ast.parse(text)
-    imports = [
-        ast.get_source_segment(text, n)
-        for n in tree.body
-        if isinstance(n, (ast.Import, ast.ImportFrom))
-    ]
-    found = []
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            found.append(_candidate(where, text, node, imports, decorators=True))
-        if isinstance(node, ast.ClassDef):
-            for method in node.body:
-                if isinstance(method, ast.FunctionDef):
-                    found.append(_candidate(where, text, method, imports, decorators=False))
-    return found
 
 
 # -- the test -----------------------------------------------------------------------------------
@@ -368,8 +366,8 @@ def test_no_shipped_function_scores_above_the_stub(edition, tmp_path):
         tried += report["tried"]
         for number, better in report["best"].items():
             assert not better, f"exercise {number}: these shipped definitions score: {better}"
-        for number, score in report["control"].items():
-            assert score > report["stub"][number], f"{number}: the pasted solution scored {score}"
+        for number, (got, full) in report["control"].items():
+            assert got == full > report["stub"][number], f"{number}: the solution scored {got}"
     print(f"{tried} pastes tried")
     assert tried > 1000
 

@@ -19,7 +19,7 @@ from minigrad.graph import topological_order
 FUNCTIONS_1D = {
     "cube": lambda x: x**3,
     "sin": math.sin,
-    "exp": math.exp,
+    "exp(-x)": lambda x: math.exp(-x),
     "inverse": lambda x: 1 / x,
 }
 
