@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from minigrad.grade.answers import default_seed
 from minigrad.grade.checks import EXERCISES
 from minigrad.grade.report import Report
 from minigrad.grade.runner import DEFAULT_TIMEOUT, PACKAGE_ROOT, grade
@@ -80,7 +81,8 @@ def check(
     In Jupyter the table is shown as HTML, elsewhere printed as text.
     """
     folder = Path(directory) if directory is not None else find_exercises()
-    report = grade(folder, select([name]), timeout=timeout, sandbox=sandbox)
+    seed = default_seed(None)  # fresh, but in the students' edition its stored inputs
+    report = grade(folder, select([name]), timeout=timeout, sandbox=sandbox, seed=seed)
     try:
         from IPython import get_ipython
         from IPython.display import display

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from minigrad.grade import DEFAULT_TIMEOUT, find_exercises, grade, select
+from minigrad.grade.answers import default_seed
 from minigrad.grade.gradescope import bundle
 from minigrad.grade.release import ReleaseError, release
 from minigrad.grade.runner import PACKAGE_ROOT
@@ -107,7 +108,8 @@ def main(argv: list[str] | None = None) -> int:
         "--seed",
         type=int,
         default=None,
-        help="seed of the random inputs (default: a fresh one each run, printed with the scores)",
+        help="seed of the random inputs (default: a fresh one each run, printed with the "
+        "scores; in the students' edition, 0, the inputs whose answers it stores)",
     )
     parser.add_argument(
         "--no-sandbox",
@@ -141,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
             args.directory,
             exercises,
             timeout=args.timeout,
-            seed=args.seed,
+            seed=default_seed(args.seed),
             jobs=args.jobs,
             sandbox=not args.no_sandbox,
         )

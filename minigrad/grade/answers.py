@@ -5,8 +5,8 @@ grading. In the teacher's course and in the Gradescope bundle the teacher's
 ``minigrad.grade.references`` computes it. The student edition has no
 references (they are the answer key); ``release`` stores instead, in
 ``ANSWERS`` beside this module, the value each ``Answer`` had on the inputs
-the edition's grader makes (seed 0, the default), keyed by a hash of the
-exercise, the check and its inputs. The student edition therefore grades its
+the edition's grader makes (seed 0, its default: ``default_seed``), keyed by
+a hash of the exercise, the check and its inputs. The student edition therefore grades its
 own inputs exactly as the teacher's course does, and knows nothing about any
 other input: a fresh seed (which Gradescope uses) has no stored answer.
 
@@ -37,8 +37,8 @@ ANSWERS = Path(__file__).with_name("answers.json")
 # The seeds whose answers the student edition stores: the grader's default.
 STORED_SEEDS = (0,)
 NO_ANSWER = (
-    "this student edition stores the expected answers for the default inputs only "
-    "(seed 0); grade without --seed"
+    "this student edition stores the expected answers for the inputs of seed 0 only; "
+    "grade without --seed (or with --seed 0)"
 )
 
 
@@ -92,6 +92,14 @@ def unpack(data: Any) -> Any:
         items = [unpack(item) for item in data["tuple"]]
         return named(**dict(zip(data["fields"], items))) if data["fields"] else tuple(items)
     return {unpack(k): unpack(v) for k, v in data["dict"]}
+
+
+def default_seed(seed: int | None) -> int | None:
+    """``seed``; where it is None and the references are missing (the student
+    edition), the seed whose answers are stored, else None (a fresh one)."""
+    if seed is None and references() is None:
+        return STORED_SEEDS[0]
+    return seed
 
 
 def answer_key(number: str, check: Check, answer: Answer) -> str:

@@ -73,11 +73,10 @@ if [[ -d $submission/exercises ]]; then
 fi
 mkdir -p "$root/results"
 cd "$root/source"
-# Fresh inputs for every submission: answers copied from anywhere score nothing.
-seed=$("$python" -c "import secrets; print(secrets.randbelow(2**31))")
-# The grader exits 0 whenever it graded, whatever the score.
+# The grader exits 0 whenever it graded, whatever the score. Its inputs are
+# fresh for every submission (a new seed, printed with the scores).
 exec "$python" -m minigrad.grade "$submission" \\
-    --json "$root/results/results.json" --timeout TIMEOUT --seed "$seed" SELECTION "$@"
+    --json "$root/results/results.json" --timeout TIMEOUT SELECTION "$@"
 """
 
 BUNDLE_SCRIPTS = {"setup.sh": SETUP, "run_autograder": RUN_AUTOGRADER}
