@@ -10,6 +10,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from minigrad.grade import check, grade, select
@@ -220,3 +221,50 @@ def test_check_in_a_notebook_shows_one_report(tmp_path):
     # The report check() returns still shows itself when asked again.
     report = check("1.2", directory=SOLUTIONS)
     assert report.shown is False and "<table>" in report.to_html()
+
+
+def test_the_student_edition_holds_no_references_and_grades_with_stored_answers(edition):
+    """Issue 21: the grader's answer key stays behind; the edition grades the inputs whose
+    answers release stored (seed 0) exactly as the teacher's course does."""
+    target, _ = edition
+    assert not (target / "minigrad" / "grade" / "references.py").exists()
+    assert (target / "minigrad" / "grade" / "answers.json").is_file()
+    picked = ["3.1", "4.2", "5.2", "12.1", "12.2", "13.1", "13.2", "13.3", "14.3"]
+    command = [sys.executable, "-m", "minigrad.grade", str(SOLUTIONS), "--json"]
+    for seed, json_name in ((None, "stored.json"), (7, "fresh.json")):
+        args = [*command, str(target / json_name)]
+        args += [arg for number in picked for arg in ("--exercise", number)]
+        args += ["--seed", str(seed)] if seed is not None else []
+        run = _run(args, cwd=target, PYTHONPATH=str(target))
+        assert run.returncode == 0, run.stderr
+    stored = json.loads((target / "stored.json").read_text())
+    assert [t["name"].split()[0] for t in stored["tests"]] == picked
+    assert all(t["score"] == t["max_score"] > 0 for t in stored["tests"]), stored
+    # Other inputs have no stored answer: those checks fail, saying why.
+    fresh = json.loads((target / "fresh.json").read_text())
+    assert all(t["score"] < t["max_score"] for t in fresh["tests"])
+    assert all("stores the expected answers" in t["output"] for t in fresh["tests"])
+
+
+def test_batch_sum_allows_a_negative_bdim_and_its_feedback_shows_the_call():
+    """Issue 21: 14.1's checks pass bdim=-1; its docstring says so, and each check names bdim."""
+    (exercise,) = select(["14.1"])
+    checks = exercise.make_checks(np.random.default_rng(0))
+    assert all("bdim=" in check.name and "axis=" in check.name for check in checks)
+    assert any(check.args["bdim"] is not None and check.args["bdim"] < 0 for check in checks)
+    text = " ".join((EXERCISE_DIR / "lesson14_vmap.py").read_text().split())
+    assert "``bdim`` may be negative, counting from the end of ``x``'s axes" in text
+
+
+def test_an_edge_check_alone_scores_nothing(tmp_path):
+    """A function that hands its input back passes 13.3's "nothing to fold" case, and 4.2's
+    same-shape case: those count only beside a check of the general case (issue 21)."""
+    stub = (EXERCISE_DIR / "lesson13_static_graphs.py").read_text()
+    (tmp_path / "lesson13_static_graphs.py").write_text(
+        stub + "\n\ndef fold_constants(program):\n    return list(program)\n"
+    )
+    (result,) = grade(tmp_path, select(["13.3"]), seed=0).exercises
+    assert result.score == 0
+    assert "counts once a check of the general case passes" in result.details()
+    (result,) = grade(SOLUTIONS, select(["13.3"]), seed=0).exercises
+    assert result.score == result.max_score
