@@ -295,6 +295,16 @@ class TensorBase:
         if requires_grad:
             self.requires_grad_(True)
 
+    def __getstate__(self) -> tuple:
+        """What pickle and deepcopy keep: every field but the view bookkeeping (which
+        names objects of this process: a copy owns its memory)."""
+        state = {}
+        for kind in type(self).__mro__:
+            for name in getattr(kind, "__slots__", ()):
+                if name not in ("__weakref__", "_view", "_views") and hasattr(self, name):
+                    state[name] = getattr(self, name)
+        return (None, state)
+
     @classmethod
     def _wrap(cls, data: Any, device: str, requires_grad: bool = False) -> Any:
         """A tensor around a backend array, without copying or checking (internal)."""

@@ -56,9 +56,7 @@ ERRORS = {
     "scatter_reduce mode": (
         lambda m: m.zeros(3).scatter_reduce(0, m.tensor([0]), m.ones(1), "foo")
     ),
-    "index_add shape": (
-        lambda m: m.zeros((3, 4)).index_add(0, m.tensor([0, 0]), m.ones((2, 3)))
-    ),
+    "index_add shape": (lambda m: m.zeros((3, 4)).index_add(0, m.tensor([0, 0]), m.ones((2, 3)))),
     "masked_select dtype": (lambda m: m.masked_select(m.tensor([1, 2]), m.tensor([1, 0]))),
     "median empty dim": (lambda m: m.median(m.zeros((2, 0)), 1)),
     "kthvalue empty": (lambda m: m.kthvalue(m.zeros((0, 2)), 1, 0)),
@@ -117,7 +115,7 @@ def test_floor_divide_is_pythons_rule_for_floats():
     xs = [1.0, -1.0, 7.5, -7.5, 0.0, -0.0, 5.0, math.inf]
     ys = [0.1, 0.1, 2.0, 2.0, 3.0, 3.0, -0.0, 2.0]
     mine = (mg.tensor(xs, dtype=mg.float64) // mg.tensor(ys, dtype=mg.float64)).numpy()
-    theirs = (torch.tensor(xs, dtype=torch.float64) // torch.tensor(ys, dtype=torch.float64))
+    theirs = torch.tensor(xs, dtype=torch.float64) // torch.tensor(ys, dtype=torch.float64)
     np.testing.assert_array_equal(mine, theirs.numpy())
     assert np.array_equal(np.signbit(mine), np.signbit(theirs.numpy()))
 

@@ -417,3 +417,15 @@ def test_integer_powers_stay_integers_as_torch(case, backend):
     if case == "int ** int tensor":
         jitted = mg.jit(lambda: POWERS[case](mg))()
         same(jitted, POWERS[case](torch))
+
+
+def test_views_and_their_bases_pickle_and_copy_as_their_own_memory():
+    import copy
+    import pickle
+
+    x = mg.tensor([[1.0, 2.0], [3.0, 4.0]])
+    row, cols = x[0], x.T
+    for copied in (pickle.loads(pickle.dumps(row)), copy.deepcopy(cols), copy.deepcopy(x)):
+        copied.add_(1)
+    assert x.tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    assert pickle.loads(pickle.dumps(cols)).tolist() == [[1.0, 3.0], [2.0, 4.0]]
