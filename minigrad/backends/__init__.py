@@ -34,6 +34,7 @@ import contextvars
 import importlib
 import importlib.util
 import os
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -54,13 +55,13 @@ _default = [os.environ.get("MINIGRAD_BACKEND", _DEFAULT_CPU)]
 
 
 class _Choice:
-    """One thread's backend stacks: the innermost ``use`` (or ``abstract``) block is last."""
+    """One thread's open ``use`` (or ``abstract``) blocks, innermost last; none: the default."""
 
     __slots__ = ("cpu", "cuda")
 
     def __init__(self) -> None:
-        self.cpu = [_default[0]]
-        self.cuda = ["cuda"]
+        self.cpu: list[str] = []
+        self.cuda: list[str] = []
 
 
 # One _Choice per thread, as for gradient mode (``minigrad.tensor.mode``): a new
@@ -76,6 +77,29 @@ def _choice() -> _Choice:
         choice = _Choice()
         _CHOICE.set(choice)
     return choice
+
+
+# How many use()/abstract() blocks are open, in all threads together. Every
+# operation asks for its backend; while no block is open anywhere (nearly
+# always), the answer is the default without looking up this thread's choice.
+_open_blocks = [0]
+_counting = threading.Lock()
+
+
+@contextlib.contextmanager
+def _block(stacks: list[list[str]], name: str) -> Iterator[None]:
+    """Push ``name`` on each of this thread's ``stacks`` for a ``with`` block."""
+    with _counting:
+        _open_blocks[0] += 1
+    for stack in stacks:
+        stack.append(name)
+    try:
+        yield
+    finally:
+        for stack in stacks:
+            stack.pop()
+        with _counting:
+            _open_blocks[0] -= 1
 
 
 def get(name: str) -> Any:
@@ -98,18 +122,22 @@ def get(name: str) -> Any:
 
 def current() -> str:
     """The name of the backend CPU tensor operations run on now (in this thread)."""
-    return _choice().cpu[-1]
+    stack = _choice().cpu
+    return stack[-1] if stack else _default[0]
 
 
 def for_device(device: str) -> Any:
     """The backend that runs operations on tensors living on ``device``."""
-    choice = _get_choice(None) or _choice()
+    if _open_blocks[0]:  # some thread chose: is it this one?
+        choice = _get_choice(None) or _choice()
+        cpu = choice.cpu[-1] if choice.cpu else _default[0]
+        cuda = choice.cuda[-1] if choice.cuda else "cuda"
+    else:
+        cpu, cuda = _default[0], "cuda"
     if device == "cpu":
-        name = choice.cpu[-1]
-        return _loaded.get(name) or get(name)
+        return _loaded.get(cpu) or get(cpu)
     if device == "cuda":
-        name = choice.cuda[-1]
-        return _loaded.get(name) or get(name)
+        return _loaded.get(cuda) or get(cuda)
     raise ValueError(f"unknown device {device!r}; minigrad knows 'cpu' and 'cuda'")
 
 
@@ -122,12 +150,8 @@ def use(name: str) -> Iterator[None]:
             "For the GPU, move tensors with x.to('cuda')."
         )
     get(name)  # fail here, not at the first operation
-    stack = _choice().cpu
-    stack.append(name)
-    try:
+    with _block([_choice().cpu], name):
         yield
-    finally:
-        stack.pop()
 
 
 @contextlib.contextmanager
@@ -139,22 +163,16 @@ def abstract() -> Iterator[None]:
     """
     get("abstract")
     choice = _choice()
-    choice.cpu.append("abstract")
-    choice.cuda.append("abstract")
-    try:
+    with _block([choice.cpu, choice.cuda], "abstract"):
         yield
-    finally:
-        choice.cpu.pop()
-        choice.cuda.pop()
 
 
 def set_default(name: str) -> None:
-    """Make ``name`` the CPU backend from now on, outside ``use`` blocks (here and new threads)."""
+    """Make ``name`` the CPU backend from now on, outside ``use`` blocks, in every thread."""
     if name not in _CPU_BACKENDS:
         raise ValueError(f"the CPU backend must be one of {list(_CPU_BACKENDS)}; got {name!r}")
     get(name)
     _default[0] = name
-    _choice().cpu[0] = name
 
 
 def available() -> dict[str, bool]:
