@@ -84,6 +84,8 @@ def addcmul(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor
     tensor([4.])
     """
     product = _tensor(tensor1) * tensor2
+    if not dtypes.is_floating(product.dtype):
+        value = int(value)  # truncated for integers first (as in PyTorch)
     return input + (product if value == 1 else value * product)
 
 

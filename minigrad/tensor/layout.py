@@ -405,5 +405,5 @@ def diag_embed(input: Any, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
     rows, cols = np.arange(m)[:, None], np.arange(m)[None, :]
     mask = Tensor.concrete(cols - rows == k, device=x.device)
     spread = broadcast_to(reshape(padded, (*padded.shape[:-1], 1, m)), (*padded.shape[:-1], m, m))
-    out = where(mask, spread, 0)
+    out = where(mask, spread, Tensor.concrete(np.zeros((), x.dtype), device=x.device))
     return movedim(out, (-2, -1), (d1, d2))

@@ -156,6 +156,8 @@ def _scaled_sum(input: Any, product: Tensor, beta: Any, alpha: Any, op: str) -> 
             f"broadcast input of shape {x.shape} to the product's shape {product.shape}\n"
             "input must broadcast to the product's shape"
         )
+    if not dtypes.is_floating(product.dtype):
+        beta, alpha = int(beta), int(alpha)  # truncated for integers first (as in PyTorch)
     out = product if alpha == 1 else product * alpha
     if beta == 0:
         return out

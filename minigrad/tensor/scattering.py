@@ -304,6 +304,8 @@ def index_add(input: Any, dim: int, index: Any, source: Any, *, alpha: Any = 1) 
     src = reshape(src, want)
     if src.dtype != x.dtype:
         src = src.to(x.dtype)
+    if not dtypes.is_floating(x.dtype):
+        alpha = int(alpha)  # a float factor of integers is truncated first (as in PyTorch)
     spread = broadcast_to(reshape(index, [k if a == d else 1 for a in range(x.ndim)]), want)
     added = _scatter_sum(src if alpha == 1 else src * alpha, spread, d, x.shape)
     return x + added

@@ -208,14 +208,15 @@ def _diff(draw, shape, rng):
     extra = draw(st.sampled_from(["none", "number", "tensor"]))
     kwargs = {}
     if extra == "number":
-        kwargs = {"prepend": 1.5} if draw(st.booleans()) else {"append": -2.0}
+        kwargs = {"prepend": 1.0} if draw(st.booleans()) else {"append": -2.0}
     elif extra == "tensor":
-        piece = rng.standard_normal((*shape[: d % len(shape)], 2, *shape[d % len(shape) + 1 :]))
+        size = (*shape[: d % len(shape)], 2, *shape[d % len(shape) + 1 :])
+        piece = rng.integers(-3, 4, size=size).astype(np.float64)  # whole: exact in any dtype
         kwargs = {"append": piece}
 
     def mine(x):
-        given = {k: mg.tensor(v, dtype=x.dtype) if isinstance(v, np.ndarray) else v
-                 for k, v in kwargs.items()}  # fmt: skip
+        # (a 0-d tensor is broadcast, where torch wants the slice spelled out)
+        given = {k: mg.tensor(v, dtype=x.dtype) for k, v in kwargs.items()}
         return mg.diff(x, n, d, **given)
 
     def theirs(t):
@@ -634,6 +635,34 @@ CASES = {
     "Tensor.bool": unary(_cast("bool"), edges),
 }
 
+
+def _converted(case, dtype):
+    """``case`` on its inputs scaled by 3 and made ``dtype`` (whole numbers, or bools)."""
+    return Case(
+        lambda *xs: case.mg_fn(*[_as(x * 3, dtype) for x in xs]),
+        lambda *ts: case.torch_fn(*[_as(t * 3, dtype) for t in ts]),
+        case.arrays,
+    )
+
+
+# Integer and bool inputs: values and dtypes, the same strategies as the float rows.
+for _key, _dtype in [
+    ("mm", "int64"), ("bmm", "int64"), ("mv", "int64"), ("dot", "int64"), ("kron", "int64"),
+    ("cross", "int64"), ("clamp_min", "int64"), ("copysign", "int64"), ("fmin", "int64"),
+    ("cummax", "int64"), ("cummin", "int64"), ("median", "int64"), ("scatter", "int64"),
+    ("scatter_reduce", "int64"), ("scatter_reduce:amax", "int64"),
+    ("scatter_reduce:mean", "int64"), ("scatter_reduce:prod", "int64"), ("index_add", "int64"),
+    ("index_put:accumulate", "int64"), ("masked_select", "int64"), ("diag_embed", "int64"),
+    ("diff", "int64"), ("repeat_interleave", "int64"), ("tensor_split", "int64"),
+    ("dstack", "int64"), ("meshgrid", "int64"), ("nonzero", "int64"), ("unique", "int64"),
+    ("searchsorted", "int64"), ("nan_to_num", "int64"),
+    ("diag_embed", "bool"), ("masked_select", "bool"), ("nonzero", "bool"),
+    ("cummax", "bool"), ("unique", "bool"), ("select", "bool"), ("t", "bool"),
+]:  # fmt: skip
+    CASES[f"{_key.split(':')[0]}:{_dtype}" if ":" not in _key else f"{_key}_{_dtype}"] = CASES[
+        _key
+    ].map(lambda case, dtype=_dtype: _converted(case, dtype))
+
 # Ties, kinks and rounding: values and first derivatives only.
 NOT_SMOOTH = {
     "cdist:ties", "cdist:inf", "frac", "fmod", "fmod:scalar", "logaddexp:ties", "fmax", "fmin",
@@ -654,7 +683,7 @@ NO_GRAD = {
         "bincount", "searchsorted", "Tensor.long", "Tensor.int", "Tensor.bool",
     }
     or key.endswith((":edges", ":int", ":int_by_number", ":bool", ":values", ":p0", ":ties_values",
-                     ":empty"))
+                     ":empty", "int64", "bool"))
 }  # fmt: skip
 # torch.cdist has no second derivative (the other cdist keys compare with it written out).
 FIRST_ORDER_ONLY = {"scatter_reduce:prod", "scatter_reduce:prod_without_self", "cdist:torch", "cdist:ties",

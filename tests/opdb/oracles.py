@@ -130,7 +130,9 @@ def single_output(case: Case) -> Case:
             result = fn(*xs)
             if not isinstance(result, (tuple, list)):
                 return result
-            return cat([o.reshape(-1) for o in outputs(result) if floating(o)])
+            parts = [o.reshape(-1) for o in outputs(result) if floating(o)]
+            # (no floating result, e.g. nonzero(as_tuple=True): the integer ones, joined)
+            return cat(parts or [o.reshape(-1) for o in outputs(result)])
 
         return run
 
