@@ -29,6 +29,8 @@ DATA_DEPENDENT = {
     "fmod:int", "floor_divide:int", "fmod:int_by_number", "floor_divide:int_by_number",
     # issue 22: a Python bool (allclose, equal) or a shape that depends on the values
     "allclose", "equal", "equal:self", "bincount", "bincount:weights", "nonzero", "unique",
+    "nonzero:int64", "nonzero:bool", "unique:int64", "unique:bool",
+    "scatter_reduce:mean_int64",  # an integer mean rounds down: floor_divide, on the host
 }  # fmt: skip
 # In-place operations (``y.add_(v)``, ``y[i] = v``, batch_norm's running
 # statistics made inside the function) are traced as the new value they give

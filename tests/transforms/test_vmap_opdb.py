@@ -33,7 +33,8 @@ UNBATCHABLE = {"nn.functional.batch_norm"}
 # Issue 22: results that are one Python bool (allclose, equal) or whose shape depends on
 # the values (nonzero, unique, bincount).
 UNBATCHABLE |= {"allclose", "equal", "equal:self", "nonzero", "unique", "bincount",
-                "bincount:weights"}  # fmt: skip
+                "bincount:weights", "nonzero:int64", "nonzero:bool", "unique:int64",
+                "unique:bool"}  # fmt: skip
 # Cases that draw random numbers (a seeded dropout mask). Under vmap's default
 # randomness="error" they raise, as torch.func.vmap does (test_vmap.py checks
 # that); with "same" every example gets the one mask the reference draws.
