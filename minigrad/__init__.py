@@ -14,7 +14,11 @@ The package is laid out like the course (see ``docs/`` and ``lessons/``):
 - ``tree``        pytrees: nested tuples, lists and dicts taken apart and rebuilt (07)
 - ``transforms``  grad, vjp, jvp, hessian, checkpoint (07-09), vmap (14)
 - ``compile``     make_graph and jit: tracing, passes, fusion, code generation (13)
+- ``random``      explicit keys: ``key``, ``split``, ``normal``, ... as ``jax.random`` (13)
+- ``linalg``      ``torch.linalg``'s names for the tensor layer's norms and products (06)
+- ``func``        the transforms under ``torch.func``'s names, ``functional_call`` (07-14)
 - ``nn``/``optim`` modules, losses and optimizers (06)
+- ``utils``       ``utils.data``: datasets and loaders (06)
 - ``check``       finite-difference checks (01)
 - ``draw``        graphviz pictures of every graph (02)
 - ``grade``       the autograder for ``exercises/``
