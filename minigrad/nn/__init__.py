@@ -24,6 +24,7 @@ from minigrad.nn.activation_functions import (
 )
 from minigrad.nn.affine import Bilinear
 from minigrad.nn.conv import AvgPool2d, Conv1d, Conv2d, MaxPool2d
+from minigrad.nn.conv_transpose import ConvTranspose1d, ConvTranspose2d
 from minigrad.nn.distances import (
     CosineEmbeddingLoss,
     CosineSimilarity,
@@ -33,10 +34,19 @@ from minigrad.nn.distances import (
 )
 from minigrad.nn.dropout import Dropout
 from minigrad.nn.embedding import Embedding
+from minigrad.nn.group_norms import GroupNorm, InstanceNorm1d, InstanceNorm2d, RMSNorm
 from minigrad.nn.linear import MLP, Linear
 from minigrad.nn.module import Flatten, Module, ReLU, Sequential, Sigmoid, Tanh
 from minigrad.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from minigrad.nn.parameter import Parameter
+from minigrad.nn.pooling import (
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    MaxPool1d,
+)
+from minigrad.nn.resampling import Fold, PixelShuffle, PixelUnshuffle, Unfold, Upsample
 
 __all__ = [
     "CELU",
@@ -45,30 +55,44 @@ __all__ = [
     "GLU",
     "MLP",
     "SELU",
+    "AdaptiveAvgPool1d",
+    "AdaptiveAvgPool2d",
+    "AdaptiveMaxPool2d",
+    "AvgPool1d",
     "AvgPool2d",
     "BatchNorm1d",
     "BatchNorm2d",
     "Bilinear",
     "Conv1d",
     "Conv2d",
+    "ConvTranspose1d",
+    "ConvTranspose2d",
     "CosineEmbeddingLoss",
     "CosineSimilarity",
     "Dropout",
     "Embedding",
     "Flatten",
+    "Fold",
+    "GroupNorm",
     "Hardsigmoid",
     "Hardswish",
     "Hardtanh",
+    "InstanceNorm1d",
+    "InstanceNorm2d",
     "LayerNorm",
     "LeakyReLU",
     "Linear",
     "LogSigmoid",
     "MarginRankingLoss",
+    "MaxPool1d",
     "MaxPool2d",
     "Mish",
     "Module",
     "PairwiseDistance",
     "Parameter",
+    "PixelShuffle",
+    "PixelUnshuffle",
+    "RMSNorm",
     "ReLU",
     "ReLU6",
     "Sequential",
@@ -79,6 +103,8 @@ __all__ = [
     "Softsign",
     "Tanh",
     "TripletMarginLoss",
+    "Unfold",
+    "Upsample",
     "functional",
     "utils",
 ]  # fmt: skip

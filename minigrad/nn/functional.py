@@ -42,6 +42,7 @@ from minigrad.nn.activation_functions import (
     softsign,
 )
 from minigrad.nn.affine import bilinear, linear
+from minigrad.nn.conv_transpose import conv_transpose1d, conv_transpose2d
 from minigrad.nn.distances import (
     cosine_embedding_loss,
     cosine_similarity,
@@ -52,6 +53,7 @@ from minigrad.nn.distances import (
 )
 from minigrad.nn.dropout import dropout
 from minigrad.nn.embedding import embedding, one_hot
+from minigrad.nn.group_norms import group_norm, instance_norm, rms_norm
 from minigrad.nn.losses import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -64,6 +66,14 @@ from minigrad.nn.losses import (
     smooth_l1_loss,
 )
 from minigrad.nn.normalization import batch_norm, layer_norm
+from minigrad.nn.pooling import (
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    adaptive_max_pool2d,
+    avg_pool1d,
+    max_pool1d,
+)
+from minigrad.nn.resampling import fold, interpolate, pixel_shuffle, pixel_unshuffle, unfold
 from minigrad.tensor import softmax as primitives
 from minigrad.tensor.activations import elu, gelu, hardtanh, leaky_relu, silu, softplus
 from minigrad.tensor.convolution import conv1d, conv2d
@@ -73,14 +83,17 @@ from minigrad.tensor.pooling import avg_pool2d, max_pool2d
 from minigrad.tensor.tensor import Tensor
 
 __all__ = [
+    "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "avg_pool1d",
     "avg_pool2d", "batch_norm", "bilinear", "binary_cross_entropy",
-    "binary_cross_entropy_with_logits", "celu", "conv1d", "conv2d", "cosine_embedding_loss",
-    "cosine_similarity", "cross_entropy", "dropout", "elu", "embedding", "gelu", "glu",
-    "hardsigmoid", "hardswish", "hardtanh", "huber_loss", "kl_div", "l1_loss", "layer_norm",
-    "leaky_relu", "linear", "log_softmax", "logsigmoid", "margin_ranking_loss", "max_pool2d",
-    "mish", "mse_loss", "nll_loss", "normalize", "one_hot", "pad", "pairwise_distance", "relu",
-    "relu6", "selu", "sigmoid", "silu", "smooth_l1_loss", "softmax", "softmin", "softplus",
-    "softsign", "tanh", "triplet_margin_loss",
+    "binary_cross_entropy_with_logits", "celu", "conv1d", "conv2d", "conv_transpose1d",
+    "conv_transpose2d", "cosine_embedding_loss", "cosine_similarity", "cross_entropy", "dropout",
+    "elu", "embedding", "fold", "gelu", "glu", "group_norm", "hardsigmoid", "hardswish",
+    "hardtanh", "huber_loss", "instance_norm", "interpolate", "kl_div", "l1_loss", "layer_norm",
+    "leaky_relu", "linear", "log_softmax", "logsigmoid", "margin_ranking_loss", "max_pool1d",
+    "max_pool2d", "mish", "mse_loss", "nll_loss", "normalize", "one_hot", "pad",
+    "pairwise_distance", "pixel_shuffle", "pixel_unshuffle", "relu", "relu6", "rms_norm", "selu",
+    "sigmoid", "silu", "smooth_l1_loss", "softmax", "softmin", "softplus", "softsign", "tanh",
+    "triplet_margin_loss", "unfold",
 ]  # fmt: skip
 
 

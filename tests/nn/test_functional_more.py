@@ -139,3 +139,93 @@ def test_bilinear_layer_matches_torch_with_copied_weights():
     assert repr(ours) == repr(theirs)
     bound = 1 / np.sqrt(2)
     assert np.abs(ours.weight.numpy()).max() <= bound and ours.weight.numpy().std() > bound / 4
+
+
+# -- normalizations, pools, resampling, transposed convolutions ------------------------------------
+def test_max_pool1d_indices_and_adaptive_max_pool2d_indices_are_torchs():
+    x = np.random.default_rng(3).standard_normal((2, 3, 9))
+    got = F.max_pool1d(mg.tensor(x), 3, 2, 1, return_indices=True)
+    want = TF.max_pool1d(torch.tensor(x), 3, 2, 1, return_indices=True)
+    np.testing.assert_array_equal(got[1].numpy(), want[1].numpy())
+    y = np.random.default_rng(4).standard_normal((2, 5, 7))
+    got = F.adaptive_max_pool2d(mg.tensor(y), (3, 4), return_indices=True)
+    want = TF.adaptive_max_pool2d(torch.tensor(y), (3, 4), return_indices=True)
+    np.testing.assert_array_equal(got[1].numpy(), want[1].numpy())
+    assert got[1].dtype == mg.int64
+
+
+def test_grid_argument_errors_are_torchs():
+    same_error(lambda: F.group_norm(mg.zeros(2, 3, 4), 2),
+               lambda: TF.group_norm(torch.zeros(2, 3, 4), 2))  # fmt: skip
+    same_error(lambda: F.pixel_shuffle(mg.zeros(1, 5, 2, 2), 2),
+               lambda: TF.pixel_shuffle(torch.zeros(1, 5, 2, 2), 2))  # fmt: skip
+    same_error(lambda: F.interpolate(mg.zeros(1, 1, 2, 2)),
+               lambda: TF.interpolate(torch.zeros(1, 1, 2, 2)), ValueError)  # fmt: skip
+    same_error(lambda: F.interpolate(mg.zeros(1, 1, 2, 2), size=3, scale_factor=2),
+               lambda: TF.interpolate(torch.zeros(1, 1, 2, 2), size=3, scale_factor=2),
+               ValueError)  # fmt: skip
+    same_error(lambda: F.interpolate(mg.zeros(1, 1, 2), size=3, align_corners=True),
+               lambda: TF.interpolate(torch.zeros(1, 1, 2), size=3, align_corners=True),
+               ValueError)  # fmt: skip
+    same_error(lambda: F.instance_norm(mg.zeros(2, 3, 1)),
+               lambda: TF.instance_norm(torch.zeros(2, 3, 1)), ValueError)  # fmt: skip
+    same_error(
+        lambda: F.conv_transpose2d(mg.zeros(1, 2, 3, 3), mg.zeros(2, 1, 3, 3), stride=2,
+                                   output_padding=2),
+        lambda: TF.conv_transpose2d(torch.zeros(1, 2, 3, 3), torch.zeros(2, 1, 3, 3), stride=2,
+                                    output_padding=2),
+    )  # fmt: skip
+    with pytest.raises(NotImplementedError, match="bicubic"):
+        F.interpolate(mg.zeros(1, 1, 2, 2), size=3, mode="bicubic")
+
+
+GRID_LAYERS = [
+    ("GroupNorm", (2, 4), (2, 4, 3, 3)), ("InstanceNorm1d", (4,), (2, 4, 5)),
+    ("InstanceNorm2d", (4,), (4, 3, 3)), ("RMSNorm", ((3, 3),), (2, 4, 3, 3)),
+    ("MaxPool1d", (2,), (2, 4, 5)), ("AvgPool1d", (3, 2, 1), (2, 4, 5)),
+    ("AdaptiveAvgPool1d", (3,), (2, 4, 5)), ("AdaptiveAvgPool2d", ((2, None),), (2, 4, 5, 5)),
+    ("AdaptiveMaxPool2d", (2,), (2, 4, 5, 5)), ("Upsample", (None, 2.0, "bilinear"), (1, 2, 3, 3)),
+    ("PixelShuffle", (2,), (1, 8, 2, 2)), ("PixelUnshuffle", (2,), (1, 2, 4, 4)),
+    ("Unfold", ((2, 2),), (1, 2, 3, 3)), ("Fold", ((3, 3), 2), (1, 8, 4)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name, args, shape", GRID_LAYERS, ids=[n for n, _, _ in GRID_LAYERS])
+def test_grid_layers_equal_torchs(name, args, shape):
+    x = np.random.default_rng(5).standard_normal(shape)
+    ours, theirs = getattr(mg.nn, name)(*args), getattr(torch.nn, name)(*args)
+    for key, value in ours.state_dict().items():  # same (default) state, as float64
+        assert tuple(value.shape) == tuple(theirs.state_dict()[key].shape)
+    theirs.double()
+    got, want = ours(mg.tensor(x)), theirs(torch.tensor(x))
+    np.testing.assert_allclose(got.numpy(), want.detach().numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_instance_norm_running_statistics_move_as_torchs():
+    ours = mg.nn.InstanceNorm1d(3, track_running_stats=True, dtype=mg.float64)
+    theirs = torch.nn.InstanceNorm1d(3, track_running_stats=True).double()
+    x = np.random.default_rng(6).standard_normal((4, 3, 5))
+    ours(mg.tensor(x))
+    theirs(torch.tensor(x))
+    for key in ("running_mean", "running_var", "num_batches_tracked"):
+        np.testing.assert_allclose(ours.state_dict()[key].numpy(),
+                                   theirs.state_dict()[key].numpy(), rtol=1e-12)  # fmt: skip
+    ours.eval(), theirs.eval()
+    np.testing.assert_allclose(ours(mg.tensor(x)).numpy(), theirs(torch.tensor(x)).numpy(),
+                               rtol=1e-10)  # fmt: skip
+
+
+@pytest.mark.parametrize("cls, shape", [("ConvTranspose1d", (2, 4, 5)),
+                                        ("ConvTranspose2d", (2, 4, 3, 3))])  # fmt: skip
+def test_conv_transpose_layers_match_torch_and_use_its_initial_bound(cls, shape):
+    kwargs = dict(stride=2, padding=1, output_padding=1, groups=2, dilation=1)
+    ours = getattr(mg.nn, cls)(4, 6, 3, dtype=mg.float64, **kwargs)
+    theirs = getattr(torch.nn, cls)(4, 6, 3, **kwargs).double()
+    assert repr(ours) == repr(theirs)
+    assert ours.weight.shape == tuple(theirs.weight.shape)
+    bound = 1 / np.sqrt(3 * 3 ** (len(shape) - 2))  # fan-in: C_out / groups * kernel
+    assert np.abs(ours.weight.numpy()).max() <= bound and ours.weight.numpy().std() > bound / 4
+    theirs.load_state_dict({k: torch.tensor(v.numpy()) for k, v in ours.state_dict().items()})
+    x = np.random.default_rng(7).standard_normal(shape)
+    np.testing.assert_allclose(ours(mg.tensor(x)).numpy(),
+                               theirs(torch.tensor(x)).detach().numpy(), rtol=1e-10)  # fmt: skip

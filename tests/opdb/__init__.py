@@ -47,13 +47,14 @@ from opdb import (
     inplace,
     nn,
     nn_compositions,
+    nn_grids,
     reductions,
     shape,
 )
 from opdb.strategies import SEEDS, Case
 
 AREAS = (core, elementwise, reductions, contractions, shape, convolution, nn, inplace,
-         nn_compositions, daily)  # fmt: skip
+         nn_compositions, daily, nn_grids)  # fmt: skip
 
 DATABASE: dict[str, Any] = {}
 NOT_SMOOTH: set[str] = set()

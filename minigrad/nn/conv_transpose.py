@@ -1,0 +1,199 @@
+"""Transposed convolution: ``conv_transpose1d``/``conv_transpose2d`` and their layers (lesson 12).
+
+Lesson 12 found that the gradient of a convolution with respect to its input
+is itself a convolution: spread the output's cotangent out (``stride - 1``
+zeros between its elements), pad it by ``dilation (kernel - 1)``, and
+convolve it with the flipped kernel, input and output channels swapped. A
+*transposed convolution* is that map used forwards, as a layer that makes
+an image larger (a decoder's upsampling). So it is written exactly so: a
+few shape rows and one ``conv2d``, which brings every derivative along.
+
+The output size is ``(n - 1) stride - 2 padding + dilation (kernel - 1) +
+output_padding + 1``; ``output_padding`` (less than the stride or the
+dilation) picks among the input sizes that a strided convolution maps to
+the same output size.
+
+    >>> import minigrad as mg
+    >>> x, w = mg.ones(1, 1, 2, 2), mg.ones(1, 1, 2, 2)
+    >>> mg.nn.functional.conv_transpose2d(x, w)           # each input pixel stamps the kernel
+    tensor([[[[1., 2., 1.],
+              [2., 4., 2.],
+              [1., 2., 1.]]]])
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from minigrad.nn.linear import uniform_parameter
+from minigrad.nn.module import Module
+from minigrad.tensor import dtypes
+from minigrad.tensor.convolution import conv2d, expand
+from minigrad.tensor.padding import pad
+from minigrad.tensor.tensor import Tensor
+
+
+def _spread(x: Tensor, stride: tuple[int, int]) -> Tensor:
+    """``stride - 1`` zeros between neighbouring pixels of ``(N, C, H, W)``."""
+    sh, sw = stride
+    if sh == sw == 1:
+        return x
+    n, c, h, w = x.shape
+    stuffed = pad(x.reshape(n, c, h, 1, w, 1), (0, sw - 1, 0, 0, 0, sh - 1))
+    stuffed = stuffed.reshape(n, c, h * sh, w * sw)
+    return stuffed[..., : (h - 1) * sh + 1, : (w - 1) * sw + 1]
+
+
+def _flipped_swapped(weight: Tensor, groups: int) -> Tensor:
+    """``(C_in, C_out / g, kh, kw)`` -> ``(C_out, C_in / g, kh, kw)``, flipped in space."""
+    c_in, c_out_g, kh, kw = weight.shape
+    w = weight.reshape(groups, c_in // groups, c_out_g, kh, kw).permute(0, 2, 1, 3, 4)
+    return w.reshape(groups * c_out_g, c_in // groups, kh, kw).flip((2, 3))
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+                     padding: Any = 0, output_padding: Any = 0, groups: int = 1,
+                     dilation: Any = 1) -> Tensor:  # fmt: skip
+    """The transpose of ``conv2d``: ``(N, C_in, H, W)`` with weight ``(C_in, C_out / g, kh, kw)``.
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.conv_transpose2d(mg.ones(1, 1, 2, 2), mg.ones(1, 1, 1, 1), stride=2)
+    tensor([[[[1., 0., 1.],
+              [0., 0., 0.],
+              [1., 0., 1.]]]])
+    """
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, 2, "conv_transpose2d")  # fmt: skip
+
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+                     padding: Any = 0, output_padding: Any = 0, groups: int = 1,
+                     dilation: Any = 1) -> Tensor:  # fmt: skip
+    """The transpose of ``conv1d``: ``(N, C_in, L)`` with weight ``(C_in, C_out / g, k)``.
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.conv_transpose1d(mg.tensor([[[1.0, 2.0]]]), mg.tensor([[[1.0, 10.0]]]))
+    tensor([[[ 1., 12., 20.]]])
+    """
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, 1, "conv_transpose1d")  # fmt: skip
+
+
+def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation,
+                    dims, op) -> Tensor:  # fmt: skip
+    stride, padding = expand(stride, dims, "stride", op), expand(padding, dims, "padding", op)
+    dilation = expand(dilation, dims, "dilation", op)
+    extra = expand(output_padding, dims, "output_padding", op)
+    if input.ndim not in (dims + 1, dims + 2):
+        raise RuntimeError(
+            f"Expected {dims + 1}D (unbatched) or {dims + 2}D (batched) input to {op}, but got "
+            f"input of size: {list(input.shape)}"
+        )
+    if weight.ndim != dims + 2:
+        raise RuntimeError(f"{op}: weight must be {dims + 2}-D, got shape {weight.shape}")
+    unbatched = input.ndim == dims + 1
+    x = input.unsqueeze(0) if unbatched else input
+    if x.shape[1] != weight.shape[0] or weight.shape[0] % groups:
+        raise RuntimeError(
+            f"Given transposed=1, weight of size {list(weight.shape)}, expected input"
+            f"{list(x.shape)} to have {weight.shape[0]} channels, but got {x.shape[1]} channels "
+            "instead"
+        )
+    if any(e >= s and e >= d for e, s, d in zip(extra, stride, dilation)):
+        names = ("height", "width") if dims == 2 else ("width",)
+        got = " ".join(
+            f"{what}_{axis}: {v}"
+            for what, values in (("output_padding", extra), ("stride", stride),
+                                 ("dilation", dilation))
+            for axis, v in zip(names, values)
+        )  # fmt: skip
+        raise RuntimeError(
+            f"output padding must be smaller than either stride or dilation, but got {got}"
+        )
+    w = weight
+    if dims == 1:  # a height of one
+        x, w = x.unsqueeze(2), w.unsqueeze(2)
+        stride, padding, dilation, extra = ((1, *stride), (0, *padding), (1, *dilation),
+                                            (0, *extra))  # fmt: skip
+    kernel = w.shape[2:]
+    spread = _spread(x, stride)
+    # Pad by dilation (kernel - 1) - padding on each side (negative: crop), plus output_padding.
+    edges = [d * (k - 1) - p for k, d, p in zip(kernel, dilation, padding)]
+    widths = (edges[1], edges[1] + extra[1], edges[0], edges[0] + extra[0])
+    out = conv2d(pad(spread, widths), _flipped_swapped(w, groups), bias, 1, 0, dilation, groups)
+    if dims == 1:
+        out = out.squeeze(2)
+    return out.squeeze(0) if unbatched else out
+
+
+class _ConvTranspose(Module):
+    """ConvTranspose1d/2d: weight ``(C_in, C_out / groups, *kernel)``, PyTorch's initial bound."""
+
+    dims = 0
+    function: Any = None
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, output_padding: Any = 0, groups: int = 1, bias: bool = True,
+                 dilation: Any = 1, padding_mode: str = "zeros", device: str = "cpu",
+                 dtype: Any = dtypes.float32) -> None:  # fmt: skip
+        super().__init__()
+        name = type(self).__name__
+        if in_channels % groups:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups:
+            raise ValueError("out_channels must be divisible by groups")
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {name}')
+        self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
+        self.kernel_size = expand(kernel_size, self.dims, "kernel_size", name)
+        self.stride = expand(stride, self.dims, "stride", name)
+        self.padding = expand(padding, self.dims, "padding", name)
+        self.output_padding = expand(output_padding, self.dims, "output_padding", name)
+        self.dilation = expand(dilation, self.dims, "dilation", name)
+        self.padding_mode = padding_mode
+        # PyTorch's fan-in for this layout reads the weight's second axis: C_out / groups.
+        fan_in = out_channels // groups * math.prod(self.kernel_size)
+        bound = 1 / math.sqrt(fan_in) if fan_in else 0.0
+        shape = (in_channels, out_channels // groups, *self.kernel_size)
+        self.weight = uniform_parameter(shape, bound, dtype, device)
+        self.bias = uniform_parameter((out_channels,), bound, dtype, device) if bias else None
+
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self).function(input, self.weight, self.bias, self.stride, self.padding,
+                                   self.output_padding, self.groups, self.dilation)  # fmt: skip
+
+    def extra_repr(self) -> str:
+        text = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}")  # fmt: skip
+        if any(self.padding):
+            text += f", padding={self.padding}"
+        if any(d != 1 for d in self.dilation):
+            text += f", dilation={self.dilation}"
+        if any(self.output_padding):
+            text += f", output_padding={self.output_padding}"
+        if self.groups != 1:
+            text += f", groups={self.groups}"
+        if self.bias is None:
+            text += ", bias=False"
+        return text
+
+
+class ConvTranspose1d(_ConvTranspose):
+    """``conv_transpose1d`` with a learned weight and bias."""
+
+    dims = 1
+    function = staticmethod(conv_transpose1d)
+
+
+class ConvTranspose2d(_ConvTranspose):
+    """``conv_transpose2d`` with a learned weight and bias.
+
+    >>> import minigrad as mg
+    >>> layer = mg.nn.ConvTranspose2d(3, 2, 3, stride=2, padding=1, output_padding=1)
+    >>> layer(mg.zeros(1, 3, 4, 4)).shape
+    (1, 2, 8, 8)
+    """
+
+    dims = 2
+    function = staticmethod(conv_transpose2d)

@@ -1,0 +1,261 @@
+"""1-D pooling and adaptive pooling (lesson 12).
+
+``max_pool1d`` and ``avg_pool1d`` are the 2-D pools on a height of 1: the
+same windows, one axis fewer. *Adaptive* pooling fixes the output size
+instead of the window: output position ``j`` of ``n_out`` reads the input
+from ``floor(j n / n_out)`` to ``ceil((j + 1) n / n_out)``, so windows may
+differ in size by one and may overlap.
+
+An adaptive *average* is linear, so it is a product with a constant matrix
+whose column ``j`` holds ``1 / size`` on window ``j``: ``x @ P`` along one
+axis, ``P_h.T @ x @ P_w`` along two. Its derivative is the product with the
+transposes, for free. An adaptive *max* gathers each window (a short window
+padded by repeating its last index, which cannot change a maximum) and takes
+``max`` along it; the gradient goes to the first largest element, as PyTorch's.
+
+    >>> import minigrad as mg
+    >>> F = mg.nn.functional
+    >>> F.adaptive_avg_pool1d(mg.tensor([[[1.0, 2.0, 3.0, 4.0, 5.0]]]), 2)
+    tensor([[[2., 4.]]])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minigrad.nn.module import Module
+from minigrad.tensor.indexing import take_along_dim
+from minigrad.tensor.pooling import avg_pool2d, max_pool2d
+from minigrad.tensor.reductions import max as max_along
+from minigrad.tensor.tensor import Tensor
+
+
+def _single(value: Any, name: str, op: str) -> int:
+    """An int, or a sequence of one int (PyTorch's ``_single``)."""
+    if isinstance(value, (tuple, list)):
+        if len(value) != 1:
+            raise RuntimeError(f"{op}: {name} must be a single int, got {tuple(value)}")
+        value = value[0]
+    return int(value)
+
+
+def _as_batched(input: Tensor, op: str, dims: int) -> tuple[Tensor, bool]:
+    """``input`` with a batch axis (added if it has none), and whether one was added."""
+    if input.ndim not in (dims + 1, dims + 2):
+        shape = list(input.shape)
+        raise RuntimeError(
+            f"{op}() Expected {dims + 1}D or {dims + 2}D input tensor, but got {shape}"
+        )
+    return (input.unsqueeze(0), True) if input.ndim == dims + 1 else (input, False)
+
+
+def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               dilation: Any = 1, ceil_mode: bool = False,
+               return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:  # fmt: skip
+    """The largest value of each window along the last axis of ``(N, C, L)`` or ``(C, L)``.
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.max_pool1d(mg.tensor([[1.0, 5.0, 2.0, 0.0, 3.0]]), 2)
+    tensor([[5., 2.]])
+    """
+    k = _single(kernel_size, "kernel_size", "max_pool1d")
+    s = k if stride is None or stride == [] else _single(stride, "stride", "max_pool1d")
+    p, d = _single(padding, "padding", "max_pool1d"), _single(dilation, "dilation", "max_pool1d")
+    x, added = _as_batched(input, "max_pool1d", 1)
+    out = max_pool2d(x.unsqueeze(-2), (1, k), (1, s), (0, p), (1, d), ceil_mode, return_indices)
+    if return_indices:
+        values, indices = out
+        values, indices = values.squeeze(-2), indices.squeeze(-2)
+        return (values.squeeze(0), indices.squeeze(0)) if added else (values, indices)
+    out = out.squeeze(-2)
+    return out.squeeze(0) if added else out
+
+
+def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:  # fmt: skip
+    """The mean of each window along the last axis of ``(N, C, L)`` or ``(C, L)``.
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.avg_pool1d(mg.tensor([[1.0, 5.0, 2.0, 0.0]]), 2)
+    tensor([[3., 1.]])
+    """
+    k = _single(kernel_size, "kernel_size", "avg_pool1d")
+    s = k if stride is None or stride == [] else _single(stride, "stride", "avg_pool1d")
+    p = _single(padding, "padding", "avg_pool1d")
+    x, added = _as_batched(input, "avg_pool1d", 1)
+    out = avg_pool2d(x.unsqueeze(-2), (1, k), (1, s), (0, p), ceil_mode, count_include_pad)
+    out = out.squeeze(-2)
+    return out.squeeze(0) if added else out
+
+
+def windows(n_in: int, n_out: int) -> list[tuple[int, int]]:
+    """Adaptive pooling's windows: ``[start, end)`` for each of ``n_out`` outputs.
+
+    >>> windows(5, 3)
+    [(0, 2), (1, 4), (3, 5)]
+    """
+    return [((j * n_in) // n_out, -((-(j + 1) * n_in) // n_out)) for j in range(n_out)]
+
+
+def _averaging(n_in: int, n_out: int, like: Tensor) -> Tensor:
+    """The ``(n_in, n_out)`` matrix whose column ``j`` averages window ``j``."""
+    p = np.zeros((n_in, n_out))
+    for j, (start, end) in enumerate(windows(n_in, n_out)):
+        p[start:end, j] = 1.0 / (end - start)
+    return Tensor.concrete(p, dtype=like.dtype, device=like.device)
+
+
+def _output_size(output_size: Any, spatial: tuple[int, ...], op: str) -> tuple[int, ...]:
+    sizes = (output_size,) * len(spatial) if isinstance(output_size, int) else tuple(output_size)
+    if len(sizes) != len(spatial):
+        raise RuntimeError(f"{op}: output_size must have {len(spatial)} values, got {sizes}")
+    sizes = tuple(n if s is None else int(s) for s, n in zip(sizes, spatial))
+    if any(s < 0 for s in sizes):
+        raise RuntimeError(f"{op}: elements of output_size must be greater than or equal to 0 "
+                           f"but received {sizes}")  # fmt: skip
+    return sizes
+
+
+def _check_adaptive(input: Tensor, dims: int, op: str) -> None:
+    if input.ndim not in (dims + 1, dims + 2) or any(n == 0 for n in input.shape[-dims:]):
+        raise RuntimeError(
+            f"{op}(): Expected {dims + 1}D or {dims + 2}D tensor with non-zero sizes for the "
+            f"pooled dimensions, but input has sizes {list(input.shape)}"
+        )
+    if input.dtype.kind != "f":
+        raise RuntimeError(f"\"{op}\" not implemented for '{input.dtype.name}'")
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    """Averages over ``output_size`` windows that cover the last axis (see ``windows``)."""
+    _check_adaptive(input, 1, "adaptive_avg_pool1d")
+    (n_out,) = _output_size(_single(output_size, "output_size", "adaptive_avg_pool1d"),
+                            input.shape[-1:], "adaptive_avg_pool1d")  # fmt: skip
+    return input @ _averaging(input.shape[-1], n_out, input)
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
+    """Averages over an ``output_size`` grid of windows covering the last two axes.
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.adaptive_avg_pool2d(mg.arange(16.0).reshape(1, 4, 4), 1)
+    tensor([[[7.5]]])
+    """
+    _check_adaptive(input, 2, "adaptive_avg_pool2d")
+    h, w = input.shape[-2:]
+    h_out, w_out = _output_size(output_size, (h, w), "adaptive_avg_pool2d")
+    rows = input @ _averaging(w, w_out, input)  # each row's windows first, as PyTorch sums
+    return _averaging(h, h_out, input).T @ rows
+
+
+def _window_indices(n_in: int, n_out: int) -> np.ndarray:
+    """``(n_out, longest window)`` indices, a short window padded with its last index."""
+    spans = windows(n_in, n_out)
+    longest = max((end - start for start, end in spans), default=0)
+    return np.array([[min(start + i, end - 1) for i in range(longest)] for start, end in spans],
+                    dtype=np.int64).reshape(n_out, longest)  # fmt: skip
+
+
+def adaptive_max_pool2d(
+    input: Tensor, output_size: Any, return_indices: bool = False
+) -> Tensor | tuple[Tensor, Tensor]:
+    """The largest value of each window of an ``output_size`` grid over the last two axes.
+
+    ``return_indices=True`` also gives each maximum's position in its
+    ``(H, W)`` plane, flattened (``h * W + w``), as PyTorch's.
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.adaptive_max_pool2d(mg.arange(16.0).reshape(1, 4, 4), (2, 1))
+    tensor([[[ 7.],
+             [15.]]])
+    """
+    _check_adaptive(input, 2, "adaptive_max_pool2d")
+    h, w = input.shape[-2:]
+    h_out, w_out = _output_size(output_size, (h, w), "adaptive_max_pool2d")
+    rows, cols = _window_indices(h, h_out), _window_indices(w, w_out)
+    kh, kw = rows.shape[1], cols.shape[1]
+    picked = input[..., rows[:, None, :, None], cols[None, :, None, :]]  # (..., Ho, Wo, kh, kw)
+    flat = picked.reshape(*input.shape[:-2], h_out, w_out, kh * kw)
+    values, where = max_along(flat, -1)
+    if not return_indices:
+        return values
+    # Where in its (H, W) plane each window element sits; the winner's place is read off it.
+    places = (rows[:, None, :, None] * w + cols[None, :, None, :]).reshape(h_out, w_out, -1)
+    places = Tensor.concrete(places, device=input.device).broadcast_to(flat.shape)
+    return values, take_along_dim(places, where.unsqueeze(-1), -1).squeeze(-1)
+
+
+# -- the layers ------------------------------------------------------------------------------------
+class MaxPool1d(Module):
+    """``max_pool1d`` with its window kept on the module."""
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                 return_indices: bool = False, ceil_mode: bool = False) -> None:  # fmt: skip
+        super().__init__()
+        self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
+        self.padding, self.dilation = padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+
+    def forward(self, input: Tensor) -> Any:
+        return max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                          self.ceil_mode, self.return_indices)  # fmt: skip
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")  # fmt: skip
+
+
+class AvgPool1d(Module):
+    """``avg_pool1d`` with its window kept on the module."""
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True) -> None:  # fmt: skip
+        super().__init__()
+        self.kernel_size = (_single(kernel_size, "kernel_size", "AvgPool1d"),)
+        given = kernel_size if stride is None else stride
+        self.stride = (_single(given, "stride", "AvgPool1d"),)
+        self.padding = (_single(padding, "padding", "AvgPool1d"),)
+        self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
+
+    def forward(self, input: Tensor) -> Tensor:
+        return avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                          self.count_include_pad)  # fmt: skip
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class _Adaptive(Module):
+    def __init__(self, output_size: Any) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool1d(_Adaptive):
+    """``adaptive_avg_pool1d`` to ``output_size``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return adaptive_avg_pool1d(input, self.output_size)
+
+
+class AdaptiveAvgPool2d(_Adaptive):
+    """``adaptive_avg_pool2d`` to ``output_size``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return adaptive_avg_pool2d(input, self.output_size)
+
+
+class AdaptiveMaxPool2d(_Adaptive):
+    """``adaptive_max_pool2d`` to ``output_size``."""
+
+    def __init__(self, output_size: Any, return_indices: bool = False) -> None:
+        super().__init__(output_size)
+        self.return_indices = return_indices
+
+    def forward(self, input: Tensor) -> Any:
+        return adaptive_max_pool2d(input, self.output_size, self.return_indices)
