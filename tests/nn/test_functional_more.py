@@ -229,3 +229,18 @@ def test_conv_transpose_layers_match_torch_and_use_its_initial_bound(cls, shape)
     x = np.random.default_rng(7).standard_normal(shape)
     np.testing.assert_allclose(ours(mg.tensor(x)).numpy(),
                                theirs(torch.tensor(x)).detach().numpy(), rtol=1e-10)  # fmt: skip
+
+
+def test_instance_norm_values_and_gradients_equal_torchs_kernel():
+    rng = np.random.default_rng(8)
+    x, w, b = rng.standard_normal((2, 3, 4, 5)), rng.standard_normal(3), rng.standard_normal(3)
+    ours = [mg.tensor(a, requires_grad=True) for a in (x, w, b)]
+    theirs = [torch.tensor(a, requires_grad=True) for a in (x, w, b)]
+    y = F.instance_norm(ours[0], weight=ours[1], bias=ours[2])
+    yt = TF.instance_norm(theirs[0], weight=theirs[1], bias=theirs[2])
+    np.testing.assert_allclose(y.detach().numpy(), yt.detach().numpy(), rtol=1e-10, atol=1e-12)
+    cotangent = rng.standard_normal(x.shape)
+    got = mg.autograd.grad(y, ours, mg.tensor(cotangent))
+    want = torch.autograd.grad(yt, theirs, torch.tensor(cotangent))
+    for g, t in zip(got, want, strict=True):
+        np.testing.assert_allclose(g.numpy(), t.numpy(), rtol=1e-9, atol=1e-12)

@@ -65,8 +65,22 @@ def instance_norm_case(draw):
         weight, bias = (*wb, None, None)[:2]
         return norm(x, weight=weight, bias=bias)
 
-    return _case(lambda *xs: run(F.instance_norm, *xs), lambda *xs: run(TF.instance_norm, *xs),
-                 arrays, views)  # fmt: skip
+    # torch 2.13's second derivative of instance_norm (its batch_norm's double backward) is
+    # off by ~1% for some inputs, where central differences agree with minigrad: the
+    # reference is the documented formula in torch operations (values and first
+    # derivatives equal torch's kernel: tests/nn/test_functional_more.py).
+    return _case(lambda *xs: run(F.instance_norm, *xs),
+                 lambda *xs: run(_torch_instance_norm_formula, *xs), arrays, views)  # fmt: skip
+
+
+def _torch_instance_norm_formula(x, weight=None, bias=None, eps=1e-5):
+    """``(x - mean) / sqrt(var + eps) * weight + bias`` per example and channel, in torch."""
+    axes = tuple(range(2, x.ndim))
+    centered = x - x.mean(dim=axes, keepdim=True)
+    y = centered / ((centered * centered).mean(dim=axes, keepdim=True) + eps).sqrt()
+    shape = (-1, *[1] * (x.ndim - 2))
+    y = y * weight.reshape(shape) if weight is not None else y
+    return y + bias.reshape(shape) if bias is not None else y
 
 
 @st.composite
