@@ -244,3 +244,19 @@ def test_instance_norm_values_and_gradients_equal_torchs_kernel():
     want = torch.autograd.grad(yt, theirs, torch.tensor(cotangent))
     for g, t in zip(got, want, strict=True):
         np.testing.assert_allclose(g.numpy(), t.numpy(), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "name", ["relu6", "celu", "selu", "hardsigmoid", "mish", "logsigmoid", "softsign"]
+)
+def test_values_and_slopes_at_nan_and_infinities_are_eager_torchs(name):
+    # Six float64 elements: torch's scalar code path, whose slope at NaN minigrad takes
+    # (its vectorized path, for longer tensors, gives another: docs/api.md).
+    x = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0])
+    ours = mg.tensor(x, requires_grad=True)
+    theirs = torch.tensor(x, requires_grad=True)
+    y, yt = getattr(F, name)(ours), getattr(TF, name)(theirs)
+    np.testing.assert_allclose(y.detach().numpy(), yt.detach().numpy(), rtol=1e-12)
+    y.sum().backward()
+    yt.sum().backward()
+    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-7)
