@@ -33,6 +33,7 @@ import warnings
 from typing import Any
 
 from minigrad.nn.module import Module
+from minigrad.tensor import dtypes
 from minigrad.tensor import softmax as primitives
 from minigrad.tensor.activations import _activation_input, _number, elu, hardtanh, softplus
 from minigrad.tensor.elementwise import abs, sigmoid, tanh, where
@@ -51,7 +52,12 @@ def relu6(input: Any, inplace: bool = False) -> Tensor:
     >>> mg.nn.functional.relu6(mg.tensor([-1.0, 3.0, 9.0]))
     tensor([0., 3., 6.])
     """
-    return hardtanh(input, 0.0, 6.0)
+    x = input if isinstance(input, Tensor) else Tensor.concrete(input)
+    if x.dtype == dtypes.bool_:
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    if x.dtype.kind in "iu":  # integers stay integers (no gradient to pass)
+        return clamp(x, 0, 6)
+    return hardtanh(x, 0.0, 6.0)
 
 
 def hardsigmoid(input: Any, inplace: bool = False) -> Tensor:
@@ -61,7 +67,7 @@ def hardsigmoid(input: Any, inplace: bool = False) -> Tensor:
     >>> mg.nn.functional.hardsigmoid(mg.tensor([-4.0, 0.0, 1.5, 4.0]))
     tensor([0.  , 0.5 , 0.75, 1.  ])
     """
-    x = _activation_input("hardsigmoid", input)
+    x = _activation_input("hardsigmoid_cpu", input)
     line = (x + 3) / 6  # (PyTorch's rounding: x / 6 + 0.5 differs in the last bit)
     return where((x > -3) & (x < 3), line, clamp(line.detach(), 0.0, 1.0))
 
@@ -75,7 +81,7 @@ def hardswish(input: Any, inplace: bool = False) -> Tensor:
     >>> x.grad
     tensor([0. , 0.5, 1. ])
     """
-    x = _activation_input("hardswish", input)
+    x = _activation_input("hardswish_cpu", input)
     outer = (x <= -3) | (x >= 3)
     inside = where(outer, 0.0, x)  # the middle piece never sees +-inf (0 * inf in its slope)
     return where(x <= -3, 0.0 * x, where(x >= 3, x, inside * (inside + 3) / 6))
@@ -88,7 +94,7 @@ def mish(input: Any, inplace: bool = False) -> Tensor:
     >>> mg.nn.functional.mish(mg.tensor([-1.0, 0.0, 1.0]))
     tensor([-0.3034,  0.    ,  0.8651])
     """
-    x = _activation_input("mish", input)
+    x = _activation_input("mish_cpu", input)
     return x * tanh(softplus(x))
 
 
@@ -100,7 +106,7 @@ def logsigmoid(input: Any) -> Tensor:
     >>> mg.nn.functional.logsigmoid(mg.tensor([-50.0, 50.0]))
     tensor([-50.,  -0.])
     """
-    x = _activation_input("log_sigmoid_forward", input)
+    x = _activation_input("log_sigmoid_cpu", input)
     return where(x < 0, x - softplus(x), -softplus(-x))
 
 
@@ -111,7 +117,10 @@ def softsign(input: Any) -> Tensor:
     >>> mg.nn.functional.softsign(mg.tensor([-3.0, 1.0]))
     tensor([-0.75,  0.5 ])
     """
-    x = _activation_input("softsign", input)
+    x = input if isinstance(input, Tensor) else Tensor.concrete(input)
+    if x.dtype.kind in "iu":  # true division: floats
+        x = x.to(dtypes.DEFAULT_FLOAT)
+    x = _activation_input("abs_cpu", x)
     return x / (abs(x) + 1)
 
 
@@ -122,7 +131,7 @@ def celu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     >>> mg.nn.functional.celu(mg.tensor([-1.0, 2.0]), alpha=2.0)
     tensor([-0.7869,  2.    ])
     """
-    x = _activation_input("celu", input)
+    x = _activation_input("elu_cpu", input)
     alpha = _number("celu", "alpha", alpha)
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError\ncelu divides by alpha; give a nonzero alpha")
@@ -136,7 +145,7 @@ def selu(input: Any, inplace: bool = False) -> Tensor:
     >>> mg.nn.functional.selu(mg.tensor([-1.0, 1.0]))
     tensor([-1.1113,  1.0507])
     """
-    x = _activation_input("selu", input)
+    x = _activation_input("elu_cpu", input)
     return SELU_SCALE * elu(x, SELU_ALPHA)
 
 
@@ -147,7 +156,7 @@ def glu(input: Any, dim: int = -1) -> Tensor:
     >>> mg.nn.functional.glu(mg.tensor([[1.0, 2.0, 0.0, 100.0]]))
     tensor([[0.5, 2. ]])
     """
-    x = _activation_input("glu", input)
+    x = _activation_input("glu_cpu", input)
     if x.ndim == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     if not -x.ndim <= dim < x.ndim:
@@ -188,8 +197,15 @@ def softmin(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any
     x = input if isinstance(input, Tensor) else Tensor.concrete(input)
     if dtype is not None:
         x = x.to(dtype)
+    if x.dtype == dtypes.bool_:
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+            "to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
     if dim is None:
         dim = implicit_dim("softmin", x.ndim)
+    x = _activation_input("softmax_lastdim_kernel_impl" if dim in (-1, x.ndim - 1)
+                          else "softmax_kernel_impl", x)  # fmt: skip
     return primitives.softmax(-x, dim)
 
 

@@ -37,6 +37,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             f"linear(): weight should be 1-D or 2-D, got a {weight.ndim}-D weight of shape "
             f"{weight.shape}"
         )
+    if input.dtype == dtypes.bool_ or weight.dtype == dtypes.bool_:
+        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
     y = input @ (weight.T if weight.ndim == 2 else weight)
     return y + bias if bias is not None else y
 

@@ -92,6 +92,9 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
         )
     if weight.ndim != dims + 2:
         raise RuntimeError(f"{op}: weight must be {dims + 2}-D, got shape {weight.shape}")
+    if input.dtype == dtypes.bool_:
+        raise NotImplementedError(f"\"slow_conv_transpose{dims}d_out_cpu\" not implemented "
+                                  "for 'Bool'")  # fmt: skip
     unbatched = input.ndim == dims + 1
     x = input.unsqueeze(0) if unbatched else input
     if x.shape[1] != weight.shape[0] or weight.shape[0] % groups:

@@ -27,6 +27,7 @@ from typing import Any
 
 from minigrad.nn.losses import _check_reduction, _reduce
 from minigrad.nn.module import Module
+from minigrad.tensor import dtypes
 from minigrad.tensor.broadcasting import broadcast_shape
 from minigrad.tensor.elementwise import minimum, where
 from minigrad.tensor.elementwise_math import clamp
@@ -94,6 +95,11 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     """
     x1 = _tensor(x1)
     x2 = _tensor(x2, x1)
+    if x1.dtype == x2.dtype == dtypes.bool_:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+            "`^` or `logical_xor()` operator instead."
+        )
     ndim = max(x1.ndim, x2.ndim)
     if ndim == 0:
         raise IndexError("Dimension specified as -1 but tensor has no dimensions")

@@ -31,6 +31,7 @@ from minigrad.nn.module import Module, overwrite
 from minigrad.nn.normalization import _affine
 from minigrad.nn.parameter import Parameter
 from minigrad.tensor import dtypes, factories
+from minigrad.tensor.activations import _activation_input
 from minigrad.tensor.elementwise import sqrt
 from minigrad.tensor.elementwise_math import rsqrt
 from minigrad.tensor.mode import no_grad
@@ -59,6 +60,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
         raise RuntimeError(
             f"Expected at least 2 dimensions for input tensor but received {input.ndim}"
         )
+    _activation_input("GroupNormKernelImpl", input)
     n, channels = input.shape[:2]
     if num_groups <= 0 or channels % num_groups:
         raise RuntimeError(
@@ -99,6 +101,7 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
             f"instance_norm expects an input of shape (N, C, *) with at least one position "
             f"axis; got shape {input.shape}"
         )
+    _activation_input("batch_norm", input)
     channels = input.shape[1]
     shape = (channels, *(1,) * (input.ndim - 2))
     axes = tuple(range(2, input.ndim))
@@ -144,6 +147,7 @@ def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
             f"Expected weight to be of same shape as normalized_shape, but got weight of "
             f"shape {list(weight.shape)} and normalized_shape = {list(shape)}"
         )
+    _activation_input("rms_norm", input)
     if eps is None:
         eps = float(np.finfo(input.dtype).eps)
     axes = tuple(range(input.ndim - len(shape), input.ndim))

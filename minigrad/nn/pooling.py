@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.nn.module import Module
+from minigrad.tensor.activations import _activation_input
 from minigrad.tensor.indexing import take_along_dim
 from minigrad.tensor.pooling import avg_pool2d, max_pool2d
 from minigrad.tensor.reductions import max as max_along
@@ -64,6 +65,8 @@ def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     s = k if stride is None or stride == [] else _single(stride, "stride", "max_pool1d")
     p, d = _single(padding, "padding", "max_pool1d"), _single(dilation, "dilation", "max_pool1d")
     x, added = _as_batched(input, "max_pool1d", 1)
+    if x.dtype.kind in "iu":  # PyTorch's 1-D kernel has no integer version (its 2-D one has)
+        _activation_input("max_pool1d_impl", x)
     out = max_pool2d(x.unsqueeze(-2), (1, k), (1, s), (0, p), (1, d), ceil_mode, return_indices)
     if return_indices:
         values, indices = out
@@ -124,8 +127,7 @@ def _check_adaptive(input: Tensor, dims: int, op: str) -> None:
             f"{op}(): Expected {dims + 1}D or {dims + 2}D tensor with non-zero sizes for the "
             f"pooled dimensions, but input has sizes {list(input.shape)}"
         )
-    if input.dtype.kind != "f":
-        raise RuntimeError(f"\"{op}\" not implemented for '{input.dtype.name}'")
+    _activation_input(op, input)
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.nn.module import Module
+from minigrad.tensor.activations import _activation_input
 from minigrad.tensor.padding import pad
 from minigrad.tensor.tensor import Tensor
 
@@ -143,6 +144,13 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
             if mode != "nearest"
             else f"Got {input.ndim}D input; nearest needs 3D, 4D or 5D"
         )
+    # (PyTorch's kernel names, which its error names)
+    kernel = (
+        f"upsample_{mode}2d_channels_last"
+        if len(spatial) == 2
+        else f"compute_indices_weights_{'nearest' if mode == 'nearest' else 'linear'}"
+    )
+    _activation_input(kernel, input)
     sizes, scales = _sizes_and_scales(spatial, size, scale_factor, recompute_scale_factor)
     if any(s <= 0 for s in sizes):
         raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
@@ -255,6 +263,8 @@ def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
         raise RuntimeError(
             f"Input Error: Only 3D or 4D input Tensors are supported (got {input.ndim}D)"
         )
+    if input.dtype.kind in "iu":  # (bool windows are fine: PyTorch copies them too)
+        _activation_input("im2col_out_cpu", input)
     x = input.unsqueeze(0) if input.ndim == 3 else input
     x = pad(x, (pads[1], pads[1], pads[0], pads[0])) if any(pads) else x
     rows, cols, oh, ow = _window_rows_cols(x.shape[2:], kernel, dil, steps)

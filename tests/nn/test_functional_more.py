@@ -260,3 +260,40 @@ def test_values_and_slopes_at_nan_and_infinities_are_eager_torchs(name):
     y.sum().backward()
     yt.sum().backward()
     np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-7)
+
+
+INTEGER_INPUTS = [
+    ("relu6", ()), ("hardsigmoid", ()), ("hardswish", ()), ("mish", ()), ("logsigmoid", ()),
+    ("softsign", ()), ("celu", ()), ("selu", ()), ("glu", ()), ("normalize", ()),
+    ("softmin", (-1,)), ("group_norm", (1,)), ("instance_norm", ()), ("rms_norm", ([4],)),
+    ("adaptive_avg_pool2d", (2,)), ("adaptive_max_pool2d", (2,)), ("unfold", (2,)),
+    ("interpolate", (None, 2.0)), ("pixel_shuffle", (1,)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", ["int64", "bool"])
+@pytest.mark.parametrize("name, args", INTEGER_INPUTS, ids=[n for n, _ in INTEGER_INPUTS])
+def test_integer_and_bool_inputs_give_torchs_result_or_error(name, args, dtype):
+    x = np.array([[[[1, -4, 7, 0], [2, 3, -1, 5]]]]).astype(dtype)
+    try:
+        want = getattr(TF, name)(torch.tensor(x), *args)
+    except Exception as error:  # torch refuses: the same type of error, the same first line
+        with pytest.raises(type(error)) as ours:
+            getattr(F, name)(mg.tensor(x), *args)
+        assert str(ours.value).splitlines()[0] == str(error).splitlines()[0]
+        return
+    got = getattr(F, name)(mg.tensor(x), *args)
+    assert str(got.dtype) == str(want.dtype).removeprefix("torch.")
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+
+
+def test_bool_inputs_of_linear_pairwise_distance_and_conv_transpose_are_refused_as_torch():
+    b = np.ones((1, 1, 2, 2), dtype=bool)
+    same_error(lambda: F.linear(mg.tensor(b), mg.tensor(b[0, 0])),
+               lambda: TF.linear(torch.tensor(b), torch.tensor(b[0, 0])),
+               NotImplementedError)  # fmt: skip
+    same_error(lambda: F.pairwise_distance(mg.tensor(b), mg.tensor(b)),
+               lambda: TF.pairwise_distance(torch.tensor(b), torch.tensor(b)))  # fmt: skip
+    same_error(lambda: F.conv_transpose2d(mg.tensor(b), mg.tensor(b)),
+               lambda: TF.conv_transpose2d(torch.tensor(b), torch.tensor(b)),
+               NotImplementedError)  # fmt: skip
