@@ -239,20 +239,23 @@ class MoreMethods:
         """True where nonzero (NaN included)."""
         return astype(self, dt.bool_)
 
-    def new_full(self, size: Any, fill_value: Any, *, dtype: Any = None,
+    def new_full(self, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
                  requires_grad: Any = False) -> Any:  # fmt: skip
         """A tensor of ``size`` filled with ``fill_value``, with this one's dtype and device."""
         shape = sizes((size,), "new_full")
         dtype = dt.as_dtype(dtype) if dtype is not None else self.dtype
-        data = backends.for_device(self.device).full(shape, np.asarray(fill_value).item(), dtype)
-        return TensorBase.concrete._wrap(data, self.device).requires_grad_(requires_grad)
+        device = self.device if device is None else device
+        data = backends.for_device(device).full(shape, np.asarray(fill_value).item(), dtype)
+        return TensorBase.concrete._wrap(data, device).requires_grad_(requires_grad)
 
-    def new_zeros(self, *size: Any, dtype: Any = None, requires_grad: Any = False) -> Any:
+    def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None,
+                  requires_grad: Any = False) -> Any:  # fmt: skip
         """Zeros of ``size``, with this tensor's dtype and device (PyTorch's ``new_zeros``)."""
-        return self.new_full(sizes(size, "new_zeros"), 0, dtype=dtype,
+        return self.new_full(sizes(size, "new_zeros"), 0, dtype=dtype, device=device,
                              requires_grad=requires_grad)  # fmt: skip
 
-    def new_ones(self, *size: Any, dtype: Any = None, requires_grad: Any = False) -> Any:
+    def new_ones(self, *size: Any, dtype: Any = None, device: Any = None,
+                 requires_grad: Any = False) -> Any:  # fmt: skip
         """Ones of ``size``, with this tensor's dtype and device (PyTorch's ``new_ones``)."""
-        return self.new_full(sizes(size, "new_ones"), 1, dtype=dtype,
+        return self.new_full(sizes(size, "new_ones"), 1, dtype=dtype, device=device,
                              requires_grad=requires_grad)  # fmt: skip
