@@ -9,7 +9,7 @@ output written once), its median time, the GB/s that makes, and
 ``copy GB/s / kernel GB/s``: 1.0x is memory speed, the target is at most 1.25x.
 NumPy's own loop for the same op is timed beside it.
 
-    python benchmarks/bandwidth.py [--size 4194304] [--repeats 21] [--all] [--dtype float32]
+    python benchmarks/bandwidth.py [--size N] [--repeats 21] [--all] [--dtype float32] [--threads N]
 
 By default the kernels the numba backend runs (the table's ops with a kernel
 policy, ``where``); ``--all`` forces every op of the table through its kernel
@@ -33,6 +33,7 @@ import numpy as np  # noqa: E402
 from minigrad.backends.kernel_cache import ARITY  # noqa: E402
 from minigrad.backends.numba_backend import KERNEL_OPS, NUMPY_BELOW, NumbaBackend  # noqa: E402
 from minigrad.backends.numpy_backend import NumpyBackend  # noqa: E402
+from minigrad.backends.threads import Workers  # noqa: E402
 
 
 def inputs(op: str, n: int, dtype: np.dtype, rng: np.random.Generator) -> list[np.ndarray]:
@@ -57,12 +58,15 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=21, help="timed turns; the median counts")
     parser.add_argument("--all", action="store_true", help="every op of the table as a kernel")
     parser.add_argument("--dtype", default="float32", choices=("float32", "float64"))
+    parser.add_argument("--threads", type=int, help="the kernels' threads (default: every core)")
     args = parser.parse_args()
     dtype = np.dtype(args.dtype)
     kernels = NumbaBackend()
     kernels.numpy_below = dict.fromkeys(NUMPY_BELOW, 0)
     if args.all:
         kernels.numpy_ops = frozenset()
+    if args.threads:
+        kernels.workers = Workers(args.threads)
     reference = NumpyBackend()
     ops = sorted(ARITY) if args.all else sorted(KERNEL_OPS)
     rng = np.random.default_rng(0)
@@ -98,7 +102,7 @@ def main() -> None:
     copy_bytes = 2 * source.nbytes
     print(
         f"Elementwise kernels against memory speed: {args.size:,} {dtype} elements, "
-        f"median of {args.repeats} turns, 2 threads"
+        f"median of {args.repeats} turns, kernels on {kernels.workers.threads} thread(s)"
     )
     print(f"(kernels compiled or loaded in {compile_seconds:.1f} s)")
     header = f"{'op':<15} {'MB moved':>9} {'kernel ms':>10} {'GB/s':>6} {'copy GB/s':>10}"
