@@ -24,8 +24,9 @@ The one-thread-per-element kernels of ``map`` and ``zip`` are written as
 text by the generator that writes the CPU kernels (``kernel_cache``): the
 operation and the number of axes are compile-time constants of that text,
 which is cached on disk by its hash. The others are built by small
-factories here (``reduce_kernel(op, dtype, ...)``); closures compile again in
-each process (numba caches only functions of a file).
+factories here (``reduce_kernel(op, dtype, ...)``), closures that numba also
+caches on disk on a GPU (a closure's cache entry is keyed by the values it
+captured). Under the simulator nothing is cached: there is no machine code.
 """
 
 from __future__ import annotations
