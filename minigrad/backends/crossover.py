@@ -29,9 +29,11 @@ REDUCE = 2**22
 NUMPY_BELOW = {"elementwise": ELEMENTWISE, "fused": FUSED, "composite": COMPOSITE, "reduce": REDUCE}
 
 # -- generated kernels (the fusion pass of lesson 13) ----------------------------------------
-# benchmarks/w10_jit_compile.py: a fused group costs a compilation (a second or more) and
-# saves memory passes; from 64K elements the saving is worth the kernel.
+# Not measured as a crossover: a fused group costs a compilation (a second or more,
+# benchmarks/w10_jit_compile.py prints it) and saves memory passes, which pay only on big
+# arrays; 64K elements is a judgement on those two numbers, not a measured crossing.
 FUSE_FROM = 2**16
-# benchmarks/crossover.py: waking threads costs tens of microseconds; below 64K elements one
-# core runs the loop faster (the kernel is compiled without parallel=True).
+# Waking threads costs 20-40 us a call (benchmarks/crossover.py, the eager kernels); below
+# 64K elements one core runs a fused loop (compiled without parallel=True). A judgement from
+# that fixed cost too: the fused kernels' own crossing was not measured.
 PARALLEL_FROM = 2**16
