@@ -213,3 +213,23 @@ def test_functional_call_gradients_ties_and_strictness():
         mg.func.functional_call(layer, {"weight": mg.zeros(1, 2)}, x, strict=True)
     with pytest.raises(AttributeError, match="no parameter or buffer named 'wieght'"):
         mg.func.functional_call(layer, {"wieght": mg.zeros(1, 2)}, x)
+
+
+def test_a_failed_move_leaves_every_parameter_as_it_was(monkeypatch):
+    m = model(mg)
+    before = [(p.data, p.dtype) for p in m.parameters()]
+    calls = []
+    real_to = mg.Tensor.to
+
+    def failing_to(self, *args, **kwargs):  # the third conversion fails (a device that is gone)
+        calls.append(1)
+        if len(calls) == 3:
+            raise RuntimeError("CUDA error: out of memory")
+        return real_to(self, *args, **kwargs)
+
+    monkeypatch.setattr(mg.Tensor, "to", failing_to)
+    with pytest.raises(RuntimeError, match="out of memory"):
+        m.to(mg.float64)
+    monkeypatch.undo()
+    after = list(m.parameters())
+    assert all(p.data is data and p.dtype == dtype for p, (data, dtype) in zip(after, before))
