@@ -165,8 +165,8 @@ class GroupNorm(Module):
     """
 
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5,
-                 affine: bool = True, device: str = "cpu",
-                 dtype: Any = dtypes.float32) -> None:  # fmt: skip
+                 affine: bool = True, device: str = "cpu", dtype: Any = dtypes.float32,
+                 *, bias: bool = True) -> None:  # fmt: skip
         super().__init__()
         if num_channels % num_groups:
             raise ValueError("num_channels must be divisible by num_groups")
@@ -175,7 +175,8 @@ class GroupNorm(Module):
         self.weight = self.bias = None
         if affine:
             self.weight = Parameter(factories.ones(num_channels, dtype=dtype, device=device))
-            self.bias = Parameter(factories.zeros(num_channels, dtype=dtype, device=device))
+            if bias:
+                self.bias = Parameter(factories.zeros(num_channels, dtype=dtype, device=device))
 
     def forward(self, input: Tensor) -> Tensor:
         return group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
@@ -191,14 +192,16 @@ class _InstanceNorm(Module):
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1,
                  affine: bool = False, track_running_stats: bool = False,
-                 device: str = "cpu", dtype: Any = dtypes.float32) -> None:  # fmt: skip
+                 device: str = "cpu", dtype: Any = dtypes.float32,
+                 *, bias: bool = True) -> None:  # fmt: skip
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         self.weight = self.bias = None
         if affine:
             self.weight = Parameter(factories.ones(num_features, dtype=dtype, device=device))
-            self.bias = Parameter(factories.zeros(num_features, dtype=dtype, device=device))
+            if bias:
+                self.bias = Parameter(factories.zeros(num_features, dtype=dtype, device=device))
         if track_running_stats:
             zeros = factories.zeros(num_features, dtype=dtype, device=device)
             self.register_buffer("running_mean", zeros)

@@ -297,3 +297,17 @@ def test_bool_inputs_of_linear_pairwise_distance_and_conv_transpose_are_refused_
     same_error(lambda: F.conv_transpose2d(mg.tensor(b), mg.tensor(b)),
                lambda: TF.conv_transpose2d(torch.tensor(b), torch.tensor(b)),
                NotImplementedError)  # fmt: skip
+
+
+def test_group_and_instance_norm_layers_without_bias_match_torch():
+    for name, args in [("GroupNorm", (2, 4)), ("InstanceNorm1d", (4,))]:
+        kwargs = {"affine": True, "bias": False}
+        ours, theirs = (
+            getattr(mg.nn, name)(*args, **kwargs),
+            getattr(torch.nn, name)(*args, **kwargs),
+        )
+        assert list(ours.state_dict()) == list(theirs.state_dict())
+        x = np.random.default_rng(9).standard_normal((2, 4, 5))
+        np.testing.assert_allclose(ours(mg.tensor(x)).numpy(),
+                                   theirs.double()(torch.tensor(x)).detach().numpy(),
+                                   rtol=1e-10)  # fmt: skip
