@@ -233,3 +233,25 @@ def test_a_failed_move_leaves_every_parameter_as_it_was(monkeypatch):
     monkeypatch.undo()
     after = list(m.parameters())
     assert all(p.data is data and p.dtype == dtype for p, (data, dtype) in zip(after, before))
+
+
+def test_per_example_gradients_through_functional_call_match_torch_func():
+    mg.manual_seed(4)
+    ours = model(mg, dtype=mg.float64)
+    theirs = model(torch, dtype=torch.float64)
+    theirs.load_state_dict({k: torch.tensor(v.numpy()) for k, v in ours.state_dict().items()})
+    x = np.random.default_rng(2).standard_normal((4, 3))
+
+    def loss(lib, net):
+        call = mg.func.functional_call if lib is mg else torch.func.functional_call
+        return lambda params, xi: (call(net, params, (xi,)) ** 2).sum()
+
+    params = {k: v.detach() for k, v in ours.named_parameters()}
+    got = mg.vmap(mg.grad(loss(mg, ours)), in_axes=(None, 0))(params, mg.tensor(x))
+    tparams = {k: v.detach() for k, v in theirs.named_parameters()}
+    want = torch.func.vmap(torch.func.grad(loss(torch, theirs)), in_dims=(None, 0))(
+        tparams, torch.tensor(x)
+    )
+    assert list(got) == list(want)
+    for name in want:
+        np.testing.assert_allclose(got[name].numpy(), want[name].numpy(), rtol=1e-10)

@@ -10,12 +10,12 @@ model are ``vmap(grad(loss))`` with the parameters as an argument:
 
     >>> import minigrad as mg
     >>> model = mg.nn.Linear(3, 1)
-    >>> def loss(weight, bias, x):
-    ...     return mg.func.functional_call(model, {"weight": weight, "bias": bias}, x).sum()
-    >>> per_example = mg.vmap(mg.grad(loss, argnums=(0, 1)), in_axes=(None, None, 0))
-    >>> dw, db = per_example(model.weight.detach(), model.bias.detach(), mg.ones(5, 3))
-    >>> dw.shape, db.shape
-    ((5, 1, 3), (5, 1))
+    >>> params = {name: p.detach() for name, p in model.named_parameters()}
+    >>> def loss(params, x):
+    ...     return mg.func.functional_call(model, params, (x,)).sum()
+    >>> grads = mg.vmap(mg.grad(loss), in_axes=(None, 0))(params, mg.ones(5, 3))
+    >>> {name: g.shape for name, g in grads.items()}
+    {'weight': (5, 1, 3), 'bias': (5, 1)}
 
 The same function as ``torch.func.functional_call``.
 """
