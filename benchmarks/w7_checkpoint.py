@@ -123,11 +123,11 @@ def _jitted_step(mg, rng, params, weight_grads: bool, segments: int = 1):
 
     weights = [t.detach() for pair in params for t in pair]
 
-    def layer(w, b):
+    def make_layer(w, b):
         return lambda y: (y @ w + b).tanh()
 
     def loss(x, *weights):
-        layers = [layer(w, b) for w, b in zip(weights[::2], weights[1::2])]
+        layers = [make_layer(w, b) for w, b in zip(weights[::2], weights[1::2])]
         if segments > 1:
             return mg.checkpoint_sequential(layers, segments, x).sum()
         y = x
