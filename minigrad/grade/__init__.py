@@ -73,7 +73,7 @@ def check(
     name: str,
     directory: str | os.PathLike | None = None,
     timeout: float = DEFAULT_TIMEOUT,
-    sandbox: bool = True,
+    sandbox: bool | str = True,
 ) -> Report:
     """Grade one exercise of the student's file as saved now; show the table; return it.
 

@@ -112,6 +112,13 @@ def main(argv: list[str] | None = None) -> int:
         "scores; in the students' edition, 0, the inputs whose answers it stores)",
     )
     parser.add_argument(
+        "--sandbox",
+        choices=("namespaces", "account"),
+        default=None,
+        help="the sandbox to use (default: namespaces where the kernel allows them; as root "
+        "where it does not, a made-up user per exercise); it fails when unavailable",
+    )
+    parser.add_argument(
         "--no-sandbox",
         action="store_true",
         help="run the exercises as your own user, with resource limits only: for work you "
@@ -145,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
             timeout=args.timeout,
             seed=default_seed(args.seed),
             jobs=args.jobs,
-            sandbox=not args.no_sandbox,
+            sandbox=False if args.no_sandbox else (args.sandbox or True),
         )
     except SandboxError as error:
         print(f"minigrad grader: nothing was graded: {error}", file=sys.stderr)

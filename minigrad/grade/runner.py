@@ -107,33 +107,39 @@ class Run:
     """One grading run: its private folder, its sandbox, the submission's copy, its job slots."""
 
     def __init__(
-        self, jobs: int, limits: sandbox.Limits | None = None, use_sandbox: bool = True
+        self, jobs: int, limits: sandbox.Limits | None = None, use_sandbox: bool | str = True
     ) -> None:
         self.isolation = sandbox.isolation(limits, use_sandbox)
+        mode = self.isolation.mode
         self.top = Path(tempfile.mkdtemp(prefix="minigrad-grade-"))  # 0700: the grader's alone
-        self.accounts = sandbox.Accounts() if self.isolation.mode == "root" else None
+        self.accounts = sandbox.Accounts() if mode in ("root", "account") else None
         self.submission: Path | None = None
         self.left_out: list[str] = []
         self.slots: queue.Queue[int] = queue.Queue()
         for slot in range(jobs):
             self.slots.put(slot)
+        if mode in ("none", "account"):
+            # Children run in the host's file system: orphans come back to the grader, and
+            # the module path gets a folder holding only the package (no solutions/).
+            sandbox.start_as_subreaper()
+            if mode == "account":
+                self.top.chmod(0o711)  # an exercise's user may pass through to its folder
+            self.package_link = self.top / "package"
+            self.package_link.mkdir(mode=0o755)
+            self.package_link.chmod(0o755)
+            (self.package_link / "minigrad").symlink_to(sandbox.PACKAGE_DIR)
         if self.isolation.sandboxed:
             try:
                 self.engage()
             except BaseException:
                 self.close()
                 raise
-        else:
-            sandbox.start_as_subreaper()
-            # A folder holding only the package: the child's module path gets no solutions/.
-            self.package_link = self.top / "package"
-            self.package_link.mkdir(mode=0o755)
-            (self.package_link / "minigrad").symlink_to(sandbox.PACKAGE_DIR)
 
     def close(self) -> None:
-        if not self.isolation.sandboxed:
-            sandbox.sweep()
-        sandbox.reap()
+        if self.isolation.mode == "none":
+            sandbox.sweep()  # and reap what the grader adopted as subreaper
+        elif self.isolation.mode == "account":
+            sandbox.reap()
         sandbox.remove(self.top)
 
     def copy(self, folder: Path) -> None:
@@ -144,7 +150,7 @@ class Run:
     def env(self, exercise: Exercise, home: str) -> dict[str, str]:
         env = {key: value for key, value in os.environ.items() if key in PASSED_ENV}
         env.update({k: v for k, v in os.environ.items() if k.startswith("MINIGRAD_")})
-        tmp = "/tmp" if self.isolation.sandboxed else home
+        tmp = "/tmp" if self.isolation.mode in ("root", "user") else f"{home}/tmp"
         env.update(HOME=home, TMPDIR=tmp, NUMBA_CACHE_DIR=f"{home}/.numba")
         env.update(PYTHONDONTWRITEBYTECODE="1")
         env.update(exercise.env)
@@ -155,16 +161,19 @@ class Run:
         it runs, is not root, has no capability, and sees neither the grader nor the course."""
         canary = self.top / "canary"
         canary.write_text("the grader's folder")
-        hidden = [
-            str(canary),
-            str(sandbox.COURSE_ROOT / "solutions"),
-            str(sandbox.GRADE_DIR / "spec.py"),
-        ]
+        canary.chmod(0o600)
+        hidden = [str(canary), *map(str, sandbox.PROTECTED)]
         code = (
             "import json, os, sys\n"
             "import numpy\n"
             "status = dict(l.split(':', 1) for l in open('/proc/self/status') if ':' in l)\n"
-            "seen = [p for p in sys.argv[1:] if os.path.exists(p)]\n"
+            "def read(p):\n"
+            "    try:\n"
+            "        os.listdir(p) if os.path.isdir(p) else open(p).close()\n"
+            "        return True\n"
+            "    except OSError:\n"
+            "        return False\n"
+            "seen = [p for p in sys.argv[1:] if read(p)]\n"
             "print(json.dumps({'uid': os.getuid(), 'caps': int(status['CapEff'], 16),\n"
             "                  'pids': len([p for p in os.listdir('/proc') if p.isdigit()]),\n"
             "                  'seen': seen, 'parent': os.getppid()}))\n"
@@ -175,30 +184,44 @@ class Run:
         folder.mkdir(mode=0o700)
         (folder / "request.json").write_text("{}")
         fds = [*os.pipe(), *os.pipe()]  # status read, write; channel read, write
+        argv = [sys.executable, "-I", "-c", code, *hidden]
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
         with contextlib.ExitStack() as stack:
             stack.callback(lambda: [os.close(fd) for fd in fds])
             account = stack.enter_context(self.accounts.fresh()) if self.accounts else None
-            command = sandbox.jail_command(
-                self.isolation, folder, empty, [sys.executable, "-I", "-c", code, *hidden],
-                {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, account,
-                (fds[1], fds[3]), folder / "request.json",
-            )  # fmt: skip
+            user: dict = {}
+            if self.isolation.mode == "account":
+                command = argv
+                user = {"user": account[0], "group": account[1], "extra_groups": [], "cwd": "/"}
+            else:
+                command = sandbox.jail_command(
+                    self.isolation,
+                    folder,
+                    empty,
+                    argv,
+                    env,
+                    account,
+                    (fds[1], fds[3]),
+                    folder / "request.json",
+                )
             try:
                 done = subprocess.run(
                     command, pass_fds=(fds[1], fds[3]), capture_output=True, text=True,
-                    timeout=60, stdin=subprocess.DEVNULL,
+                    timeout=60, stdin=subprocess.DEVNULL, env=env, **user,
                 )  # fmt: skip
             except (OSError, subprocess.TimeoutExpired) as error:
                 raise sandbox.SandboxError(
-                    f"the grader's sandbox did not start ({error}). {sandbox.WHAT_TO_DO}"
+                    f"the grader's sandbox did not start ({error}). {self._what_to_do()}"
                 ) from None
         try:
             seen = json.loads(done.stdout.strip().splitlines()[-1])
         except (ValueError, IndexError):
             detail = " ".join((done.stderr or done.stdout).split())[-600:]
+            detail = detail or f"exit status {done.returncode}"
+            if self.isolation.mode == "account":
+                detail = f"another user cannot start {sys.executable}: {detail}"
             raise sandbox.SandboxError(
-                "the grader's sandbox cannot engage here "
-                f"({detail or f'exit status {done.returncode}'}). {sandbox.WHAT_TO_DO}"
+                f"the grader's sandbox cannot engage here ({detail}). {self._what_to_do()}"
             ) from None
         problems = []
         if seen["caps"]:
@@ -207,13 +230,25 @@ class Run:
             problems.append("the child runs as root")
         if seen["seen"]:
             problems.append(f"the child sees {', '.join(seen['seen'])}")
-        if seen["pids"] > 3:
+        if seen["pids"] > 3 and self.isolation.mode != "account":
             problems.append("the child sees other processes")
         if problems:
             raise sandbox.SandboxError(
                 f"the grader's sandbox is not tight here: {'; '.join(problems)}. "
-                + sandbox.WHAT_TO_DO
+                + self._what_to_do()
             )
+
+    def _what_to_do(self) -> str:
+        if self.isolation.mode != "account":
+            return sandbox.WHAT_TO_DO
+        closed = " ".join(str(p) for p in sandbox.PROTECTED)
+        return (
+            "This machine allows no namespaces (a container without CAP_SYS_ADMIN?), so the "
+            "grader runs each exercise as a made-up user instead; that needs the interpreter's "
+            "folders open to other users for search and reading, and the answers closed to "
+            f"them (for example, as the teacher who owns them: chmod -R o-rwx {closed}). "
+            + sandbox.WHAT_TO_DO
+        )
 
 
 def run_child(
@@ -226,12 +261,18 @@ def run_child(
     folder = run.top / f"{exercise.number}-{slot}"
     sandbox.remove(folder)
     folder.mkdir(mode=0o700)
-    sandboxed = run.isolation.sandboxed
-    home = f"{sandbox.WORK}/home" if sandboxed else str(folder)
+    mode = run.isolation.mode
+    jailed = mode in ("root", "user")
+    if jailed:
+        home, submission = f"{sandbox.WORK}/home", f"{sandbox.WORK}/submission"
+    else:
+        home, submission = str(folder), str(folder / "submission")
+        copy_submission(run.submission, folder / "submission")  # this exercise's own copy
+        (folder / "tmp").mkdir(mode=0o700)
     request = {
-        "file": f"{sandbox.WORK}/submission/{name}" if sandboxed else str(run.submission / name),
-        "package_link": str(sandbox.PACKAGE_DIR.parent if sandboxed else run.package_link),
-        "limits": {} if sandboxed else run.isolation.limits.rlimits(),
+        "file": f"{submission}/{name}",
+        "package_link": str(sandbox.PACKAGE_DIR.parent if jailed else run.package_link),
+        "limits": {} if jailed else run.isolation.limits.rlimits(),
         "probes": [{"probe": probe_path(c.probe), "args": encode(c.args)} for c in checks],
         "forbidden": list(exercise.shortcuts),
     }
@@ -240,30 +281,42 @@ def run_child(
     read_end, write_end = os.pipe()
     status_r, status_w = os.pipe()
     argv = [sys.executable, "-I", "-B", str(CHILD), f"{home}/request.json", str(write_end)]
+    env = run.env(exercise, home)
     with contextlib.ExitStack() as stack:
         account = stack.enter_context(run.accounts.fresh()) if run.accounts else None
-        if sandboxed:
+        user: dict = {}
+        if jailed:
             command = sandbox.jail_command(
-                run.isolation, folder, run.submission, argv, run.env(exercise, home), account,
+                run.isolation, folder, run.submission, argv, env, account,
                 (status_w, write_end), request_path,
             )  # fmt: skip
         else:
             command = argv
+            if account is not None:  # the account sandbox: the folder is the user's
+                request["limits"] = run.isolation.limits.rlimits(run.isolation.limits.processes)
+                request_path.write_text(json.dumps(request))
+                sandbox.give(folder, account)
+                user = {"user": account[0], "group": account[1], "extra_groups": []}
         try:
             process = subprocess.Popen(
                 command,
                 cwd=folder,
-                env=run.env(exercise, home),
+                env=env,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
-                pass_fds=(write_end, status_w) if sandboxed else (write_end,),
+                pass_fds=(write_end, status_w) if jailed else (write_end,),
                 start_new_session=True,
+                **user,
             )
         finally:
             os.close(write_end)
             os.close(status_w)
         try:
+            if account is not None and not jailed:
+                # Set by root before the go, the score is also the floor the child cannot lower.
+                with contextlib.suppress(OSError):
+                    Path(f"/proc/{process.pid}/oom_score_adj").write_text("1000")
             process.stdin.close()  # the child's go
             deadline = time.monotonic() + timeout
             raw, tail, how = _collect(read_end, process.stdout.fileno(), deadline)
@@ -274,8 +327,13 @@ def run_child(
                     how = "timeout"
         finally:
             _end(process)
+            if account is not None and not jailed:
+                sandbox.kill_as(*account)
+                sandbox.remove_files_of(account[0])
             os.close(read_end)
-            status = _read_status(status_r) if sandboxed else None
+            status = _read_status(status_r) if jailed else None
+            if not jailed:
+                os.close(status_r)
             sandbox.remove(folder)
     output = _printable(tail.decode("utf-8", "replace"))
     return read_messages(raw, len(checks)), output, _ending(process, how, timeout, status)
@@ -386,14 +444,15 @@ def grade(
     seed: int | None = None,
     jobs: int | None = None,
     limits: sandbox.Limits | None = None,
-    sandbox: bool = True,
+    sandbox: bool | str = True,
 ) -> Report:
     """Grade ``exercises`` of the submission in ``directory``, ``jobs`` children at a time.
 
     Every child runs in the sandbox (see ``sandbox``); when it cannot engage,
     ``SandboxError`` says why and what to do, and nothing is graded.
     ``sandbox=False`` runs children as the calling user (trusted work only,
-    and said on stderr). ``seed`` defaults to a fresh one, kept in the report.
+    and said on stderr); "namespaces" or "account" asks for that sandbox only.
+    ``seed`` defaults to a fresh one, kept in the report.
     """
     folder = Path(directory)
     jobs = jobs or min(4, os.cpu_count() or 1)

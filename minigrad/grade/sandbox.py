@@ -37,8 +37,10 @@ import pwd
 import secrets
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,6 +48,9 @@ PACKAGE_DIR = Path(__file__).resolve().parents[1]
 COURSE_ROOT = PACKAGE_DIR.parent
 GRADE_DIR = PACKAGE_DIR / "grade"
 JAIL = GRADE_DIR / "jail.py"
+# What no child may read: the answers, their history, the references. The namespaces leave
+# them out of the child's view; the account sandbox requires them closed to other users.
+PROTECTED = (COURSE_ROOT / "solutions", COURSE_ROOT / ".git", GRADE_DIR / "checks")
 # What the child loads from the grader's folder: nothing else of it is in its view.
 CHILD_FILES = ("_child.py", "channel.py", "probes")
 # Where the exercise's own folder appears inside the sandbox.
@@ -99,7 +104,9 @@ class Limits:
 class Isolation:
     """How children run in this grading run."""
 
-    mode: str  # "root": a made-up user in namespaces; "user": a user namespace; "none"
+    # "root": a made-up user in namespaces; "user": a user namespace; "account": a made-up
+    # user without namespaces (root where namespaces are not allowed); "none"
+    mode: str
     limits: Limits = field(default_factory=Limits)
     unshare: str = ""
 
@@ -108,7 +115,13 @@ class Isolation:
         return self.mode != "none"
 
     def notes(self) -> list[str]:
-        """What is left open, in words (empty when sandboxed)."""
+        """What is left open, in words (empty in namespaces)."""
+        if self.mode == "account":
+            return [
+                "no namespaces here: each exercise runs as a made-up user, without a view of "
+                "its own: it can see other processes' names, and files it leaves in /tmp and "
+                "/dev/shm are deleted only when it ends"
+            ]
         if self.sandboxed:
             return []
         return [
@@ -118,21 +131,85 @@ class Isolation:
         ]
 
 
-def isolation(limits: Limits | None = None, sandbox: bool = True) -> Isolation:
-    """How this run's children will run; ``SandboxError`` when the sandbox cannot be used."""
+def isolation(limits: Limits | None = None, sandbox: bool | str = True) -> Isolation:
+    """How this run's children will run; ``SandboxError`` when the sandbox cannot be used.
+
+    ``sandbox``: True (namespaces where the kernel allows them; as root in a
+    container that does not, a made-up user without them), False (none),
+    "namespaces" or "account" (that one, or ``SandboxError``).
+    """
     limits = limits or Limits()
-    if not sandbox:
+    if sandbox is False:
         return Isolation("none", limits)
+    if sandbox not in (True, "namespaces", "account"):
+        raise ValueError(f"sandbox is True, False, 'namespaces' or 'account', not {sandbox!r}")
     if not sys.platform.startswith("linux"):
         raise SandboxError(f"the grader's sandbox needs Linux, not {sys.platform}. {WHAT_TO_DO}")
+    root = os.geteuid() == 0
+    if sandbox == "account":
+        if not root:
+            raise SandboxError(f"the account sandbox needs root. {WHAT_TO_DO}")
+        return Isolation("account", limits)
     unshare = shutil.which("unshare") or next(
         (p for p in ("/usr/bin/unshare", "/bin/unshare") if os.access(p, os.X_OK)), ""
     )
+    if root and sandbox is True and not (unshare and _namespaces_work(unshare)):
+        return Isolation("account", limits)
     if not unshare:
         raise SandboxError(
             "util-linux's unshare is not installed (apt-get install util-linux). " + WHAT_TO_DO
         )
-    return Isolation("root" if os.geteuid() == 0 else "user", limits, unshare)
+    return Isolation("root" if root else "user", limits, unshare)
+
+
+def _namespaces_work(unshare: str) -> bool:
+    """Whether this process may make the namespaces ``jail.py`` needs (not in every container)."""
+    try:
+        done = subprocess.run(
+            [unshare, "--mount", "--pid", "--ipc", "--uts", "--net", "--fork", "true"],
+            capture_output=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
+def kill_as(uid: int, gid: int) -> None:
+    """Kill every process of ``uid``: as that user, ``kill(-1, SIGKILL)`` until none is left.
+
+    ``kill(-1)`` reaches every process the caller may signal in one system call,
+    so a fork bomb cannot outrun it the way a walk over ``/proc`` can be
+    outrun. (Without namespaces: with them, the namespace's end does this.)
+    """
+    for _ in range(KILL_ROUNDS):
+        for pid in processes_of(uid):  # the dead ones are the grader's to reap (subreaper)
+            with contextlib.suppress(ChildProcessError, OSError):
+                os.waitpid(pid, os.WNOHANG)
+        if not processes_of(uid):
+            return
+        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+            subprocess.run(
+                [sys.executable, "-I", "-S", "-c", "import os; os.kill(-1, 9)"],
+                user=uid, group=gid, extra_groups=[], stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30,
+            )  # fmt: skip
+
+
+def remove_files_of(uid: int, folders: tuple[str, ...] = ("/tmp", "/var/tmp", "/dev/shm")) -> None:
+    """Without namespaces: delete what ``uid`` left in the shared temporary folders."""
+    for top in folders:
+        for folder, dirs, files in os.walk(top, topdown=False):
+            for name in files + dirs:
+                path = os.path.join(folder, name)
+                with contextlib.suppress(OSError):
+                    info = os.lstat(path)
+                    if info.st_uid != uid:
+                        continue
+                    if os.path.isdir(path) and not os.path.islink(path):
+                        shutil.rmtree(path, ignore_errors=True)
+                    else:
+                        os.unlink(path)
 
 
 class Accounts:
@@ -214,7 +291,7 @@ def kill_uid(uid: int) -> None:
         for pid in pids:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-        reap()
+        time.sleep(0.01)
 
 
 def jail_command(
@@ -315,6 +392,13 @@ def _descends(pid: int, ancestor: int, parents: dict[int, tuple[int, int]]) -> b
         if pid <= 1:
             return False
     return False
+
+
+def give(path: Path, account: tuple[int, int]) -> None:
+    """Hand ``path``, a folder the grader made, and everything in it to ``account``."""
+    for folder, dirs, files in os.walk(path):
+        for name in [".", *dirs, *files]:
+            os.chown(os.path.join(folder, name), *account, follow_symlinks=False)
 
 
 def remove(path: Path) -> None:

@@ -10,13 +10,25 @@ import os
 
 import pytest
 
+from minigrad.grade import sandbox
 from minigrad.grade.runner import Run
 from minigrad.grade.sandbox import SandboxError
+
+
+@pytest.fixture(autouse=True)
+def no_namespaces(monkeypatch):
+    """With ``MINIGRAD_TEST_SANDBOX=account`` (set by test_sandbox.py's account test), the
+    grader finds no namespaces, as in a container that allows none: it uses the account sandbox.
+    """
+    if os.environ.get("MINIGRAD_TEST_SANDBOX") == "account":
+        monkeypatch.setattr(sandbox, "_namespaces_work", lambda unshare: False)
 
 
 @pytest.fixture(scope="session")
 def sandboxed() -> str:
     """The sandbox's mode ("root" or "user"), or a skip when it cannot engage."""
+    if os.environ.get("MINIGRAD_TEST_SANDBOX") == "account":
+        sandbox._namespaces_work = lambda unshare: False  # the session fixture runs first
     try:
         run = Run(1)
     except SandboxError as error:

@@ -95,6 +95,37 @@ def test_no_sandbox_runs_only_when_asked_and_says_so(tmp_path, capsys):
     assert "--no-sandbox" not in capsys.readouterr().err
 
 
+def test_without_a_sandbox_the_grader_reaps_what_it_adopts(tmp_path):
+    # Not hostile: an exercise that leaves an orphan which ends on its own.
+    folder = _honest(tmp_path)
+    file = folder / "lesson01_derivatives.py"
+    file.write_text(
+        file.read_text() + "\n\nimport os as _os\nimport time as _time\n\n"
+        "_numerical_derivative = numerical_derivative\n\n\n"
+        "def numerical_derivative(f, x, h=1e-5):\n"
+        "    if _os.fork() == 0:\n        _os.setsid()\n        if _os.fork() == 0:\n"
+        "            _time.sleep(0.2)\n        _os._exit(0)\n"
+        "    return _numerical_derivative(f, x, h)\n"
+    )
+    report = grade(folder, select(["1.1"]), sandbox=False)
+    assert _scores(report) == {"1.1": (5, 5)}
+    time.sleep(0.5)
+    sandbox.reap()
+    children = [
+        entry.name
+        for entry in Path("/proc").iterdir()
+        if entry.name.isdigit() and _parent(entry) == os.getpid()
+    ]
+    assert not children
+
+
+def _parent(entry: Path) -> int:
+    try:
+        return int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 # --- one run, one exercise, one sandbox ----------------------------------------------------
 
 
@@ -120,7 +151,8 @@ def test_two_runs_at_once_neither_see_nor_kill_each_other(sandboxed, tmp_path):
     for thread in threads:
         thread.join()
     assert _scores(reports["honest"]) == {"1.2": (5, 5), "2.2": (5, 5)}
-    assert "FOUND" not in reports["peeker"].exercises[0].output
+    if sandboxed != "account":  # without namespaces it sees names and the network (README)
+        assert "FOUND" not in reports["peeker"].exercises[0].output
 
 
 def test_files_left_in_tmp_and_shm_are_gone_for_the_next_exercise(sandboxed, tmp_path):
@@ -397,7 +429,23 @@ def test_two_suites_at_once_both_pass_and_leave_the_machine_as_it_was(sandboxed)
     assert _machine() == before
 
 
-def _as_normal_user(command: list[str]) -> list[str]:
+def _reachable_interpreter(stash: Path) -> str:
+    """Shell lines that, in a private mount namespace, make the interpreter reachable by
+    every user without changing a permission on the host: a tmpfs over its closed folder,
+    with the interpreter's tree bound back into it."""
+    real = Path(sys.executable).resolve()
+    closed = next((p for p in reversed(real.parents) if not p.stat().st_mode & stat.S_IXOTH), None)
+    if closed is None:
+        return ""
+    prefix = Path(sys.base_prefix).resolve()
+    return (
+        f"mkdir -p {stash}\nmount --bind {prefix} {stash}\n"
+        f"mount -t tmpfs -o mode=755 tmpfs {closed}\n"
+        f"mkdir -p {prefix}\nmount --bind {stash} {prefix}\n"
+    )
+
+
+def _as_normal_user(command: list[str], stash: Path) -> list[str]:
     """``command`` as user 65534, in a mount namespace where the interpreter is reachable.
 
     Python may live under a folder others cannot enter (pyenv in /root, mode
@@ -405,17 +453,7 @@ def _as_normal_user(command: list[str]) -> list[str]:
     folder in a namespace of its own and binds the interpreter's tree back:
     the host's permissions never change.
     """
-    real = Path(sys.executable).resolve()
-    closed = next((p for p in reversed(real.parents) if not p.stat().st_mode & stat.S_IXOTH), None)
-    prefix = Path(sys.base_prefix).resolve()
-    script = "set -e\n"
-    if closed is not None:
-        stash = "/run/minigrad-test-stash" if Path("/run").is_dir() else "/tmp/minigrad-test-stash"
-        script += (
-            f"mkdir -p {stash}\nmount --bind {prefix} {stash}\n"
-            f"mount -t tmpfs -o mode=755 tmpfs {closed}\n"
-            f"mkdir -p {prefix}\nmount --bind {stash} {prefix}\n"
-        )
+    script = "set -e\n" + _reachable_interpreter(stash)
     script += 'exec setpriv --reuid=65534 --regid=65534 --clear-groups "$@"\n'
     return ["unshare", "--mount", "sh", "-c", script, "sh", *command]
 
@@ -429,17 +467,60 @@ def test_the_attacks_also_fail_for_a_normal_user_after_a_root_run(sandboxed):
     readable = all(os.stat(p).st_mode & stat.S_IROTH for p in (ROOT / "minigrad", ROOT / "tests"))
     if not readable:
         pytest.skip("this checkout is not readable by other users")
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x",
-               str(Path(__file__).parent / "test_grade_attacks.py"),
-               "-k", "escape or kill_parent or replace_folder or edit_grader or peek or forge"]  # fmt: skip
+    here = Path(__file__).parent
+    chosen = ("escape or kill_parent or replace_folder or edit_grader or peek or forge or fill_tmp"
+              " or symlinked or fifos or two_runs or left_in_tmp or fork_bomb or shortcut")  # fmt: skip
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x", "-m",
+               "not slow", str(here / "test_grade_attacks.py"), str(here / "test_sandbox.py"),
+               "-k", chosen]  # fmt: skip
     work = Path(tempfile.mkdtemp(prefix="minigrad-user-test-"))  # ours: the user's home
     os.chown(work, 65534, 65534)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(work), "CI": "1",
            "NUMBA_CACHE_DIR": str(work / "numba"), "TMPDIR": str(work)}  # fmt: skip
     try:
-        run = subprocess.run(_as_normal_user(command), cwd=work, env=env, capture_output=True,
+        run = subprocess.run(_as_normal_user(command, work / "stash"), cwd=work, env=env, capture_output=True,
                              text=True, timeout=900)  # fmt: skip
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    assert run.returncode == 0, (run.stdout + run.stderr)[-3000:]
+    assert " passed" in run.stdout and "skipped" not in run.stdout
+
+
+def test_the_account_sandbox_fails_closed_where_others_cannot_start_python(sandboxed):
+    if not AS_ROOT:
+        pytest.skip("the account sandbox needs root")
+    reachable = all(p.stat().st_mode & stat.S_IXOTH for p in Path(sys.executable).resolve().parents)
+    if reachable and not any(p.exists() and p.stat().st_mode & 0o004 for p in sandbox.PROTECTED):
+        pytest.skip("here the account sandbox can engage: the next test runs it")
+    with pytest.raises(SandboxError, match="chmod -R o-rwx"):
+        grade(SOLUTIONS, select(["1.1"]), sandbox="account")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not AS_ROOT, reason="the account sandbox needs root")
+def test_the_account_sandbox_where_no_namespace_is_allowed(sandboxed):
+    """As in a container without namespaces: a made-up user per exercise, no view of its own.
+
+    In a mount namespace of the test's (the host is not touched), the interpreter is made
+    reachable and the answers closed, as a teacher would on such a machine; then the
+    in-process attack tests run with namespaces reported unavailable.
+    """
+    stash = Path(tempfile.mkdtemp(prefix="minigrad-account-test-"))
+    script = "set -e\n" + _reachable_interpreter(stash / "interpreter")
+    for n, path in enumerate(sandbox.PROTECTED):
+        if path.exists():
+            copy = stash / f"closed{n}"
+            script += f"cp -a {path} {copy}\nchmod -R o-rwx {copy}\nmount --bind {copy} {path}\n"
+    here = Path(__file__).parent
+    chosen = "two_runs or left_in_tmp or fork_bomb or symlinked or shortcut or helper_modules"
+    script += 'exec "$@"\n'
+    command = ["unshare", "--mount", "sh", "-c", script, "sh", sys.executable, "-m", "pytest",
+               "-q", "-p", "no:cacheprovider", "-x", "-m", "not slow",
+               str(here / "test_grade_attacks.py"), str(here / "test_sandbox.py"), "-k", chosen]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "CI": "1", "MINIGRAD_TEST_SANDBOX": "account"}
+    try:
+        run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)
+    finally:
+        shutil.rmtree(stash, ignore_errors=True)
     assert run.returncode == 0, (run.stdout + run.stderr)[-3000:]
     assert " passed" in run.stdout and "skipped" not in run.stdout
