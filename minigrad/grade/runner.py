@@ -138,8 +138,9 @@ class Run:
     def close(self) -> None:
         if self.isolation.mode == "none":
             sandbox.sweep()  # and reap what the grader adopted as subreaper
-        elif self.isolation.mode == "account":
+        if self.isolation.mode in ("none", "account"):
             sandbox.reap()
+            sandbox.stop_as_subreaper()
         sandbox.remove(self.top)
 
     def copy(self, folder: Path) -> None:

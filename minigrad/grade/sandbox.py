@@ -341,12 +341,21 @@ def jail_command(
 
 
 def start_as_subreaper() -> None:
-    """Without a sandbox: orphans of a child come back to the grader (``sweep``, ``reap``)."""
+    """Without namespaces: orphans of a child come back to the grader (``sweep``, ``reap``)."""
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)
+    _prctl(PR_SET_DUMPABLE, 0)  # no debugger of the same user attaches
+
+
+def stop_as_subreaper() -> None:
+    """Back to an ordinary process (the grader may live on in a notebook's kernel)."""
+    _prctl(PR_SET_CHILD_SUBREAPER, 0)
+    _prctl(PR_SET_DUMPABLE, 1)
+
+
+def _prctl(option: int, value: int) -> None:
     import ctypes
 
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # no debugger of the same user attaches
+    ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
 
 
 def reap() -> None:

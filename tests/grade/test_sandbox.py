@@ -328,7 +328,7 @@ SHORTCUTS = {
     ),
     "helper": ("from helper import reduce", "return reduce(grad, shape)"),
     "padding": ("# " + "x" * (2**20 + 10), "return grad.sum(axis=0)"),
-    "run time": (
+    "run_time": (
         "import operator\nimport minigrad as mg",
         "return operator.attrgetter('sum' + '_to')(mg.tensor(grad))(shape).numpy()",
     ),
@@ -347,7 +347,7 @@ def test_a_library_shortcut_scores_nothing_however_it_is_reached(sandboxed, tmp_
     )
     (result,) = grade(folder, select(["4.2"]), timeout=30).exercises
     assert result.score == 0, result.details()
-    if how == "run time":  # invisible to the reader: the child saw the call
+    if how == "run_time":  # invisible to the reader: the child saw the call
         assert "called minigrad's own sum_to" in result.details()
 
 
@@ -469,7 +469,7 @@ def test_the_attacks_also_fail_for_a_normal_user_after_a_root_run(sandboxed):
         pytest.skip("this checkout is not readable by other users")
     here = Path(__file__).parent
     chosen = ("escape or kill_parent or replace_folder or edit_grader or peek or forge or fill_tmp"
-              " or symlinked or fifos or two_runs or left_in_tmp or fork_bomb or shortcut")  # fmt: skip
+              " or symlinked or two_runs or left_in_tmp or run_time")  # fmt: skip
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x", "-m",
                "not slow", str(here / "test_grade_attacks.py"), str(here / "test_sandbox.py"),
                "-k", chosen]  # fmt: skip
@@ -512,7 +512,7 @@ def test_the_account_sandbox_where_no_namespace_is_allowed(sandboxed):
             copy = stash / f"closed{n}"
             script += f"cp -a {path} {copy}\nchmod -R o-rwx {copy}\nmount --bind {copy} {path}\n"
     here = Path(__file__).parent
-    chosen = "two_runs or left_in_tmp or fork_bomb or symlinked or shortcut or helper_modules"
+    chosen = "two_runs or left_in_tmp or fork_bomb or symlinked or run_time or helper_modules"
     script += 'exec "$@"\n'
     command = ["unshare", "--mount", "sh", "-c", script, "sh", sys.executable, "-m", "pytest",
                "-q", "-p", "no:cacheprovider", "-x", "-m", "not slow",
