@@ -93,7 +93,7 @@ NOT_OPERATIONS = {
     "rand", "randn", "requires_grad_", "retain_grad", "tensor", "to", "tolist", "zero_grad",
     "zeros", "zeros_like", "enable_grad", "no_grad", "randint", "full_like", "empty", "linspace",
     "load", "save", "set_grad_enabled", "empty_like", "rand_like", "randn_like",
-    "logspace", "new_zeros", "new_ones", "new_full",
+    "logspace", "new_zeros", "new_ones", "new_full", "numel",
 }  # fmt: skip
 # Operators spelled with a symbol: the public name whose case covers them.
 DUNDERS = {
