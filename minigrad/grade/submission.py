@@ -88,6 +88,7 @@ class Copy:
     left_out: list[str] = field(default_factory=list)
     entries: int = 0
     size: int = 0
+    skip: tuple[int, int] = (-1, -1)
 
 
 def copy_submission(source: Path, into: Path) -> Copy:
@@ -95,6 +96,8 @@ def copy_submission(source: Path, into: Path) -> Copy:
     copy = Copy()
     into.mkdir(mode=0o755)
     into.chmod(0o755)
+    made = into.stat()
+    copy.skip = (made.st_dev, made.st_ino)  # the copy itself, should it lie inside ``source``
     _copy_folder(source, into, "", 0, copy)
     return copy
 
@@ -121,6 +124,8 @@ def _copy_folder(source: Path, into: Path, relative: str, depth: int, copy: Copy
         try:
             info = entry.stat(follow_symlinks=False)
         except OSError:
+            continue
+        if (info.st_dev, info.st_ino) == copy.skip:
             continue
         if stat.S_ISDIR(info.st_mode):
             if depth + 1 >= MAX_DEPTH:
