@@ -153,6 +153,11 @@ def _sign(x):
     return np.sign(np.nan_to_num(x, nan=0)) if x.dtype.kind == "f" else np.sign(x)
 
 
+def _relu(x):
+    """0 where x < 0, else x: -0.0 and NaN pass through (PyTorch's; ``maximum`` gives +0.0)."""
+    return np.where(x < 0, 0, x).astype(x.dtype, copy=False)
+
+
 # -- the table ----------------------------------------------------------------------------------
 # fmt: off
 # name               scalar function     NumPy spelling                        kernel policy
@@ -165,7 +170,7 @@ op("tanh",           f.tanh,             np.tanh,                              N
 op("abs",            f.absolute,         np.abs)
 op("sign",           f.sign,             _sign)
 op("logical_not",    f.logical_not,      np.logical_not)
-op("relu",           f.relu,             lambda x: np.maximum(x, 0).astype(x.dtype, copy=False))
+op("relu",           f.relu,             _relu)
 op("sigmoid",        f.sigmoid,          _sigmoid)
 # The math library (issue 12); "round" halves to even, as NumPy's rint.
 op("sin",            m.sin,              np.sin)

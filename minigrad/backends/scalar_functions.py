@@ -114,12 +114,12 @@ def sign(x):
 
 
 def relu(x):
-    """max(x, 0), with NaN propagated as NumPy's ``maximum`` does.
+    """max(x, 0), with NaN propagated as NumPy's ``maximum`` does; -0.0 stays -0.0 (PyTorch).
 
-    >>> relu(-2.0), relu(3.0), relu(math.nan)
-    (0.0, 3.0, nan)
+    >>> relu(-2.0), relu(3.0), relu(math.nan), relu(-0.0)
+    (0.0, 3.0, nan, -0.0)
     """
-    if x > 0 or x != x:
+    if x >= 0 or x != x:
         return x
     return type(x)(0)
 
