@@ -179,7 +179,25 @@ def fmod(input: Any, other: Any) -> Tensor:
         # An infinite divisor leaves a finite x as it is (remainder gave inf - ... there).
         flip = logical_and(flip, compare("lt", abs(y), math.inf))
         r = where(logical_and(isinf(y), compare("lt", abs(x), math.inf)), x, r)
-    return where(flip, r - y, r)
+    r = where(flip, r - y, r)
+    if dtypes.is_floating(x.dtype):
+        r = _zero_with_the_dividends_sign(x, y, r)
+    return r
+
+
+def _zero_with_the_dividends_sign(x: Tensor, y: Tensor, r: Tensor) -> Tensor:
+    """fmod's zeros take the sign of ``x`` (PyTorch's, C's); ``remainder`` gave ``y``'s.
+
+    At an exact multiple ``x = q y`` (``q`` a whole number, so ``q * y`` is exact),
+    ``x - q y`` is +0.0 and ``-(q y - x)`` is -0.0; both keep the slopes 1 in ``x``
+    and ``-q`` in ``y``. A zero ``x`` is its own answer (slope 0 in ``y``).
+    """
+    exact = logical_and(compare("eq", r, 0), compare("ne", x, 0))
+    xs, ys = where(exact, x, 0), where(exact, y, 1)  # elsewhere: no inf * 0 in the unused side
+    q = floor(xs / ys)  # x / y is q exactly where x is a multiple of y
+    r = where(exact, where(compare("lt", x, 0), -(q * ys - xs), xs - q * ys), r)
+    divisible = logical_and(compare("ne", y, 0), compare("eq", y, y))  # not 0, not NaN
+    return where(logical_and(compare("eq", x, 0), divisible), x, r)
 
 
 def floor_divide(input: Any, other: Any) -> Tensor:

@@ -10,7 +10,10 @@ import minigrad as mg
 
 
 def _signs(values):
-    return [math.copysign(1.0, v) for v in np.asarray(values, dtype=np.float64).ravel()]
+    """The sign bit of each number, 0 for NaN (its sign means nothing)."""
+    return [
+        0.0 if v != v else math.copysign(1.0, v) for v in np.asarray(values, np.float64).ravel()
+    ]
 
 
 @pytest.mark.parametrize("backend", ["numpy", "numba"])
@@ -27,3 +30,22 @@ def test_relu_keeps_negative_zero_and_slope_zero_at_zero(backend, dtype):
     np.testing.assert_array_equal(y.numpy(), ty.detach().numpy())
     assert _signs(y.numpy()) == _signs(ty.detach().numpy())
     np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_fmod_zeros_take_the_dividends_sign_and_keep_their_slopes(dtype):
+    inf, nan = float("inf"), float("nan")
+    xs = [-0.0, 0.0, -0.0, 0.0, -4.0, 4.0, -4.0, 4.0, -7.5, 7.5, -6.0, -0.0, 0.0, -0.0, 3.0, -0.0]
+    ys = [3.0, 3.0, -3.0, -3.0, 2.0, 2.0, -2.0, -2.0, 2.5, -2.5, 1.5, 0.0, nan, inf, 2.0, -inf]
+    x = mg.tensor(xs, dtype=getattr(mg, dtype), requires_grad=True)
+    y = mg.tensor(ys, dtype=getattr(mg, dtype), requires_grad=True)
+    out = mg.fmod(x, y)
+    out.backward(mg.ones_like(out))
+    tx = torch.tensor(xs, dtype=getattr(torch, dtype), requires_grad=True)
+    ty = torch.tensor(ys, dtype=getattr(torch, dtype), requires_grad=True)
+    theirs = torch.fmod(tx, ty)
+    theirs.backward(torch.ones_like(theirs))
+    np.testing.assert_array_equal(out.numpy(), theirs.detach().numpy())
+    assert _signs(out.numpy()) == _signs(theirs.detach().numpy())
+    np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
+    np.testing.assert_array_equal(y.grad.numpy(), ty.grad.numpy())
