@@ -260,8 +260,22 @@ def hypot(input: Any, other: Any) -> Tensor:
     """
     x, y = operands("hypot", input, other)
     _not_for("hypot", x, "bi", "hypot_cpu")
-    length = sqrt(x * x + y * y)
-    return where(logical_or(isinf(x), isinf(y)), math.inf, length)
+    # The larger side times sqrt(1 + ratio^2), ratio <= 1: no square overflows (above
+    # ~1e154 in float64) or underflows. Each branch of ``first`` is the whole function,
+    # so the slopes x / h and y / h hold at ties. At the origin the value is 0 and the
+    # slopes are 0 / 0 = NaN, as PyTorch's. Each branch sees 1 where the other is taken,
+    # so that no NaN of an unused branch reaches a slope.
+    infinite = logical_or(isinf(x), isinf(y))
+    ax, ay = abs(where(infinite, 1.0, x)), abs(where(infinite, 1.0, y))
+    first = compare("ge", ax, ay)
+    larger, smaller = where(first, ax, ay), where(first, ay, ax)
+    ratio = smaller / larger
+    length = larger * sqrt(1 + ratio * ratio)
+    length = where(logical_and(compare("eq", ax, 0), compare("eq", ay, 0)), 0.0, length)
+    # Where a side is infinite: inf (even with NaN), slopes x / inf, y / inf (0 or NaN).
+    xi, yi = where(infinite, x, 1.0), where(infinite, y, 1.0)
+    endless = sqrt(xi * xi + yi * yi)
+    return where(infinite, where(isnan(endless), math.inf, endless), length)
 
 
 def logaddexp(input: Any, other: Any) -> Tensor:

@@ -49,3 +49,23 @@ def test_fmod_zeros_take_the_dividends_sign_and_keep_their_slopes(dtype):
     assert _signs(out.numpy()) == _signs(theirs.detach().numpy())
     np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
     np.testing.assert_array_equal(y.grad.numpy(), ty.grad.numpy())
+
+
+@pytest.mark.parametrize("dtype, big", [("float32", 3e25), ("float64", 3e200)])
+def test_hypot_neither_overflows_nor_underflows_and_keeps_torchs_slopes(dtype, big):
+    inf, nan = float("inf"), float("nan")
+    tiny = 1 / big
+    xs = [big, -big, big, tiny, 3.0, 0.0, -0.0, 0.0, inf, nan, nan, 1.0, 2.0, -5.0, big]
+    ys = [big, 4 * big / 3, -tiny, tiny, -4.0, 0.0, 0.0, 2.0, 1.0, inf, 0.0, nan, 2.0, 0.0, 1.0]
+    x = mg.tensor(xs, dtype=getattr(mg, dtype), requires_grad=True)
+    y = mg.tensor(ys, dtype=getattr(mg, dtype), requires_grad=True)
+    out = mg.hypot(x, y)
+    out.backward(mg.ones_like(out))
+    tx = torch.tensor(xs, dtype=getattr(torch, dtype), requires_grad=True)
+    ty = torch.tensor(ys, dtype=getattr(torch, dtype), requires_grad=True)
+    theirs = torch.hypot(tx, ty)
+    theirs.backward(torch.ones_like(theirs))
+    rtol = 4 * np.finfo(dtype).eps
+    np.testing.assert_allclose(out.numpy(), theirs.detach().numpy(), rtol=rtol)
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=rtol)
+    np.testing.assert_allclose(y.grad.numpy(), ty.grad.numpy(), rtol=rtol)
