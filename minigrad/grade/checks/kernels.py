@@ -95,7 +95,7 @@ def axpy_checks(rng: np.random.Generator) -> list[Check]:
         ("kernel: 100 elements on 4 blocks of 32 (spare threads)", 100, "kernel", [4, 32]),
         ("kernel: 1 element on a block of 32", 1, "kernel", [1, 32]),
         ("axpy: 300 elements, 64 threads per block", 300, "launcher", 64),
-        ("axpy: 128 elements, 128 threads per block", 128, "launcher", 128),
+        ("axpy: 256 elements, 128 threads per block (two full blocks)", 256, "launcher", 128),
         ("axpy: 1000 elements, 256 threads per block", 1000, "launcher", 256),
     ]
     checks = []

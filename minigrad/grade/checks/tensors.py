@@ -75,6 +75,7 @@ def broadcast_shape_checks(rng: np.random.Generator) -> list[Check]:
                 {"a": a, "b": b},
                 (tuple(a), tuple(b)),
                 _raises_naming,
+                edge=True,  # a function that always raises gets this right
             )
         )
     return checks
