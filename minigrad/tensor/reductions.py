@@ -233,10 +233,32 @@ def var(x: Tensor, axis: Any = None, unbiased: Any = None, keepdims: bool = Fals
     (tensor(1.6667), tensor(0.25))
     """
     correction = _correction(unbiased, correction, ddof, "var")
+    whole = (axis is None and dim is None) or x.ndim == 0
     axes, keepdims = _axes_and_keep(x, axis, keepdims, dim, keepdim)
     centered = x - mean(x, axes, keepdims=True)
     squares = apply(SUM, (centered * centered,), axes=axes, keepdims=keepdims)
-    return squares / builtins.max(_count(x, axes) - correction, 0)
+    freedom = _count(x, axes) - correction
+    if freedom > 0:
+        return squares / freedom
+    return _without_freedom(x, centered, squares, freedom, axes, keepdims, whole)
+
+
+def _without_freedom(x, centered, squares, freedom, axes, keepdims, whole):
+    """``var`` when ``correction >= N``: the value is ``squares / 0`` (inf, nan where all
+    are equal), the slopes PyTorch's: over everything ``inf`` (nan at the mean); along
+    ``dim`` ``2 (x - mean) / (N - correction)``, finite below 0, infinite at 0.
+
+    The value is taken without gradient; the slopes come from terms whose value is 0:
+    ``f - f.detach()``, or ``sqrt(x - x.detach())``, whose slope is ``1 / 0``.
+    """
+    value = squares.detach() / 0
+    if freedom < 0 and not whole:
+        slope = squares / freedom
+        return value + (slope - slope.detach())
+    fixed = centered.detach()
+    sign = ew.where(fixed == 0, 0.0, 1.0) if whole else fixed  # 0: slope 0 * inf = nan
+    steep = ew.sqrt(x - x.detach()) * sign
+    return value + apply(SUM, (steep,), axes=axes, keepdims=keepdims)
 
 
 def _correction(unbiased: Any, correction: Any, ddof: Any, op: str) -> Any:

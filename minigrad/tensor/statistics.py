@@ -72,7 +72,8 @@ def _spread_and_mean(spread: Any, op: str, input: Any, dim: Any, unbiased: Any, 
     if isinstance(dim, bool):  # the old signature, var_mean(input, unbiased)
         dim, unbiased = None, dim
     c = _correction(unbiased, correction, op)
-    axes = normalize_axes(dim, x.ndim) if x.ndim else ()
+    # dim=None stays None: var's slopes without degrees of freedom depend on it (PyTorch's).
+    axes = None if dim is None else normalize_axes(dim, x.ndim) if x.ndim else ()
     return spread(x, axes, keepdims=keepdim, correction=c), mean(x, axes, keepdims=keepdim)
 
 

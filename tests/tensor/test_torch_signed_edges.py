@@ -1,6 +1,7 @@
 """Small differences from PyTorch at the edges (issue 22, part D): signed zeros, overflow, NaN signs."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -69,3 +70,28 @@ def test_hypot_neither_overflows_nor_underflows_and_keeps_torchs_slopes(dtype, b
     np.testing.assert_allclose(out.numpy(), theirs.detach().numpy(), rtol=rtol)
     np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=rtol)
     np.testing.assert_allclose(y.grad.numpy(), ty.grad.numpy(), rtol=rtol)
+
+
+@pytest.mark.parametrize("name", ["var", "std", "var_mean", "std_mean"])
+@pytest.mark.parametrize("dim", [None, 1])
+@pytest.mark.parametrize(
+    "values, correction",
+    [([1.0, 2.5], 2), ([1.0, 2.5, 4.0], 5), ([1.0, 2.5, 4.0], 3), ([2.0, 2.0], 2), ([1.0], 1)],
+)
+def test_spread_with_fewer_values_than_correction_plus_one(name, dim, values, correction):
+    """Values and gradients as torch's: inf (nan where all equal), slopes inf/nan over
+    everything, ``2 (x - mean) / (N - correction)`` along a dim (finite below 0)."""
+    results = []
+    for lib in (torch, mg):
+        data = [values, values[::-1]] if dim is not None else values
+        x = lib.tensor(data, dtype=lib.float64, requires_grad=True)
+        out = getattr(lib, name)(x, correction=correction, **({} if dim is None else {"dim": dim}))
+        spread, loss = (
+            (out[0], 3 * out[0] - 2 * out[1]) if isinstance(out, tuple) else (out, -2 * out)
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            loss.sum().backward()
+        results.append([np.asarray(t.detach().numpy()) for t in (spread, x.grad)])
+    for theirs, mine in zip(*results):
+        np.testing.assert_array_equal(mine, theirs)
