@@ -196,6 +196,7 @@ op("rsqrt",          m.rsqrt,            lambda x: 1 / np.sqrt(x))
 op("floor",          m.floor,            np.floor)
 op("ceil",           m.ceil,             np.ceil)
 op("trunc",          m.trunc,            np.trunc)
+op("unit_sign",      m.unit_sign,        lambda x: np.copysign(1, x).astype(x.dtype, copy=False))
 op("round",          m.round_half_even,  np.rint)
 # Activations (the numbers are 1/sqrt(2) and sqrt(2/pi)).
 op("gelu",           act.gelu,           lambda x: x * _normal_cdf(x),         COMPOSITE)

@@ -291,6 +291,15 @@ def trunc(x):
     return math.copysign(type(x)(whole), x)
 
 
+def unit_sign(x):
+    """+1 or -1 by x's sign bit, which -0.0 and a negative NaN have too (``copysign(1, x)``).
+
+    >>> unit_sign(-0.0), unit_sign(2.0), unit_sign(-math.nan), unit_sign(math.nan)
+    (-1.0, 1.0, -1.0, 1.0)
+    """
+    return math.copysign(type(x)(1), x)
+
+
 def round_half_even(x):
     """The nearest whole number; halves go to the even one (the op ``"round"``, NumPy's ``rint``).
 

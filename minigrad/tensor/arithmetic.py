@@ -30,9 +30,10 @@ import numpy as np
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.elementwise import abs, compare, exp, operands, sqrt, where
-from minigrad.tensor.elementwise_math import clamp, floor, log1p, remainder, trunc
+from minigrad.tensor.elementwise_math import UNIT_SIGN, clamp, floor, log1p, remainder, trunc
 from minigrad.tensor.logic import isinf, isnan, logical_and, logical_or
 from minigrad.tensor.rearrange import clone
+from minigrad.tensor.record import apply
 
 __all__ = [
     "addcdiv", "addcmul", "clamp_max", "clamp_min", "copysign", "floor_divide", "fmax", "fmin",
@@ -233,7 +234,7 @@ def floor_divide(input: Any, other: Any) -> Tensor:
 
 
 def copysign(input: Any, other: Any) -> Tensor:
-    """``|input|`` with the sign of ``other`` (-0.0 counts as negative). Integers give floats.
+    """``|input|`` with the sign bit of ``other`` (-0.0, -NaN: negative). Integers give floats.
 
     The gradient in ``input`` is ``+-1`` (0 at ``input == 0``, as in PyTorch), in ``other`` 0.
 
@@ -242,11 +243,8 @@ def copysign(input: Any, other: Any) -> Tensor:
     tensor([-1., -2.,  3.])
     """
     x, y = operands("copysign", input, other, floating=True)
-    # The sign bit: y < 0, or y is -0.0 (1 / -0.0 == -inf).
-    with np.errstate(divide="ignore"):
-        negative = logical_or(
-            compare("lt", y, 0), logical_and(compare("eq", y, 0), compare("lt", 1 / y, 0))
-        )
+    # The sign bit, which -0.0 and a negative NaN carry too (no comparison sees them).
+    negative = compare("lt", apply(UNIT_SIGN, (y,)), 0)
     magnitude = abs(x)
     return where(negative, -magnitude, magnitude)
 

@@ -67,6 +67,7 @@ RSQRT = _map("rsqrt", lambda v, out, x: -0.5 * v * out * out * out, saves=("out"
 FLOOR = _map("floor", _flat)
 CEIL = _map("ceil", _flat)
 TRUNC = _map("trunc", _flat)
+UNIT_SIGN = _map("unit_sign", _flat)  # +-1 by the sign bit (copysign's test; NaN's too)
 ROUND = _map("round", _flat)
 
 # atan2(y, x) is the angle of (x, y): d = (x dy - y dx) / (x^2 + y^2).

@@ -95,3 +95,22 @@ def test_spread_with_fewer_values_than_correction_plus_one(name, dim, values, co
         results.append([np.asarray(t.detach().numpy()) for t in (spread, x.grad)])
     for theirs, mine in zip(*results):
         np.testing.assert_array_equal(mine, theirs)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_copysign_reads_the_sign_bit_of_nan_and_zero(backend):
+    nan = float("nan")
+    xs = [1.0, 2.0, -3.0, 4.0, -5.0, 0.0, 6.0]
+    ys = np.array([nan, nan, nan, -0.0, 0.0, -1.0, 2.0])
+    ys[0] = -ys[0]  # a NaN with its sign bit set
+    ys[2] = -ys[2]
+    with mg.backends.use(backend):
+        x = mg.tensor(xs, dtype=mg.float64, requires_grad=True)
+        out = mg.copysign(x, mg.tensor(ys))
+        out.sum().backward()
+    tx = torch.tensor(xs, dtype=torch.float64, requires_grad=True)
+    theirs = torch.copysign(tx, torch.from_numpy(ys))
+    theirs.sum().backward()
+    np.testing.assert_array_equal(out.numpy(), theirs.detach().numpy())
+    assert _signs(out.numpy()) == _signs(theirs.detach().numpy())
+    np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())

@@ -34,7 +34,7 @@ from opdb.oracles import single_output
 import minigrad as mg
 from minigrad.graph import topological_order
 from minigrad.tensor.primitive import REGISTRY, Primitive
-from minigrad.tensor.record import records_made
+from minigrad.tensor.record import apply, records_made
 
 RTOL, ATOL = 1e-10, 1e-12
 
@@ -212,6 +212,8 @@ PROGRAMS = {
     "floor": (lambda x: x.floor() * x, [(2, 3)], between_steps),
     "ceil": (lambda x: x.ceil() * x, [(2, 3)], between_steps),
     "trunc": (lambda x: x.trunc() * x, [(2, 3)], between_steps),
+    # copysign reads it through a comparison (no slope there): applied here directly.
+    "unit_sign": (lambda x: apply(REGISTRY["unit_sign"], (x,)) * x, [(2, 3)], between_steps),
     "round": (lambda x: x.round() * x, [(2, 3)], between_steps),
     "atan2": (lambda y, x: mg.atan2(y, x), [(2, 3), (2, 3)], normal),
     # |x| < 3 < divisor: x / divisor in (-1, 1), where the only jump is at x = 0
