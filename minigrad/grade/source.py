@@ -39,6 +39,16 @@ DYNAMIC = {
 }  # fmt: skip
 # Ways to raise the recursion limit or run code the reader cannot see.
 RECURSION_ESCAPES = {"setrecursionlimit", "stack_size", "ctypes", "exec", "eval", "compile"}
+# Python loops, for exercises that ask for none (a comprehension is one too).
+LOOPS = (
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+)
 # Ways to reach the probe's instruments (its tracker) from the submission.
 INSTRUMENT_REACH = {
     "tracker", "Tracker", "born", "died", "calls", "peak", "live", "gc", "inspect", "weakref",
@@ -175,10 +185,13 @@ def _dotted(node: ast.AST, library: dict[str, str]) -> str | None:
 
 
 def _definition(tree: ast.Module, name: str) -> ast.AST | None:
+    """The top-level definition of ``name`` that counts: the last one, as when Python runs it."""
+    found = None
     for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == name:
-            return node
-    return None
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if node.name == name:
+                found = node
+    return found
 
 
 def shortcut(source: Source, name: str, library: tuple[str, ...]) -> str | None:
@@ -284,7 +297,7 @@ def _recursive(definition: ast.AST) -> str | None:
 
 
 def faked(source: Source, measures: str, name: str) -> str | None:
-    """Why a check measuring ``measures`` ("recursion" or "instruments") fails on this source.
+    """Why a check measuring ``measures`` ("recursion", "loops" or "instruments") fails here.
 
     The submission's own modules that the file imports are read too: a helper
     module is held to the same rule as the exercise.
@@ -307,6 +320,16 @@ def faked(source: Source, measures: str, name: str) -> str | None:
         escapes = sorted(words & RECURSION_ESCAPES)
         if escapes:
             return f"the file uses {', '.join(escapes)}: the exercise asks for no recursion"
+    if measures == "loops":
+        definition = _definition(source.tree, name)
+        regions = [definition, *source.modules.values()] if definition else [source.tree]
+        for region in regions:
+            for node in ast.walk(region):
+                if isinstance(node, LOOPS):
+                    return (
+                        f"{name} loops in Python (line {node.lineno}): the exercise asks for "
+                        "every example at once"
+                    )
     if measures == "instruments":
         reach = sorted(words & INSTRUMENT_REACH)
         if reach:

@@ -370,6 +370,25 @@ def test_no_recursion_and_instrument_rules_hold_in_helper_modules(sandboxed, tmp
     assert results["9.1"].score < results["9.1"].max_score
 
 
+def test_a_per_example_loop_scores_nothing_where_the_exercise_asks_for_none(sandboxed, tmp_path):
+    solution = (SOLUTIONS / "lesson14_vmap.py").read_text()
+    looped = solution + (
+        "\n\n_clipped = clipped_gradient\n\n\n"
+        "def clipped_gradient(w, b, X, y, max_norm):\n"
+        "    parts = [_clipped(w, b, X[i : i + 1], y[i : i + 1], max_norm) for i in range(len(X))]\n"
+        "    norms = np.concatenate([p[0] for p in parts])\n"
+        "    scale = np.minimum(1.0, max_norm / np.where(norms > 0, norms, 1.0))\n"
+        "    del scale\n"
+        "    return _clipped(w, b, X, y, max_norm)\n"
+    )
+    (tmp_path / "lesson14_vmap.py").write_text(looped)
+    (result,) = grade(tmp_path, select(["14.3"]), timeout=60).exercises
+    assert result.score == 0 and "loops in Python" in result.details()
+    shutil.copy(SOLUTIONS / "lesson14_vmap.py", tmp_path / "lesson14_vmap.py")
+    (result,) = grade(tmp_path, select(["14.3"]), timeout=60).exercises
+    assert result.score == result.max_score, result.details()
+
+
 def test_every_run_draws_fresh_inputs_unless_the_seed_is_fixed(sandboxed):
     first = grade(SOLUTIONS, select(["1.1"]))
     second = grade(SOLUTIONS, select(["1.1"]))
