@@ -449,19 +449,23 @@ def test_two_suites_at_once_both_pass_and_leave_the_machine_as_it_was(sandboxed)
 
 
 def _reachable_interpreter(stash: Path) -> str:
-    """Shell lines that, in a private mount namespace, make the interpreter reachable by
-    every user without changing a permission on the host: a tmpfs over its closed folder,
-    with the interpreter's tree bound back into it."""
-    real = Path(sys.executable).resolve()
-    closed = next((p for p in reversed(real.parents) if not p.stat().st_mode & stat.S_IXOTH), None)
-    if closed is None:
-        return ""
-    prefix = Path(sys.base_prefix).resolve()
-    return (
-        f"mkdir -p {stash}\nmount --bind {prefix} {stash}\n"
-        f"mount -t tmpfs -o mode=755 tmpfs {closed}\n"
-        f"mkdir -p {prefix}\nmount --bind {stash} {prefix}\n"
-    )
+    """Shell lines that, in a private mount namespace, make the interpreter, its virtual
+    environment and this checkout reachable by every user without changing a permission
+    on the host: a tmpfs over each closed folder above them, with their trees bound back."""
+    trees = {Path(p).resolve() for p in (sys.base_prefix, sys.prefix, ROOT)}
+    trees = {t for t in trees if not any(o != t and o in t.parents for o in trees)}
+    closed = {}
+    for tree in trees:
+        above = [p for p in reversed(tree.parents) if not p.stat().st_mode & stat.S_IXOTH]
+        if above:
+            closed.setdefault(above[0], []).append(tree)
+    lines = []
+    for n, (folder, inside) in enumerate(sorted(closed.items())):
+        saved = [stash / f"{n}-{i}" for i in range(len(inside))]
+        lines += [f"mkdir -p {s}\nmount --bind {t} {s}" for s, t in zip(saved, inside)]
+        lines.append(f"mount -t tmpfs -o mode=755 tmpfs {folder}")
+        lines += [f"mkdir -p {t}\nmount --bind {s} {t}" for s, t in zip(saved, inside)]
+    return "".join(line + "\n" for line in lines)
 
 
 def _as_normal_user(command: list[str], stash: Path) -> list[str]:
