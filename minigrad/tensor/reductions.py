@@ -256,7 +256,8 @@ def _without_freedom(x, centered, squares, freedom, axes, keepdims, whole):
         slope = squares / freedom
         return value + (slope - slope.detach())
     fixed = centered.detach()
-    sign = ew.where(fixed == 0, 0.0, 1.0) if whole else fixed  # 0: slope 0 * inf = nan
+    # 0 at the mean (slope 0 * inf = nan), 1 elsewhere; on the input's device.
+    sign = (fixed != 0).astype(fixed.dtype) if whole else fixed
     steep = ew.sqrt(x - x.detach()) * sign
     return value + apply(SUM, (steep,), axes=axes, keepdims=keepdims)
 
