@@ -112,7 +112,11 @@ class Run:
         self.isolation = sandbox.isolation(limits, use_sandbox)
         mode = self.isolation.mode
         self.top = Path(tempfile.mkdtemp(prefix="minigrad-grade-"))  # 0700: the grader's alone
-        self.accounts = sandbox.Accounts() if mode in ("root", "account") else None
+        try:
+            self.accounts = sandbox.Accounts() if mode in ("root", "account") else None
+        except BaseException:
+            sandbox.remove(self.top)
+            raise
         self.submission: Path | None = None
         self.left_out: list[str] = []
         self.slots: queue.Queue[int] = queue.Queue()

@@ -412,7 +412,10 @@ def test_no_shipped_function_scores_above_the_stub(edition, tmp_path):
     while pending or running:
         while pending and len(running) < max(os.cpu_count() or 1, 2):
             lesson = pending.pop(0)
-            env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(tmp_path)}
+            # TMPDIR too: a pasted grader function makes its folders there, and a forked
+            # candidate leaves without cleaning up; pytest removes tmp_path.
+            env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(tmp_path),
+                   "TMPDIR": str(tmp_path)}  # fmt: skip
             for exercise in select():
                 if exercise.file == lesson:
                     env.update(exercise.env)
