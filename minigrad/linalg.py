@@ -1,7 +1,7 @@
 """``mg.linalg``: linear algebra under PyTorch's names (``torch.linalg``), lesson 06.
 
-The functions live in the tensor layer (``minigrad/tensor/norms.py``,
-``minigrad/tensor/linalg.py``); this module only gathers them under the
+The functions live in the tensor layer (``minigrad/tensor/ops/norms.py``,
+``minigrad/tensor/ops/linalg.py``); this module only gathers them under the
 namespace users know, so that ``mg.linalg.norm(x)`` reads as
 ``torch.linalg.norm(x)`` does.
 
@@ -10,7 +10,7 @@ namespace users know, so that ``mg.linalg.norm(x)`` reads as
     tensor(5.)
 """
 
-from minigrad.tensor.linalg import matmul
-from minigrad.tensor.norms import matrix_norm, norm, vector_norm
+from minigrad.tensor.ops.linalg import matmul
+from minigrad.tensor.ops.norms import matrix_norm, norm, vector_norm
 
 __all__ = ["matmul", "matrix_norm", "norm", "vector_norm"]

@@ -29,7 +29,9 @@ from typing import Any
 import numpy as np
 
 from minigrad.backends import counter_rng
-from minigrad.tensor import dtypes, elementwise, elementwise_math, factories
+from minigrad.tensor import dtypes, factories
+from minigrad.tensor.ops import elementwise
+from minigrad.tensor.ops import math as elementwise_math
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
 from minigrad.tensor.tensor import Tensor

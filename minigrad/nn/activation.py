@@ -14,7 +14,7 @@ module, named and defaulted as in PyTorch, and shown by ``repr``:
 from __future__ import annotations
 
 from minigrad.nn.module import Module
-from minigrad.tensor import activations
+from minigrad.tensor.ops import activations
 from minigrad.tensor.tensor import Tensor
 
 

@@ -34,10 +34,10 @@ from typing import Any
 
 from minigrad.nn.module import Module
 from minigrad.tensor import dtypes
-from minigrad.tensor import softmax as primitives
-from minigrad.tensor.activations import _activation_input, _number, elu, hardtanh, softplus
-from minigrad.tensor.elementwise import abs, sigmoid, tanh, where
-from minigrad.tensor.elementwise_math import clamp
+from minigrad.tensor.ops import softmax as primitives
+from minigrad.tensor.ops.activations import _activation_input, _number, elu, hardtanh, softplus
+from minigrad.tensor.ops.elementwise import abs, sigmoid, tanh, where
+from minigrad.tensor.ops.math import clamp
 from minigrad.tensor.tensor import Tensor
 
 #: SELU's constants (Klambauer et al. 2017), as PyTorch spells them.

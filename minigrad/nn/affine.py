@@ -21,7 +21,7 @@ from typing import Any
 from minigrad.nn.linear import uniform_parameter
 from minigrad.nn.module import Module
 from minigrad.tensor import dtypes
-from minigrad.tensor.contractions import einsum
+from minigrad.tensor.ops.contractions import einsum
 from minigrad.tensor.tensor import Tensor
 
 

@@ -1,7 +1,7 @@
 """Convolution and pooling layers: ``Conv1d``, ``Conv2d``, ``MaxPool2d``, ``AvgPool2d`` (lesson 12).
 
 The arithmetic lives in the functions ``conv1d``, ``conv2d``, ``max_pool2d``
-and ``avg_pool2d`` (``minigrad/tensor/convolution.py``, ``pooling.py``);
+and ``avg_pool2d`` (``minigrad/tensor/ops/convolution.py``, ``pooling.py``);
 a layer only holds what the function needs besides the input: the learned
 filters and biases, and the window's geometry.
 
@@ -26,9 +26,9 @@ from typing import Any
 from minigrad.nn.linear import uniform_parameter
 from minigrad.nn.module import Module
 from minigrad.tensor import dtypes
-from minigrad.tensor.convolution import conv1d, conv2d, expand
-from minigrad.tensor.padding import pad
-from minigrad.tensor.pooling import avg_pool2d, max_pool2d
+from minigrad.tensor.ops.convolution import conv1d, conv2d, expand
+from minigrad.tensor.ops.padding import pad
+from minigrad.tensor.ops.pooling import avg_pool2d, max_pool2d
 from minigrad.tensor.tensor import Tensor
 
 PADDING_MODES = ("zeros", "reflect", "replicate", "circular")

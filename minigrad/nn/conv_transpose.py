@@ -29,8 +29,8 @@ from typing import Any
 from minigrad.nn.linear import uniform_parameter
 from minigrad.nn.module import Module
 from minigrad.tensor import dtypes
-from minigrad.tensor.convolution import conv2d, expand
-from minigrad.tensor.padding import pad
+from minigrad.tensor.ops.convolution import conv2d, expand
+from minigrad.tensor.ops.padding import pad
 from minigrad.tensor.tensor import Tensor
 
 

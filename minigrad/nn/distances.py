@@ -28,10 +28,10 @@ from typing import Any
 from minigrad.nn.losses import _check_reduction, _reduce
 from minigrad.nn.module import Module
 from minigrad.tensor import dtypes
-from minigrad.tensor.broadcasting import broadcast_shape
-from minigrad.tensor.elementwise import minimum, where
-from minigrad.tensor.elementwise_math import clamp
-from minigrad.tensor.norms import vector_norm
+from minigrad.tensor.ops.broadcasting import broadcast_shape
+from minigrad.tensor.ops.elementwise import minimum, where
+from minigrad.tensor.ops.math import clamp
+from minigrad.tensor.ops.norms import vector_norm
 from minigrad.tensor.tensor import Tensor
 
 

@@ -25,7 +25,7 @@ from typing import Any
 from minigrad.nn.module import Module
 from minigrad.nn.parameter import Parameter
 from minigrad.tensor import dtypes, factories
-from minigrad.tensor.elementwise import where
+from minigrad.tensor.ops.elementwise import where
 from minigrad.tensor.tensor import Tensor
 
 

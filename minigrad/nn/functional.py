@@ -10,7 +10,7 @@ The losses have no backward rule of their own. Each is a few tensor
 operations, so reverse mode, forward mode and higher order derivatives come
 from the rules of those operations, by the chain rule. ``softmax`` and
 ``log_softmax`` could be written the same way (max, subtract, exp, sum,
-log); they are primitives instead (``minigrad/tensor/softmax.py``), which
+log); they are primitives instead (``minigrad/tensor/ops/softmax.py``), which
 records one graph node where the composition records six (lesson 10).
 
 Numerical stability is the one subtle point. ``exp(1000)`` overflows, yet the
@@ -74,12 +74,12 @@ from minigrad.nn.pooling import (
     max_pool1d,
 )
 from minigrad.nn.resampling import fold, interpolate, pixel_shuffle, pixel_unshuffle, unfold
-from minigrad.tensor import softmax as primitives
-from minigrad.tensor.activations import elu, gelu, hardtanh, leaky_relu, silu, softplus
-from minigrad.tensor.convolution import conv1d, conv2d
-from minigrad.tensor.elementwise import relu, sigmoid, tanh
-from minigrad.tensor.padding import pad
-from minigrad.tensor.pooling import avg_pool2d, max_pool2d
+from minigrad.tensor.ops import softmax as primitives
+from minigrad.tensor.ops.activations import elu, gelu, hardtanh, leaky_relu, silu, softplus
+from minigrad.tensor.ops.convolution import conv1d, conv2d
+from minigrad.tensor.ops.elementwise import relu, sigmoid, tanh
+from minigrad.tensor.ops.padding import pad
+from minigrad.tensor.ops.pooling import avg_pool2d, max_pool2d
 from minigrad.tensor.tensor import Tensor
 
 __all__ = [

@@ -31,10 +31,10 @@ from minigrad.nn.module import Module, overwrite
 from minigrad.nn.normalization import _affine
 from minigrad.nn.parameter import Parameter
 from minigrad.tensor import dtypes, factories
-from minigrad.tensor.activations import _activation_input
-from minigrad.tensor.elementwise import sqrt
-from minigrad.tensor.elementwise_math import rsqrt
 from minigrad.tensor.mode import no_grad
+from minigrad.tensor.ops.activations import _activation_input
+from minigrad.tensor.ops.elementwise import sqrt
+from minigrad.tensor.ops.math import rsqrt
 from minigrad.tensor.tensor import Tensor
 
 

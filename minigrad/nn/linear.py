@@ -22,7 +22,7 @@ from typing import Any
 from minigrad.nn.module import Module, ReLU, Sequential, Sigmoid, Tanh
 from minigrad.nn.parameter import Parameter
 from minigrad.tensor import dtypes, factories
-from minigrad.tensor.broadcasting import ShapeError
+from minigrad.tensor.ops.broadcasting import ShapeError
 from minigrad.tensor.tensor import Tensor
 
 ACTIVATIONS: dict[str, type[Module]] = {"relu": ReLU, "tanh": Tanh, "sigmoid": Sigmoid}

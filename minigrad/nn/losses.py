@@ -33,12 +33,12 @@ from typing import Any
 
 from minigrad.backends.abstract_backend import TracerError
 from minigrad.tensor import factories
-from minigrad.tensor import softmax as primitives
 from minigrad.tensor.batching import every_value
-from minigrad.tensor.elementwise import abs, exp, log, maximum, where
-from minigrad.tensor.indexing import gather
-from minigrad.tensor.reductions import logsumexp
-from minigrad.tensor.shape import stack
+from minigrad.tensor.ops import softmax as primitives
+from minigrad.tensor.ops.elementwise import abs, exp, log, maximum, where
+from minigrad.tensor.ops.indexing import gather
+from minigrad.tensor.ops.movement import stack
+from minigrad.tensor.ops.reductions import logsumexp
 from minigrad.tensor.tensor import Tensor
 
 REDUCTIONS = ("mean", "sum", "none")

@@ -30,9 +30,10 @@ from typing import Any
 import numpy as np
 
 from minigrad.nn.parameter import Parameter
-from minigrad.tensor import dtypes, elementwise
+from minigrad.tensor import dtypes
 from minigrad.tensor.mode import current, no_grad
-from minigrad.tensor.reductions import normalize_axes
+from minigrad.tensor.ops import elementwise
+from minigrad.tensor.ops.reductions import normalize_axes
 from minigrad.tensor.tensor import Tensor
 
 

@@ -33,8 +33,8 @@ from typing import Any
 from minigrad.nn.module import Module, overwrite
 from minigrad.nn.parameter import Parameter
 from minigrad.tensor import dtypes, factories
-from minigrad.tensor.elementwise import sqrt
 from minigrad.tensor.mode import no_grad
+from minigrad.tensor.ops.elementwise import sqrt
 from minigrad.tensor.tensor import Tensor
 
 

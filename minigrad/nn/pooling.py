@@ -26,10 +26,10 @@ from typing import Any
 import numpy as np
 
 from minigrad.nn.module import Module
-from minigrad.tensor.activations import _activation_input
-from minigrad.tensor.indexing import take_along_dim
-from minigrad.tensor.pooling import avg_pool2d, max_pool2d
-from minigrad.tensor.reductions import max as max_along
+from minigrad.tensor.ops.activations import _activation_input
+from minigrad.tensor.ops.indexing import take_along_dim
+from minigrad.tensor.ops.pooling import avg_pool2d, max_pool2d
+from minigrad.tensor.ops.reductions import max as max_along
 from minigrad.tensor.tensor import Tensor
 
 

@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 
 from minigrad.nn.module import Module
-from minigrad.tensor.activations import _activation_input
-from minigrad.tensor.padding import pad
+from minigrad.tensor.ops.activations import _activation_input
+from minigrad.tensor.ops.padding import pad
 from minigrad.tensor.tensor import Tensor
 
 MODES = {"nearest": 1, "linear": 1, "bilinear": 2}

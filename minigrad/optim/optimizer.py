@@ -5,7 +5,7 @@ optimizer turns gradients into a change of the parameters. The change itself
 must not be recorded: it is not part of the function we differentiate, and a
 graph that grew by one update per step would keep every old parameter alive.
 So ``step()`` runs under ``no_grad`` and changes each parameter *in place*
-(``p.add_(...)``, see ``minigrad.tensor.inplace``): the model holds these very
+(``p.add_(...)``, see ``minigrad.tensor.ops.inplace``): the model holds these very
 tensor objects, so they must change, not be replaced. ``p`` stays a leaf that
 the next forward pass records from afresh, and its ``_version`` counts the steps.
 

@@ -1,17 +1,42 @@
 """The tensor layer: ``Tensor``, the primitive registry, reverse mode (lessons 04-06).
 
-Modules, bottom to top (each imports only those above it in this list):
-``dtypes``, ``mode``, ``primitive`` (the registry), ``batching`` (batched tensors
-and the batch rules' dispatch, lesson 14), ``base`` (what a tensor is),
-``record`` (``apply`` and the ``OpRecord``), the rows (``broadcasting``,
-``elementwise``, ``reductions``, ``shape``, ``rearrange``, ``indexing``, ``sorting``,
-``linalg``, ``softmax``),
-``autograd`` (the reverse pass), ``tensor`` (the ``Tensor`` class and its
-operators), ``factories`` and ``function``.
+The core, bottom to top (each imports only those above it in this list, and
+the op catalog only where ``Tensor`` spells an operation):
+``dtypes``, ``mode`` (gradient mode), ``primitive`` (the registry), ``batching``
+(batched tensors and the batch rules' dispatch, lesson 14), ``base`` (what a
+tensor is), ``record`` (``apply`` and the ``OpRecord``), ``autograd`` (the reverse
+pass), ``tensor`` (the ``Tensor`` class and its operators, with ``more_methods``),
+``function`` (custom operations), ``factories`` and ``generator``.
+
+The operations themselves are the op catalog, ``minigrad.tensor.ops``: one
+module per family (elementwise, math, activations, movement, indexing,
+reductions, scans, softmax, linalg, contractions, norms, sorting, padding,
+pooling, convolution, in-place), each importing the core below ``tensor``.
 """
 
 from minigrad.tensor import autograd
-from minigrad.tensor.arithmetic import (
+from minigrad.tensor.dtypes import bool_, float32, float64, int32, int64
+from minigrad.tensor.factories import (
+    arange,
+    eye,
+    from_dlpack,
+    from_numpy,
+    full,
+    full_like,
+    linspace,
+    logspace,
+    manual_seed,
+    ones,
+    ones_like,
+    rand,
+    randn,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from minigrad.tensor.function import Function, FunctionCtx
+from minigrad.tensor.mode import enable_grad, is_grad_enabled, no_grad
+from minigrad.tensor.ops.arithmetic import (
     addcdiv,
     addcmul,
     clamp_max,
@@ -27,8 +52,8 @@ from minigrad.tensor.arithmetic import (
     logaddexp,
     nan_to_num,
 )
-from minigrad.tensor.broadcasting import ShapeError, broadcast_shape, broadcast_to, sum_to
-from minigrad.tensor.contractions import (
+from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_shape, broadcast_to, sum_to
+from minigrad.tensor.ops.contractions import (
     diag,
     diagonal,
     einsum,
@@ -38,8 +63,7 @@ from minigrad.tensor.contractions import (
     tril,
     triu,
 )
-from minigrad.tensor.dtypes import bool_, float32, float64, int32, int64
-from minigrad.tensor.elementwise import (
+from minigrad.tensor.ops.elementwise import (
     abs,
     add,
     div,
@@ -58,7 +82,39 @@ from minigrad.tensor.elementwise import (
     tanh,
     where,
 )
-from minigrad.tensor.elementwise_math import (
+from minigrad.tensor.ops.indexing import (
+    gather,
+    index_select,
+    masked_fill,
+    scatter_add,
+    take_along_dim,
+)
+from minigrad.tensor.ops.layout import (
+    broadcast_tensors,
+    diag_embed,
+    diff,
+    dstack,
+    meshgrid,
+    repeat_interleave,
+    select,
+    t,
+    tensor_split,
+    unflatten,
+)
+from minigrad.tensor.ops.linalg import matmul
+from minigrad.tensor.ops.logic import (
+    allclose,
+    equal,
+    isclose,
+    isfinite,
+    isinf,
+    isnan,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+)
+from minigrad.tensor.ops.math import (
     acos,
     acosh,
     arccos,
@@ -96,60 +152,9 @@ from minigrad.tensor.elementwise_math import (
     tan,
     trunc,
 )
-from minigrad.tensor.factories import (
-    arange,
-    eye,
-    from_dlpack,
-    from_numpy,
-    full,
-    full_like,
-    linspace,
-    logspace,
-    manual_seed,
-    ones,
-    ones_like,
-    rand,
-    randn,
-    tensor,
-    zeros,
-    zeros_like,
-)
-from minigrad.tensor.function import Function, FunctionCtx
-from minigrad.tensor.indexing import (
-    gather,
-    index_select,
-    masked_fill,
-    scatter_add,
-    take_along_dim,
-)
-from minigrad.tensor.layout import (
-    broadcast_tensors,
-    diag_embed,
-    diff,
-    dstack,
-    meshgrid,
-    repeat_interleave,
-    select,
-    t,
-    tensor_split,
-    unflatten,
-)
-from minigrad.tensor.linalg import matmul
-from minigrad.tensor.logic import (
-    allclose,
-    equal,
-    isclose,
-    isfinite,
-    isinf,
-    isnan,
-    logical_and,
-    logical_not,
-    logical_or,
-    logical_xor,
-)
 
 # Issue 22: PyTorch's daily vocabulary, one module per family.
-from minigrad.tensor.matrix_products import (
+from minigrad.tensor.ops.matrix_products import (
     addmm,
     baddbmm,
     bmm,
@@ -160,11 +165,9 @@ from minigrad.tensor.matrix_products import (
     mm,
     mv,
 )
-from minigrad.tensor.mode import enable_grad, is_grad_enabled, no_grad
-from minigrad.tensor.padding import pad
-from minigrad.tensor.primitive import REGISTRY, Primitive, TensorSpec
-from minigrad.tensor.products import cumprod, cumsum, prod
-from minigrad.tensor.rearrange import (
+from minigrad.tensor.ops.movement import concatenate, reshape, squeeze, stack, transpose, unsqueeze
+from minigrad.tensor.ops.padding import pad
+from minigrad.tensor.ops.rearrange import (
     cat,
     chunk,
     clone,
@@ -180,8 +183,7 @@ from minigrad.tensor.rearrange import (
     unbind,
     vstack,
 )
-from minigrad.tensor.record import OpRecord, apply
-from minigrad.tensor.reductions import (
+from minigrad.tensor.ops.reductions import (
     all,
     amax,
     amin,
@@ -196,22 +198,22 @@ from minigrad.tensor.reductions import (
     sum,
     var,
 )
-from minigrad.tensor.scattering import (
+from minigrad.tensor.ops.scans import cumprod, cumsum, prod
+from minigrad.tensor.ops.scattering import (
     index_add,
     index_put,
     masked_select,
     scatter,
     scatter_reduce,
 )
-from minigrad.tensor.search import (
+from minigrad.tensor.ops.search import (
     bincount,
     nonzero,
     searchsorted,
     unique,
 )
-from minigrad.tensor.shape import concatenate, reshape, squeeze, stack, transpose, unsqueeze
-from minigrad.tensor.sorting import argsort, sort, topk
-from minigrad.tensor.statistics import (
+from minigrad.tensor.ops.sorting import argsort, sort, topk
+from minigrad.tensor.ops.statistics import (
     cummax,
     cummin,
     kthvalue,
@@ -220,6 +222,8 @@ from minigrad.tensor.statistics import (
     std_mean,
     var_mean,
 )
+from minigrad.tensor.primitive import REGISTRY, Primitive, TensorSpec
+from minigrad.tensor.record import OpRecord, apply
 from minigrad.tensor.tensor import Tensor
 
 __all__ = [

@@ -18,7 +18,7 @@ The fields:
 - ``_tangents``: forward-mode tangents, one per open ``jvp`` level (lesson 07).
 
 **Versions.** ``x._version`` counts how often ``x``'s numbers were changed in
-place (``x += 1``, ``x.zero_()``; ``minigrad.tensor.inplace``). As in PyTorch,
+place (``x += 1``, ``x.zero_()``; ``minigrad.tensor.ops.inplace``). As in PyTorch,
 the count belongs to the memory, not to the tensor object: a view that shares
 ``x``'s buffer (``x.reshape(...)``, ``x.T``, ``x[0]``, ``x.detach()``) shares its
 version. A record that saves a tensor for backward notes its version and

@@ -25,10 +25,10 @@ from minigrad import backends
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import as_array
 from minigrad.tensor.batching import batched_draw
-from minigrad.tensor.broadcasting import ShapeError
 from minigrad.tensor.mode import current
+from minigrad.tensor.ops.broadcasting import ShapeError
+from minigrad.tensor.ops.movement import sizes
 from minigrad.tensor.primitive import Primitive
-from minigrad.tensor.shape import sizes
 from minigrad.tensor.tensor import Tensor
 
 _generator = np.random.default_rng(0)

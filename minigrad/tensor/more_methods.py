@@ -18,7 +18,9 @@ from typing import Any
 import numpy as np
 
 from minigrad import backends
-from minigrad.tensor import (
+from minigrad.tensor import dtypes as dt
+from minigrad.tensor.base import TensorBase
+from minigrad.tensor.ops import (
     arithmetic,
     layout,
     logic,
@@ -27,9 +29,7 @@ from minigrad.tensor import (
     search,
     statistics,
 )
-from minigrad.tensor import dtypes as dt
-from minigrad.tensor.base import TensorBase
-from minigrad.tensor.shape import astype, sizes
+from minigrad.tensor.ops.movement import astype, sizes
 
 
 class MoreMethods:

@@ -138,7 +138,7 @@ class OpRecord:
             out._tangents = self.out_tangents  # forward over reverse differentiates it too
         return out, (self.saved if self.saved is not None else self.parents)
 
-    # -- in-place changes (minigrad.tensor.inplace) -----------------------------
+    # -- in-place changes (minigrad.tensor.ops.inplace) -----------------------------
     def _versions_now(self) -> tuple:
         """The version of each saved input (None where not saved), then of the saved output."""
         saved = self.saved or ()

@@ -21,23 +21,25 @@ from typing import Any
 
 from minigrad.tensor import (
     autograd,
+    dtypes,
+)
+from minigrad.tensor.base import TensorBase
+from minigrad.tensor.more_methods import MoreMethods
+from minigrad.tensor.ops import (
     broadcasting,
     contractions,
-    dtypes,
     indexing,
     inplace,
     linalg,
+    movement,
     norms,
-    products,
     rearrange,
     reductions,
+    scans,
     sorting,
 )
-from minigrad.tensor import elementwise as ew
-from minigrad.tensor import elementwise_math as em
-from minigrad.tensor import shape as shape_ops
-from minigrad.tensor.base import TensorBase
-from minigrad.tensor.more_methods import MoreMethods
+from minigrad.tensor.ops import elementwise as ew
+from minigrad.tensor.ops import math as em
 
 
 class Tensor(MoreMethods, TensorBase):
@@ -165,7 +167,7 @@ class Tensor(MoreMethods, TensorBase):
         """``self`` where ``condition`` holds, else ``other`` (PyTorch's argument order)."""
         return ew.where(condition, self, other)
 
-    # -- more elementwise functions (elementwise_math.py): x.sin() is mg.sin(x) ------
+    # -- more elementwise functions (ops/math.py): x.sin() is mg.sin(x) ------
     sin, cos, tan, asin, acos, atan = em.sin, em.cos, em.tan, em.asin, em.acos, em.atan
     sinh, cosh, asinh, acosh, atanh = em.sinh, em.cosh, em.asinh, em.acosh, em.atanh
     arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
@@ -219,15 +221,15 @@ class Tensor(MoreMethods, TensorBase):
     def all(self, axis: Any = None, keepdims: bool = False, **aliases: Any) -> Tensor:
         return reductions.all(self, axis, keepdims, **aliases)
 
-    # -- products, running totals, contractions, norms (products.py, contractions.py, norms.py)
+    # -- products, running totals, contractions, norms (scans.py, contractions.py, norms.py)
     def prod(self, axis: Any = None, keepdims: bool = False, **aliases: Any) -> Tensor:
-        return products.prod(self, axis, keepdims, **aliases)
+        return scans.prod(self, axis, keepdims, **aliases)
 
     def cumsum(self, axis: Any = None, **aliases: Any) -> Tensor:
-        return products.cumsum(self, axis, **aliases)
+        return scans.cumsum(self, axis, **aliases)
 
     def cumprod(self, axis: Any = None, **aliases: Any) -> Tensor:
-        return products.cumprod(self, axis, **aliases)
+        return scans.cumprod(self, axis, **aliases)
 
     def outer(self, other: Any) -> Tensor:
         return contractions.outer(self, other)
@@ -249,7 +251,7 @@ class Tensor(MoreMethods, TensorBase):
 
     # -- shape -----------------------------------------------------------------------
     def reshape(self, *shape: Any) -> Tensor:
-        return shape_ops.reshape(self, *shape)
+        return movement.reshape(self, *shape)
 
     view = reshape
 
@@ -257,27 +259,27 @@ class Tensor(MoreMethods, TensorBase):
         return rearrange.flatten(self, start_dim, end_dim)
 
     def transpose(self, *axes: Any) -> Tensor:
-        return shape_ops.transpose(self, *axes)
+        return movement.transpose(self, *axes)
 
     def permute(self, *axes: Any) -> Tensor:
-        return shape_ops.permute(self, *axes)
+        return movement.permute(self, *axes)
 
     def swapaxes(self, a: int, b: int) -> Tensor:
-        return shape_ops.swapaxes(self, a, b)
+        return movement.swapaxes(self, a, b)
 
     @property
     def T(self) -> Tensor:
-        return shape_ops.transpose(self)
+        return movement.transpose(self)
 
     @property
     def mT(self) -> Tensor:
-        return shape_ops.swapaxes(self, -1, -2)
+        return movement.swapaxes(self, -1, -2)
 
     def squeeze(self, axis: Any = None, **aliases: Any) -> Tensor:
-        return shape_ops.squeeze(self, axis, **aliases)
+        return movement.squeeze(self, axis, **aliases)
 
     def unsqueeze(self, axis: int) -> Tensor:
-        return shape_ops.unsqueeze(self, axis)
+        return movement.unsqueeze(self, axis)
 
     def broadcast_to(self, shape: tuple[int, ...]) -> Tensor:
         return broadcasting.broadcast_to(self, shape)
@@ -289,7 +291,7 @@ class Tensor(MoreMethods, TensorBase):
         return broadcasting.sum_to(self, shape)
 
     def __getitem__(self, index: Any) -> Tensor:
-        return shape_ops.getitem(self, index)
+        return movement.getitem(self, index)
 
     def __iter__(self):
         return (self[i] for i in range(len(self)))
@@ -351,7 +353,7 @@ class Tensor(MoreMethods, TensorBase):
     def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, **aliases):
         return sorting.topk(self, k, dim, largest, sorted, **aliases)
 
-    # -- in-place operations (PyTorch semantics: minigrad.tensor.inplace) ------------
+    # -- in-place operations (PyTorch semantics: minigrad.tensor.ops.inplace) ------------
     # Each changes this tensor object and returns it; ``x += y`` rebinds ``x``
     # to what ``__iadd__`` returns, which is ``x`` itself.
     def __iadd__(self, other: Any) -> Tensor:
@@ -395,13 +397,13 @@ class Tensor(MoreMethods, TensorBase):
 
     # -- devices and dtypes ------------------------------------------------------------
     def astype(self, dtype: Any) -> Tensor:
-        return shape_ops.astype(self, dtype)
+        return movement.astype(self, dtype)
 
     def to(self, target: Any) -> Tensor:
         """``x.to("cuda")``, ``x.to("cpu")`` or ``x.to(mg.float64)`` (differentiable)."""
         if isinstance(target, str) and target in ("cpu", "cuda"):
-            return shape_ops.to_device(self, target)
-        return shape_ops.astype(self, dtypes.as_dtype(target))
+            return movement.to_device(self, target)
+        return movement.astype(self, dtypes.as_dtype(target))
 
     def cpu(self) -> Tensor:
         return self.to("cpu")

@@ -56,9 +56,9 @@ from minigrad import tree
 from minigrad.graph import topological_order
 from minigrad.tensor import autograd, factories
 from minigrad.tensor.mode import current, enable_grad, is_grad_enabled, keep_inputs
+from minigrad.tensor.ops.movement import concatenate
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import OpRecord, apply, records_made
-from minigrad.tensor.shape import concatenate
 from minigrad.tensor.tensor import Tensor
 from minigrad.transforms.arguments import argnums_partial
 from minigrad.transforms.forward import alias

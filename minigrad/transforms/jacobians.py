@@ -40,7 +40,7 @@ import numpy as np
 
 from minigrad import tree
 from minigrad.tensor import factories
-from minigrad.tensor.shape import stack
+from minigrad.tensor.ops.movement import stack
 from minigrad.tensor.tensor import Tensor
 from minigrad.transforms.arguments import (
     argnums_partial,

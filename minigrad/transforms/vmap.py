@@ -42,7 +42,7 @@ from typing import Any
 from minigrad import tree
 from minigrad.tensor import batching
 from minigrad.tensor.batching import BatchedArray
-from minigrad.tensor.shape import transpose
+from minigrad.tensor.ops.movement import transpose
 from minigrad.tensor.tensor import Tensor
 
 RANDOMNESS = ("error", "different", "same")

@@ -33,7 +33,7 @@ import numpy as np
 
 from minigrad.tensor import factories
 from minigrad.tensor.generator import Generator
-from minigrad.tensor.shape import stack
+from minigrad.tensor.ops.movement import stack
 from minigrad.tensor.tensor import Tensor
 
 __all__ = ["DataLoader", "Dataset", "TensorDataset", "default_collate"]

@@ -401,7 +401,7 @@ LESSONS = sorted(p.name for p in SOLUTIONS.glob("lesson*.py"))
 # students' edition must ship: the exercise names it in ``shortcuts`` (calling it
 # scores zero), but a copy of its text earns what it earns. Known and listed here
 # so that nothing else can join it unnoticed (issue 21 leaves it open).
-LIBRARY_TWINS = {("4.1", "minigrad/tensor/broadcasting.py", "broadcast_shape")}
+LIBRARY_TWINS = {("4.1", "minigrad/tensor/ops/broadcasting.py", "broadcast_shape")}
 
 
 def test_no_shipped_function_scores_above_the_stub(edition, tmp_path):
@@ -463,7 +463,7 @@ def test_no_shipped_function_scores_above_the_stub(edition, tmp_path):
 
 
 def _where(number: str, where: str) -> tuple[str, str, str]:
-    """``("4.1", "minigrad/tensor/broadcasting.py", "broadcast_shape")`` from a candidate's place."""
+    """``("4.1", "minigrad/tensor/ops/broadcasting.py", "broadcast_shape")`` from a candidate's place."""
     place, _, name = where.partition(" ")
     return number, place.rsplit(":", 1)[0], name
 

@@ -316,14 +316,14 @@ SHORTCUTS = {
     "method": ("import minigrad as mg", "return mg.tensor(grad).sum_to(shape).numpy()"),
     "importlib": (
         "import importlib",
-        "return importlib.import_module('minigrad.tensor.broadcasting').sum_to(grad, shape)",
+        "return importlib.import_module('minigrad.tensor.ops.broadcasting').sum_to(grad, shape)",
     ),
     "getattr": (
-        "import minigrad.tensor.broadcasting as _b",
+        "import minigrad.tensor.ops.broadcasting as _b",
         "return getattr(_b, 'sum' + '_to')(grad, shape)",
     ),
     "star": (
-        "from minigrad.tensor.broadcasting import *",
+        "from minigrad.tensor.ops.broadcasting import *",
         "return globals()['sum_to'](grad, shape)",
     ),
     "helper": ("from helper import reduce", "return reduce(grad, shape)"),

@@ -14,7 +14,7 @@ import torch
 
 import minigrad as mg
 from minigrad import backends
-from minigrad.tensor.convolution import CONV2D
+from minigrad.tensor.ops.convolution import CONV2D
 
 F = mg.nn.functional
 TF = torch.nn.functional

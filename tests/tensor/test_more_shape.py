@@ -15,7 +15,7 @@ import torch
 
 import minigrad as mg
 from minigrad.tensor import REGISTRY, apply
-from minigrad.tensor.indexing import GATHER, SCATTER_ADD_ALONG
+from minigrad.tensor.ops.indexing import GATHER, SCATTER_ADD_ALONG
 
 
 def first_line(error: BaseException) -> str:

@@ -120,8 +120,8 @@ def _fused(name: str):
 
 
 def _scatter_add(x):
+    from minigrad.tensor.ops.movement import SCATTER_ADD
     from minigrad.tensor.record import apply
-    from minigrad.tensor.shape import SCATTER_ADD
 
     return apply(SCATTER_ADD, (x,), index=np.array([0, 2, 0]), shape=(4, 2))
 
@@ -133,7 +133,7 @@ def _index_put(x, v):
 
 
 def _windows(x):
-    from minigrad.tensor.convolution import windows
+    from minigrad.tensor.ops.convolution import windows
 
     # overlapping (stride 1 < kernel 2 along H) and dilated windows: (1, 3, 3, 2, 2)
     return windows(x, (2, 2), (1, 2), dilation=(2, 1)) ** 2

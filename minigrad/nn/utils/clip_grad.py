@@ -24,10 +24,10 @@ import math
 from collections.abc import Iterable
 
 from minigrad.tensor import factories
-from minigrad.tensor.elementwise_math import clamp
 from minigrad.tensor.mode import no_grad
-from minigrad.tensor.norms import vector_norm
-from minigrad.tensor.shape import stack
+from minigrad.tensor.ops.math import clamp
+from minigrad.tensor.ops.movement import stack
+from minigrad.tensor.ops.norms import vector_norm
 from minigrad.tensor.tensor import Tensor
 
 

@@ -21,12 +21,12 @@ from typing import Any
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.broadcasting import ShapeError, broadcast_shape, broadcast_to
-from minigrad.tensor.elementwise import abs, sqrt, where
-from minigrad.tensor.linalg import matmul
-from minigrad.tensor.rearrange import narrow
-from minigrad.tensor.reductions import amax, normalize_axes, sum
-from minigrad.tensor.shape import concatenate, reshape, unsqueeze
+from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_shape, broadcast_to
+from minigrad.tensor.ops.elementwise import abs, sqrt, where
+from minigrad.tensor.ops.linalg import matmul
+from minigrad.tensor.ops.movement import concatenate, reshape, unsqueeze
+from minigrad.tensor.ops.rearrange import narrow
+from minigrad.tensor.ops.reductions import amax, normalize_axes, sum
 
 __all__ = ["addmm", "baddbmm", "bmm", "cdist", "cross", "dot", "kron", "mm", "mv"]
 

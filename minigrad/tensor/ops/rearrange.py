@@ -28,11 +28,11 @@ from typing import Any
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.broadcasting import ShapeError, broadcast_to
+from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_to
+from minigrad.tensor.ops.movement import concatenate, getitem, reshape, sizes, transpose
+from minigrad.tensor.ops.reductions import normalize_axes
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
-from minigrad.tensor.reductions import normalize_axes
-from minigrad.tensor.shape import concatenate, getitem, reshape, sizes, transpose
 
 
 def _ints(given: tuple, op: str, argument: str) -> tuple[int, ...]:

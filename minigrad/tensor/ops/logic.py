@@ -27,9 +27,9 @@ import numpy as np
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.elementwise import COMPARISONS, LOGICAL_NOT, abs, compare, operands
+from minigrad.tensor.ops.elementwise import COMPARISONS, LOGICAL_NOT, abs, compare, operands
+from minigrad.tensor.ops.reductions import all
 from minigrad.tensor.record import apply
-from minigrad.tensor.reductions import all
 
 __all__ = [
     "allclose", "equal", "isclose", "isfinite", "isinf", "isnan", "logical_and", "logical_not",

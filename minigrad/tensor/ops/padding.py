@@ -25,9 +25,9 @@ import numpy as np
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.broadcasting import ShapeError
+from minigrad.tensor.ops.broadcasting import ShapeError
+from minigrad.tensor.ops.movement import GETITEM, SCATTER_ADD
 from minigrad.tensor.record import apply
-from minigrad.tensor.shape import GETITEM, SCATTER_ADD
 
 MODES = ("constant", "reflect", "replicate", "circular")
 

@@ -13,7 +13,7 @@ import math
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.broadcasting import ShapeError, broadcast_shape, broadcast_to
+from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_shape, broadcast_to
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
 

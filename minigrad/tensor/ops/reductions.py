@@ -12,7 +12,7 @@ A reduction collapses axes. Its backward must put the axes back: the cotangent
 ``argmax``/``argmin`` are compositions of primitives, so they need no rules
 of their own: the chain rule through their parts is their rule (and the
 integer and bool results carry none). ``prod`` and the running totals are in
-``products.py``.
+``scans.py``.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 
 from minigrad.tensor import dtypes
-from minigrad.tensor import elementwise as ew
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.batching import shifted
+from minigrad.tensor.ops import elementwise as ew
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
 

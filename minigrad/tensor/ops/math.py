@@ -26,9 +26,9 @@ import numpy as np
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.elementwise import _map, _zip, exp, operands, where
+from minigrad.tensor.ops.elementwise import _map, _zip, exp, operands, where
+from minigrad.tensor.ops.rearrange import clone
 from minigrad.tensor.primitive import Primitive
-from minigrad.tensor.rearrange import clone
 from minigrad.tensor.record import apply, zeros_like
 
 LN2, LN10 = math.log(2), math.log(10)

@@ -25,8 +25,8 @@ from typing import Any
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.elementwise import _map, exp, sigmoid, tanh, where
-from minigrad.tensor.elementwise_math import clamp
+from minigrad.tensor.ops.elementwise import _map, exp, sigmoid, tanh, where
+from minigrad.tensor.ops.math import clamp
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
 

@@ -44,11 +44,11 @@ from typing import Any
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.broadcasting import ShapeError
-from minigrad.tensor.padding import pad
+from minigrad.tensor.ops.broadcasting import ShapeError
+from minigrad.tensor.ops.movement import GETITEM, SCATTER_ADD
+from minigrad.tensor.ops.padding import pad
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
-from minigrad.tensor.shape import GETITEM, SCATTER_ADD
 
 
 def _conv2d_forward(backend: Any, x: Any, w: Any, stride: tuple, dilation: tuple, groups: int):

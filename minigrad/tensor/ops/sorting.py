@@ -26,10 +26,10 @@ import numpy as np
 from minigrad.backends.abstract_backend import TracerError
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.indexing import GATHER, IndexBoundsError, as_tensor, dim_argument
+from minigrad.tensor.ops.indexing import GATHER, IndexBoundsError, as_tensor, dim_argument
+from minigrad.tensor.ops.movement import getitem, reshape
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
-from minigrad.tensor.shape import getitem, reshape
 
 
 def _argsort(a: np.ndarray, dim: int, descending: bool) -> np.ndarray:

@@ -28,12 +28,12 @@ import numpy as np
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.broadcasting import ShapeError
-from minigrad.tensor.elementwise import where
-from minigrad.tensor.linalg import matmul
+from minigrad.tensor.ops.broadcasting import ShapeError
+from minigrad.tensor.ops.elementwise import where
+from minigrad.tensor.ops.linalg import matmul
+from minigrad.tensor.ops.movement import SCATTER_ADD, getitem, reshape, transpose
+from minigrad.tensor.ops.reductions import SUM, normalize_axes
 from minigrad.tensor.record import apply
-from minigrad.tensor.reductions import SUM, normalize_axes
-from minigrad.tensor.shape import SCATTER_ADD, getitem, reshape, transpose
 
 
 def _tensors(xs: Any) -> list[Tensor]:

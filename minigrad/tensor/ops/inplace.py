@@ -64,16 +64,14 @@ import numpy as np
 
 from minigrad import backends
 from minigrad.backends.abstract_backend import AbstractArray, TracerError
-from minigrad.tensor import elementwise as ew
-from minigrad.tensor import elementwise_math as em
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.base import set_version, version_of, view_of, views_from
 from minigrad.tensor.batching import BatchedArray, moved_to_front
-from minigrad.tensor.broadcasting import broadcast_to
 from minigrad.tensor.mode import current
-from minigrad.tensor.primitive import Primitive
-from minigrad.tensor.record import apply, zeros_like
-from minigrad.tensor.shape import (
+from minigrad.tensor.ops import elementwise as ew
+from minigrad.tensor.ops import math as em
+from minigrad.tensor.ops.broadcasting import broadcast_to
+from minigrad.tensor.ops.movement import (
     GETITEM,
     RESHAPE,
     _batch_axis_after,
@@ -82,6 +80,8 @@ from minigrad.tensor.shape import (
     reshape,
     transpose,
 )
+from minigrad.tensor.primitive import Primitive
+from minigrad.tensor.record import apply, zeros_like
 
 LEAF_MESSAGE = (
     "a leaf Variable that requires grad is being used in an in-place operation.\n"

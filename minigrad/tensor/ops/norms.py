@@ -19,8 +19,8 @@ from typing import Any
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.elementwise import sign, where
-from minigrad.tensor.reductions import amax, amin, normalize_axes, sum
+from minigrad.tensor.ops.elementwise import sign, where
+from minigrad.tensor.ops.reductions import amax, amin, normalize_axes, sum
 
 
 def _root(total: Tensor, p: float) -> Tensor:

@@ -23,13 +23,13 @@ import numpy as np
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.broadcasting import ShapeError, broadcast_shape, broadcast_to
-from minigrad.tensor.elementwise import compare, where
-from minigrad.tensor.indexing import index_select
-from minigrad.tensor.padding import pad
-from minigrad.tensor.rearrange import movedim, narrow
-from minigrad.tensor.reductions import normalize_axes
-from minigrad.tensor.shape import concatenate, getitem, permute, reshape
+from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_shape, broadcast_to
+from minigrad.tensor.ops.elementwise import compare, where
+from minigrad.tensor.ops.indexing import index_select
+from minigrad.tensor.ops.movement import concatenate, getitem, permute, reshape
+from minigrad.tensor.ops.padding import pad
+from minigrad.tensor.ops.rearrange import movedim, narrow
+from minigrad.tensor.ops.reductions import normalize_axes
 
 __all__ = [
     "broadcast_tensors", "contiguous", "diag_embed", "diff", "dstack", "expand_as", "meshgrid",

@@ -2,7 +2,7 @@
 
 Every function here is built from the two rows of ``indexing.py`` (``gather``
 and its transpose, the scatter-add along an axis), from the advanced-index
-rows of ``shape.py``, and from ``where``. Writing a value *over* another is a
+rows of ``movement.py``, and from ``where``. Writing a value *over* another is a
 choice between two inputs, so it is a ``where`` whose condition ("was this
 position written?") is itself a scatter-add of ones: positions written get
 the scattered values and their gradient, the others keep ``input``'s.
@@ -29,11 +29,11 @@ import numpy as np
 
 from minigrad.backends.abstract_backend import TracerError
 from minigrad.tensor import dtypes
-from minigrad.tensor.arithmetic import floor_divide
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.broadcasting import ShapeError, broadcast_shape, broadcast_to
-from minigrad.tensor.elementwise import compare, exp, log, where
-from minigrad.tensor.indexing import (
+from minigrad.tensor.ops.arithmetic import floor_divide
+from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_shape, broadcast_to
+from minigrad.tensor.ops.elementwise import compare, exp, log, where
+from minigrad.tensor.ops.indexing import (
     GATHER,
     SCATTER_ADD_ALONG,
     IndexDtypeError,
@@ -44,9 +44,9 @@ from minigrad.tensor.indexing import (
     as_tensor,
     dim_argument,
 )
+from minigrad.tensor.ops.movement import SCATTER_ADD, _raw_index, getitem, reshape
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
-from minigrad.tensor.shape import SCATTER_ADD, _raw_index, getitem, reshape
 
 __all__ = ["index_add", "index_put", "masked_select", "scatter", "scatter_reduce"]
 

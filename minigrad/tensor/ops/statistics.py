@@ -28,16 +28,16 @@ import numpy as np
 
 from minigrad.backends.abstract_backend import TracerError
 from minigrad.tensor import dtypes
-from minigrad.tensor.arithmetic import logaddexp
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.indexing import GATHER, IndexBoundsError, gather, take_along_dim
-from minigrad.tensor.logic import isnan
+from minigrad.tensor.ops.arithmetic import logaddexp
+from minigrad.tensor.ops.indexing import GATHER, IndexBoundsError, gather, take_along_dim
+from minigrad.tensor.ops.logic import isnan
+from minigrad.tensor.ops.movement import concatenate, reshape, squeeze
+from minigrad.tensor.ops.rearrange import narrow
+from minigrad.tensor.ops.reductions import mean, normalize_axes, std, sum, var
+from minigrad.tensor.ops.sorting import argsort
 from minigrad.tensor.primitive import Primitive
-from minigrad.tensor.rearrange import narrow
 from minigrad.tensor.record import apply
-from minigrad.tensor.reductions import mean, normalize_axes, std, sum, var
-from minigrad.tensor.shape import concatenate, reshape, squeeze
-from minigrad.tensor.sorting import argsort
 
 __all__ = ["cummax", "cummin", "kthvalue", "logcumsumexp", "median", "std_mean", "var_mean"]
 

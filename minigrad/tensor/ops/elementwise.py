@@ -23,8 +23,8 @@ from minigrad.backends.numpy_backend import ZIPS
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.batching import aligned
-from minigrad.tensor.broadcasting import broadcast_shape, broadcast_to
 from minigrad.tensor.mode import current
+from minigrad.tensor.ops.broadcasting import broadcast_shape, broadcast_to
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply, zeros_like
 

@@ -24,9 +24,9 @@ from __future__ import annotations
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.batching import shifted
+from minigrad.tensor.ops.reductions import normalize_axes
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
-from minigrad.tensor.reductions import normalize_axes
 
 
 def _along(t: Tensor, axis: int | None) -> Tensor:

@@ -25,10 +25,10 @@ from minigrad.backends.abstract_backend import TracerError
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.batching import moved_to_front
-from minigrad.tensor.broadcasting import ShapeError
+from minigrad.tensor.ops.broadcasting import ShapeError
+from minigrad.tensor.ops.reductions import normalize_axes
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
-from minigrad.tensor.reductions import normalize_axes
 
 __all__ = ["bincount", "nonzero", "searchsorted", "unique"]
 

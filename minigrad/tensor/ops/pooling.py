@@ -31,14 +31,14 @@ from typing import Any
 import numpy as np
 
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.broadcasting import ShapeError
-from minigrad.tensor.convolution import CONV2D, expand, windows
-from minigrad.tensor.elementwise import where
-from minigrad.tensor.padding import pad
+from minigrad.tensor.ops.broadcasting import ShapeError
+from minigrad.tensor.ops.convolution import CONV2D, expand, windows
+from minigrad.tensor.ops.elementwise import where
+from minigrad.tensor.ops.padding import pad
+from minigrad.tensor.ops.reductions import amax as max_over
+from minigrad.tensor.ops.reductions import amin as min_over
+from minigrad.tensor.ops.reductions import sum as sum_over
 from minigrad.tensor.record import apply
-from minigrad.tensor.reductions import amax as max_over
-from minigrad.tensor.reductions import amin as min_over
-from minigrad.tensor.reductions import sum as sum_over
 
 
 def _geometry(x: Tensor, kernel_size, stride, padding, dilation, ceil_mode, op: str):

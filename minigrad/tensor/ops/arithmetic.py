@@ -29,10 +29,10 @@ import numpy as np
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.elementwise import abs, compare, exp, operands, sqrt, where
-from minigrad.tensor.elementwise_math import UNIT_SIGN, clamp, floor, log1p, remainder, trunc
-from minigrad.tensor.logic import isinf, isnan, logical_and, logical_or
-from minigrad.tensor.rearrange import clone
+from minigrad.tensor.ops.elementwise import abs, compare, exp, operands, sqrt, where
+from minigrad.tensor.ops.logic import isinf, isnan, logical_and, logical_or
+from minigrad.tensor.ops.math import UNIT_SIGN, clamp, floor, log1p, remainder, trunc
+from minigrad.tensor.ops.rearrange import clone
 from minigrad.tensor.record import apply
 
 __all__ = [
