@@ -250,6 +250,7 @@ from minigrad.tensor import (  # issue 22: PyTorch's daily vocabulary
     linspace,
     logspace,
 )
+from minigrad.tensor import all_gather, all_to_all, pbroadcast, pmean, psum, psum_scatter  # 18
 from minigrad import linalg, nn, optim, random, tree
 from minigrad.tensor.generator import Generator
 from minigrad.nn.serialization import load, save

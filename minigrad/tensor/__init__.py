@@ -11,7 +11,7 @@ pass), ``tensor`` (the ``Tensor`` class and its operators, with ``more_methods``
 The operations themselves are the op catalog, ``minigrad.tensor.ops``: one
 module per family (elementwise, math, activations, movement, indexing,
 reductions, scans, softmax, linalg, contractions, norms, sorting, padding,
-pooling, convolution, in-place), each importing the core below ``tensor``.
+pooling, convolution, in-place, collectives and named axes), each importing the core below ``tensor``.
 """
 
 from minigrad.tensor import autograd
@@ -166,6 +166,14 @@ from minigrad.tensor.ops.matrix_products import (
     mv,
 )
 from minigrad.tensor.ops.movement import concatenate, reshape, squeeze, stack, transpose, unsqueeze
+from minigrad.tensor.ops.named_axes import (
+    all_gather,
+    all_to_all,
+    pbroadcast,
+    pmean,
+    psum,
+    psum_scatter,
+)
 from minigrad.tensor.ops.padding import pad
 from minigrad.tensor.ops.rearrange import (
     cat,
@@ -240,6 +248,8 @@ __all__ = [
     "acosh",
     "add",
     "all",
+    "all_gather",
+    "all_to_all",
     "amax",
     "amin",
     "any",
@@ -323,8 +333,12 @@ __all__ = [
     "ones_like",
     "outer",
     "pad",
+    "pbroadcast",
+    "pmean",
     "power",
     "prod",
+    "psum",
+    "psum_scatter",
     "rand",
     "randn",
     "reciprocal",

@@ -19,6 +19,7 @@ node's vjp rules turn that sum into cotangents for its inputs.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,6 +31,11 @@ from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.batching import BatchedArray
 from minigrad.tensor.mode import current, enable_grad, no_grad
 from minigrad.tensor.record import FREED_MESSAGE, OpRecord, full_like
+
+# Hooks run after a leaf's .grad is written (``Tensor.register_post_accumulate_grad_hook``),
+# keyed by the leaf's id: data-parallel training (lesson 18) starts sending a bucket
+# of gradients while the backward pass is still computing the others.
+POST_ACCUMULATE_HOOKS: dict[int, list[Any]] = {}
 
 
 def vertex(t: Tensor) -> Any:
@@ -150,6 +156,9 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph):
                         # (A traced .grad is put back when the trace ends: no copy.)
                         owned = create_graph or tracing is not None
                         v.grad = g if owned else _own(g, given)
+                    if POST_ACCUMULATE_HOOKS and id(v) in POST_ACCUMULATE_HOOKS:
+                        for hook in tuple(POST_ACCUMULATE_HOOKS[id(v)]):
+                            hook(v)
                 elif v in wanted:
                     results[v] = g
                 continue
@@ -242,3 +251,26 @@ def grad(
             )
         answer.append(g)
     return tuple(answer)
+
+
+class _HookHandle:
+    """What ``register_post_accumulate_grad_hook`` returns: ``remove()`` undoes it."""
+
+    def __init__(self, key: int, hook: Any) -> None:
+        self.key, self.hook = key, hook
+
+    def remove(self) -> None:
+        hooks = POST_ACCUMULATE_HOOKS.get(self.key, [])
+        if self.hook in hooks:
+            hooks.remove(self.hook)
+        if not hooks:
+            POST_ACCUMULATE_HOOKS.pop(self.key, None)
+
+
+def add_post_accumulate_grad_hook(leaf: Tensor, hook: Any) -> _HookHandle:
+    """Register ``hook(leaf)`` to run after backward writes ``leaf.grad`` (see above)."""
+    key = id(leaf)
+    POST_ACCUMULATE_HOOKS.setdefault(key, []).append(hook)
+    # The id may be reused once the leaf is gone: its hooks go with it.
+    weakref.finalize(leaf, POST_ACCUMULATE_HOOKS.pop, key, None)
+    return _HookHandle(key, hook)

@@ -67,12 +67,17 @@ _level_ids = itertools.count(1)
 
 
 class Level:
-    """One open ``vmap``: its batch size and how random operations inside it behave."""
+    """One open ``vmap``: its batch size, its name, how random operations inside it behave.
 
-    __slots__ = ("id", "open", "randomness", "size", "watched")
+    A named level (``vmap(f, axis_name="i")``) is also a *group* that the
+    collectives of ``collectives.py`` reduce over (lesson 18).
+    """
 
-    def __init__(self, size: int, randomness: str, watched: bool) -> None:
+    __slots__ = ("id", "name", "open", "randomness", "size", "watched")
+
+    def __init__(self, size: int, randomness: str, watched: bool, name: Any = None) -> None:
         self.id = next(_level_ids)
+        self.name = name
         self.size = size
         self.randomness = randomness
         self.open = True
@@ -84,10 +89,11 @@ class Level:
         return f"Level({self.id}, size={self.size})"
 
 
-def open_level(size: int, randomness: str = "error", watched: bool = False) -> Level:
+def open_level(size: int, randomness: str = "error", watched: bool = False,
+               name: Any = None) -> Level:  # fmt: skip
     """Start a vmap level over a batch of ``size`` (used by ``mg.vmap``)."""
     levels = current().vmap_levels
-    level = Level(size, randomness, watched or any(lv.watched for lv in levels))
+    level = Level(size, randomness, watched or any(lv.watched for lv in levels), name)
     levels.append(level)
     return level
 
@@ -218,6 +224,11 @@ def batch_forward(prim: Primitive, inputs: Sequence[Any], params: dict,
         data = t.data
         if type(data) is BatchedArray and (level is None or data.level.id > level.id):
             level = data.level
+    # A collective over a vmap axis (lesson 18) acts on that axis even where its
+    # input does not vary along it: the group counts as one more batched input.
+    group = params.get("group")
+    if type(group) is Level and group.open and (level is None or group.id > level.id):
+        level = group
     if level is None:
         return None
     if not level.open:
@@ -228,7 +239,9 @@ def batch_forward(prim: Primitive, inputs: Sequence[Any], params: dict,
         mine = type(data) is BatchedArray and data.level is level
         xs.append(data.physical if mine else t)
         batched.append(mine)
-    if prim.batch is not None:
+    if group is not None:  # a collective's rule asks which level it is peeling
+        out = prim.batch(xs, batched, level=level, **params)
+    elif prim.batch is not None:
         out = prim.batch(xs, batched, **params)
     elif prim.scalar is not None:
         out = elementwise(prim, xs, batched, params, apply)

@@ -431,6 +431,17 @@ class Tensor(MoreMethods, TensorBase):
         """
         autograd.backward(self, grad, retain_graph=retain_graph, create_graph=create_graph)
 
+    def register_post_accumulate_grad_hook(self, hook: Any) -> Any:
+        """Call ``hook(self)`` each time backward has written this leaf's ``.grad``.
+
+        Returns a handle whose ``remove()`` takes the hook off, as PyTorch's.
+        """
+        if not self.is_leaf:
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors"
+            )
+        return autograd.add_post_accumulate_grad_hook(self, hook)
+
     def retain_grad(self) -> Tensor:
         """Keep ``.grad`` on this non-leaf tensor after ``backward()``."""
         if not self.requires_grad:

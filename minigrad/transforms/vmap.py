@@ -168,6 +168,7 @@ def vmap(
     out_axes: Any = 0,
     randomness: str = "error",
     *,
+    axis_name: Any = None,
     in_dims: Any = None,
     out_dims: Any = None,
 ) -> Callable[..., Any]:
@@ -175,7 +176,8 @@ def vmap(
 
     ``in_dims`` and ``out_dims`` are accepted as PyTorch's names for ``in_axes``
     and ``out_axes``. Keyword arguments of the returned function are passed to
-    ``f`` unbatched.
+    ``f`` unbatched. ``axis_name`` names the batch axis, as in JAX, so that
+    collectives inside ``f`` (``mg.psum(x, "i")``, lesson 18) can act across it.
 
     >>> import minigrad as mg
     >>> mg.vmap(mg.vmap(lambda a, b: a * b, in_axes=(None, 0)), in_axes=(0, None))(
@@ -196,7 +198,7 @@ def vmap(
     def vmapped(*args: Any, **kwargs: Any) -> Any:
         leaves, size = _batch_inputs(args, in_axes)
         watched = any(axis is not None and _watched(x) for _, x, axis in leaves)
-        level = batching.open_level(size, randomness, watched)
+        level = batching.open_level(size, randomness, watched, axis_name)
         try:
             wrapped = []
             for path, x, axis in leaves:

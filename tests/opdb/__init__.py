@@ -39,6 +39,7 @@ from typing import Any
 
 import minigrad as mg
 from opdb import (
+    collectives,
     contractions,
     convolution,
     core,
@@ -54,7 +55,7 @@ from opdb import (
 from opdb.strategies import SEEDS, Case
 
 AREAS = (core, elementwise, reductions, contractions, shape, convolution, nn, inplace,
-         nn_compositions, daily, nn_grids)  # fmt: skip
+         nn_compositions, daily, nn_grids, collectives)  # fmt: skip
 
 DATABASE: dict[str, Any] = {}
 NOT_SMOOTH: set[str] = set()
@@ -94,6 +95,7 @@ NOT_OPERATIONS = {
     "zeros", "zeros_like", "enable_grad", "no_grad", "randint", "full_like", "empty", "linspace",
     "load", "save", "set_grad_enabled", "empty_like", "rand_like", "randn_like",
     "logspace", "new_zeros", "new_ones", "new_full", "numel",
+    "register_post_accumulate_grad_hook",
 }  # fmt: skip
 # Operators spelled with a symbol: the public name whose case covers them.
 DUNDERS = {

@@ -245,6 +245,11 @@ PROGRAMS = {
 OTHER_PRIMITIVES = {"alias", "checkpoint"}
 # ``to`` moves between devices: its rules are tested with the CUDA backend.
 NEEDS_A_SECOND_DEVICE = {"to"}
+# The collectives (lesson 18) act across workers: vmap's examples or MPI's processes,
+# never one tensor alone. Their records live on batched tensors, read forward and
+# backward by the correctness database's ":jvp" and ":vjp" keys (opdb/collectives.py),
+# and under mpiexec by tests/distributed.
+ACROSS_WORKERS = {"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "reduce"}
 
 
 def table_primitives() -> dict[str, Primitive]:
@@ -254,7 +259,7 @@ def table_primitives() -> dict[str, Primitive]:
 
 def test_every_primitive_of_the_table_has_a_program_and_a_jvp_rule():
     table = table_primitives()
-    covered = set(PROGRAMS) | OTHER_PRIMITIVES | NEEDS_A_SECOND_DEVICE
+    covered = set(PROGRAMS) | OTHER_PRIMITIVES | NEEDS_A_SECOND_DEVICE | ACROSS_WORKERS
     assert set(table) - covered == set(), "add a program for these primitives"
     for name, prim in table.items():
         if prim.form == "custom":  # the other forms read one derivative both ways

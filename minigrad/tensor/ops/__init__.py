@@ -23,7 +23,10 @@ first module holds its registry rows; the others are compositions of rows:
 - linalg: ``linalg`` (matmul), ``matrix_products`` (mm, bmm, dot, kron, ...);
 - contractions: ``contractions`` (einsum, tensordot, diagonal);
 - norms, sorting, padding, pooling, convolution: one module each;
-- in-place: ``inplace`` (``x += y``, ``add_``, ``x[i] = v``).
+- in-place: ``inplace`` (``x += y``, ``add_``, ``x[i] = v``);
+- collectives (lesson 18): ``collectives`` (all_reduce, all_gather, reduce_scatter,
+  all_to_all, broadcast, reduce: rows over a vmap axis or processes),
+  ``named_axes`` (JAX's psum, pmean, all_gather, ... over ``vmap(axis_name=)``).
 
 Every module here imports the core and other families, never ``tensor.py``:
 operations make tensors of their inputs' class (see ``base.py``).
