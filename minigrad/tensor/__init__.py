@@ -11,7 +11,8 @@ pass), ``tensor`` (the ``Tensor`` class and its operators, with ``more_methods``
 The operations themselves are the op catalog, ``minigrad.tensor.ops``: one
 module per family (elementwise, math, activations, movement, indexing,
 reductions, scans, softmax, linalg, contractions, norms, sorting, padding,
-pooling, convolution, in-place, collectives and named axes), each importing the core below ``tensor``.
+pooling, convolution, in-place, collectives and named axes), each importing
+the core below ``tensor``.
 """
 
 from minigrad.tensor import autograd

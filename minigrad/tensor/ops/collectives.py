@@ -40,9 +40,9 @@ import numpy as np
 
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.batching import Level, moved_to_front
+from minigrad.tensor.ops.movement import concatenate
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply, full_like
-from minigrad.tensor.ops.movement import concatenate
 
 
 def _kernel(name: str):

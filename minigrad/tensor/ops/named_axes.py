@@ -23,10 +23,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from minigrad.tensor.ops import collectives
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.batching import Level
 from minigrad.tensor.mode import current
+from minigrad.tensor.ops import collectives
 
 
 def axis_level(axis_name: Any) -> Level:
