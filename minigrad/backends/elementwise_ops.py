@@ -122,7 +122,7 @@ def _softplus(x, threshold):
 
 
 def _elu(x, alpha):
-    return np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0)))
+    return np.where(x > 0, x, alpha * np.expm1(np.where(x > 0, 0, x)))  # -0.0 stays -0.0
 
 
 def _leaky_relu(x, slope):
@@ -151,6 +151,16 @@ def _power(x, y):
 def _sign(x):
     """NumPy's sign, with NaN counted as 0 (PyTorch's, and ``f.sign``'s)."""
     return np.sign(np.nan_to_num(x, nan=0)) if x.dtype.kind == "f" else np.sign(x)
+
+
+def _larger(x, y):
+    """maximum as PyTorch's: at a tie (+0.0 and -0.0) x wins; NaN from either side."""
+    return np.where((x < y) | (y != y), y, x)
+
+
+def _smaller(x, y):
+    """minimum as PyTorch's: at a tie (+0.0 and -0.0) x wins; NaN from either side."""
+    return np.where((x > y) | (y != y), y, x)
 
 
 def _relu(x):
@@ -208,8 +218,8 @@ op("sub",            f.sub,              np.subtract,                          E
 op("mul",            f.mul,              np.multiply,                          ELEMENTWISE)
 op("div",            f.div,              np.divide,                            ELEMENTWISE)
 op("pow",            f.power,            _power)
-op("maximum",        f.maximum,          np.maximum,                           ELEMENTWISE)
-op("minimum",        f.minimum,          np.minimum,                           ELEMENTWISE)
+op("maximum",        f.maximum,          _larger,                              ELEMENTWISE)
+op("minimum",        f.minimum,          _smaller,                             ELEMENTWISE)
 op("lt",             f.lt,               np.less)
 op("le",             f.le,               np.less_equal)
 op("gt",             f.gt,               np.greater)
@@ -221,9 +231,9 @@ op("logical_or",     f.logical_or,       np.logical_or)
 op("atan2",          m.atan2,            np.arctan2)
 # NumPy's remainder makes several passes; clamp is a maximum-like pass (measured: the kernel wins).
 op("remainder",      m.remainder,        np.remainder,                         ELEMENTWISE)
-# clamp_min and clamp_max keep a NaN from either side, as maximum does.
-op("clamp_min",      m.clamp_min,        np.maximum,                           ELEMENTWISE)
-op("clamp_max",      m.clamp_max,        np.minimum,                           ELEMENTWISE)
+# clamp_min and clamp_max keep a NaN from either side, as maximum does, and x at a tie.
+op("clamp_min",      m.clamp_min,        _larger,                              ELEMENTWISE)
+op("clamp_max",      m.clamp_max,        _smaller,                             ELEMENTWISE)
 # Activations with a parameter (the second array, 0-d).
 op("softplus",       act.softplus,       _softplus,                            ELEMENTWISE)
 op("elu",            act.elu,            _elu,                                 ELEMENTWISE)

@@ -193,25 +193,25 @@ def power(x, y):
 
 
 def maximum(x, y):
-    """The larger of x and y; NaN if either is NaN (NumPy's ``maximum``).
+    """The larger of x and y; NaN if either is NaN; x at a tie (PyTorch's ``maximum``).
 
-    >>> maximum(1.0, 2.0), maximum(math.nan, 2.0), maximum(1.0, math.nan)
-    (2.0, nan, nan)
+    >>> maximum(1.0, 2.0), maximum(math.nan, 2.0), maximum(1.0, math.nan), maximum(-0.0, 0.0)
+    (2.0, nan, nan, -0.0)
     """
-    if x > y or x != x:
-        return x
-    return y
+    if x < y or y != y:
+        return y
+    return x
 
 
 def minimum(x, y):
-    """The smaller of x and y; NaN if either is NaN (NumPy's ``minimum``).
+    """The smaller of x and y; NaN if either is NaN; x at a tie (PyTorch's ``minimum``).
 
-    >>> minimum(1.0, 2.0), minimum(math.nan, 2.0), minimum(1.0, math.nan)
-    (1.0, nan, nan)
+    >>> minimum(1.0, 2.0), minimum(math.nan, 2.0), minimum(1.0, math.nan), minimum(0.0, -0.0)
+    (1.0, nan, nan, 0.0)
     """
-    if x < y or x != x:
-        return x
-    return y
+    if x > y or y != y:
+        return y
+    return x
 
 
 # The comparisons give a bool; every comparison with NaN but ``ne`` is False.

@@ -365,10 +365,12 @@ def remainder(x, y):
 
 
 def clamp_min(x, low):
-    """max(x, low), NaN from either side kept (PyTorch's ``clamp(x, min=low)``).
+    """max(x, low), NaN from either side kept, x at a tie (PyTorch's ``clamp(x, min=low)``).
 
     >>> clamp_min(-2.0, 0.0), clamp_min(3.0, 0.0), clamp_min(math.nan, 0.0), clamp_min(1, math.nan)
     (0.0, 3.0, nan, nan)
+    >>> clamp_min(-0.0, 0.0)
+    -0.0
     """
     if x < low or low != low:
         return low

@@ -38,6 +38,7 @@ from minigrad.tensor.ops import softmax as primitives
 from minigrad.tensor.ops.activations import _activation_input, _number, elu, hardtanh, softplus
 from minigrad.tensor.ops.elementwise import abs, sigmoid, tanh, where
 from minigrad.tensor.ops.math import clamp
+from minigrad.tensor.ops.reductions import normalize_axes
 from minigrad.tensor.tensor import Tensor
 
 #: SELU's constants (Klambauer et al. 2017), as PyTorch spells them.
@@ -82,9 +83,9 @@ def hardswish(input: Any, inplace: bool = False) -> Tensor:
     tensor([0. , 0.5, 1. ])
     """
     x = _activation_input("hardswish_cpu", input)
-    outer = (x <= -3) | (x >= 3)
-    inside = where(outer, 0.0, x)  # the middle piece never sees +-inf (0 * inf in its slope)
-    return where(x <= -3, 0.0 * x, where(x >= 3, x, inside * (inside + 3) / 6))
+    high = (x >= 3) | (x != x)  # NaN takes the top piece: slope 1, PyTorch's scalar rule
+    inside = where((x <= -3) | high, 0.0, x)  # the middle piece never sees +-inf or NaN
+    return where(x <= -3, 0.0 * x, where(high, x, inside * (inside + 3) / 6))
 
 
 def mish(input: Any, inplace: bool = False) -> Tensor:
@@ -107,7 +108,7 @@ def logsigmoid(input: Any) -> Tensor:
     tensor([-50.,  -0.])
     """
     x = _activation_input("log_sigmoid_cpu", input)
-    return where(x < 0, x - softplus(x), -softplus(-x))
+    return where(x < 0, x - softplus(x), 0.0 - softplus(-x))  # 0 - 0 is +0.0, as PyTorch's
 
 
 def softsign(input: Any) -> Tensor:
@@ -204,6 +205,7 @@ def softmin(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any
         )
     if dim is None:
         dim = implicit_dim("softmin", x.ndim)
+    normalize_axes(dim, x.ndim)  # a bad dim is reported before a bad dtype, as PyTorch
     x = _activation_input("softmax_lastdim_kernel_impl" if dim in (-1, x.ndim - 1)
                           else "softmax_kernel_impl", x)  # fmt: skip
     return primitives.softmax(-x, dim)

@@ -29,6 +29,8 @@ to 0.
 
 from __future__ import annotations
 
+from typing import Any
+
 from minigrad.nn.activation_functions import (
     celu,
     glu,
@@ -97,8 +99,10 @@ __all__ = [
 ]  # fmt: skip
 
 
-def softmax(x: Tensor, axis: int = -1, *, dim: int | None = None) -> Tensor:
+def softmax(x: Tensor, axis: int = -1, *, dim: int | None = None, dtype: Any = None) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``axis``: scores -> probabilities that sum to 1.
+
+    ``dtype`` casts ``x`` first (integers need it, as in PyTorch).
 
     >>> import minigrad as mg
     >>> mg.nn.functional.softmax(mg.tensor([[0.0, 0.0], [0.0, 1000.0]]), dim=1)
@@ -106,10 +110,11 @@ def softmax(x: Tensor, axis: int = -1, *, dim: int | None = None) -> Tensor:
             [0. , 1. ]])
     """
     axis = dim if dim is not None else axis
-    return primitives.softmax(x, axis)
+    return primitives.softmax(x if dtype is None else x.to(dtype), axis)
 
 
-def log_softmax(x: Tensor, axis: int = -1, *, dim: int | None = None) -> Tensor:
+def log_softmax(x: Tensor, axis: int = -1, *, dim: int | None = None,
+                dtype: Any = None) -> Tensor:  # fmt: skip
     """``log(softmax(x))``, that is ``x - logsumexp(x)``: finite even for huge scores.
 
     Computed as ``(x - m) - log(sum(exp(x - m)))`` with ``m`` the max: the
@@ -121,4 +126,4 @@ def log_softmax(x: Tensor, axis: int = -1, *, dim: int | None = None) -> Tensor:
     tensor([    0., -1000.])
     """
     axis = dim if dim is not None else axis
-    return primitives.log_softmax(x, axis)
+    return primitives.log_softmax(x if dtype is None else x.to(dtype), axis)

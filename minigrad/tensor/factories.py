@@ -235,10 +235,20 @@ def from_numpy(array: np.ndarray) -> Tensor:
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {dtypes.type_name(array)})")
     if array.dtype not in dtypes.SUPPORTED:
-        names = ", ".join(d.name for d in dtypes.SUPPORTED)
+        kind = array.dtype.type.__name__  # numpy.str_, numpy.object_, numpy.uint8, ...
+        if array.dtype.kind in "biufc" and array.dtype.itemsize <= 16 and kind != "longdouble":
+            # PyTorch has these (uint8, int16, float16, complex64, ...); minigrad does not.
+            names = ", ".join(d.name for d in dtypes.SUPPORTED)
+            raise TypeError(
+                f"can't convert np.ndarray of type numpy.{kind}: minigrad has no {kind} dtype "
+                f"(PyTorch has; minigrad's types are {names}).\nconvert it first, e.g. "
+                "mg.from_numpy(a.astype(np.float32)) (a copy: memory is shared only without one)"
+            )
         raise TypeError(
-            f"can't convert np.ndarray of type numpy.{array.dtype.name}. The only supported "
-            f"types are: {names}.\nconvert it first, e.g. mg.from_numpy(a.astype(np.float32))"
+            f"can't convert np.ndarray of type numpy.{kind}. The only supported types are: "
+            "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint64, "
+            "uint32, uint16, uint8, and bool.\nconvert it first, e.g. "
+            "mg.from_numpy(a.astype(np.float32))"
         )
     if array.dtype.byteorder not in "=|":  # a big-endian array: no kernel reads it as is
         raise ValueError(

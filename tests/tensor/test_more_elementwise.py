@@ -175,9 +175,23 @@ def test_slopes_at_the_kinks_are_torchs():
 
 
 @pytest.mark.parametrize("name", ACTIVATIONS)
-def test_activations_refuse_integers_as_torch_does(name):
-    with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
-        getattr(F, name)(mg.tensor([1, 2]))
+@pytest.mark.parametrize("dtype", ["int64", "int32", "bool"])
+def test_activations_on_integers_do_what_torch_does(name, dtype):
+    """hardtanh clamps integers (keeping the dtype); the others refuse, with torch's first line."""
+    values = [-2, 0, 3] if dtype != "bool" else [True, False, True]
+    ours, theirs = mg.tensor(values, dtype=getattr(mg, dtype + "_" * (dtype == "bool"))), None
+    try:
+        theirs = getattr(torch.nn.functional, name)(
+            torch.tensor(values, dtype=getattr(torch, dtype))
+        )
+    except Exception as error:  # torch refuses: the same type and first line
+        with pytest.raises(type(error)) as raised:
+            getattr(F, name)(ours)
+        assert str(raised.value).splitlines()[0] == str(error).splitlines()[0]
+    if theirs is not None:
+        got = getattr(F, name)(ours)
+        assert got.dtype.name == str(theirs.dtype).removeprefix("torch.")
+        np.testing.assert_array_equal(got.numpy(), theirs.numpy())
 
 
 def test_activation_parameters_must_be_numbers():

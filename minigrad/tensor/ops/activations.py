@@ -99,13 +99,17 @@ LEAKY_RELU = _with_parameter(
 
 
 def _activation_input(name: str, x: Any) -> Tensor:
-    """``x`` as a float tensor; integers are an error, as in PyTorch (no silent promotion)."""
+    """``x`` as a float tensor; integers are an error, as in PyTorch (no silent promotion).
+
+    ``name`` is the name of PyTorch's kernel, which its error message gives.
+    """
     x = x if isinstance(x, Tensor) else Tensor.concrete(x)
     if not dtypes.is_floating(x.dtype):
         names = {"int64": "Long", "int32": "Int", "bool": "Bool"}
         raise NotImplementedError(
             f"\"{name}\" not implemented for '{names.get(x.dtype.name, x.dtype.name)}'\n"
-            f"{name} is defined on float tensors; convert first, e.g. x.to(mg.float32)"
+            f"{name.removesuffix('_cpu')} is defined on float tensors; convert first, e.g. "
+            "x.to(mg.float32)"
         )
     return x
 
@@ -132,7 +136,7 @@ def gelu(input: Any, approximate: str = "none") -> Tensor:
         raise RuntimeError(
             f"approximate argument must be either none or tanh.\ngot {approximate!r}"
         )
-    x = _activation_input("gelu", input)
+    x = _activation_input("GeluKernelImpl", input)
     return apply(GELU if approximate == "none" else GELU_TANH, (x,))
 
 
@@ -143,7 +147,7 @@ def silu(input: Any) -> Tensor:
     >>> mg.nn.functional.silu(mg.tensor([0.0, 1.0]))
     tensor([0.    , 0.7311])
     """
-    return apply(SILU, (_activation_input("silu", input),))
+    return apply(SILU, (_activation_input("silu_cpu", input),))
 
 
 def softplus(input: Any, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
@@ -156,7 +160,7 @@ def softplus(input: Any, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     >>> mg.nn.functional.softplus(mg.tensor([0.0, 30.0]))
     tensor([ 0.6931, 30.    ])
     """
-    x = _activation_input("softplus", input)
+    x = _activation_input("softplus_cpu", input)
     beta = _number("softplus", "beta", beta)
     threshold = _number("softplus", "threshold", threshold)
     if beta == 1.0:
@@ -171,7 +175,7 @@ def elu(input: Any, alpha: float = 1.0) -> Tensor:
     >>> mg.nn.functional.elu(mg.tensor([-1.0, 2.0]))
     tensor([-0.6321,  2.    ])
     """
-    x = _activation_input("elu", input)
+    x = _activation_input("elu_cpu", input)
     return apply(ELU, (x,), alpha=_number("elu", "alpha", alpha))
 
 
@@ -182,7 +186,7 @@ def leaky_relu(input: Any, negative_slope: float = 0.01) -> Tensor:
     >>> mg.nn.functional.leaky_relu(mg.tensor([-2.0, 3.0]), 0.1)
     tensor([-0.2,  3. ])
     """
-    x = _activation_input("leaky_relu", input)
+    x = _activation_input("leaky_relu_cpu", input)
     slope = _number("leaky_relu", "negative_slope", negative_slope)
     return apply(LEAKY_RELU, (x,), slope=slope)
 
@@ -198,8 +202,12 @@ def hardtanh(input: Any, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
     >>> mg.nn.functional.hardtanh(mg.tensor([-2.0, 0.5, 2.0]))
     tensor([-1. ,  0.5,  1. ])
     """
-    x = _activation_input("hardtanh", input)
+    x = input if isinstance(input, Tensor) else Tensor.concrete(input)
     low = _number("hardtanh", "min_val", min_val)
     high = _number("hardtanh", "max_val", max_val)
+    if x.dtype == dtypes.bool_:
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    if x.dtype.kind in "iu":  # integers stay integers (PyTorch clamps them; no gradient)
+        return clamp(x, low, high).to(x.dtype)
     outside = (x <= low) | (x >= high)  # NaN is not outside: its slope is 1, as PyTorch's
     return where(outside, clamp(x.detach(), low, high), x)

@@ -346,6 +346,10 @@ def trace(x: Tensor) -> Tensor:
     if x.ndim != 2:
         raise ShapeError(f"trace: expected a matrix, but got tensor with dim {x.ndim}\n"
                          f"(shape {x.shape})")  # fmt: skip
+    if x.dtype == dtypes.bool_:
+        raise NotImplementedError(
+            "\"trace\" not implemented for 'Bool'\ntrace: convert first, e.g. x.to(mg.int64)"
+        )
     return apply(SUM, (_diagonal(x, 0, 0, 1),), axes=(0,), keepdims=False)
 
 

@@ -254,7 +254,8 @@ def add(x: Any, y: Any) -> Tensor:
 
 
 def sub(x: Any, y: Any) -> Tensor:
-    """``x - y`` with broadcasting."""
+    """``x - y`` with broadcasting (not for bool tensors, as in PyTorch)."""
+    _refuse_bool_sub(x, y)
     return _binary(SUB, x, y)
 
 
@@ -334,8 +335,42 @@ def where(cond: Any, x: Any, y: Any) -> Tensor:
     return apply(WHERE, (cond, x, y))
 
 
+_BOOL_NEGATION = (
+    "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+    "invert a mask, use the `~` or `logical_not()` operator instead."
+)
+
+
+def _integral(v: Any) -> bool:
+    return isinstance(v, int) or (isinstance(v, Tensor) and v.data.dtype.kind in "biu")
+
+
+def _refuse_bool_sub(x: Any, y: Any) -> None:
+    """PyTorch's error for ``-`` with a bool tensor (NumPy's would come from inside a kernel).
+
+    With a floating other side minigrad subtracts (``1.0 - mask`` is 0.0 or 1.0), where
+    PyTorch refuses; the rules of several rows are written that way.
+    """
+    bx = isinstance(x, Tensor) and x.data.dtype.kind == "b"
+    by = isinstance(y, Tensor) and y.data.dtype.kind == "b"
+    if not ((bx and _integral(y)) or (by and _integral(x))):
+        return
+    if bx and by:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
+            "or `logical_xor()` operator instead."
+        )
+    if bx or by:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+
+
 def neg(x: Any) -> Tensor:
-    """``-x``: a linear row, its own transpose up to sign."""
+    """``-x``: a linear row, its own transpose up to sign (a bool tensor is an error)."""
+    if isinstance(x, Tensor) and x.data.dtype.kind == "b":
+        raise RuntimeError(_BOOL_NEGATION)
     return _unary(NEG, x)
 
 
@@ -365,17 +400,38 @@ def sigmoid(x: Any) -> Tensor:
 
 
 def relu(x: Any) -> Tensor:
-    """max(x, 0); its derivative at 0 is taken as 0 (as PyTorch)."""
+    """max(x, 0); its derivative at 0 is taken as 0 (as PyTorch). Integers stay integers.
+
+    >>> import minigrad as mg
+    >>> mg.relu(mg.tensor([-2, 3]))
+    tensor([0, 3])
+    """
+    if isinstance(x, Tensor) and x.data.dtype.kind in "biu":
+        if x.data.dtype.kind == "b":
+            raise RuntimeError(
+                "Boolean inputs not supported for relu\nrelu: convert first, e.g. x.to(mg.int64)"
+            )
+        return apply(RELU, (x,))
     return _unary(RELU, x)
 
 
 def abs(x: Any) -> Tensor:
-    """``|x|``; the slope at 0 is taken as 0 (as PyTorch)."""
+    """``|x|``; the slope at 0 is taken as 0 (as PyTorch). Not for bool tensors (PyTorch's
+    error)."""
+    if isinstance(x, Tensor) and x.data.dtype.kind == "b":
+        raise NotImplementedError(
+            "\"abs_cpu\" not implemented for 'Bool'\nabs: a bool is its own absolute value"
+        )
     return _unary(ABS, x)
 
 
 def sign(x: Any) -> Tensor:
-    """-1, 0 or 1 by the sign of ``x``; piecewise constant, so its gradient is 0."""
+    """-1, 0 or 1 by the sign of ``x``; piecewise constant, so its gradient is 0.
+
+    A bool tensor's sign is itself (a new bool tensor), as in PyTorch.
+    """
+    if isinstance(x, Tensor) and x.data.dtype.kind == "b":
+        return compare("ne", x, False)
     return _unary(SIGN, x)
 
 

@@ -304,8 +304,19 @@ def repeat_interleave(input: Any, repeats: Any = None, dim: int | None = None, *
     """
     x = _tensor(input)
     if repeats is None:  # repeat_interleave(counts): the positions, each count times
-        counts = x.numpy()
-        return Tensor.concrete(np.repeat(np.arange(len(counts)), counts), device=x.device)
+        if x.dtype.kind not in "iu":
+            kind = {"bool": "Bool", "float32": "Float", "float64": "Double"}[x.dtype.name]
+            raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for '{kind}'")
+        if x.ndim != 1:
+            raise RuntimeError(
+                "repeat_interleave only accept 1D vector as repeat\n"
+                f"repeat_interleave: got counts of shape {x.shape}"
+            )
+        counts = x.detach().numpy()
+        if (counts < 0).any():
+            raise RuntimeError("repeats can not be negative")
+        positions = np.repeat(np.arange(len(counts), dtype=counts.dtype), counts)
+        return Tensor.concrete(positions, device=x.device)  # in the counts' dtype, as PyTorch
     if dim is None:
         x, d = reshape(x, -1), 0
     elif x.ndim == 0:  # PyTorch's message, which counts the repeats' axis too

@@ -135,7 +135,7 @@ def _rounding(prim: Primitive, x: Any) -> Tensor:
     x = _tensor(x)
     if x.dtype == dtypes.bool_:
         raise NotImplementedError(
-            f"\"{prim.name}\" not implemented for 'Bool'\n"
+            f"\"{prim.name}_vml_cpu\" not implemented for 'Bool'\n"
             f"{prim.name} rounds numbers; make the tensor numeric first, e.g. x.to(mg.float32)"
         )
     if not dtypes.is_floating(x.dtype):
@@ -380,7 +380,7 @@ def clamp(input: Any, min: Any = None, max: Any = None) -> Tensor:
     tensor([-3.,  3.])
     """
     if min is None and max is None:
-        raise RuntimeError("clamp: At least one of 'min' or 'max' must not be None")
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     out = _tensor(input)
     if min is not None:
         out = apply(CLAMP_MIN, tuple(operands("clamp", out, min)))

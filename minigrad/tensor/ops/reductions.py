@@ -211,11 +211,30 @@ def _count(x: Tensor, axes: tuple[int, ...]) -> int:
     return count
 
 
-def mean(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdim=None):
-    """Average over ``axis``: ``sum / count``. Integer tensors average in float32."""
+_TORCH_DTYPE_NAMES = {"int64": "Long", "int32": "Int", "bool": "Bool", "float32": "Float",
+                      "float64": "Double"}  # fmt: skip
+
+
+def mean(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdim=None,
+         dtype: Any = None):  # fmt: skip
+    """Average over ``axis``: ``sum / count``, in ``dtype`` if given (``x`` is cast first).
+
+    Integer and bool tensors need a floating ``dtype``, as in PyTorch (``mean`` would
+    not know which float to give).
+
+    >>> import minigrad as mg
+    >>> mg.tensor([1, 2]).mean(dtype=mg.float32)
+    tensor(1.5)
+    """
     axes, keepdims = _axes_and_keep(x, axis, keepdims, dim, keepdim)
+    if dtype is not None:
+        x = x.to(dtype)
     if not dtypes.is_floating(x.dtype):
-        x = x.to(dtypes.DEFAULT_FLOAT)
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point "
+            f"or complex dtype. Got: {_TORCH_DTYPE_NAMES.get(x.dtype.name, x.dtype.name)}\n"
+            "mean: convert first, e.g. x.to(mg.float32).mean(), or give dtype=mg.float32"
+        )
     return apply(SUM, (x,), axes=axes, keepdims=keepdims) / _count(x, axes)
 
 
@@ -233,6 +252,11 @@ def var(x: Tensor, axis: Any = None, unbiased: Any = None, keepdims: bool = Fals
     (tensor(1.6667), tensor(0.25))
     """
     correction = _correction(unbiased, correction, ddof, "var")
+    if not dtypes.is_floating(x.dtype):
+        raise RuntimeError(
+            "std and var only support floating point and complex dtypes\n"
+            f"got {x.dtype.name}; convert first, e.g. x.to(mg.float32)"
+        )
     whole = (axis is None and dim is None) or x.ndim == 0
     axes, keepdims = _axes_and_keep(x, axis, keepdims, dim, keepdim)
     centered = x - mean(x, axes, keepdims=True)
@@ -377,11 +401,20 @@ def argmax(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, kee
     >>> mg.tensor([[1.0, 5.0, 5.0], [7.0, 0.0, 7.0]]).argmax(dim=1)
     tensor([1, 0])
     """
+    _no_bool(x, "argmax")
     return _arg_extremum(MAX, x, axis, keepdims, dim, keepdim)
+
+
+def _no_bool(x: Tensor, name: str) -> None:
+    if isinstance(x, Tensor) and x.dtype == dtypes.bool_:
+        raise RuntimeError(
+            f"{name}(): does not support bool input\n{name}: convert first, e.g. x.to(mg.int64)"
+        )
 
 
 def argmin(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdim=None):
     """Index (int64) of the smallest element along ``axis``; None: of the flattened tensor."""
+    _no_bool(x, "argmin")
     return _arg_extremum(MIN, x, axis, keepdims, dim, keepdim)
 
 

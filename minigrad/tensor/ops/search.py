@@ -182,6 +182,8 @@ def bincount(input: Any, weights: Any = None, minlength: int = 0) -> Tensor:
         if dtypes.is_floating(x.dtype):
             name = "Double" if x.dtype == dtypes.float64 else "Float"
             raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{name}'")
+        if x.dtype == dtypes.bool_:
+            raise NotImplementedError("\"bincount_cpu\" not implemented for 'Bool'")
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if x.ndim != 1 or (x.size and int(x.numpy().min()) < 0):
         raise RuntimeError(

@@ -89,13 +89,23 @@ SOFTMAX = Primitive(
 )
 
 
-def _prepared(x: Tensor, axis: int) -> tuple[Tensor, int | None, bool]:
-    """``x`` as floats, its one axis (None for a 0-d ``x``), and whether that axis is empty."""
+_TORCH_DTYPE_NAMES = {"int64": "Long", "int32": "Int", "bool": "Bool"}
+
+
+def _prepared(x: Tensor, axis: int, op: str) -> tuple[Tensor, int | None, bool]:
+    """``x``, its one axis (None for a 0-d ``x``), and whether that axis is empty.
+
+    Integer and bool ``x`` are refused with PyTorch's error, which names its kernel.
+    """
     x = x if isinstance(x, Tensor) else Tensor.concrete(x)
-    if not dtypes.is_floating(x.dtype):
-        x = x.to(dtypes.DEFAULT_FLOAT)
     axes = normalize_axes(axis, x.ndim)  # a 0-d tensor accepts 0 and -1 only, as PyTorch
     axis = axes[0] if axes else None
+    if not dtypes.is_floating(x.dtype):
+        kernel = f"{op}_lastdim_kernel_impl" if axis in (None, x.ndim - 1) else f"{op}_kernel_impl"
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for '{_TORCH_DTYPE_NAMES[x.dtype.name]}'\n"
+            f"{op}: convert first, e.g. x.to(mg.float32), or give dtype=mg.float32"
+        )
     return x, axis, axis is not None and x.shape[axis] == 0
 
 
@@ -106,7 +116,7 @@ def log_softmax(x: Tensor, axis: int = -1) -> Tensor:
     >>> log_softmax(mg.tensor([0.0, -1000.0]))
     tensor([    0., -1000.])
     """
-    x, axis, empty = _prepared(x, axis)
+    x, axis, empty = _prepared(x, axis, "log_softmax")
     if empty:  # no scores: an empty result, as PyTorch (there is no max to shift by)
         return x * 0
     return apply(LOG_SOFTMAX, (x,), axis=axis)
@@ -119,7 +129,7 @@ def softmax(x: Tensor, axis: int = -1) -> Tensor:
     >>> softmax(mg.tensor([1000.0, 1000.0]))
     tensor([0.5, 0.5])
     """
-    x, axis, empty = _prepared(x, axis)
+    x, axis, empty = _prepared(x, axis, "softmax")
     if empty:
         return x * 0
     return apply(SOFTMAX, (x,), axis=axis)

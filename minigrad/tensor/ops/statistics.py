@@ -114,6 +114,16 @@ def _pick(x: Tensor, order: Tensor, rank: Tensor, dim: int, keepdim: bool):
     return values, indices
 
 
+def _no_bool(x: Tensor, kernel: str) -> Tensor:
+    """``x``, unless it is a bool tensor (PyTorch's error, naming its kernel)."""
+    if x.dtype == dtypes.bool_:
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for 'Bool'\n{kernel.removesuffix('_cpu')}: convert "
+            "first, e.g. x.to(mg.int64)"
+        )
+    return x
+
+
 def _not_empty(x: Tensor, dim: int, op: str) -> None:
     if x.shape[dim] == 0:
         raise IndexBoundsError(
@@ -133,7 +143,7 @@ def median(input: Any, dim: Any = None, keepdim: bool = False):
     >>> mg.median(mg.tensor([[1.0, 4.0, 2.0, 3.0]]), dim=1)
     median(values=tensor([2.]), indices=tensor([2]))
     """
-    x = _tensor(input)
+    x = _no_bool(_tensor(input), "median_cpu" if dim is None else "median_out")
     if dim is None:
         if x.size == 0:  # NaN, still on the graph (an empty gradient flows back)
             return sum(x) + math.nan
@@ -157,7 +167,7 @@ def kthvalue(input: Any, k: int, dim: int = -1, keepdim: bool = False):
     >>> mg.kthvalue(mg.tensor([5.0, 1.0, 4.0]), 2)
     kthvalue(values=tensor(4.), indices=tensor(2))
     """
-    x = _tensor(input)
+    x = _no_bool(_tensor(input), "kthvalue_cpu")
     d = _dim(dim, x)
     n = x.shape[d] if x.ndim else 1
     if x.ndim:
