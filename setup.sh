@@ -97,8 +97,8 @@ fi
 vpy=$venv/bin/python
 
 # --- Python packages (skipped when nothing changed since the last run) --------------
-extras=lessons
-[[ $mode == test ]] && extras=lessons,dev,docs
+extras=lessons,distributed
+[[ $mode == test ]] && extras=lessons,dev,docs,distributed
 # `grade` needs what `course` needs: they share one stamp.
 stamp=$venv/.minigrad-setup-${mode/grade/course}
 want=$(cat pyproject.toml "${BASH_SOURCE[0]}" | cksum)

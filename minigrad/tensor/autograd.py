@@ -36,6 +36,9 @@ from minigrad.tensor.record import FREED_MESSAGE, OpRecord, full_like
 # keyed by the leaf's id: data-parallel training (lesson 18) starts sending a bucket
 # of gradients while the backward pass is still computing the others.
 POST_ACCUMULATE_HOOKS: dict[int, list[Any]] = {}
+# Functions to call once the running backward pass ends (``queue_callback``): where
+# data-parallel training waits for the gradients it started sending.
+_QUEUED: list[Any] = []
 
 
 def vertex(t: Tensor) -> Any:
@@ -199,6 +202,8 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph):
             g = out = inputs_ = grads = None
             if not retain_graph:
                 record.free()
+    while _QUEUED:
+        _QUEUED.pop(0)()
     return results
 
 
@@ -251,6 +256,12 @@ def grad(
             )
         answer.append(g)
     return tuple(answer)
+
+
+def queue_callback(callback: Any) -> None:
+    """Call ``callback()`` when the backward pass now running ends (PyTorch's
+    ``Variable._execution_engine.queue_callback``)."""
+    _QUEUED.append(callback)
 
 
 class _HookHandle:

@@ -1,0 +1,3 @@
+"""``minigrad.distributed.nn``: the differentiable collectives (``functional``)."""
+
+from minigrad.distributed.nn import functional
