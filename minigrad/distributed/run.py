@@ -22,6 +22,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+INHERITED = ("PMI_", "PMIX_", "MPI_LOCAL", "OMPI_COMM_WORLD", "HYDRA_", "MPIR_CVAR_CH")
+
 
 def find_mpiexec() -> str:
     """The mpiexec of the MPI library beside this Python, else the first on PATH."""
@@ -41,7 +43,10 @@ def command(n: int, argv: list[str], mpiexec: str | None = None) -> tuple[list[s
     mpiexec = mpiexec or find_mpiexec()
     version = subprocess.run([mpiexec, "--version"], capture_output=True, text=True, timeout=30)
     text = (version.stdout + version.stderr).lower()
-    env = dict(os.environ, MINIGRAD_WORLD_SIZE=str(n))
+    # A launcher started from inside an MPI process (a notebook that joined a world
+    # of one) must not hand its own process-manager settings to the new job.
+    env = {k: v for k, v in os.environ.items() if not k.startswith(INHERITED)}
+    env["MINIGRAD_WORLD_SIZE"] = str(n)
     flags = []
     if "open mpi" in text or "open-mpi" in text or "openrte" in text:
         flags.append("--oversubscribe")

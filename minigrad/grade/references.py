@@ -211,3 +211,20 @@ def clipped_gradient(w, b, X, y, max_norm) -> dict:
         total += g * (min(1.0, max_norm / norm) if norm > 0 else 1.0)
     mean = total / len(X)
     return {"norms": np.array(norms), "grad_w": mean[:-1], "grad_b": float(mean[-1])}
+
+
+# -- lesson 18 -------------------------------------------------------------------------------
+
+
+def gradient_buckets(nbytes: list, cap: int) -> tuple:
+    """Reverse order, a new bucket whenever the next parameter would overflow the current one."""
+    buckets: list[list[int]] = []
+    room = -1
+    for i in range(len(nbytes) - 1, -1, -1):
+        if buckets and nbytes[i] <= room:
+            buckets[-1].append(i)
+            room -= nbytes[i]
+        else:
+            buckets.append([i])
+            room = cap - nbytes[i]
+    return tuple(tuple(float(i) for i in bucket) for bucket in buckets)

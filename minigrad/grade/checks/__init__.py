@@ -8,6 +8,7 @@ from minigrad.grade.checks import (
     backprop,
     batching,
     convolution,
+    data_parallel,
     kernels,
     scalars,
     static_graphs,
