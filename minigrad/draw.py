@@ -1,4 +1,4 @@
-"""Pictures of computation graphs with Graphviz (lesson 02, and every lesson with a graph).
+"""Pictures of computation graphs with Graphviz (lessons 02-05, and every lesson with a graph).
 
 ``draw(root)`` walks the graph that produced ``root`` and returns a Graphviz
 digraph: one box per value and, between a result and its inputs, a small oval

@@ -47,12 +47,8 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.backends.contract import StandIn, TracerError
 from minigrad.backends.numpy_backend import MAPS, REDUCES, SCANS, ZIPS, NumpyBackend
-
-
-class TracerError(RuntimeError):
-    """A traced program asked for the value of a tensor that has none yet (lesson 13)."""
-
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -98,7 +94,7 @@ def collect() -> Iterator[list]:
         stack.pop()
 
 
-class AbstractArray:
+class AbstractArray(StandIn):
     """A stand-in for an array: ``shape``, ``dtype``, and a ``value`` only for constants."""
 
     __slots__ = ("dtype", "expired", "made", "shape", "value", "var")
@@ -131,6 +127,19 @@ class AbstractArray:
 
     def __repr__(self) -> str:
         return f"AbstractArray(shape={self.shape}, dtype={self.dtype})"
+
+    # -- what the tensor layer asks a stand-in (contract.StandIn) ---------------
+    def values_error(self, what: str) -> TracerError:
+        return tracer_error(what)
+
+    def like(self, shape: tuple[int, ...], dtype: Any) -> AbstractArray:
+        return AbstractArray(shape, dtype)
+
+    def to_numpy(self) -> np.ndarray:
+        """The values of a constant; any other traced value has none (``TracerError``)."""
+        if self.value is not None:
+            return self.value
+        raise tracer_error("reading the values")
 
 
 def escaped_error(where: str) -> TracerError:

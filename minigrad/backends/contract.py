@@ -34,6 +34,45 @@ Array = Any  # the backend's array type
 DType = Any  # a numpy.dtype
 
 
+class TracerError(RuntimeError):
+    """A traced program asked for the value of a tensor that has none yet (lesson 13)."""
+
+
+class StandIn:
+    """An array a transform puts in a tensor in place of values: it has a shape
+    and a dtype, but the values cannot be read here.
+
+    Two later lessons make them: tracing (lesson 13) gives every tensor an
+    abstract array, a shape and a dtype only; vmap (lesson 14) gives a tensor a
+    batch, many values at once. The tensor layer never names either; it asks
+    the stand-in through these methods, which each lesson's class overrides.
+    """
+
+    __slots__ = ()
+
+    def values_error(self, what: str) -> Exception | None:
+        """The error for ``what`` (reading values), or None to raise the usual one."""
+        return None
+
+    def like(self, shape: tuple[int, ...], dtype: DType) -> StandIn:
+        """A stand-in of the same kind for a result of ``shape`` and ``dtype``."""
+        raise TypeError(f"{type(self).__name__} has no result of its kind")
+
+    def to_numpy(self) -> Any:
+        """The values, where this kind of stand-in has any; else the error saying why not."""
+        raise self.values_error("reading the values") or TypeError(
+            f"{type(self).__name__} holds no values"
+        )
+
+    def detached(self) -> StandIn:
+        """The same stand-in, cut off from every graph (``Tensor.detach``)."""
+        return self
+
+    def tensor_repr(self) -> str | None:
+        """How a tensor holding this stand-in prints, or None to print its values."""
+        return None
+
+
 @runtime_checkable
 class Backend(Protocol):
     """Kernels over raw arrays, for one device."""

@@ -1,4 +1,4 @@
-"""The table of elementwise operations: one line per op, read by every backend (lessons 04, 10, 11).
+"""The elementwise operations, one line per op, read by every backend (lessons 04, 10-11, 13).
 
 An elementwise operation computes each element of its result from the
 elements at the same position of its inputs. Every backend needs to know the

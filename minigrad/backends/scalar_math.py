@@ -1,4 +1,4 @@
-"""The math library of one number: trigonometry, logarithms, erf, rounding (issue 12).
+"""The math library of one number: trigonometry, logarithms, erf, rounding (lesson 04; issue 12).
 
 The same rules as ``scalar_functions`` (whose table lists these too): plain
 Python that numba compiles for the CPU and for the GPU, the input's dtype kept

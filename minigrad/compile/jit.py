@@ -50,7 +50,7 @@ from minigrad.compile.memory import reuse_buffers
 from minigrad.compile.passes import eliminate_dead_code, optimize
 from minigrad.compile.run import Program, captured_arrays, needs_apply, run_through_apply
 from minigrad.compile.trace import flatten, trace, unflatten
-from minigrad.tensor.batching import BatchedArray
+from minigrad.tensor.base import Box
 from minigrad.tensor.mode import current
 from minigrad.tensor.tensor import Tensor
 
@@ -164,7 +164,7 @@ def _typed(value: Any) -> Any:
 
 def _batched(args: Sequence[Any]) -> bool:
     leaves, _ = flatten(list(args))
-    return any(type(t.data) is BatchedArray for t in leaves)
+    return any(isinstance(t.data, Box) for t in leaves)
 
 
 def _abstract(args: Sequence[Any]) -> bool:

@@ -1,4 +1,4 @@
-"""Activation layers with a setting: GELU, SiLU, ELU, LeakyReLU, Softplus, Hardtanh (issue 12).
+"""Activation layers with a setting: GELU, SiLU, ELU, LeakyReLU, Softplus, Hardtanh (lesson 06).
 
 Each is its function of ``mg.nn.functional`` with the setting kept on the
 module, named and defaulted as in PyTorch, and shown by ``repr``:

@@ -31,9 +31,9 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from minigrad.backends.abstract_backend import TracerError
+from minigrad.backends.contract import TracerError
 from minigrad.tensor import factories
-from minigrad.tensor.batching import every_value
+from minigrad.tensor.base import every_value
 from minigrad.tensor.ops import softmax as primitives
 from minigrad.tensor.ops.elementwise import abs, exp, log, maximum, where
 from minigrad.tensor.ops.indexing import gather

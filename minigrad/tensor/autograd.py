@@ -27,8 +27,8 @@ import numpy as np
 
 from minigrad import backends
 from minigrad.graph import topological_order
+from minigrad.tensor.base import Box
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.batching import BatchedArray
 from minigrad.tensor.mode import current, enable_grad, no_grad
 from minigrad.tensor.record import FREED_MESSAGE, OpRecord, full_like
 
@@ -89,7 +89,7 @@ def _accumulate(total: Tensor, term: Tensor, fresh: set[int]) -> Tensor:
     bookkeeping, because no one else can see that tensor yet.
     """
     plain = total._tangents is None and term._tangents is None  # (forward over reverse)
-    arrays = type(total.data) is not BatchedArray and type(term.data) is not BatchedArray
+    arrays = not isinstance(total.data, Box) and not isinstance(term.data, Box)  # (vmap)
     if plain and arrays and id(total) in fresh and total.data.dtype == term.data.dtype:
         total.data = backends.for_device(total.device).zip("add", total.data, term.data)
         return total

@@ -41,9 +41,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from minigrad import backends
-from minigrad.backends.abstract_backend import AbstractArray, tracer_error
+from minigrad.backends.contract import StandIn
 from minigrad.tensor import dtypes
-from minigrad.tensor.batching import BatchedArray
 
 NOT_NUMBERS = (
     "cannot make a tensor from this data (ragged lists or non-numbers?); "
@@ -228,6 +227,34 @@ def views_from(t: Any) -> list:
     return [v for v in (r() for r in refs) if v is not None] if refs else []
 
 
+class Box(StandIn):
+    """A stand-in that holds a tensor, ``physical``, in place of an array.
+
+    vmap's batches are boxes (lesson 14): the physical tensor holds every
+    example, with the batch on axis 0. The core treats a box's data as a
+    tensor (adds it with tensor operations, writes into it in place through
+    ``write``) without knowing what the box means.
+    """
+
+    __slots__ = ()
+
+    def write(self, x: Any, new: Any) -> None:
+        """Write ``new`` into the tensor ``x`` that holds this box, in place."""
+        raise NotImplementedError(type(self).__name__)
+
+
+def every_value(x: Any) -> np.ndarray:
+    """All the values ``x`` holds, as a NumPy array; inside vmap, every example's.
+
+    For checks of values ("labels in range"), whose verdict is one for the
+    whole batch, never for math: the array has the batch axes in front.
+    """
+    data = x.data
+    while isinstance(data, Box):
+        data = data.physical.data
+    return backends.for_device(x.device).to_numpy(data)
+
+
 class Size(int):
     """A tensor's element count that, called, answers PyTorch's ``size()``.
 
@@ -387,10 +414,8 @@ class TensorBase:
     # -- values -----------------------------------------------------------------
     def numpy(self) -> np.ndarray:
         """The values as a NumPy array (copied to the host for CUDA tensors)."""
-        if type(self.data) is BatchedArray:  # inside vmap: one tensor, many values
-            self.data.__array__()  # raises, saying why
-        if isinstance(self.data, AbstractArray):  # traced, perhaps escaped from its trace
-            return backends.get("abstract").to_numpy(self.data)
+        if isinstance(self.data, StandIn):  # traced (lesson 13) or batched (14): it says
+            return self.data.to_numpy()
         return backends.for_device(self.device).to_numpy(self.data)
 
     def item(self) -> float | int | bool:
@@ -442,11 +467,13 @@ class TensorBase:
 
     def __bool__(self) -> bool:
         if self.size != 1:
-            if isinstance(self.data, AbstractArray):  # traced (lesson 13): no values either
-                raise tracer_error(
+            if isinstance(self.data, StandIn):  # traced (lesson 13): no values either
+                error = self.data.values_error(
                     "Boolean value of Tensor with more than one value is ambiguous (shape "
                     f"{self.shape}; use .any() or .all()), and bool() reads the values"
                 )
+                if error is not None:
+                    raise error
             raise RuntimeError(
                 "Boolean value of Tensor with more than one value is ambiguous\n"
                 f"(shape {self.shape}); use .any() or .all()"
@@ -463,9 +490,10 @@ class TensorBase:
     __hash__ = object.__hash__
 
     def __repr__(self) -> str:
-        if type(self.data) is BatchedArray:  # inside vmap (lesson 14): show the whole batch
-            batch = self.data
-            return f"BatchedTensor(level={batch.level.id}, batch=0, value={batch.physical!r})"
+        if isinstance(self.data, StandIn):  # inside vmap (lesson 14): the whole batch
+            special = self.data.tensor_repr()
+            if special is not None:
+                return special
         body = np.array2string(
             self.numpy(), separator=", ", prefix="tensor(", precision=4, suppress_small=True
         )
@@ -499,7 +527,7 @@ class TensorBase:
     def detach(self) -> Any:
         """The same values, cut off from the graph (and from forward-mode tangents)."""
         data = self.data
-        if type(data) is BatchedArray:  # inside vmap: cut the batch's own graph too
+        if isinstance(data, StandIn):  # inside vmap: cut the batch's own graph too
             data = data.detached()
         return type(self)._wrap(data, self.device)
 

@@ -46,11 +46,14 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-
-from minigrad import backends
+from minigrad.tensor.base import Box
 from minigrad.tensor.mode import current
-from minigrad.tensor.primitive import REGISTRY, Primitive
+from minigrad.tensor.ops import inplace
+from minigrad.tensor.primitive import (
+    REGISTRY,
+    Primitive,
+    aligned,
+)
 
 ESCAPED = (
     "a batched tensor was used after its vmap returned (it was stored outside f, or "
@@ -88,6 +91,18 @@ class Level:
     def __repr__(self) -> str:
         return f"Level({self.id}, size={self.size})"
 
+    # -- what apply and the factories ask the open vmap levels --------------------------
+    @staticmethod
+    def forward(prim: Primitive, inputs: Sequence[Any], params: dict,
+                apply: Callable[..., Any]) -> BatchedArray | None:  # fmt: skip
+        """``batch_forward``: the batched value of ``prim(*inputs)``, or None."""
+        return batch_forward(prim, inputs, params, apply)
+
+    @staticmethod
+    def draw(make: Callable[[tuple], Any], shape: tuple) -> Any:
+        """``batched_draw``: random numbers, one draw per example where asked."""
+        return batched_draw(make, shape)
+
 
 def open_level(size: int, randomness: str = "error", watched: bool = False,
                name: Any = None) -> Level:  # fmt: skip
@@ -117,7 +132,7 @@ class BatchedValueError(AttributeError, RuntimeError):
     """
 
 
-class BatchedArray:
+class BatchedArray(Box):
     """The ``data`` of a batched tensor: a physical tensor with the batch on axis 0.
 
     It answers ``shape`` and ``dtype`` like an array, with the *logical*
@@ -148,6 +163,29 @@ class BatchedArray:
     def __array__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(NOT_VALUES if self.level.open else ESCAPED)
 
+    # -- what the tensor layer asks a stand-in (contract.StandIn, base.Box) ------
+    def to_numpy(self) -> Any:
+        self.__array__()  # raises, saying why: one tensor, many values
+
+    def tensor_repr(self) -> str:
+        return f"BatchedTensor(level={self.level.id}, batch=0, value={self.physical!r})"
+
+    def write(self, x: Any, new: Any) -> None:
+        """Write a batch in place: into the physical tensor, which holds every example."""
+        if isinstance(new, BatchedArray) and new.level.id > self.level.id:
+            raise RuntimeError(inplace.WIDER_MESSAGE)
+        if type(new) is not BatchedArray or new.level is not self.level:  # same for every example
+            new = BatchedArray(
+                x.concrete._wrap(new, x.device).broadcast_to(self.physical.shape), self.level
+            )
+        if new.physical.requires_grad or new.physical._tangents:
+            # A grad (or jvp) outside vmap differentiates through the change: the batch
+            # takes the new physical tensor, whose graph records it. (Writing into the
+            # old memory would change values that graph saved.)
+            self.physical = new.physical
+        else:
+            inplace._write(self.physical, new.physical.data)
+
     def __getattr__(self, name: str) -> Any:
         # Reached only for what a BatchedArray lacks (an array's size, strides...):
         # a kernel was handed a batch, i.e. a batched tensor escaped its vmap.
@@ -160,18 +198,6 @@ class BatchedArray:
             f"BatchedArray(batch {self.physical.shape[0]} on axis 0, shape {self.shape}, "
             f"{self.dtype})"
         )
-
-
-def every_value(x: Any) -> np.ndarray:
-    """All the values ``x`` holds, as a NumPy array; inside vmap, every example's.
-
-    For checks of values ("labels in range"), whose verdict is one for the
-    whole batch, never for math: the array has the batch axes in front.
-    """
-    data = x.data
-    while type(data) is BatchedArray:
-        data = data.physical.data
-    return backends.for_device(x.device).to_numpy(data)
 
 
 RANDOM_ERROR = (
@@ -255,66 +281,15 @@ def batch_forward(prim: Primitive, inputs: Sequence[Any], params: dict,
     return BatchedArray(out, level)
 
 
-def _needs_derivative(x: Any) -> bool:
-    return (x.requires_grad and current().grad_enabled) or bool(x._tangents)
-
-
-def aligned(xs: Sequence[Any], batched: Sequence[bool]) -> list[Any]:
-    """Elementwise operands, lined up: batch axes in front, then broadcast where it matters.
-
-    A batched operand of lower (logical) rank gets size-1 axes after the
-    batch axis, so NumPy's right-aligned broadcasting pairs axes correctly.
-    An operand whose derivative is wanted is broadcast to the full batched
-    shape (as ``operands`` does outside vmap), because the row's derivative
-    rules assume equal shapes; the others are left to the kernel.
-
-    >>> import minigrad as mg
-    >>> [t.shape for t in aligned([mg.zeros((4, 3)), mg.zeros((2, 3))], [True, False])]
-    [(4, 1, 3), (2, 3)]
-    >>> [t.shape for t in aligned([mg.zeros((4, 3)), mg.zeros((4, 2, 3))], [True, True])]
-    [(4, 1, 3), (4, 2, 3)]
-    """
-    rank = max(x.ndim - b for x, b in zip(xs, batched))
-    parts = [ranked(x, rank) if b else x for x, b in zip(xs, batched)]
-    shape = np.broadcast_shapes(*[x.shape for x in parts])
-    return [x.broadcast_to(shape) if x.shape != shape and _needs_derivative(x) else x
-            for x in parts]  # fmt: skip
-
-
-def ranked(x: Any, rank: int) -> Any:
-    """Batched ``x`` with size-1 axes after the batch axis, up to ``rank`` logical axes.
-
-    >>> import minigrad as mg
-    >>> ranked(mg.zeros((4, 3)), 3).shape
-    (4, 1, 1, 3)
-    """
-    missing = rank - (x.ndim - 1)
-    return x.reshape((x.shape[0], *(1,) * missing, *x.shape[1:])) if missing > 0 else x
-
-
 def elementwise(prim: Primitive, xs: Sequence[Any], batched: Sequence[bool], params: dict,
                 apply: Callable[..., Any]) -> Any:  # fmt: skip
     """The one batch rule of every elementwise row: the same row on aligned operands."""
     return apply(prim, tuple(aligned(xs, batched)), **params)
 
 
-def moved_to_front(x: Any, batched: bool, size: int) -> Any:
-    """``x`` with a batch axis in front: batched ones as they are, others broadcast (a view)."""
-    return x if batched else x.broadcast_to((size, *x.shape))
-
-
 def batch_size(xs: Sequence[Any], batched: Sequence[bool]) -> int:
     """The batch size: axis 0 of any batched operand."""
     return next(x.shape[0] for x, b in zip(xs, batched) if b)
-
-
-def shifted(axes: Sequence[int]) -> tuple[int, ...]:
-    """Logical axes as physical ones: one further right, past the batch axis.
-
-    >>> shifted((0, 2))
-    (1, 3)
-    """
-    return tuple(a + 1 for a in axes)
 
 
 # -- the fallback: one call per example ---------------------------------------------------

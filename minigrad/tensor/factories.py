@@ -24,7 +24,6 @@ import numpy as np
 from minigrad import backends
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import as_array
-from minigrad.tensor.batching import batched_draw
 from minigrad.tensor.mode import current
 from minigrad.tensor.ops.broadcasting import ShapeError
 from minigrad.tensor.ops.movement import sizes
@@ -172,7 +171,8 @@ def _draw(kind: str, shape: tuple, dtype: Any, requires_grad: bool, device: str)
             return Tensor._wrap(data, device).requires_grad_(requires_grad)
         return tensor(_SAMPLERS[kind](full_shape), dtype, requires_grad, device)
 
-    return batched_draw(make, shape)
+    levels = current().vmap_levels  # inside vmap (lesson 14): the level draws per example
+    return levels[-1].draw(make, shape) if levels else make(shape)
 
 
 def randn(*shape: Any, dtype: Any = dtypes.float32, requires_grad: bool = False,

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from minigrad.tensor.batching import BatchedArray
+from minigrad.tensor.base import Box
 from minigrad.tensor.mode import no_grad
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
@@ -57,7 +57,7 @@ def _as_tuple(value: Any) -> tuple:
 def _physical(result: Tensor, xs: list, batched: list) -> Tensor:
     """``forward``'s batched result with its batch axis in front (broadcast if it has none)."""
     size = next(len(x) for x, b in zip(xs, batched) if b)
-    if type(result.data) is BatchedArray and len(result.data.physical) == size:
+    if isinstance(result.data, Box) and len(result.data.physical) == size:
         return result.data.physical
     return result.broadcast_to((size, *result.shape))
 

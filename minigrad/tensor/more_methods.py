@@ -1,4 +1,4 @@
-"""The methods PyTorch users reach for daily, spelled as PyTorch spells them (issue 22).
+"""The methods PyTorch users reach for daily, spelled as PyTorch spells them (lessons 04-06).
 
 ``Tensor`` inherits this class: ``x.mm(y)`` is ``matrix_products.mm(x, y)``,
 ``x.isnan()`` is ``logic.isnan(x)``, and so on, one line each, as in

@@ -44,6 +44,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
+from minigrad.tensor.mode import current
+
 Rule = Callable[..., Any]
 
 #: Every built-in primitive by name, in the order they were defined: the table
@@ -209,3 +213,57 @@ class TensorSpec:
 
     def __repr__(self) -> str:
         return f"TensorSpec(shape={self.shape}, dtype={self.dtype}, device={self.device!r})"
+
+
+# -- helpers of the rows' batch readings (read in lesson 14) -----------------------------
+# A row's ``batch`` rule sees physical tensors, the batch on axis 0; these line
+# the operands up for it. They are plain shape arithmetic on tensors.
+def shifted(axes: Sequence[int]) -> tuple[int, ...]:
+    """Logical axes as physical ones: one further right, past the batch axis.
+
+    >>> shifted((0, 2))
+    (1, 3)
+    """
+    return tuple(a + 1 for a in axes)
+
+
+def moved_to_front(x: Any, batched: bool, size: int) -> Any:
+    """``x`` with a batch axis in front: batched ones as they are, others broadcast (a view)."""
+    return x if batched else x.broadcast_to((size, *x.shape))
+
+
+def _needs_derivative(x: Any) -> bool:
+    return (x.requires_grad and current().grad_enabled) or bool(x._tangents)
+
+
+def aligned(xs: Sequence[Any], batched: Sequence[bool]) -> list[Any]:
+    """Elementwise operands, lined up: batch axes in front, then broadcast where it matters.
+
+    A batched operand of lower (logical) rank gets size-1 axes after the
+    batch axis, so NumPy's right-aligned broadcasting pairs axes correctly.
+    An operand whose derivative is wanted is broadcast to the full batched
+    shape (as ``operands`` does outside vmap), because the row's derivative
+    rules assume equal shapes; the others are left to the kernel.
+
+    >>> import minigrad as mg
+    >>> [t.shape for t in aligned([mg.zeros((4, 3)), mg.zeros((2, 3))], [True, False])]
+    [(4, 1, 3), (2, 3)]
+    >>> [t.shape for t in aligned([mg.zeros((4, 3)), mg.zeros((4, 2, 3))], [True, True])]
+    [(4, 1, 3), (4, 2, 3)]
+    """
+    rank = max(x.ndim - b for x, b in zip(xs, batched))
+    parts = [ranked(x, rank) if b else x for x, b in zip(xs, batched)]
+    shape = np.broadcast_shapes(*[x.shape for x in parts])
+    return [x.broadcast_to(shape) if x.shape != shape and _needs_derivative(x) else x
+            for x in parts]  # fmt: skip
+
+
+def ranked(x: Any, rank: int) -> Any:
+    """Batched ``x`` with size-1 axes after the batch axis, up to ``rank`` logical axes.
+
+    >>> import minigrad as mg
+    >>> ranked(mg.zeros((4, 3)), 3).shape
+    (4, 1, 1, 3)
+    """
+    missing = rank - (x.ndim - 1)
+    return x.reshape((x.shape[0], *(1,) * missing, *x.shape[1:])) if missing > 0 else x

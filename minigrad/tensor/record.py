@@ -33,7 +33,6 @@ from typing import Any
 
 from minigrad import backends
 from minigrad.tensor.base import VERSIONS, TensorBase, version_of
-from minigrad.tensor.batching import batch_forward
 from minigrad.tensor.mode import ModeState, _get_state, current
 from minigrad.tensor.primitive import Primitive, TensorSpec
 
@@ -204,8 +203,10 @@ def apply(prim: Primitive, inputs: tuple, **params: Any) -> Any:
     # (Written for speed: one and two inputs, nearly every operation, take
     # the short paths; the general path does the same for any number.)
     state = _get_state(None) or current()
-    # Inside vmap, a batched input takes the row's batch rule instead of its kernel (lesson 14).
-    batched = batch_forward(prim, inputs, params, apply) if state.vmap_levels else None
+    # Inside vmap, a batched input takes the row's batch rule instead of its kernel: the
+    # open vmap level (lesson 14) answers, or None when no input is batched.
+    levels = state.vmap_levels
+    batched = levels[-1].forward(prim, inputs, params, apply) if levels else None
     if batched is not None:
         x = inputs[0]
         device = x.device

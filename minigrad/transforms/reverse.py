@@ -37,8 +37,7 @@ from typing import Any
 from minigrad import tree
 from minigrad.graph import topological_order
 from minigrad.tensor import autograd, dtypes, factories
-from minigrad.tensor.batching import watched_from_outside
-from minigrad.tensor.mode import enable_grad
+from minigrad.tensor.mode import current, enable_grad
 from minigrad.tensor.tensor import Tensor
 from minigrad.transforms.arguments import (
     argnums_partial,
@@ -104,7 +103,8 @@ def outer_graph_needed(outputs: Sequence[Tensor], ours: Sequence[Tensor]) -> boo
 
     if any(not x.is_leaf for x in ours):  # an alias: an outer graph is watching
         return True
-    if watched_from_outside():  # inside vmap, an outer grad records the batch (lesson 14)
+    # Inside vmap (lesson 14), an outer grad may be recording the batch.
+    if any(level.watched for level in current().vmap_levels):
         return True
     roots = [o for o in outputs if o.requires_grad]
     return any(

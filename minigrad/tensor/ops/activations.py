@@ -1,4 +1,4 @@
-"""Activation rows: gelu, silu, softplus, elu, leaky_relu, and hardtanh (issue 12, lesson 10).
+"""Activation rows: gelu, silu, softplus, elu, leaky_relu, and hardtanh (lessons 06, 10).
 
 Each of gelu, silu and softplus is a few tensor operations (gelu: multiply,
 erf, add, multiply), but as one row it is one kernel forward and one fused

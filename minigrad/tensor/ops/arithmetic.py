@@ -1,4 +1,4 @@
-"""More elementwise arithmetic, composed from the rows that exist: fmod, floor_divide, lerp, ...
+"""More elementwise arithmetic from the rows that exist: fmod, floor_divide, lerp (lesson 05).
 
 None of these is a new row of the registry. Each is a short formula in rows
 that already have a derivative and a scalar body (``where``, ``maximum``,

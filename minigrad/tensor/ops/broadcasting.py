@@ -14,8 +14,7 @@ sees equal shapes and is right on broadcast inputs by construction.
 from __future__ import annotations
 
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.batching import ranked
-from minigrad.tensor.primitive import Primitive
+from minigrad.tensor.primitive import Primitive, ranked
 from minigrad.tensor.record import apply
 
 

@@ -18,14 +18,13 @@ from typing import Any
 import numpy as np
 
 from minigrad import backends
-from minigrad.backends.abstract_backend import AbstractArray, TracerError
+from minigrad.backends.contract import StandIn, TracerError
 from minigrad.backends.numpy_backend import ZIPS
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.batching import aligned
 from minigrad.tensor.mode import current
 from minigrad.tensor.ops.broadcasting import broadcast_shape, broadcast_to
-from minigrad.tensor.primitive import Primitive
+from minigrad.tensor.primitive import Primitive, aligned
 from minigrad.tensor.record import apply, zeros_like
 
 
@@ -121,7 +120,8 @@ def _power(backend: Any, x: Any, y: Any) -> Any:
     try:
         base, exponent = backend.to_numpy(x), backend.to_numpy(y)
     except TracerError:  # tracing (lesson 13): only the shape and dtype of the result
-        return AbstractArray(np.broadcast_shapes(x.shape, y.shape), x.dtype)
+        stand_in = x if isinstance(x, StandIn) else y
+        return stand_in.like(np.broadcast_shapes(x.shape, y.shape), x.dtype)
     return backend.from_numpy(np.asarray(ZIPS["pow"](base, exponent), dtype=x.dtype))
 
 

@@ -33,15 +33,14 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.backends.abstract_backend import TracerError
+from minigrad.backends.contract import TracerError
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.batching import moved_to_front
 from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_shape, broadcast_to
 from minigrad.tensor.ops.elementwise import add, compare, where
 from minigrad.tensor.ops.movement import astype, getitem, reshape
 from minigrad.tensor.ops.reductions import normalize_axes
-from minigrad.tensor.primitive import Primitive
+from minigrad.tensor.primitive import Primitive, moved_to_front
 from minigrad.tensor.record import apply
 
 

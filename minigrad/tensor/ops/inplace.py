@@ -63,10 +63,9 @@ from typing import Any
 import numpy as np
 
 from minigrad import backends
-from minigrad.backends.abstract_backend import AbstractArray, TracerError
+from minigrad.backends.contract import StandIn, TracerError
+from minigrad.tensor.base import Box, set_version, version_of, view_of, views_from
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.base import set_version, version_of, view_of, views_from
-from minigrad.tensor.batching import BatchedArray, moved_to_front
 from minigrad.tensor.mode import current
 from minigrad.tensor.ops import elementwise as ew
 from minigrad.tensor.ops import math as em
@@ -80,7 +79,7 @@ from minigrad.tensor.ops.movement import (
     reshape,
     transpose,
 )
-from minigrad.tensor.primitive import Primitive
+from minigrad.tensor.primitive import Primitive, moved_to_front
 from minigrad.tensor.record import apply, zeros_like
 
 LEAF_MESSAGE = (
@@ -106,7 +105,7 @@ def _index_put(backend: Any, x: Any, v: Any, index: Any) -> Any:
         out = np.array(backend.to_numpy(x))  # a copy: arrays are never changed after made
         out[index] = backend.to_numpy(v)
     except TracerError:  # tracing (lesson 13): only the result's shape and dtype, x's
-        return AbstractArray(x.shape, x.dtype)
+        return (x if isinstance(x, StandIn) else v).like(x.shape, x.dtype)
     return backend.from_numpy(out)
 
 
@@ -179,36 +178,22 @@ def _recorded(x: Tensor, operands: tuple) -> bool:
     return current().grad_enabled and any(t.requires_grad for t in tensors)
 
 
-def _write_batched(x: Tensor, new: Any) -> None:
-    """Write a batch in place: into the physical tensor, which holds every example."""
-    target = x.data
-    if type(target) is not BatchedArray or (
-        type(new) is BatchedArray and new.level.id > target.level.id
-    ):
-        raise RuntimeError(
-            "vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a "
-            "Tensor `other` in extra_args that has more elements than `self`. This happened "
-            "due to `other` being vmapped over but `self` not being vmapped over in a vmap.\n"
-            "Write x = x + y (a new tensor) instead of x += y, or batch x too"
-        )
-    if type(new) is not BatchedArray or new.level is not target.level:  # same for every example
-        new = BatchedArray(x.concrete._wrap(new, x.device).broadcast_to(target.physical.shape),
-                           target.level)  # fmt: skip
-    if new.physical.requires_grad or new.physical._tangents:
-        # A grad (or jvp) outside vmap differentiates through the change: the batch
-        # takes the new physical tensor, whose graph records it. (Writing into the
-        # old memory would change values that graph saved.)
-        target.physical = new.physical
-    else:
-        _write(target.physical, new.physical.data)
+WIDER_MESSAGE = (
+    "vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a "
+    "Tensor `other` in extra_args that has more elements than `self`. This happened "
+    "due to `other` being vmapped over but `self` not being vmapped over in a vmap.\n"
+    "Write x = x + y (a new tensor) instead of x += y, or batch x too"
+)
 
 
 def _write(x: Tensor, new: Any) -> None:
     """Copy the backend array ``new`` (x's shape and dtype) into x's own memory."""
     target = x.data
-    if type(target) is BatchedArray or type(new) is BatchedArray:  # inside vmap (lesson 14)
-        _write_batched(x, new)
+    if isinstance(target, Box):  # inside vmap (lesson 14): the batch writes itself
+        target.write(x, new)
         return
+    if isinstance(new, Box):  # a batch written into one tensor
+        raise RuntimeError(WIDER_MESSAGE)
     if x.device == "cpu":
         if not target.flags.writeable:
             raise RuntimeError(_OVERLAP_MESSAGE.format(shape=x.shape))
@@ -270,7 +255,7 @@ def assign(x: Tensor, compute: Any, operands: tuple = (), op: str = "", *,
     state = current()
     if state.grad_enabled and x._node is None and x.requires_grad:
         raise RuntimeError(LEAF_MESSAGE)
-    if state.tracing is not None and type(x.data) is not BatchedArray:
+    if state.tracing is not None and not isinstance(x.data, Box):
         # Traced (lesson 13): x is re-pointed at the result, a new value of the
         # graph; the tracer refuses what that would get wrong (an argument, a
         # captured tensor, a value with views).
@@ -281,7 +266,7 @@ def assign(x: Tensor, compute: Any, operands: tuple = (), op: str = "", *,
         return x
     version = version_of(x.data) + 1
     if not _recorded(x, operands):
-        if write is not None and x.device == "cpu" and type(x.data) is not BatchedArray:
+        if write is not None and x.device == "cpu" and not isinstance(x.data, Box):
             if not x.data.flags.writeable:
                 raise RuntimeError(_OVERLAP_MESSAGE.format(shape=x.shape))
             write(x.data)

@@ -1,4 +1,4 @@
-"""More ways to lay out the same elements: t, unflatten, select, tensor_split, dstack, diff, ...
+"""More ways to lay out the same elements: t, select, tensor_split, diff (lessons 05, 12).
 
 Every function here is a composition of the shape rows (``reshape``,
 ``permute``, ``broadcast_to``, ``getitem``, ``concatenate``) and, for

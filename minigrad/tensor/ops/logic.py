@@ -1,4 +1,4 @@
-"""Truth tests: logical and/or/xor/not, isnan, isinf, isfinite, isclose, allclose, equal.
+"""Truth tests: logical and/or/xor/not, isnan, isinf, isfinite, isclose, equal (lesson 05).
 
 Every function here answers a yes-or-no question per element, so every result
 is a bool tensor (or, for ``allclose`` and ``equal``, one Python bool) and

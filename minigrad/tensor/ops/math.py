@@ -1,4 +1,4 @@
-"""More elementwise rows: the math library, rounding, atan2, remainder, clamp (issue 12).
+"""More elementwise rows: the math library, rounding, atan2, remainder, clamp (lessons 04-05).
 
 Every row here has the elementwise form of ``elementwise.py``: a scalar body
 (``minigrad/backends/scalar_math.py``) that every backend compiles, and one

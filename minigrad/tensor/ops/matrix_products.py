@@ -1,4 +1,4 @@
-"""PyTorch's named matrix products: mm, bmm, mv, dot, addmm, baddbmm, kron, cross, cdist.
+"""PyTorch's named matrix products: mm, bmm, mv, dot, addmm, kron, cross, cdist (lesson 06).
 
 Each one is ``matmul`` (or a few elementwise rows) under a stricter name:
 ``mm`` takes exactly two matrices, ``bmm`` two stacks of equal length, ``mv``

@@ -18,11 +18,10 @@ from minigrad import backends
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.base import note_view
-from minigrad.tensor.batching import moved_to_front, shifted
 from minigrad.tensor.mode import current
 from minigrad.tensor.ops.broadcasting import ShapeError
 from minigrad.tensor.ops.reductions import normalize_axes
-from minigrad.tensor.primitive import Primitive
+from minigrad.tensor.primitive import Primitive, moved_to_front, shifted
 from minigrad.tensor.record import apply
 
 # Every row here is linear: forward mode moves the tangent as the values were

@@ -25,9 +25,8 @@ import numpy as np
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.batching import shifted
 from minigrad.tensor.ops import elementwise as ew
-from minigrad.tensor.primitive import Primitive
+from minigrad.tensor.primitive import Primitive, shifted
 from minigrad.tensor.record import apply
 
 

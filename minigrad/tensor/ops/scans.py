@@ -24,11 +24,10 @@ from typing import Any
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.batching import shifted
 from minigrad.tensor.ops.elementwise import where
 from minigrad.tensor.ops.movement import GETITEM, reshape
 from minigrad.tensor.ops.reductions import SUM, _axes_and_keep, _expand, normalize_axes
-from minigrad.tensor.primitive import Primitive
+from minigrad.tensor.primitive import Primitive, shifted
 from minigrad.tensor.record import apply
 
 

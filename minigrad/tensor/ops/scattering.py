@@ -1,4 +1,4 @@
-"""Writing by index: scatter, scatter_reduce, index_add, index_put, masked_select.
+"""Writing by index: scatter, scatter_reduce, index_put, masked_select (lesson 05).
 
 Every function here is built from the two rows of ``indexing.py`` (``gather``
 and its transpose, the scatter-add along an axis), from the advanced-index
@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.backends.abstract_backend import TracerError
+from minigrad.backends.contract import TracerError
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.ops.arithmetic import floor_divide

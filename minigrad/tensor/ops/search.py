@@ -1,4 +1,4 @@
-"""Questions answered by reading the values: nonzero, unique, bincount, searchsorted.
+"""Questions answered by reading the values: nonzero, unique, bincount (lesson 05).
 
 The *shape* of ``nonzero``'s, ``unique``'s and ``bincount``'s result depends
 on the values, not only on the input's shape. That puts them outside what
@@ -21,13 +21,12 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.backends.abstract_backend import TracerError
+from minigrad.backends.contract import TracerError
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.batching import moved_to_front
 from minigrad.tensor.ops.broadcasting import ShapeError
 from minigrad.tensor.ops.reductions import normalize_axes
-from minigrad.tensor.primitive import Primitive
+from minigrad.tensor.primitive import Primitive, moved_to_front
 from minigrad.tensor.record import apply
 
 __all__ = ["bincount", "nonzero", "searchsorted", "unique"]

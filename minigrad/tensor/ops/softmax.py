@@ -23,9 +23,8 @@ from __future__ import annotations
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.batching import shifted
 from minigrad.tensor.ops.reductions import normalize_axes
-from minigrad.tensor.primitive import Primitive
+from minigrad.tensor.primitive import Primitive, shifted
 from minigrad.tensor.record import apply
 
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.backends.abstract_backend import TracerError
+from minigrad.backends.contract import TracerError
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.ops.indexing import GATHER, IndexBoundsError, as_tensor, dim_argument

@@ -1,4 +1,4 @@
-"""Order statistics and running extremes: median, kthvalue, cummax, cummin, logcumsumexp, var_mean.
+"""Order statistics and running extremes: median, kthvalue, cummax, logcumsumexp (lesson 05).
 
 The pattern of ``sorting.py`` again: *where* a value is (a position) is found
 on the host, by a sort or a scan, and carries no derivative; the value
@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.backends.abstract_backend import TracerError
+from minigrad.backends.contract import TracerError
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.ops.arithmetic import logaddexp

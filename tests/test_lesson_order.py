@@ -1,0 +1,139 @@
+"""Lesson order: a module never imports a module of a later lesson.
+
+The package is the course's textbook (DESIGN.md): lesson N uses only what
+lessons 1..N built. So every module's docstring names, in its first line, the
+lessons that build it: "(lesson 07)", or "(lessons 04-06, 08)" for a module
+begun in lesson 04 and finished in lesson 08. A module may import another only
+if that one is begun by the time it is finished: ``tensor.py`` (lessons
+04-06) may import ``autograd.py`` (lessons 05-06, 08), but no module of lessons
+04-10 may import ``batching.py`` (lesson 14) or the abstract backend (13).
+A later lesson reaches an earlier one's code by registering itself there
+(as the transforms push their interpreters on ``tensor.interpreters``' stack),
+never by being imported from below. Imports inside functions count too: a lazy
+import is still a dependency a student meets when reading the module.
+
+Exempt: package faces (``__init__.py`` gathers its package's names, whatever
+their lesson), ``minigrad/__main__.py`` (the doctor) and the autograder
+(``minigrad/grade``), which are tools around the course, not lessons of it.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "minigrad"
+LESSON = re.compile(r"\blessons? (\d\d(?:(?:-|, | and )\d\d)*)")
+
+
+def source_files() -> list[Path]:
+    return sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def dotted(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def exempt(path: Path) -> bool:
+    rel = path.relative_to(PACKAGE)
+    return path.name == "__init__.py" or rel.parts[0] in ("grade", "__main__.py")
+
+
+def lessons_of(path: Path) -> tuple[int, int] | None:
+    """(begun, finished): the first and last lesson the docstring's first line names."""
+    doc = ast.get_docstring(ast.parse(path.read_text(), filename=str(path))) or ""
+    found = LESSON.findall(doc.strip().split("\n", 1)[0])
+    numbers = [int(n) for group in found for n in re.findall(r"\d\d", group)]
+    return (min(numbers), max(numbers)) if numbers else None
+
+
+def file_of(name: str) -> Path | None:
+    """The minigrad file a dotted import name lands on (a package: its __init__)."""
+    bits = name.split(".")
+    if bits[0] != PACKAGE.name:
+        return None
+    while bits:
+        path = PACKAGE.parent.joinpath(*bits)
+        if path.with_suffix(".py").is_file():
+            return path.with_suffix(".py")
+        if (path / "__init__.py").is_file():
+            return path / "__init__.py"
+        bits = bits[:-1]  # `minigrad.tensor.Tensor` is a name in the package minigrad.tensor
+    return None
+
+
+def imports(path: Path) -> list[tuple[int, Path]]:
+    """(line, file) for every minigrad module the file imports, relative imports resolved."""
+    here = dotted(path).split(".")
+    package = here if path.name == "__init__.py" else here[:-1]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join(base + ([node.module] if node.module else []))
+            # `from p import m` lands on p.m when m is a module, else on p.
+            names = [f"{module}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        found += [(node.lineno, f) for f in map(file_of, names) if f is not None and f != path]
+    return found
+
+
+def problems(package: Path | None = None) -> list[str]:
+    found = []
+    for path in source_files():
+        if exempt(path):
+            continue
+        rel = path.relative_to(PACKAGE)
+        mine = lessons_of(path)
+        if mine is None:
+            found.append(f"{rel}: its docstring's first line names no lesson")
+            continue
+        for line, target in sorted(set(imports(path))):
+            theirs = lessons_of(target)
+            if theirs is not None and theirs[0] > mine[1]:
+                span = f"{mine[0]:02d}" if mine[0] == mine[1] else f"{mine[0]:02d}-{mine[1]:02d}"
+                found.append(
+                    f"{rel}:{line} (lesson {span}) imports "
+                    f"{target.relative_to(PACKAGE)}, begun in lesson {theirs[0]:02d}"
+                )
+    return found
+
+
+def test_no_module_imports_a_later_lesson():
+    found = problems()
+    assert found == [], f"{len(found)} lesson-order problems:\n" + "\n".join(found)
+
+
+def test_the_checker_sees_a_later_lesson(tmp_path, monkeypatch):
+    # Guard against a checker that passes because it never finds anything.
+    fake = tmp_path / "minigrad"
+    (fake / "tensor").mkdir(parents=True)
+    (fake / "__init__.py").write_text("")
+    (fake / "tensor" / "__init__.py").write_text('"""Tensors (lesson 04)."""\n')
+    (fake / "tensor" / "batching.py").write_text('"""Batched tensors (lesson 14)."""\n')
+    (fake / "tensor" / "mode.py").write_text('"""Gradient mode (lesson 04)."""\n')
+    (fake / "tensor" / "lazy.py").write_text('"""Seen before it is finished (lessons 07-09)."""\n')
+    (fake / "tensor" / "record.py").write_text(
+        '"""apply (lessons 04-07)."""\n'
+        "from minigrad.tensor import mode\n"
+        "from minigrad.tensor.lazy import x\n"
+        "def f():\n"
+        "    from .batching import Level\n"
+    )
+    (fake / "untold.py").write_text('"""A module with no lesson."""\n')
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", fake)
+    assert problems() == [
+        "tensor/record.py:5 (lesson 04-07) imports tensor/batching.py, begun in lesson 14",
+        "untold.py: its docstring's first line names no lesson",
+    ]
+
+
+if __name__ == "__main__":
+    for problem in problems():
+        print(problem)
