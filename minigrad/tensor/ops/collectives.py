@@ -39,9 +39,9 @@ from typing import Any
 import numpy as np
 
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.batching import Level, moved_to_front
+from minigrad.tensor.batching import Level
 from minigrad.tensor.ops.movement import concatenate
-from minigrad.tensor.primitive import Primitive
+from minigrad.tensor.primitive import Primitive, moved_to_front
 from minigrad.tensor.record import apply, full_like
 
 
