@@ -1,4 +1,4 @@
-"""``python -m minigrad.distributed.run -n N script.py [args]``: start N ranks with mpiexec.
+"""``python -m minigrad.distributed.run -n N script.py``: start N ranks with mpiexec (lesson 18).
 
 It finds the ``mpiexec`` installed beside this Python (the ``mpich`` wheel
 puts one there; it belongs to the MPI library that mpi4py loads), else the
