@@ -134,12 +134,14 @@ def build(config: dict, root: str) -> None:
         if real != path and not os.path.lexists(place(path, root)):
             os.makedirs(os.path.dirname(place(path, root)), exist_ok=True)
             os.symlink(real, place(path, root))
-    # The grader's own folder in the package: only what the child loads.
-    grade = place(config["grade_folder"], root)
-    tmpfs(grade, 2**20, 0o755)
-    for name in config["grade_files"]:
-        bind(os.path.join(config["grade_folder"], name), os.path.join(grade, name))
-    mount(None, grade, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    # The grader's own folder in the package: only what the child loads (all of it
+    # only for the course's own tests, which run the teacher's code here).
+    if config["grade_folder"] is not None:
+        grade = place(config["grade_folder"], root)
+        tmpfs(grade, 2**20, 0o755)
+        for name in config["grade_files"]:
+            bind(os.path.join(config["grade_folder"], name), os.path.join(grade, name))
+        mount(None, grade, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
     dev = place("/dev", root)
     os.makedirs(dev)
     for name in DEVICES:

@@ -303,8 +303,15 @@ def jail_command(
     account: tuple[int, int] | None,
     fds: tuple[int, int],
     request: Path,
+    read_only: tuple[str, ...] = (),
+    whole_grader: bool = False,
 ) -> list[str]:
-    """The command that runs ``argv`` in a new sandbox; its configuration goes in ``folder``."""
+    """The command that runs ``argv`` in a new sandbox; its configuration goes in ``folder``.
+
+    ``read_only``: more folders the child sees (read-only); ``whole_grader``: the
+    package's grader folder is not reduced to the child's files. Both only for
+    the course's own tests, which run the teacher's code in the sandbox.
+    """
     interpreter = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
     interpreter.add(str(Path(sys.executable).parent))
     interpreter.add(str(Path(sys.executable).resolve().parent.parent))
@@ -313,8 +320,8 @@ def jail_command(
         processes += len(processes_of(os.getuid()))
     config = {
         "root": str(folder / "root"),
-        "read_only": [*sorted(interpreter), str(PACKAGE_DIR)],
-        "grade_folder": str(GRADE_DIR),
+        "read_only": [*sorted(interpreter), str(PACKAGE_DIR), *read_only],
+        "grade_folder": None if whole_grader else str(GRADE_DIR),
         "grade_files": list(CHILD_FILES),
         "work": WORK,
         "submission": str(submission),

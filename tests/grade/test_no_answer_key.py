@@ -7,8 +7,13 @@ would copy it: with its module's imports, in place of the exercise's function
 or method, or of its class) and grades the result with the teacher's
 references. Nothing may score more than the exercise's stub does.
 
-Grading runs in one process per lesson file, in that process (no sandbox: the
-candidates are the course's own code), each check under a time limit. A
+Grading runs in one process per lesson file, each check under a time limit.
+The candidates are the course's own code, but called with arguments nobody
+chose for them: the grader's own helpers delete files and kill processes of a
+user id they are given. So each lesson's process runs inside the grader's
+sandbox (``sandbox.jail_command``: a made-up user, private ``/tmp``, no other
+process, no network, the checkout read-only), and the test runs only where
+that sandbox engages (CI fails instead of skipping). A
 candidate is tried only where Python could call it the way the exercise's
 function is called (its positional parameters fit); any other would fail with
 a ``TypeError`` on the first call, which is the stub's score. The solutions/
@@ -19,6 +24,7 @@ marks.
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
 import os
 import re
@@ -26,6 +32,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -184,8 +191,8 @@ def fits(candidate: dict, target: dict) -> bool:
 
 
 # -- grading, in a worker process per lesson file ----------------------------------------------
-class _TooSlow(Exception):
-    pass
+class _TooSlow(BaseException):
+    """Not an ``Exception``: code that catches every ``Exception`` cannot swallow it."""
 
 
 def _alarm(signum, frame):
@@ -201,7 +208,7 @@ def _passes(parts: list, filename: str, checks: list, inputs: list, limit: float
     # The timer can ring while it is being stopped: the outer try catches that too.
     try:
         try:
-            signal.setitimer(signal.ITIMER_REAL, CHECK_SECONDS * 4)
+            signal.setitimer(signal.ITIMER_REAL, CHECK_SECONDS * 4, 0.5)
             for code in parts:
                 exec(code, namespace)
         finally:
@@ -216,7 +223,9 @@ def _passes(parts: list, filename: str, checks: list, inputs: list, limit: float
         try:
             try:
                 args = decode(json.loads(sent))  # afresh: a candidate may change its inputs
-                signal.setitimer(signal.ITIMER_REAL, limit)
+                # It rings again every half second until stopped: a handler that
+                # swallowed the first ring cannot keep a candidate running.
+                signal.setitimer(signal.ITIMER_REAL, limit, 0.5)
                 output = check.probe(module, args)
                 reply = read_messages(message(0, output=output), 1).get(0, {})
             finally:
@@ -266,18 +275,31 @@ def module_code(text: str, lesson: str):
     return _compiled(text, str(path))
 
 
+_SYNTAX: dict[tuple, bool] = {}
+_STUBS: dict[tuple, object] = {}
+
+
 def pasted(stub: str, candidate: dict, target: dict, lesson: str) -> list | None:
-    """The stub with the candidate pasted after it, in place of the target (code objects)."""
-    if _compiled("\n".join([*candidate["imports"], candidate["source"]]), lesson) is None:
+    """The stub, then the candidate in place of the target: code objects run in order in one
+    namespace, as one file would run (the stub compiled once, each candidate in a file of its own).
+    """
+    key = (candidate["source"], tuple(candidate["imports"]))
+    if key not in _SYNTAX:
+        text = "\n".join([*candidate["imports"], candidate["source"]])
+        _SYNTAX[key] = _compiled(text, lesson) is not None
+    if not _SYNTAX[key]:
         return None
-    # A __future__ import must open the file: it goes first, the other imports after the stub.
+    # A __future__ import opens each part (as it opened the whole file).
     future = [line for line in candidate["imports"] if line.startswith("from __future__")]
     imports = [line for line in candidate["imports"] if line not in future]
+    if (stub, tuple(future)) not in _STUBS:
+        _STUBS[stub, tuple(future)] = module_code("\n".join([*future, stub]) + "\n", lesson)
+    stub_code = _STUBS[stub, tuple(future)]
     text = "\n".join(
-        [*future, stub, *imports, candidate["source"], f"{target['path']} = {candidate['name']}"]
+        [*future, *imports, candidate["source"], f"{target['path']} = {candidate['name']}"]
     )
     code = module_code(text + "\n", lesson)
-    return None if code is None else [code]
+    return None if code is None or stub_code is None else [stub_code, code]
 
 
 def _in_process(
@@ -383,7 +405,11 @@ def worker(edition: str, lesson: str, out: str) -> None:
             _score([control_code], lesson, checks, inputs, SLOW_LIMIT),
             sum(check.points for check in checks),
         ]
-    Path(out).write_text(json.dumps(report))
+    if out.startswith("fd:"):  # in the sandbox: the pipe the test reads
+        with os.fdopen(int(out[3:]), "w") as pipe:
+            pipe.write(json.dumps(report))
+    else:
+        Path(out).write_text(json.dumps(report))
 
 
 # -- the test -----------------------------------------------------------------------------------
@@ -404,47 +430,102 @@ LESSONS = sorted(p.name for p in SOLUTIONS.glob("lesson*.py"))
 LIBRARY_TWINS = {("4.1", "minigrad/tensor/ops/broadcasting.py", "broadcast_shape")}
 
 
-def test_no_shipped_function_scores_above_the_stub(edition, tmp_path):
-    from minigrad.grade import select
+# The sandbox's limits for one lesson's worker: it imports torch and numba and
+# compiles kernels, so more memory, files, CPU time and home than an exercise gets.
+WORKER_LIMITS = dict(memory=64 * 2**30, processes=512, files=4096, cpu=WORKER_SECONDS,
+                     tmp=512 * 2**20, home=4 * 2**30)  # fmt: skip
 
-    running, reports, started = {}, {}, {}
+
+class Worker:
+    """One lesson's worker, started in the grader's sandbox; ``report()`` once it ended."""
+
+    def __init__(self, run, edition: Path, lesson: str, folder: Path) -> None:
+        from minigrad.grade import sandbox, select
+
+        self.lesson, self.folder, self.started = lesson, folder, time.monotonic()
+        self.accounts = contextlib.ExitStack()
+        account = None
+        if run.isolation.mode == "root":
+            account = self.accounts.enter_context(sandbox.Accounts().fresh())
+        home = f"{sandbox.WORK}/home"
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": home, "TMPDIR": "/tmp",
+               "NUMBA_CACHE_DIR": f"{home}/numba-cache", "MINIGRAD_CACHE_DIR": f"{home}/cache",
+               "MPLBACKEND": "Agg"}  # fmt: skip
+        for exercise in select():
+            if exercise.file == lesson:
+                env.update(exercise.env)
+        status_r, status_w = os.pipe()
+        out_r, out_w = os.pipe()
+        request = folder / "request.json"
+        request.write_text("{}")
+        argv = [sys.executable, __file__, f"{sandbox.WORK}/submission", lesson, f"fd:{out_w}"]
+        command = sandbox.jail_command(
+            run.isolation, folder, edition, argv, env, account, (status_w, out_w), request,
+            read_only=(str(ROOT),), whole_grader=True,
+        )  # fmt: skip
+        try:
+            self.process = subprocess.Popen(
+                command, cwd=folder, env=env, stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=open(folder / "stderr.txt", "w"),
+                pass_fds=(status_w, out_w), start_new_session=True,
+            )  # fmt: skip
+        finally:
+            os.close(status_w)
+            os.close(out_w)
+        # Drained as they come: a report bigger than a pipe's buffer would block its worker.
+        self.pipes = {"out": out_r, "status": status_r}
+        self.read = {"out": b"", "status": b""}
+        self.threads = [threading.Thread(target=self._drain, args=(name,)) for name in self.pipes]
+        for thread in self.threads:
+            thread.start()
+
+    def _drain(self, name: str) -> None:
+        with os.fdopen(self.pipes[name], "rb") as pipe:
+            self.read[name] = pipe.read()
+
+    def ended(self) -> bool:
+        if self.process.poll() is None:
+            if time.monotonic() - self.started <= WORKER_SECONDS:
+                return False
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+        for thread in self.threads:
+            thread.join()
+        self.accounts.close()  # kills whatever the made-up user left
+        return True
+
+    def report(self) -> dict:
+        stderr = (self.folder / "stderr.txt").read_text()[-3000:]
+        how = self.read["status"].decode()
+        assert how == "exit 0", f"{self.lesson}: the sandboxed worker ended by {how!r}: {stderr}"
+        return json.loads(self.read["out"])
+
+
+def test_no_shipped_function_scores_above_the_stub(edition, tmp_path, sandboxed):
+    from minigrad.grade import sandbox
+    from minigrad.grade.runner import Run
+
+    run = Run(1, limits=sandbox.Limits(**WORKER_LIMITS))
+    assert run.isolation.mode in ("root", "user"), run.isolation.mode
+    running, reports = {}, {}
     pending = list(LESSONS)
-    while pending or running:
-        while pending and len(running) < max(os.cpu_count() or 1, 2):
-            lesson = pending.pop(0)
-            # TMPDIR too: a pasted grader function makes its folders there, and a forked
-            # candidate leaves without cleaning up; pytest removes tmp_path.
-            env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(tmp_path),
-                   "TMPDIR": str(tmp_path)}  # fmt: skip
-            for exercise in select():
-                if exercise.file == lesson:
-                    env.update(exercise.env)
-            folder = tmp_path / lesson.removesuffix(".py")
-            folder.mkdir()
-            # numba's cache of its own, fresh: a kernel cached by another run under the
-            # same path would be loaded in place of the pasted one.
-            env["NUMBA_CACHE_DIR"] = str(folder / "numba-cache")
-            started[lesson] = time.monotonic()
-            running[lesson] = subprocess.Popen(
-                [sys.executable, __file__, str(edition), lesson, str(folder / "scores.json")],
-                cwd=folder,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=open(folder / "stderr.txt", "w"),
-            )
-        for lesson, process in list(running.items()):
-            if process.poll() is None:
-                if time.monotonic() - started[lesson] > WORKER_SECONDS:
-                    process.kill()
-                    pytest.fail(f"{lesson}: no verdict within {WORKER_SECONDS} s")
-                continue
-            del running[lesson]
-            folder = tmp_path / lesson.removesuffix(".py")
-            stderr = (folder / "stderr.txt").read_text()[-3000:]
-            assert process.returncode == 0, f"{lesson}: {stderr}"
-            reports[lesson] = json.loads((folder / "scores.json").read_text())
-        time.sleep(0.2)
+    try:
+        while pending or running:
+            while pending and len(running) < max(os.cpu_count() or 1, 2):
+                lesson = pending.pop(0)
+                folder = tmp_path / lesson.removesuffix(".py")
+                folder.mkdir()
+                running[lesson] = Worker(run, edition, lesson, folder)
+            for lesson, worker_ in list(running.items()):
+                if worker_.ended():
+                    del running[lesson]
+                    reports[lesson] = worker_.report()
+            time.sleep(0.2)
+    finally:
+        for worker_ in running.values():
+            os.killpg(worker_.process.pid, signal.SIGKILL)
+            worker_.ended()
+        run.close()
     tried = 0
     twins = set()
     for report in reports.values():
