@@ -44,6 +44,13 @@ def test_a_failing_rank_ends_every_rank_with_its_error():
     assert seconds < DEADLINE / 2  # ended by the abort, not by a timeout
 
 
+def test_a_rank_that_never_joins_a_collective_times_out_and_ends_the_job():
+    done, seconds = job("straggler")
+    assert done.returncode != 0
+    assert "all_reduce" in done.stderr and "timed out after 3 s" in done.stderr, done.stderr
+    assert seconds < DEADLINE / 2
+
+
 def test_a_checkpoint_of_two_ranks_resumes_on_one(tmp_path):
     path = str(tmp_path / "ckpt.npz")
     done, _ = job("checkpoint_save", path)

@@ -145,6 +145,14 @@ def fail():
     raise AssertionError("rank 0 went on past a collective that rank 1 never joined")
 
 
+def straggler():
+    if dist.get_rank() == 1:
+        sys.exit(0)  # leaves without joining the collective below
+    dist.group_world().timeout = 3.0
+    dist.all_reduce(mg.tensor([1.0]))
+    raise AssertionError("rank 0 went on past a collective that rank 1 never joined")
+
+
 def mismatch():
     x = mg.zeros(3 + dist.get_rank())
     try:
