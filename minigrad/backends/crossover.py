@@ -33,7 +33,3 @@ NUMPY_BELOW = {"elementwise": ELEMENTWISE, "fused": FUSED, "composite": COMPOSIT
 # benchmarks/w10_jit_compile.py prints it) and saves memory passes, which pay only on big
 # arrays; 64K elements is a judgement on those two numbers, not a measured crossing.
 FUSE_FROM = 2**16
-# Waking threads costs 20-40 us a call (benchmarks/crossover.py, the eager kernels); below
-# 64K elements one core runs a fused loop (compiled without parallel=True). A judgement from
-# that fixed cost too: the fused kernels' own crossing was not measured.
-PARALLEL_FROM = 2**16

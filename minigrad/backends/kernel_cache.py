@@ -9,8 +9,9 @@ text, from the scalar functions of the table (``elementwise_ops``):
 - ``kernel_source(op, "cuda", ndim)``: the same op on CUDA, one thread per
   element, every operand read through its strides;
 - ``fused_source(...)``: the loop of a fused group (lesson 13: the fusion
-  pass writes the body, one line per operation), ``prange``-parallel on the
-  CPU, a grid-stride loop on CUDA.
+  pass writes the body, one line per operation), over a range of elements on
+  the CPU (the backend's worker threads run the ranges, as for the eager
+  kernels), a grid-stride loop on CUDA.
 
 numba compiles a function for the argument types of its first call and, with
 ``cache=True``, saves the machine code so the next process loads it in
@@ -55,7 +56,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import math
 import os
 import pickle
 import sys
@@ -67,7 +67,6 @@ from pathlib import Path
 from typing import Any
 
 from minigrad.backends import elementwise_ops, strides
-from minigrad.backends.crossover import PARALLEL_FROM
 from minigrad.backends.elementwise_ops import ARITY, OPS  # noqa: F401 (kernel_cache.ARITY)
 
 # -- the generator: a kernel's text from scalar functions ----------------------------------
@@ -155,10 +154,14 @@ def fused_source(doc: list[str], functions: list[tuple[str, str]], inputs: list[
     bound to ``_name``; ``inputs``: (name, kind) with kind ``"full"``, ``"number"``
     (one element) or ``"broadcast"``; input ``x`` is read into ``x_i`` before the
     body runs. ``outputs``: (name, expression) written to ``out_name``; ``sums``:
-    running totals ``sum_name`` that the body adds to, returned. CPU: one
-    ``prange`` loop (n-d when an input is broadcast), parallel from
-    ``crossover.PARALLEL_FROM`` elements; CUDA: one thread per element in a
-    grid-stride loop, no sums.
+    running totals ``sum_name`` that the body adds to, returned. CPU: one loop
+    over the elements (n-d when an input is broadcast: over rows
+    ``[_start, _stop)`` of axis 0, else elements ``[_start, _stop)``), so the
+    backend's worker threads can each run a range (``threads.Workers``: a core
+    that a busy machine runs late takes fewer ranges, where numba's ``prange``
+    gives each thread one fixed share and waits for the slowest); each range
+    returns its partial sums. CUDA: one thread per element in a grid-stride
+    loop, no sums.
     """
     kinds = [kind for _, kind in inputs]
     nd = "broadcast" in kinds and device == "cpu" and len(shape) > 1
@@ -175,36 +178,38 @@ def fused_source(doc: list[str], functions: list[tuple[str, str]], inputs: list[
         lines += [f"from {m} import {f} as _py_{f}" for m, f in functions]
         lines += [f"_{f} = _cuda.jit(device=True)(_py_{f})" for _, f in functions]
     else:
-        lines += ["from numba import njit as _njit, prange as _prange", ""]
+        lines += ["from numba import njit as _njit", ""]
         lines += [f"from {m} import {f} as _py_{f}" for m, f in functions]
         lines += [f'_{f} = _njit(inline="always")(_py_{f})' for _, f in functions]
-    params = ["_n", *[n for n, _ in inputs], *[f"out_{n}" for n, _ in outputs]]
+    bounds = ["_n"] if device == "cuda" else ["_start", "_stop"]
+    params = [*bounds, *[n for n, _ in inputs], *[f"out_{n}" for n, _ in outputs]]
     lines += ["", ""]
     if device == "cuda":
         lines.append("@_cuda.jit")
     else:
-        parallel = math.prod(shape) >= PARALLEL_FROM
         # A running sum vectorizes only if LLVM may reorder its additions.
         fast = ', fastmath={"reassoc"}' if sums else ""
-        lines.append(
-            f'@_njit(parallel={parallel}, cache=_CACHE, nogil=True, error_model="numpy"{fast})'
-        )
+        lines.append(f'@_njit(cache=_CACHE, nogil=True, error_model="numpy"{fast})')
     lines.append(f"def kernel({', '.join(params)}):")
     indent = "        "
     if device == "cuda":
         lines += ["    for _i in range(_cuda.grid(1), _n, _cuda.gridsize(1)):"]
         index = "_i"
-    elif nd:
-        lines += [f"    sum_{n} = 0.0" for n in sums]
-        for axis, n in enumerate(shape):
-            loop = "_prange" if axis == 0 else "range"
-            lines.append(f"{'    ' * (axis + 1)}for _i{axis} in {loop}({n}):")
-        indent = "    " * (len(shape) + 1)
-        index = ", ".join(f"_i{axis}" for axis in range(len(shape)))
     else:
         lines += [f"    sum_{n} = 0.0" for n in sums]
-        lines.append("    for _i in _prange(_n):")
-        index = "_i"
+        # The range as slices indexed from 0: numba then drops its negative-index
+        # test, and LLVM vectorizes the loop (an index from _start would keep it).
+        sliced = [n for n, kind in inputs if kind != "number"] + [f"out_{n}" for n, _ in outputs]
+        lines += [f"    {n} = {n}[_start:_stop]" for n in sliced]
+        if nd:
+            for axis, n in enumerate(shape):
+                span = "_stop - _start" if axis == 0 else n
+                lines.append(f"{'    ' * (axis + 1)}for _i{axis} in range({span}):")
+            indent = "    " * (len(shape) + 1)
+            index = ", ".join(f"_i{axis}" for axis in range(len(shape)))
+        else:
+            lines.append("    for _i in range(_stop - _start):")
+            index = "_i"
     for n, kind in inputs:
         lines.append(f"{indent}{n}_i = {n}[{'0' if kind == 'number' else index}]")
     lines += [indent + line for line in body]

@@ -19,9 +19,13 @@ text, which depends only on the group's structure (operations, shapes,
 dtypes), and the text carries the fingerprint of the scalar functions it
 compiles in.
 
-- CPU: ``numba.njit``; ``parallel=True`` with a ``prange`` loop when the
-  group is big enough for threads to pay (``crossover.PARALLEL_FROM``
-  elements); a sum is a ``prange`` reduction, accumulated in float64.
+- CPU: ``numba.njit``, a loop over a range of elements, run by the
+  backend's worker threads as the eager kernels are (``threads.Workers``,
+  with their grain: below a few hundred thousand elements the caller runs
+  the loop alone; above, each thread takes ranges as it comes free, so on
+  a busy machine a late thread takes fewer and nobody waits for it to
+  start); a sum is kept in float64 per range, and the ranges' sums are
+  added exactly (``math.fsum``).
 - CUDA: ``numba.cuda.jit``, one thread per element in a grid-stride loop;
   no reduction (the backend's reduction kernel runs after it).
 """
@@ -29,6 +33,7 @@ compiles in.
 from __future__ import annotations
 
 import copy
+import functools
 import keyword
 import math
 from collections.abc import Sequence
@@ -37,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.backends import elementwise_ops, kernel_cache
+from minigrad.backends.threads import Workers
 from minigrad.compile.graph import Op, Var, uniform_value
 
 _TYPES = {"float32": "_np.float32", "float64": "_np.float64", "bool": "_np.bool_"}
@@ -103,11 +109,28 @@ class FusedKernel:
             _buffer(given.get(j), shape if self.nd else (size,), v.dtype, backend)
             for j, (v, r) in enumerate(zip(self.outs, self.reduced)) if not r
         ]  # fmt: skip
-        sums = kernel_cache.call(lambda k, *xs: k(*xs), self.kernel, size, *args, *outs)
+        sums = kernel_cache.call(self._run_cpu, self.kernel, backend, (*args, *outs))
         return self._results(
             outs, sums, lambda a, v: a.reshape(v.shape),
             lambda s, v: np.asarray(s, dtype=v.dtype).reshape(v.shape),
         )  # fmt: skip
+
+    def _run_cpu(self, kernel: Any, backend: Any, arrays: tuple) -> Any:
+        """Run ``kernel`` over every element, a range at a time on the worker threads;
+        its sums (the ranges' partial sums, added exactly)."""
+        rows = self.shape[0] if self.nd else math.prod(self.shape)
+        per_row = math.prod(self.shape[1:]) if self.nd else 1
+        partial: dict[int, Any] = {}
+
+        def piece(start: int, stop: int) -> None:
+            partial[start] = kernel(start, stop, *arrays)
+
+        workers = getattr(backend, "workers", None) or _workers()
+        workers.run(piece, rows, grain=max(1, -(-workers.grain // max(per_row, 1))))
+        if not any(self.reduced):
+            return ()
+        ranges = [r if isinstance(r, tuple) else (r,) for r in partial.values()]
+        return tuple(math.fsum(column) for column in zip(*ranges))
 
     def _forward_cuda(self, backend: Any, arrays: Sequence[Any]) -> Any:
         from minigrad.backends.cuda_backend import CudaArray
@@ -138,6 +161,12 @@ class FusedKernel:
 
     def __repr__(self) -> str:
         return f"FusedKernel({self.name!r}, {len(self.outs)} outputs)"
+
+
+@functools.cache
+def _workers() -> Workers:
+    """Threads for the fused kernels when the backend has none of its own (NumPy's)."""
+    return Workers()
 
 
 def scalar_body(op: Op) -> Any:

@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 
 import minigrad as mg
+from minigrad import backends
+from minigrad.backends.threads import Workers
 from minigrad.compile import passes
 from minigrad.compile.codegen import FusedKernel
 from minigrad.compile.fusion import fuse
@@ -158,13 +160,56 @@ def test_w3_forward_and_backward_fuse_into_one_kernel():
     graph = fuse(passes.optimize(mg.make_graph(W3)(*args)), fuse_from=1)
     assert len(graph) == 1 and isinstance(graph.ops[0].prim, FusedKernel)
     source = graph.ops[0].prim.source
-    assert "tanh_grad" in source and "# mul(a, b)" in source and "prange" in source
+    assert "tanh_grad" in source and "# mul(a, b)" in source and "range(_stop - _start)" in source
     got, want = graph(*args), W3(*args)
     # The fused kernel sums in float64, eager in float32: 2048 terms of size ~1
     # leave eager's sum up to ~1e-4 off, whatever the sum's size.
     close(got[0], want[0], rtol=1e-5, atol=1e-4)
     for g, w in zip(got[1], want[1]):  # fused float32 tanh: 4e-7 relative, on values ~1
         close(g, w, rtol=1e-5, atol=1e-5)
+
+
+class CountingWorkers(Workers):
+    """The backend's threads, counting the ranges they run."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.ranges = []
+
+    def run(self, kernel, size, *args, grain=None):
+        def counted(start, stop, *rest):
+            self.ranges.append((start, stop))
+            kernel(start, stop, *rest)
+
+        super().run(counted, size, *args, grain=grain)
+
+
+@pytest.mark.parametrize("broadcast", [False, True], ids=["flat", "broadcast rows"])
+def test_fused_kernels_run_on_the_backends_worker_threads(monkeypatch, broadcast):
+    # A fused kernel's loop is split into ranges that the backend's threads take as
+    # they come free (never numba's prange, whose fixed shares wait for a thread a
+    # busy machine runs late); the ranges' sums add up to the whole.
+    backend = backends.for_device("cpu")
+    if not hasattr(backend, "workers"):
+        pytest.skip("the numba backend is not the CPU backend here")
+    workers = CountingWorkers(2, grain=64)
+    monkeypatch.setattr(backend, "workers", workers)
+
+    def f(x, b):
+        h = (x * b + 1).tanh()
+        return h.sum(), h * 2
+
+    mg.manual_seed(0)
+    x, b = mg.randn(50, 40), mg.randn(40) if broadcast else mg.randn(50, 40)
+    graph = fuse(passes.optimize(mg.make_graph(f)(x, b)), fuse_from=1)
+    kernel = next(op.prim for op in graph if isinstance(op.prim, FusedKernel))
+    assert kernel.nd == broadcast and "_prange" not in kernel.source
+    got, want = graph(x, b), f(x, b)
+    rows = 50 if broadcast else 2000
+    assert len(workers.ranges) > 2 and sorted(workers.ranges)[0][0] == 0
+    assert sum(stop - start for start, stop in workers.ranges) == rows
+    close(got[0], want[0], rtol=1e-5, atol=1e-4)
+    close(got[1], want[1], rtol=1e-5, atol=1e-6)
 
 
 def test_fusion_reads_broadcast_inputs_and_keeps_order():
