@@ -184,7 +184,10 @@ class OpRecord:
 
 
 def _spec(x: TensorBase) -> TensorSpec:
-    return TensorSpec(x.data.shape, x.data.dtype, x.device)
+    spec = TensorSpec(x.data.shape, x.data.dtype, x.device)
+    if x._label:  # a constant keeps its name in the graph (draw shows it)
+        spec.label = x._label
+    return spec
 
 
 def _check_devices(inputs: Sequence[TensorBase]) -> None:

@@ -206,7 +206,9 @@ def vmap(
                     wrapped.append(x)
                     continue
                 physical = _moved(x, _axis(axis, x.ndim, path, x.shape, "in_axes"), 0)
-                wrapped.append(Tensor._wrap(BatchedArray(physical, level), x.device))
+                one = Tensor._wrap(BatchedArray(physical, level), x.device)
+                one._label = x.label  # f's view of x keeps x's name (draw, nested vmap)
+                wrapped.append(one)
             result = f(*tree.unflatten(tree.structure(args), wrapped), **kwargs)
             outs = _leaves(result, out_axes, "output", "out_axes")
             structure = tree.structure(result)

@@ -5,6 +5,7 @@ import sys
 from types import SimpleNamespace
 
 import graphviz
+import numpy as np
 import pytest
 from IPython.core.formatters import DisplayFormatter
 
@@ -145,6 +146,36 @@ def test_minigrad_tensors_draw():
     assert "x | (2, 2) | float32 | cpu" in source
     assert "() | float32 | cpu" in source
     assert len(lines_with(source, "fillcolor")) == 1
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        lambda xs, w: (xs @ w).tanh().sum(),  # no transform
+        lambda xs, w: mg.vmap(lambda x: (x @ w).tanh().sum())(xs),  # captured (lesson 14)
+        lambda xs, w: mg.vmap(lambda x, v: (x @ v).sum(), in_axes=(0, None))(xs, w),
+        lambda xs, w: mg.vmap(mg.vmap(lambda x: (x @ w).sum()))(xs.reshape(2, 2, 3)),
+    ],
+    ids=["eager", "vmap captured", "vmap in_axes None", "nested vmap"],
+)
+def test_a_named_constant_keeps_its_name_in_the_drawing(run):
+    # A constant (no grad wanted) is held in the graph by its description only;
+    # that description keeps the tensor's name, through vmap too.
+    xs = mg.tensor(np.arange(12.0).reshape(4, 3), requires_grad=True)
+    xs.label = "xs"
+    w = mg.tensor(np.ones((3, 2)))
+    w.label = "W"
+    source = draw(run(xs, w)).source
+    assert lines_with(source, "{ W |"), source
+    assert lines_with(source, "{ xs |"), source
+
+
+def test_vmap_shows_f_its_arguments_names():
+    xs = mg.ones(4, 3)
+    xs.label = "xs"
+    seen = []
+    mg.vmap(lambda x: seen.append(x.label) or x.sum())(xs)
+    assert seen == ["xs"]
 
 
 @pytest.fixture
