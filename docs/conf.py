@@ -27,6 +27,16 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
     p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p
 )
 
+# The kernels' messages travel encrypted: the kernel manager gives each kernel CurveZMQ
+# keys (ipykernel's kernelspec declares it supports them), so no kernel warns "running
+# over TCP without encryption" in the build's log. MyST-NB starts its kernels with no
+# configuration of ours, so this sets the manager's default.
+import zmq  # noqa: E402
+from jupyter_client.manager import KernelManager  # noqa: E402
+
+if zmq.has("curve"):
+    KernelManager.transport_encryption.default_value = "auto"
+
 # Copy the lessons in (the site reads them; it never edits them).
 _lessons = HERE / "lessons"
 _lessons.mkdir(exist_ok=True)

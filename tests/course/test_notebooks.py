@@ -8,6 +8,10 @@ elsewhere is ignored), started in ``lessons/`` with:
 - ``MPLBACKEND=Agg``: plots draw off screen;
 - ``MINIGRAD_FAST=1``: lessons read it to shrink training loops under test;
 - the repository root on ``PYTHONPATH``: the lessons import this checkout's minigrad.
+
+The kernel's messages travel encrypted (CurveZMQ keys made by the kernel
+manager, ``ENCRYPTED``): an unencrypted kernel prints "Kernel is running over
+TCP without encryption" on every run, a warning nobody running a lesson caused.
 """
 
 import json
@@ -20,10 +24,49 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
+from traitlets.config import Config
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = sorted((ROOT / "lessons").glob("*.ipynb"))
 CELL_TIMEOUT_S = 600
+# The kernel manager gives the kernel CurveZMQ keys, and refuses to start one it cannot.
+ENCRYPTED = Config({"KernelManager": {"transport_encryption": "required"}})
+UNENCRYPTED_WARNING = "without encryption"
+
+
+def lesson_kernel(tmp_path, monkeypatch):
+    """A ``python3`` kernelspec for this interpreter (see the module docstring), on JUPYTER_PATH."""
+    spec = tmp_path / "kernels" / "python3"
+    spec.mkdir(parents=True)
+    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    kernel = {"argv": argv, "display_name": "Python 3", "language": "python",
+              "metadata": {"supported_encryption": ["curve"]}}  # fmt: skip
+    (spec / "kernel.json").write_text(json.dumps(kernel))
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path))
+
+
+def lesson_client(notebook, folder: Path, config=ENCRYPTED) -> NotebookClient:
+    return NotebookClient(
+        notebook,
+        timeout=CELL_TIMEOUT_S,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(folder)}},
+        config=config,
+    )
+
+
+@pytest.mark.parametrize("encrypted", [True, False], ids=["lessons' kernel", "control"])
+def test_the_kernel_runs_quietly(tmp_path, monkeypatch, encrypted):
+    # What the kernel prints to its own stderr (a terminal, a CI log), besides the cells.
+    lesson_kernel(tmp_path, monkeypatch)
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(6 * 7)")])
+    client = lesson_client(notebook, tmp_path, ENCRYPTED if encrypted else Config())
+    log = tmp_path / "kernel-stderr.txt"
+    with open(log, "w") as stderr, client.setup_kernel(stderr=stderr):
+        client.execute_cell(notebook.cells[0], 0)
+    assert notebook.cells[0].outputs[0]["text"] == "42\n"
+    warned = UNENCRYPTED_WARNING in log.read_text()
+    assert warned != encrypted, log.read_text()
 
 
 def lesson_id(path: Path) -> str:
@@ -33,27 +76,18 @@ def lesson_id(path: Path) -> str:
 @pytest.mark.notebooks
 @pytest.mark.parametrize("path", LESSONS, ids=lesson_id)
 def test_lesson_runs(path, monkeypatch, tmp_path):
-    spec = tmp_path / "kernels" / "python3"
-    spec.mkdir(parents=True)
-    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
-    kernel = {"argv": argv, "display_name": "Python 3", "language": "python"}
-    (spec / "kernel.json").write_text(json.dumps(kernel))
-    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path))
+    lesson_kernel(tmp_path, monkeypatch)
     monkeypatch.setenv("MPLBACKEND", "Agg")
     monkeypatch.setenv("MINIGRAD_FAST", "1")
     pythonpath = os.environ.get("PYTHONPATH")
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), pythonpath])))
 
     notebook = nbformat.read(path, as_version=4)
-    client = NotebookClient(
-        notebook,
-        timeout=CELL_TIMEOUT_S,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(path.parent)}},
-    )
+    client = lesson_client(notebook, path.parent)
     # Run cell by cell so a failure can name the cell it happened in.
     failure = None
-    with client.setup_kernel():
+    log = tmp_path / "kernel-stderr.txt"
+    with open(log, "w") as stderr, client.setup_kernel(stderr=stderr):
         for index, cell in enumerate(notebook.cells):
             if cell.cell_type != "code":
                 continue
@@ -65,6 +99,7 @@ def test_lesson_runs(path, monkeypatch, tmp_path):
                 break
     if failure:  # outside the except block, so the report is the cell's error alone
         pytest.fail(failure, pytrace=False)
+    assert UNENCRYPTED_WARNING not in log.read_text(), log.read_text()
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=lesson_id)

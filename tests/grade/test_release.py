@@ -197,17 +197,24 @@ def test_feedback_names_each_value_and_gives_each_hint_once(tmp_path):
 def test_check_in_a_notebook_shows_one_report(tmp_path):
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
+    from traitlets.config import Config
+
     spec = tmp_path / "kernels" / "python3"
     spec.mkdir(parents=True)
     argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
-    (spec / "kernel.json").write_text(json.dumps({"argv": argv, "language": "python"}))
+    kernel = {"argv": argv, "language": "python", "metadata": {"supported_encryption": ["curve"]}}
+    (spec / "kernel.json").write_text(json.dumps(kernel))
     code = f"import minigrad.grade\nminigrad.grade.check('1.2', directory={str(SOLUTIONS)!r})"
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
     env = {"JUPYTER_PATH": str(tmp_path), "PYTHONPATH": str(ROOT)}
     old = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     try:
-        nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3").execute()
+        # Encrypted, as the lessons' kernels are (no "running over TCP without encryption").
+        encrypted = Config({"KernelManager": {"transport_encryption": "required"}})
+        nbclient.NotebookClient(
+            notebook, timeout=120, kernel_name="python3", config=encrypted
+        ).execute()
     finally:
         for key, value in old.items():
             if value is None:
