@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 
 import pytest
+from test_notebooks import PAGE_WIDTHS, UNENCRYPTED_WARNING, pairs_in, picture_problems
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
@@ -119,6 +120,8 @@ def _build(out: Path) -> float:
     )
     seconds = time.monotonic() - start
     assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
+    # The kernels ran encrypted (docs/conf.py): none warned about plain TCP.
+    assert UNENCRYPTED_WARNING not in build.stdout + build.stderr, build.stderr[-3000:]
     return seconds
 
 
@@ -177,6 +180,13 @@ def test_site_builds_offline_with_maths_and_readable_graphs(tmp_path):
     assert lesson02["plots"], f"no plot is visible on lesson 02: {lesson02}"
     assert not lesson02["broken"], f"broken images on lesson 02: {lesson02['broken']}"
     assert not lesson02["rawDot"], "lesson 02 shows raw DOT text instead of a picture"
+
+    # Lesson 13's before/after pictures: side by side at a readable size, or one below
+    # the other where the column is too narrow (checked on the markup, as laid out).
+    passes = (out / "lessons" / "13_static_graphs_and_jit.html").read_text()
+    assert pairs_in(passes) >= 4, "lesson 13's page shows fewer before/after pairs than passes"
+    problems = picture_problems(passes, PAGE_WIDTHS["site"])
+    assert not problems, f"lesson 13 on the site: {problems}"
 
     # Maths: typeset by the site's own MathJax, with no network.
     maths = _probe(browser, out / "lessons" / "08_higher_order.html", profile)
