@@ -290,3 +290,30 @@ def test_checks_earn_partial_credit(tmp_path):
     assert [c.name for c in failed] == ["a chain of 20,000 nodes (no recursion)"]
     # Read from the source (a submission cannot patch that): visit calls itself.
     assert "calls itself" in failed[0].problem
+
+
+LAUNCHERS = {
+    # Values alone do not show that a kernel ran: NumPy's a * x + y has them too.
+    "NumPy only": "    return a * x + y\n",
+    "one thread per block": (
+        "    d_out = cuda.device_array(x.size)\n"
+        "    axpy_kernel[x.size, 1](a, cuda.to_device(x), cuda.to_device(y), d_out)\n"
+        "    return d_out.copy_to_host()\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("launcher", LAUNCHERS, ids=list(LAUNCHERS))
+def test_the_axpy_launcher_must_launch_the_kernel(tmp_path, launcher):
+    solution = (SOLUTIONS / "lesson11_cuda.py").read_text()
+    (tmp_path / "lesson11_cuda.py").write_text(solution)
+    (result,) = grade(tmp_path, select(["11.1"])).exercises
+    assert result.score == result.max_score, result.details()
+    # The last definition is the one Python runs, and the one graded.
+    replaced = f"\n\ndef axpy(a, x, y, threads_per_block=128):\n{LAUNCHERS[launcher]}"
+    (tmp_path / "lesson11_cuda.py").write_text(solution + replaced)
+    (result,) = grade(tmp_path, select(["11.1"])).exercises
+    failed = {c.name: c.problem for c in result.checks if not c.passed}
+    assert sorted(failed) == sorted(c.name for c in result.checks if c.name.startswith("axpy:"))
+    why = "did not launch" if launcher == "NumPy only" else "threads per block"
+    assert all(why in problem for problem in failed.values()), failed

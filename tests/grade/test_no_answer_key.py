@@ -423,11 +423,6 @@ def edition(tmp_path_factory):
 
 
 LESSONS = sorted(p.name for p in SOLUTIONS.glob("lesson*.py"))
-# The library's own implementation of an exercise, which the library needs and the
-# students' edition must ship: the exercise names it in ``shortcuts`` (calling it
-# scores zero), but a copy of its text earns what it earns. Known and listed here
-# so that nothing else can join it unnoticed (issue 21 leaves it open).
-LIBRARY_TWINS = {("4.1", "minigrad/tensor/ops/broadcasting.py", "broadcast_shape")}
 
 
 # The sandbox's limits for one lesson's worker: it imports torch and numba and
@@ -527,26 +522,14 @@ def test_no_shipped_function_scores_above_the_stub(edition, tmp_path, sandboxed)
             worker_.ended()
         run.close()
     tried = 0
-    twins = set()
     for report in reports.values():
         tried += report["tried"]
         for number, better in report["best"].items():
-            found = {_where(number, where) for _, where, _ in better}
-            twins |= found & LIBRARY_TWINS
-            left = [entry for entry in better if _where(number, entry[1]) not in LIBRARY_TWINS]
-            assert not left, f"exercise {number}: these shipped definitions score: {left}"
+            assert not better, f"exercise {number}: these shipped definitions score: {better}"
         for number, (got, full) in report["control"].items():
             assert got == full > report["stub"][number], f"{number}: the solution scored {got}"
     print(f"{tried} pastes tried")
     assert tried > 1000
-    # The list of twins stays exact: one that stops scoring leaves it.
-    assert twins == LIBRARY_TWINS
-
-
-def _where(number: str, where: str) -> tuple[str, str, str]:
-    """``("4.1", "minigrad/tensor/ops/broadcasting.py", "broadcast_shape")`` from a candidate's place."""
-    place, _, name = where.partition(" ")
-    return number, place.rsplit(":", 1)[0], name
 
 
 if __name__ == "__main__":

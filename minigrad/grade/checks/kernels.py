@@ -9,6 +9,7 @@ References are NumPy results computed in the grader's process.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -19,7 +20,7 @@ from minigrad.grade.probes.kernels import (
     probe_matmul_tiled,
     probe_tanh_map,
 )
-from minigrad.grade.spec import Check, exercise, within
+from minigrad.grade.spec import Check, close, exercise, shown, within
 
 CUDA_SIMULATOR = {"NUMBA_ENABLE_CUDASIM": "1"}
 ITEM = np.dtype(np.float64).itemsize
@@ -102,8 +103,29 @@ def axpy_checks(rng: np.random.Generator) -> list[Check]:
     for name, n, launch, grid in cases:
         x, y, a = rng.normal(size=n), rng.normal(size=n), float(rng.normal())
         args = {"a": a, "x": x, "y": y, "launch": launch, "grid": grid}
-        checks.append(Check(name, probe_axpy, args, a * x + y))
+        if launch == "kernel":
+            checks.append(Check(name, probe_axpy, args, a * x + y))
+        else:
+            want = {"out": a * x + y, "threads": grid}
+            checks.append(Check(name, probe_axpy, args, want, _launched_kernel))
     return checks
+
+
+def _launched_kernel(want: dict, got: Any) -> str | None:
+    """The launcher's result, computed by launching ``axpy_kernel`` over every element with
+    the threads per block it was given (values alone: NumPy's ``a * x + y`` has them too)."""
+    if type(got) is not dict or "out" not in got or type(got.get("launches")) is not list:
+        return f"expected the launcher's result, got {shown(got)}"
+    n, threads = want["out"].size, want["threads"]
+    launches = got["launches"]
+    if not launches:
+        return "axpy did not launch axpy_kernel: the exercise asks for the kernel to compute it"
+    if not any(t == threads and b * t >= n for b, t in launches):
+        return (
+            f"axpy launched axpy_kernel as [blocks, threads] {launches}; expected "
+            f"{threads} threads per block and enough blocks to cover all {n} elements"
+        )
+    return close(want["out"], got["out"])
 
 
 @exercise("11.2", "block_sum", "lesson11_cuda.py", env=CUDA_SIMULATOR)

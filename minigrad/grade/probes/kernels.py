@@ -29,12 +29,55 @@ def probe_matmul_tiled(module: Any, args: dict) -> Any:
     return out
 
 
+def _count(dims: Any) -> int:
+    """Blocks or threads of a launch configuration: an int, or a tuple of up to 3 sizes."""
+    return math.prod(dims) if isinstance(dims, tuple) else int(dims)
+
+
+class _LaunchRecorder:
+    """Stands in for the submission's ``axpy_kernel`` while its ``axpy`` runs: every launch
+    (``kernel[blocks, threads](...)``) runs the real kernel and is written down."""
+
+    def __init__(self, kernel: Any) -> None:
+        self.kernel = kernel
+        self.launches: list[list[int]] = []
+
+    def __getitem__(self, config: Any) -> Any:
+        configured = self.kernel[config]
+        blocks, threads = config[0], config[1]
+
+        def launch(*arrays: Any) -> Any:
+            self.launches.append([_count(blocks), _count(threads)])
+            return configured(*arrays)
+
+        return launch
+
+    def forall(self, *args: Any, **kwargs: Any) -> Any:
+        configured = self.kernel.forall(*args, **kwargs)
+
+        def launch(*arrays: Any) -> Any:
+            self.launches.append([-1, -1])  # blocks and threads of numba's own choosing
+            return configured(*arrays)
+
+        return launch
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.kernel, name)
+
+
 def probe_axpy(module: Any, args: dict) -> Any:
     from numba import cuda
 
     a, x, y = args["a"], args["x"], args["y"]
     if args["launch"] == "launcher":
-        return np.asarray(module.axpy(a, x, y, args["grid"]))
+        # The launcher must launch the submission's kernel: record its launches.
+        kernel = module.axpy_kernel
+        recorder = module.axpy_kernel = _LaunchRecorder(kernel)
+        try:
+            out = np.asarray(module.axpy(a, x, y, args["grid"]))
+        finally:
+            module.axpy_kernel = kernel
+        return {"out": out, "launches": recorder.launches}
     blocks, threads = args["grid"]
     d_out = cuda.device_array(x.size)
     module.axpy_kernel[blocks, threads](a, cuda.to_device(x), cuda.to_device(y), d_out)

@@ -13,6 +13,8 @@ sees equal shapes and is right on broadcast inputs by construction.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.primitive import Primitive, ranked
 from minigrad.tensor.record import apply
@@ -26,6 +28,16 @@ def broadcast_shape(*shapes: tuple[int, ...], op: str = "broadcast") -> tuple[in
     """The shape NumPy broadcasting gives ``shapes``.
 
     >>> broadcast_shape((2, 1, 3), (4, 1))
+    (2, 4, 3)
+    """
+    return common_shape(shapes, op)
+
+
+def common_shape(shapes: Sequence[tuple[int, ...]], op: str) -> tuple[int, ...]:
+    """``broadcast_shape(*shapes)``, taking the shapes as one sequence; ``op`` names the
+    operation in the error. (The library's form: exercise 4.1 asks for two shapes.)
+
+    >>> common_shape([(2, 1, 3), (4, 1)], "add")
     (2, 4, 3)
     """
     ndim = max(len(s) for s in shapes)

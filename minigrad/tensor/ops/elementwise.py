@@ -23,7 +23,7 @@ from minigrad.backends.numpy_backend import ZIPS
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.mode import current
-from minigrad.tensor.ops.broadcasting import broadcast_shape, broadcast_to
+from minigrad.tensor.ops.broadcasting import broadcast_shape, broadcast_to, common_shape
 from minigrad.tensor.primitive import Primitive, aligned
 from minigrad.tensor.record import apply, zeros_like
 
@@ -202,7 +202,7 @@ def operands(op: str, *args: Any, floating: bool = False) -> list[Tensor]:
         result.append(a)
     shapes = [t.shape for t in result]
     if any(s != shapes[0] for s in shapes):
-        shape = broadcast_shape(*shapes, op=op)
+        shape = common_shape(shapes, op)
         result = [broadcast_to(t, shape) if _needs_derivative(t) else t for t in result]
     return result
 
