@@ -7,11 +7,25 @@
 - ``fusion``  groups of elementwise operations -> one generated kernel (``codegen``)
 - ``memory``  buffer reuse by liveness
 - ``jit``     trace + passes + code generation, cached per signature
+- ``control`` cond, while_loop, scan, fori_loop: control flow as operations (lesson 16),
+  ``control_flow`` their rows and rules, ``subgraph`` the graphs they hold
 """
 
 from minigrad.backends.abstract_backend import TracerError
+from minigrad.compile.control import cond, fori_loop, scan, while_loop
 from minigrad.compile.graph import Graph, Op, Var
 from minigrad.compile.jit import jit
 from minigrad.compile.trace import make_graph
 
-__all__ = ["Graph", "Op", "TracerError", "Var", "jit", "make_graph"]
+__all__ = [
+    "Graph",
+    "Op",
+    "TracerError",
+    "Var",
+    "cond",
+    "fori_loop",
+    "jit",
+    "make_graph",
+    "scan",
+    "while_loop",
+]

@@ -130,8 +130,15 @@ class Graph:
         return run_graph(self, args)
 
     # -- printing ----------------------------------------------------------------
-    def names(self) -> dict[Var, str]:
-        """A short name per Var, in order of appearance: a, b, ..., z, ba, bb, ..."""
+    def names(self, start: int = 0) -> dict[Var, str]:
+        """A short name per Var, in order of appearance: a, b, ..., z, ba, bb, ...
+
+        ``start``: how many names an enclosing graph used already (a loop body
+        printed inside its operation goes on from there).
+        """
+        if start:
+            names = {v: _name(start + i) for i, v in enumerate(Graph.names(_unnamed(self)))}
+            return names
         names: dict[Var, str] = dict(self._names or {})
         for v in [*self.inputs, *(v for v, _ in self.captured), *self.constants]:
             names.setdefault(v, _name(len(names)))
@@ -145,7 +152,10 @@ class Graph:
         return names
 
     def __str__(self) -> str:
-        names = self.names()
+        return self._text(0)
+
+    def _text(self, start: int) -> str:
+        names = self.names(start)
         typed = lambda v: f"{names[v]}: {v.type}"
         lines = [f"{self.name}({', '.join(typed(v) for v in self.inputs)}) {{"]
         for v, tensor in self.captured:
@@ -155,8 +165,14 @@ class Graph:
         for op in self.ops:
             outs = ", ".join(typed(v) for v in op.outs)
             args = [names[v] for v in op.inputs]
-            args += [f"{key}={_short(value)}" for key, value in op.params.items()]
+            inner = subgraphs(op)  # control flow (lesson 16): printed below, indented
+            args += [f"{key}={_short(value)}" for key, value in op.params.items()
+                     if key not in inner]  # fmt: skip
             lines.append(f"  {outs} = {op.prim.name}({', '.join(args)})")
+            for graphs in inner.values():
+                for graph in graphs:
+                    text = graph._text(start + len(names))
+                    lines += ["    " + line for line in text.splitlines()]
         lines.append(f"  return {', '.join(names[v] for v in self.outputs)}")
         lines.append("}")
         return "\n".join(lines)
@@ -168,10 +184,11 @@ class Graph:
         printer.text(str(self))
 
     # -- the node protocol of minigrad.graph, for minigrad.draw --------------------
-    def output_nodes(self) -> list[Any]:
+    def output_nodes(self, start: int = 0) -> list[Any]:
         """The graph's outputs as nodes of the node protocol (what ``mg.draw(graph)`` walks),
-        then the last node of each dead branch (``dead`` is true on every dead node)."""
-        names = self.names()
+        then the last node of each dead branch (``dead`` is true on every dead node).
+        The graphs a control-flow operation holds are drawn as boxes (clusters)."""
+        names = self.names(start)
         nodes: dict[Var, DrawnNode] = {}
 
         def node(v: Var, op: Op | None = None) -> DrawnNode:
@@ -183,6 +200,10 @@ class Graph:
             node(v).label = f"{names[v]} (input)"
         for op in self.ops:
             parents = tuple(node(v) for v in op.inputs)
+            for key, graphs in subgraphs(op).items():  # drawn inside the op's own box
+                for graph in graphs:
+                    box = f"{op.prim.name} {key}: {graph.name}"
+                    parents += tuple(graph._drawn(box, len(names)))
             for v in op.outs:
                 nodes[v] = DrawnNode(v, names[v], op.prim.name, parents)
         outputs = [node(v) for v in self.outputs]
@@ -201,16 +222,44 @@ class Graph:
         used = {id(p) for n in dead for p in n._parents}
         return outputs + [n for n in dead if id(n) not in used]
 
+    def _drawn(self, segment: str, start: int) -> list[Any]:
+        """This graph's nodes in cluster ``segment`` (a loop body, a branch): its outputs."""
+        outputs = Graph.output_nodes(_unnamed(self), start)
+        stack, seen = list(outputs), set()
+        while stack:
+            drawn = stack.pop()
+            if id(drawn) not in seen:
+                seen.add(id(drawn))
+                drawn.segment = drawn.segment or segment
+                stack.extend(drawn._parents)
+        return outputs[: len(self.outputs)]
+
 
 class DrawnNode:
     """A Var seen through the node protocol (``_parents``, ``_op``, ``label``, ``shape``)."""
 
-    __slots__ = ("_op", "_parents", "dead", "device", "dtype", "label", "shape")
+    __slots__ = ("_op", "_parents", "dead", "device", "dtype", "label", "segment", "shape")
 
     def __init__(self, v: Var, label: str, op: str, parents: tuple) -> None:
         self.shape, self.dtype, self.device = v.shape, v.dtype, v.device
         self.label, self._op, self._parents = label, op, parents
         self.dead = False  # no output needs it (draw greys it)
+        self.segment = None  # the loop body or branch it belongs to (draw boxes it)
+
+
+def _unnamed(graph: Graph) -> Graph:
+    return Graph(graph.inputs, graph.ops, graph.outputs, graph.constants, name=graph.name)
+
+
+def subgraphs(op: Op) -> dict[str, tuple[Graph, ...]]:
+    """The graphs an operation holds in its parameters (cond's branches, a loop's body)."""
+    found = {}
+    for key, value in op.params.items():
+        if isinstance(value, Graph):
+            found[key] = (value,)
+        elif isinstance(value, tuple) and value and all(isinstance(g, Graph) for g in value):
+            found[key] = value
+    return found
 
 
 def _name(i: int) -> str:

@@ -50,6 +50,7 @@ import numpy as np
 from minigrad import backends
 from minigrad.backends.numpy_backend import MAPS, ZIPS
 from minigrad.compile.pytree import flatten, unflatten
+from minigrad.tensor.ops.broadcasting import broadcast_to
 from minigrad.tensor.mode import current
 from minigrad.tensor.record import apply
 from minigrad.tensor.tensor import Tensor
@@ -195,6 +196,10 @@ def run_through_apply(graph: Any, leaves: Sequence[Any]) -> list[Any]:
     for v, value in graph.constants.items():
         values[v] = Tensor(np.array(value), device=v.device)
     for op in graph.ops:
+        bind = getattr(op.prim, "bind", None)
+        if bind is not None:  # cond, while_loop, scan (lesson 16): several results
+            values.update(zip(op.outs, bind([values[v] for v in op.inputs], op.params)))
+            continue
         if len(op.outs) != 1 or not hasattr(op.prim, "vjp"):
             raise TypeError(f"{graph.name}: {op.prim.name} is not a primitive of the registry")
         if not op.inputs:  # a random draw: nothing to record
@@ -202,8 +207,24 @@ def run_through_apply(graph: Any, leaves: Sequence[Any]) -> list[Any]:
             data = op.prim.forward(backends.for_device(device), **op.params)
             values[op.out] = Tensor._wrap(data, device)
             continue
-        values[op.out] = apply(op.prim, tuple(values[v] for v in op.inputs), **op.params)
+        args = tuple(values[v] for v in op.inputs)
+        if op.prim.scalar is not None and any(a.shape != op.out.shape for a in args):
+            args = _broadcast_for_rules(args, op.out.shape)
+        values[op.out] = apply(op.prim, args, **op.params)
     return [values[v] for v in graph.outputs]
+
+
+def _broadcast_for_rules(args: tuple, shape: tuple) -> tuple:
+    """Elementwise operands that need a derivative, broadcast to the result's shape first.
+
+    An elementwise row's derivative rules assume operands of the result's
+    shape; eager mode broadcasts the ones that need a derivative before the
+    row runs (``elementwise.operands``). A graph traced without gradients has
+    no such step, so replaying it for autograd or forward mode adds it here.
+    """
+    state = current()
+    needs = lambda a: (a.requires_grad and state.grad_enabled) or bool(a._tangents)
+    return tuple(broadcast_to(a, shape) if a.shape != shape and needs(a) else a for a in args)
 
 
 def run_graph(graph: Any, args: Sequence[Any]) -> Any:

@@ -46,6 +46,7 @@ from minigrad.nn.pooling import (
     AvgPool1d,
     MaxPool1d,
 )
+from minigrad.nn.recurrent import GRU, LSTM, RNN
 from minigrad.nn.resampling import Fold, PixelShuffle, PixelUnshuffle, Unfold, Upsample
 
 __all__ = [
@@ -53,7 +54,10 @@ __all__ = [
     "ELU",
     "GELU",
     "GLU",
+    "GRU",
+    "LSTM",
     "MLP",
+    "RNN",
     "SELU",
     "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",

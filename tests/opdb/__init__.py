@@ -41,6 +41,7 @@ import minigrad as mg
 from opdb import (
     collectives,
     contractions,
+    control,
     convolution,
     core,
     daily,
@@ -55,7 +56,7 @@ from opdb import (
 from opdb.strategies import SEEDS, Case
 
 AREAS = (core, elementwise, reductions, contractions, shape, convolution, nn, inplace,
-         nn_compositions, daily, nn_grids, collectives)  # fmt: skip
+         nn_compositions, daily, nn_grids, collectives, control)  # fmt: skip
 
 DATABASE: dict[str, Any] = {}
 NOT_SMOOTH: set[str] = set()
