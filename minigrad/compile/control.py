@@ -56,9 +56,10 @@ from minigrad.compile.graph import Graph, Var
 from minigrad.compile.pytree import flatten, unflatten
 from minigrad.compile.subgraph import Spec, same_type, spec_of, trace_body, type_name
 from minigrad.tensor.batching import BatchedArray, every_value
-from minigrad.tensor.ops.elementwise import where
+from minigrad.tensor.factories import full
 from minigrad.tensor.factories import tensor as make_tensor
-from minigrad.tensor.mode import current
+from minigrad.tensor.mode import current, no_grad
+from minigrad.tensor.ops.elementwise import where
 from minigrad.tensor.ops.movement import stack
 from minigrad.tensor.tensor import Tensor
 
@@ -309,18 +310,22 @@ def _step_result(result: Any) -> tuple[Any, Any]:
 
 
 def _empty_ys(f: Callable, init: Any, x_leaves: list, x_structure: Any) -> Any:
-    """The ``y`` s of a scan of no steps: empty, shaped like what ``f`` would give."""
-    slices = unflatten(x_structure, [Spec(t.shape[1:], t.dtype, t.device) for t in x_leaves])
-    graph, _, out_tree = trace_body(lambda c, x: _step_result(f(c, x)), [init, slices])
-    n = len(flatten(init)[0])
-    empty = [Tensor(np.zeros((0, *v.shape), v.dtype), device=v.device)
-             for v in graph.outputs[n:]]  # fmt: skip
+    """The ``y`` s of a scan of no steps: empty, shaped like what ``f`` would give.
+
+    (Eager mode has no trace to read the shapes from: ``f`` runs once, on zeros,
+    without recording, and only the shapes and dtypes of its ``y`` are kept.)
+    """
+    with no_grad():
+        zeros = [full((*t.shape[1:],), 0, dtype=t.dtype, device=t.device) for t in x_leaves]
+        _, y = _step_result(f(init, unflatten(x_structure, zeros)))
+    y_leaves, structure = flatten(y)
+    empty = [full((0, *t.shape), 0, dtype=t.dtype, device=t.device) for t in y_leaves]
     # Connected to the inputs (a zero slope), as the results of a traced scan of 0 steps are.
     live = [t for t in (*flatten(init)[0], *x_leaves) if t.requires_grad]
     if live:
         anchor = sum(t.sum() for t in live) * 0
         empty = [e + anchor.to(e.dtype) if e.dtype.kind == "f" else e for e in empty]
-    return unflatten(out_tree, [*flatten(init)[0], *empty])[1]
+    return unflatten(structure, empty)
 
 
 def _staged_scan(f: Callable, init: Any, xs: Any, x_leaves: list, x_structure: Any,

@@ -100,13 +100,7 @@ def bind(prim: ControlPrimitive, inputs: list[Any], params: dict) -> list[Any]:
     the rule runs on those, and the row it binds meets the batch rule next.
     """
     state = current()
-    levels = {
-        lv
-        for t in inputs
-        if t._tangents
-        for lv in t._tangents
-        if lv < state.ceiling and lv in state.levels
-    }
+    levels = _live_levels(inputs)
     if levels:
         return _jvp(prim, inputs, params, max(levels))
     if state.grad_enabled and any(t.requires_grad for t in inputs):
@@ -124,6 +118,18 @@ def bind(prim: ControlPrimitive, inputs: list[Any], params: dict) -> list[Any]:
         if level is not None:
             return prim.batch_rule(inputs, params, level)
     return evaluate(prim, inputs, params)
+
+
+def _live_levels(inputs: Sequence[Any]) -> set[int]:
+    """The forward-mode levels whose tangents the inputs carry and that propagate now."""
+    state = current()
+    return {
+        lv
+        for t in inputs
+        if t._tangents
+        for lv in t._tangents
+        if lv < state.ceiling and lv in state.levels
+    }
 
 
 def _watched_outside(t: Any) -> bool:
@@ -372,10 +378,12 @@ def _scan_reverse(inputs: list[Any], params: dict) -> list[Any]:
         wanted = [i for i in range(nc) if differentiable[i]]
         accumulators = [full_like(consts[i], 0) for i in wanted]
         kept = residuals
-        if is_grad_enabled() and any(t.requires_grad for t in inputs):
-            # create_graph=True: the residuals kept above were made under no_grad, cut off
-            # from the inputs. Make them again, recorded, so that the backward scan is
-            # differentiable in the inputs through them too (gradients of gradients).
+        differentiated = is_grad_enabled() and any(t.requires_grad for t in inputs)
+        if differentiated or _live_levels(inputs):
+            # create_graph=True, or forward mode over this reverse pass: the residuals kept
+            # above were made under no_grad (and below the tangents' level), cut off from
+            # the inputs. Make them again, recorded and with tangents, so that the backward
+            # scan is differentiable in the inputs through them too.
             kept = bind(SCAN, inputs, {**params, "body": split.forward})[len(outs) - n_res :]
         back_inputs = [
             *(consts[i] for i in split.backward_consts),
