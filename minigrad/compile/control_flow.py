@@ -56,11 +56,11 @@ from minigrad.compile.subgraph import (
 )
 from minigrad.tensor.batching import BatchedArray
 from minigrad.tensor.dtypes import is_floating
-from minigrad.tensor.ops.elementwise import where
 from minigrad.tensor.mode import current, is_grad_enabled, no_grad
+from minigrad.tensor.ops.elementwise import where
+from minigrad.tensor.ops.movement import concatenate, stack
 from minigrad.tensor.primitive import Primitive, TensorSpec
 from minigrad.tensor.record import OpRecord, full_like
-from minigrad.tensor.ops.movement import concatenate, stack
 from minigrad.tensor.tensor import Tensor
 from minigrad.transforms.forward import jvp
 from minigrad.transforms.vmap import vmap

@@ -50,8 +50,8 @@ import numpy as np
 from minigrad import backends
 from minigrad.backends.numpy_backend import MAPS, ZIPS
 from minigrad.compile.pytree import flatten, unflatten
-from minigrad.tensor.ops.broadcasting import broadcast_to
 from minigrad.tensor.mode import current
+from minigrad.tensor.ops.broadcasting import broadcast_to
 from minigrad.tensor.record import apply
 from minigrad.tensor.tensor import Tensor
 
