@@ -55,7 +55,8 @@ from minigrad.compile.control_flow import COND, SCAN, WHILE, bind
 from minigrad.compile.graph import Graph, Var
 from minigrad.compile.pytree import flatten, unflatten
 from minigrad.compile.subgraph import Spec, same_type, spec_of, trace_body, type_name
-from minigrad.tensor.batching import BatchedArray, every_value
+from minigrad.tensor.base import every_value
+from minigrad.tensor.batching import BatchedArray
 from minigrad.tensor.factories import full
 from minigrad.tensor.factories import tensor as make_tensor
 from minigrad.tensor.mode import current, no_grad
