@@ -272,4 +272,4 @@ from minigrad.transforms import (
 from minigrad.check import GradcheckError, check_jvp, gradcheck, gradgradcheck
 from minigrad.draw import draw  # after the module import: the function, not the module
 from minigrad.compile import Graph, TracerError, cond, fori_loop, jit, make_graph, scan, while_loop
-from minigrad import func, utils
+from minigrad import func, onnx, utils
