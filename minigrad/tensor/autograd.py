@@ -27,9 +27,10 @@ import numpy as np
 
 from minigrad import backends
 from minigrad.graph import topological_order
-from minigrad.tensor.base import Box
+from minigrad.tensor.base import VERSIONS, Box
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.mode import current, enable_grad, no_grad
+from minigrad.tensor.primitive import REGISTRY
 from minigrad.tensor.record import FREED_MESSAGE, OpRecord, full_like
 
 # Hooks run after a leaf's .grad is written (``Tensor.register_post_accumulate_grad_hook``),
@@ -98,36 +99,155 @@ def _accumulate(total: Tensor, term: Tensor, fresh: set[int]) -> Tensor:
     return total
 
 
-def _own(g: Tensor, given: set[int]) -> Tensor:
-    """``g``, or a copy of it, that no other tensor shares: what a leaf's ``.grad`` gets.
+def _own(data: Any, device: str, given: set[int]) -> Any:
+    """``data``, or a copy of it that no other tensor shares: what a leaf's ``.grad`` gets.
 
-    A cotangent may be a view (``sum``'s is a broadcast of one number) or be
-    sent to two leaves at once (``add`` passes it on as it is). As ``.grad``
-    it must own its memory, so that ``p.grad.zero_()`` or an optimizer's
-    in-place change touches that one gradient only.
+    A cotangent may be a view (``sum``'s is a broadcast of one number, a
+    weight's is the transpose of a product) or be sent to two leaves at once
+    (``add`` passes it on as it is). As ``.grad`` it must own its memory, so
+    that ``p.grad.zero_()`` or an optimizer's in-place change touches that one
+    gradient only. A copy on the CPU is laid out row by row, as the parameter
+    is (PyTorch's gradient layout), so that the update reads both in order.
     """
-    data = g.data
-    owned = isinstance(data, np.ndarray) and data.base is None and data.flags.writeable
-    if owned and id(data) not in given:
-        given.add(id(data))
-        return g
-    backend = backends.for_device(g.device)
-    copy = backend.where(backend.full((), True, np.dtype(bool)), data, data)  # fresh memory
+    if isinstance(data, np.ndarray):
+        if data.base is None and data.flags.writeable and id(data) not in given:
+            given.add(id(data))
+            return data
+        copy = np.array(data, order="C")
+    else:
+        backend = backends.for_device(device)
+        copy = backend.where(backend.full((), True, np.dtype(bool)), data, data)  # fresh memory
     given.add(id(copy))
-    return type(g)._wrap(copy, g.device)
+    return copy
 
 
-def _run(outputs, seeds, inputs, retain_graph, create_graph):
-    """The reverse pass. Returns {vertex: cotangent} for ``inputs`` (or sets leaves' grads)."""
+def _lean(create_graph: bool) -> bool:
+    """Whether the reverse pass may run its rules on bare arrays (``minigrad.tensor.lean``).
+
+    Only a pass that builds no graph, inside no transform: forward mode (an
+    open jvp level may differentiate the pass itself), vmap (batched
+    cotangents) and tracing (the pass must be written into the trace) all need
+    the rules run as tensor operations.
+    """
+    state = current()
+    return not (create_graph or state.tracing is not None or state.levels or state.vmap_levels)
+
+
+def _plan(outputs, inputs):
+    """The graph's vertices in the order the pass visits them (``pop`` from the end).
+
+    Also the set of wanted vertices (``inputs``'s, None for ``backward``), and
+    the vertices with a path to one of them: only their rules need to run.
+    """
     roots = [vertex(out) for out in outputs]
     order = topological_order(roots, parents=_grad_parents)
-    wanted = None if inputs is None else {vertex(x) for x in inputs}
-    if wanted is not None:
-        # Only vertices with a path to a wanted input need their rules run.
+    wanted = useful = None
+    if inputs is not None:
+        wanted = {vertex(x) for x in inputs}
         useful = set(wanted)
         for v in order:
             if any(p in useful for p in _grad_parents(v)):
                 useful.add(v)
+    return roots, order, wanted, useful
+
+
+def _run_lean(outputs, seeds, inputs, retain_graph):
+    """``_run`` for a pass that builds no graph: the rules run on ``Raw`` arrays.
+
+    The same walk and the same rules as ``_run``; only the values differ. The
+    rules of built-in primitives get ``Raw`` handles (``minigrad.tensor.lean``),
+    whose arithmetic is the backend's kernels; a user's ``Function`` and other
+    unregistered rows (checkpoint) get plain tensors, as always. What is
+    handed out (``.grad``, the results) is a plain tensor again.
+    """
+    from minigrad.tensor.lean import Raw, raw  # (lean imports Tensor, which imports us)
+
+    roots, order, wanted, useful = _plan(outputs, inputs)
+    plain = Tensor.concrete
+    cotangents: dict[Any, Any] = {}
+    for v, g in zip(roots, seeds):
+        g = raw(g)
+        cotangents[v] = cotangents[v] + g if v in cotangents else g
+    results: dict[Any, Tensor] = {}
+    given: set[int] = set()  # arrays handed out as some leaf's .grad (see _own)
+    with no_grad():
+        while order:
+            v = order.pop()
+            g = cotangents.pop(v, None)
+            if g is None:
+                continue
+            if type(v) is not OpRecord:  # a leaf: the end of this path
+                if wanted is None:
+                    if v.grad is not None:
+                        v.grad = v.grad + plain._wrap(g.data, g.device)
+                    else:
+                        v.grad = plain._wrap(_own(g.data, g.device, given), g.device)
+                    if POST_ACCUMULATE_HOOKS and id(v) in POST_ACCUMULATE_HOOKS:
+                        for hook in tuple(POST_ACCUMULATE_HOOKS[id(v)]):
+                            hook(v)
+                elif v in wanted:
+                    results[v] = plain._wrap(g.data, g.device)
+                continue
+            record = v
+            if wanted is None:
+                if record.retained is not None:
+                    t = record.retained()
+                    if t is not None:
+                        mine = plain._wrap(g.data, g.device)
+                        t.grad = mine if t.grad is None else t.grad + mine
+            else:
+                if record in wanted:
+                    results[record] = plain._wrap(g.data, g.device)
+                if record not in useful:
+                    continue
+            prim = record.prim
+            parents = record.parents
+            if REGISTRY.get(prim.name) is prim:
+                out, inputs_ = _unpack_raw(record, Raw)
+            else:  # a user's Function, checkpoint: rules that expect plain tensors
+                out, inputs_ = record.unpack(plain)
+                g = plain._wrap(g.data, g.device)
+            grads = prim.vjp(g, out, inputs_, record.params, [p.requires_grad for p in parents])
+            for p, gx in zip(parents, grads):
+                if gx is None or not p.requires_grad:
+                    continue
+                if type(gx) is not Raw:
+                    gx = raw(gx)
+                if gx.data.shape != p.shape:  # a broken rule must not pass silently
+                    raise RuntimeError(
+                        f"the vjp rule of {prim.name!r} returned shape {gx.shape} "
+                        f"for an input of shape {p.shape}"
+                    )
+                previous = cotangents.get(p)
+                cotangents[p] = gx if previous is None else previous + gx
+            g = out = inputs_ = grads = None
+            if not retain_graph:
+                record.free()
+    while _QUEUED:
+        _QUEUED.pop(0)()
+    return results
+
+
+def _unpack_raw(record: OpRecord, raw_class: type) -> tuple[Any, tuple]:
+    """``record.unpack``, with the saved values as ``Raw`` handles (no graph to attach to)."""
+    if record.freed:
+        raise RuntimeError(FREED_MESSAGE)
+    if VERSIONS or record.out_changed:
+        record._check_versions()
+    saved_out = record.saved_out
+    out = record if saved_out is None else raw_class._wrap(saved_out, record.device)
+    saved = record.saved
+    if saved is None:
+        return out, record.parents
+    return out, tuple([raw_class._wrap(x.data, x.device) if isinstance(x, Tensor) else x
+                       for x in saved])  # fmt: skip
+
+
+def _run(outputs, seeds, inputs, retain_graph, create_graph):
+    """The reverse pass. Returns {vertex: cotangent} for ``inputs`` (or sets leaves' grads)."""
+    if _lean(create_graph):
+        return _run_lean(outputs, seeds, inputs, retain_graph)
+    roots, order, wanted, useful = _plan(outputs, inputs)
     cotangents: dict[Any, Tensor] = {}
     for v, g in zip(roots, seeds):
         cotangents[v] = cotangents[v] + g if v in cotangents else g
@@ -158,7 +278,9 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph):
                     else:
                         # (A traced .grad is put back when the trace ends: no copy.)
                         owned = create_graph or tracing is not None
-                        v.grad = g if owned else _own(g, given)
+                        v.grad = (
+                            g if owned else type(g)._wrap(_own(g.data, g.device, given), g.device)
+                        )
                     if POST_ACCUMULATE_HOOKS and id(v) in POST_ACCUMULATE_HOOKS:
                         for hook in tuple(POST_ACCUMULATE_HOOKS[id(v)]):
                             hook(v)

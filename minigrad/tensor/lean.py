@@ -1,0 +1,128 @@
+"""The lean backward pass: the same rules, run on the backend's kernels (lessons 05-06).
+
+A vjp rule is written once, in the operations a tensor has: ``v * out``,
+``-g``, ``sum_to(g, shape)``, ``matmul(g, b.mT)``. With ``create_graph=True``
+(lesson 08) it must run on real tensors, recorded, so that the gradient is
+itself differentiable. With ``create_graph=False`` (nearly every training
+step) nothing of that is needed: no record, no forward-mode tangents, no
+checks for vmap or tracing; only the arithmetic.
+
+So ``autograd`` hands the rules ``Raw`` values in that case: tensors that are
+only a handle on a backend array. Their arithmetic (``*``, ``+``, ``-``, ``/``,
+unary ``-``) goes straight to the backend's ``zip``/``map`` kernel when both
+operands have one dtype and one shape (the common case in a backward pass:
+a cotangent has its output's shape and dtype), skipping the operation's
+dtype promotion, broadcasting and recording. Anything else a rule asks of a
+``Raw`` (a reshape, a matmul, an ``apply`` of a fused primitive) is the
+ordinary tensor operation, which runs unrecorded (gradient mode is off, and a
+``Raw`` never requires grad) and returns a ``Raw`` again. The rules do not
+know which of the two they were given: that is the operations namespace,
+chosen per backward pass.
+
+A ``Raw`` never leaves the backward pass: what reaches ``.grad`` or the
+caller of ``autograd.grad`` is a plain tensor around the same array.
+
+    >>> import numpy as np
+    >>> g = Raw._wrap(np.ones(3, np.float32), "cpu")
+    >>> type(-g * g).__name__, (-g * g).data
+    ('Raw', array([-1., -1., -1.], dtype=float32))
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minigrad import backends
+from minigrad.tensor.tensor import Tensor
+
+_for_device = backends.for_device
+
+
+class Raw(Tensor):
+    """A backend array for the rules of a lean backward pass (see the module docstring)."""
+
+    __slots__ = ()
+    # Never recorded, never differentiated: fixed here, so that making one sets
+    # two fields (``data`` and ``device``), not eight.
+    requires_grad = False
+    grad = None
+    _node = None
+    _tangents = None
+    _label = ""
+
+    @classmethod
+    def _wrap(cls, data: Any, device: str, requires_grad: bool = False) -> Raw:
+        r = object.__new__(cls)
+        r.data = data
+        r.device = device
+        return r
+
+    def _zip(self, op: str, other: Any, swap: bool) -> Any:
+        """``self op other`` (``other op self`` if ``swap``) on the kernel, when no promotion
+        or broadcast is needed; else None (the caller takes the tensor operation)."""
+        a = self.data
+        t = type(other)
+        if t is Raw or t is Tensor:
+            b = other.data
+            if b.dtype != a.dtype or b.shape != a.shape or other.device != self.device:
+                return None
+        elif (t is float or t is int) and a.dtype.kind == "f":
+            b = _for_device(self.device).full((), other, a.dtype)  # a number takes our dtype
+        else:
+            return None
+        backend = _for_device(self.device)
+        r = object.__new__(Raw)
+        r.data = backend.zip(op, b, a) if swap else backend.zip(op, a, b)
+        r.device = self.device
+        return r
+
+    def __add__(self, other: Any) -> Any:
+        r = self._zip("add", other, False)
+        return super().__add__(other) if r is None else r
+
+    def __radd__(self, other: Any) -> Any:
+        r = self._zip("add", other, True)
+        return super().__radd__(other) if r is None else r
+
+    def __sub__(self, other: Any) -> Any:
+        r = self._zip("sub", other, False)
+        return super().__sub__(other) if r is None else r
+
+    def __rsub__(self, other: Any) -> Any:
+        r = self._zip("sub", other, True)
+        return super().__rsub__(other) if r is None else r
+
+    def __mul__(self, other: Any) -> Any:
+        r = self._zip("mul", other, False)
+        return super().__mul__(other) if r is None else r
+
+    def __rmul__(self, other: Any) -> Any:
+        r = self._zip("mul", other, True)
+        return super().__rmul__(other) if r is None else r
+
+    def __truediv__(self, other: Any) -> Any:
+        r = self._zip("div", other, False)
+        return super().__truediv__(other) if r is None else r
+
+    def __rtruediv__(self, other: Any) -> Any:
+        r = self._zip("div", other, True)
+        return super().__rtruediv__(other) if r is None else r
+
+    def __neg__(self) -> Any:
+        a = self.data
+        if a.dtype.kind != "f":
+            return super().__neg__()
+        r = object.__new__(Raw)
+        r.data = _for_device(self.device).map("neg", a)
+        r.device = self.device
+        return r
+
+
+def raw(t: Any) -> Any:
+    """``t`` as a ``Raw`` if it is a tensor (a saved input, say); anything else as it is."""
+    if isinstance(t, Tensor):
+        r = object.__new__(Raw)
+        r.data = t.data
+        r.device = t.device
+        return r
+    return t
