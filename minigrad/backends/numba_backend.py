@@ -72,7 +72,7 @@ class NumbaBackend(NumpyBackend):
     def __init__(self) -> None:
         # Per instance, so a test or a lesson can send every call to the kernels
         # (numpy_below = dict.fromkeys(NUMPY_BELOW, 0), numpy_ops = frozenset()).
-        self.numpy_below = dict(NUMPY_BELOW)
+        self.numpy_below = NUMPY_BELOW
         self.numpy_ops = NUMPY_OPS
         self.matmul_kernel = "blas"  # or "tiled": the lesson's numba kernel
         self.buffers = BufferPool()  # big outputs in recycled memory (buffers.py)
@@ -140,13 +140,28 @@ class NumbaBackend(NumpyBackend):
         shape = tuple(1 if a in axes else n for a, n in enumerate(x.shape))
         return out.reshape(shape if keepdims else tuple(x.shape[a] for a in kept))
 
+    @property
+    def numpy_below(self) -> dict[str, int]:
+        """Per kind of operation, the size below which NumPy's call is the kernel (crossover.py)."""
+        return self._numpy_below
+
+    @numpy_below.setter
+    def numpy_below(self, sizes: dict[str, int]) -> None:
+        self._numpy_below = dict(sizes)
+        # What the small-call tests of map and zip read, worked out here once.
+        self._map_below = sizes["elementwise"]
+        self._map_composite_below = min(sizes["elementwise"], sizes["composite"])
+        self._zip_below = min(sizes["elementwise"], sizes["fused"])
+        self._zip_composite_below = min(self._zip_below, sizes["composite"])
+
     # -- the contract's methods: the policy picks the kernel or NumPy ------------------
     # Each method first asks, as cheaply as it can, whether the kernel pays:
     # below the crossover NumPy's call is the whole cost, so ours must add
     # next to nothing to it.
     def map(self, op: str, x: np.ndarray) -> np.ndarray:
-        if x.size < self.numpy_below["elementwise"] and (  # the common, small case first
-            _KIND[op] != "composite" or x.size < self.numpy_below["composite"]
+        size = x.size
+        if size < self._map_below and (  # the common, small case first
+            size < self._map_composite_below or _KIND[op] != "composite"
         ):
             return np.asarray(MAPS[op](x))
         if not self._kernel_pays(x.size, x.dtype, op):
@@ -158,10 +173,8 @@ class NumbaBackend(NumpyBackend):
 
     def zip(self, op: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         bound = x.size * y.size  # at least the result's size
-        if (
-            bound < self.numpy_below["fused"]
-            and bound < self.numpy_below["elementwise"]
-            and (_KIND[op] != "composite" or bound < self.numpy_below["composite"])
+        if bound < self._zip_below and (
+            bound < self._zip_composite_below or _KIND[op] != "composite"
         ):
             return np.asarray(ZIPS[op](x, y))
         shape = self._big_shape(op, x, y)

@@ -6,6 +6,7 @@ the op catalog only where ``Tensor`` spells an operation):
 (batched tensors and the batch rules' dispatch, lesson 14), ``base`` (what a
 tensor is), ``record`` (``apply`` and the ``OpRecord``), ``autograd`` (the reverse
 pass), ``tensor`` (the ``Tensor`` class and its operators, with ``more_methods``),
+``lean`` (the values a reverse pass without ``create_graph`` runs its rules on),
 ``function`` (custom operations), ``factories`` and ``generator``.
 
 The operations themselves are the op catalog, ``minigrad.tensor.ops``: one
@@ -15,7 +16,7 @@ pooling, convolution, in-place, collectives and named axes), each importing
 the core below ``tensor``.
 """
 
-from minigrad.tensor import autograd
+from minigrad.tensor import autograd, lean
 from minigrad.tensor.dtypes import bool_, float32, float64, int32, int64
 from minigrad.tensor.factories import (
     arange,

@@ -130,6 +130,8 @@ def _lean(create_graph: bool) -> bool:
     the rules run as tensor operations.
     """
     state = current()
+    if Tensor._raw is None:  # (minigrad.tensor.lean not imported)
+        return False
     return not (create_graph or state.tracing is not None or state.levels or state.vmap_levels)
 
 
@@ -160,20 +162,23 @@ def _run_lean(outputs, seeds, inputs, retain_graph):
     unregistered rows (checkpoint) get plain tensors, as always. What is
     handed out (``.grad``, the results) is a plain tensor again.
     """
-    from minigrad.tensor.lean import Raw, raw  # (lean imports Tensor, which imports us)
-
+    Raw = Tensor._raw
     roots, order, wanted, useful = _plan(outputs, inputs)
     plain = Tensor.concrete
     cotangents: dict[Any, Any] = {}
     for v, g in zip(roots, seeds):
-        g = raw(g)
+        g = Raw._wrap(g.data, g.device)
         cotangents[v] = cotangents[v] + g if v in cotangents else g
     results: dict[Any, Tensor] = {}
     given: set[int] = set()  # arrays handed out as some leaf's .grad (see _own)
+    # (Written for speed: one turn of this loop is most of a step's backward.)
+    pop, take, get, builtin = order.pop, cotangents.pop, cotangents.get, REGISTRY.get
+    wrap = Raw._wrap
+    check = VERSIONS  # (a table; empty until some buffer is changed in place)
     with no_grad():
         while order:
-            v = order.pop()
-            g = cotangents.pop(v, None)
+            v = pop()
+            g = take(v, None)
             if g is None:
                 continue
             if type(v) is not OpRecord:  # a leaf: the end of this path
@@ -202,8 +207,20 @@ def _run_lean(outputs, seeds, inputs, retain_graph):
                     continue
             prim = record.prim
             parents = record.parents
-            if REGISTRY.get(prim.name) is prim:
-                out, inputs_ = _unpack_raw(record, Raw)
+            if builtin(prim.name) is prim:
+                # record.unpack, with the saved values as Raw handles (no graph to join)
+                if record.freed:
+                    raise RuntimeError(FREED_MESSAGE)
+                if check or record.out_changed:
+                    record._check_versions()
+                out = record.saved_out
+                out = record if out is None else wrap(out, record.device)
+                inputs_ = record.saved
+                if inputs_ is None:
+                    inputs_ = parents
+                else:
+                    inputs_ = [wrap(x.data, x.device) if isinstance(x, Tensor) else x
+                               for x in inputs_]  # fmt: skip
             else:  # a user's Function, checkpoint: rules that expect plain tensors
                 out, inputs_ = record.unpack(plain)
                 g = plain._wrap(g.data, g.device)
@@ -212,13 +229,13 @@ def _run_lean(outputs, seeds, inputs, retain_graph):
                 if gx is None or not p.requires_grad:
                     continue
                 if type(gx) is not Raw:
-                    gx = raw(gx)
+                    gx = wrap(gx.data, gx.device)
                 if gx.data.shape != p.shape:  # a broken rule must not pass silently
                     raise RuntimeError(
                         f"the vjp rule of {prim.name!r} returned shape {gx.shape} "
                         f"for an input of shape {p.shape}"
                     )
-                previous = cotangents.get(p)
+                previous = get(p)
                 cotangents[p] = gx if previous is None else previous + gx
             g = out = inputs_ = grads = None
             if not retain_graph:
@@ -226,21 +243,6 @@ def _run_lean(outputs, seeds, inputs, retain_graph):
     while _QUEUED:
         _QUEUED.pop(0)()
     return results
-
-
-def _unpack_raw(record: OpRecord, raw_class: type) -> tuple[Any, tuple]:
-    """``record.unpack``, with the saved values as ``Raw`` handles (no graph to attach to)."""
-    if record.freed:
-        raise RuntimeError(FREED_MESSAGE)
-    if VERSIONS or record.out_changed:
-        record._check_versions()
-    saved_out = record.saved_out
-    out = record if saved_out is None else raw_class._wrap(saved_out, record.device)
-    saved = record.saved
-    if saved is None:
-        return out, record.parents
-    return out, tuple([raw_class._wrap(x.data, x.device) if isinstance(x, Tensor) else x
-                       for x in saved])  # fmt: skip
 
 
 def _run(outputs, seeds, inputs, retain_graph, create_graph):

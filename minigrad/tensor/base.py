@@ -298,6 +298,8 @@ class TensorBase:
     )  # fmt: skip
     #: The class operations return when no input tells them (``Tensor``).
     concrete: ClassVar[type]
+    #: The values the rules of a lean reverse pass get (``lean.Raw``); None until it is defined.
+    _raw: ClassVar[type | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -1,0 +1,124 @@
+"""The lean reverse pass (create_graph=False): rules on Raw handles, same numbers, nothing leaks."""
+
+import numpy as np
+import pytest
+import torch
+
+import minigrad as mg
+from minigrad.tensor import lean
+from minigrad.tensor.primitive import Primitive
+
+
+def _model(x, w, b, v):
+    h = mg.tanh(x @ w.T + b)  # broadcast, transpose, matmul
+    h = h * v - h / 3 + (-h).exp().log()  # a leaf used twice, a Python number, exp/log
+    return (h.relu().sum(axis=0) * v[0]).mean() + h[1:, :2].sum()  # indexing, reductions
+
+
+def _leaves(seed=0, dtype=np.float32):
+    rng = np.random.default_rng(seed)
+    shapes = [(5, 3), (4, 3), (4,), (5, 4)]
+    return [rng.standard_normal(s).astype(dtype) for s in shapes]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_lean_pass_gives_the_graph_building_pass_numbers_and_torch_s(dtype):
+    arrays = _leaves(dtype=dtype)
+    lean_leaves = [mg.tensor(a, requires_grad=True) for a in arrays]
+    _model(*lean_leaves).backward()
+    graph_leaves = [mg.tensor(a, requires_grad=True) for a in arrays]
+    _model(*graph_leaves).backward(create_graph=True)
+    torch_leaves = [torch.tensor(a, requires_grad=True) for a in arrays]
+    x, w, b, v = torch_leaves
+    h = torch.tanh(x @ w.T + b)
+    h = h * v - h / 3 + (-h).exp().log()
+    ((h.relu().sum(0) * v[0]).mean() + h[1:, :2].sum()).backward()
+    for mine, graph, ref in zip(lean_leaves, graph_leaves, torch_leaves):
+        assert type(mine.grad) is mg.Tensor and mine.grad.dtype == dtype
+        np.testing.assert_allclose(mine.grad.numpy(), graph.grad.numpy(), rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(mine.grad.numpy(), ref.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_rules_get_raw_handles_only_without_create_graph(monkeypatch):
+    seen = []
+    vjp = Primitive.vjp
+
+    def spy(self, g, *args):
+        seen.append(type(g))
+        return vjp(self, g, *args)
+
+    monkeypatch.setattr(Primitive, "vjp", spy)
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    (x * x).sum().backward()
+    assert seen and set(seen) == {lean.Raw}
+    seen.clear()
+    (gx,) = mg.autograd.grad((x * x).sum(), x, create_graph=True)
+    assert seen and lean.Raw not in seen
+    assert gx.requires_grad  # still differentiable: the higher-order path is untouched
+    (ggx,) = mg.autograd.grad(gx.sum(), x)
+    np.testing.assert_array_equal(ggx.numpy(), [2.0, 2.0])
+
+
+def test_nothing_raw_reaches_the_caller():
+    x = mg.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    y = x * 2
+    y.retain_grad()
+    z = (y * y).sum()
+    (gx, gy) = mg.autograd.grad(z, (x, y), retain_graph=True)
+    assert type(gx) is mg.Tensor and type(gy) is mg.Tensor
+    z.backward()
+    assert type(x.grad) is mg.Tensor and type(y.grad) is mg.Tensor
+    np.testing.assert_array_equal(y.grad.numpy(), 2 * y.numpy())
+
+
+def test_each_leaf_owns_its_gradient_laid_out_like_the_parameter():
+    # add passes one cotangent to both inputs: each .grad must be its own memory.
+    a = mg.tensor([1.0, 2.0], requires_grad=True)
+    b = mg.tensor([3.0, 4.0], requires_grad=True)
+    (a + b).sum().backward()
+    assert not np.shares_memory(a.grad.data, b.grad.data)
+    a.grad.zero_()
+    np.testing.assert_array_equal(b.grad.numpy(), [1.0, 1.0])
+    # x @ w.T: w's cotangent is the transpose of a product; .grad is row-major, as w is.
+    w = mg.tensor(np.ones((3, 4), np.float32), requires_grad=True)
+    (mg.ones((2, 4)) @ w.T).sum().backward()
+    assert w.grad.data.flags.c_contiguous and w.grad.data.base is None
+
+
+def test_custom_function_backward_still_gets_plain_tensors():
+    got = []
+
+    class Square(mg.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            got.append(type(g))
+            (x,) = ctx.saved_tensors
+            return 2 * x * g
+
+    x = mg.tensor([1.0, 3.0], requires_grad=True)
+    (Square.apply(x) * 1.5).sum().backward()
+    assert got == [mg.Tensor]
+    np.testing.assert_allclose(x.grad.numpy(), [3.0, 9.0])
+
+
+def test_lean_pass_still_refuses_a_value_changed_in_place():
+    a = mg.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 1
+    c = b * b
+    with mg.no_grad():
+        b.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        c.sum().backward()
+
+
+def test_lean_pass_frees_the_graph_unless_retained():
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    y = (x.exp() * x).sum()
+    y.backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.backward()
