@@ -26,9 +26,8 @@ import argparse
 import os
 import statistics
 import sys
-import time
 
-from bench import ROOT, pin_threads, print_load, target, write_json
+from bench import ROOT, clock_from_env, pin_threads, print_load, target, write_json
 
 # Before NumPy loads its BLAS: 2 threads for everyone (or OMP_NUM_THREADS, if set).
 THREADS = int(os.environ.get("OMP_NUM_THREADS", "2"))
@@ -43,6 +42,7 @@ from autograd import make_vjp  # noqa: E402
 import minigrad as mg  # noqa: E402
 
 torch.set_num_threads(THREADS)
+CLOCK_NAME, CLOCK = clock_from_env()  # BENCH_CLOCK=cpu: CPU time (see bench.py)
 
 
 def chain(y, w, ops: int, tanh):
@@ -63,11 +63,11 @@ def chain(y, w, ops: int, tanh):
 def run_minigrad(x0, w0, ops):
     x = mg.tensor(x0, requires_grad=True)
     w = mg.tensor(w0, requires_grad=True)
-    start = time.perf_counter()
+    start = CLOCK()
     loss = chain(x, w, ops, mg.tanh).sum()
-    middle = time.perf_counter()
+    middle = CLOCK()
     loss.backward()
-    end = time.perf_counter()
+    end = CLOCK()
     return middle - start, end - middle, (x.grad.numpy(), w.grad.numpy())
 
 
@@ -86,20 +86,20 @@ def run_minigrad_jit(x0, w0, ops):
     # Forward and backward are one compiled program: the time is all "forward".
     x, w = mg.tensor(x0), mg.tensor(w0)
     step = jitted_chain(ops)
-    start = time.perf_counter()
+    start = CLOCK()
     _, (gx, gw) = step(x, w)
-    end = time.perf_counter()
+    end = CLOCK()
     return end - start, 0.0, (gx.numpy(), gw.numpy())
 
 
 def run_torch(x0, w0, ops):
     x = torch.tensor(x0, requires_grad=True)
     w = torch.tensor(w0, requires_grad=True)
-    start = time.perf_counter()
+    start = CLOCK()
     loss = chain(x, w, ops, torch.tanh).sum()
-    middle = time.perf_counter()
+    middle = CLOCK()
     loss.backward()
-    end = time.perf_counter()
+    end = CLOCK()
     return middle - start, end - middle, (x.grad.numpy(), w.grad.numpy())
 
 
@@ -109,11 +109,11 @@ def run_autograd(x0, w0, ops):
         x, w = params
         return anp.sum(chain(x, w, ops, anp.tanh))
 
-    start = time.perf_counter()
+    start = CLOCK()
     vjp, _ = make_vjp(f)((x0, w0))
-    middle = time.perf_counter()
+    middle = CLOCK()
     grads = vjp(np.float32(1.0))
-    end = time.perf_counter()
+    end = CLOCK()
     return middle - start, end - middle, grads
 
 
@@ -160,7 +160,8 @@ def main() -> None:
     ours = results["minigrad"][2]
     print(
         f"W5 per-op overhead: {args.ops} ops on 4x4 float32, then backward; "
-        f"median of {args.repeats}; minigrad backend {mg.backends.current()!r}, {THREADS} threads"
+        f"median of {args.repeats}; minigrad backend {mg.backends.current()!r}, {THREADS} threads, "
+        f"{CLOCK_NAME} time"
     )
     header = f"{'fwd us/op':>10} {'bwd us/op':>10} {'total us/op':>12} {'minigrad / it':>14}"
     print(f"  {'engine':<16} {header}")

@@ -19,6 +19,7 @@ node's vjp rules turn that sum into cotangents for its inputs.
 
 from __future__ import annotations
 
+import sys
 import weakref
 from collections.abc import Sequence
 from typing import Any
@@ -110,7 +111,11 @@ def _own(data: Any, device: str, given: set[int]) -> Any:
     is (PyTorch's gradient layout), so that the update reads both in order.
     """
     if isinstance(data, np.ndarray):
-        if data.base is None and data.flags.writeable and id(data) not in given:
+        if (
+            data.flags.writeable
+            and id(data) not in given
+            and (data.base is None or _sole_view(data))
+        ):
             given.add(id(data))
             return data
         copy = np.array(data, order="C")
@@ -119,6 +124,34 @@ def _own(data: Any, device: str, given: set[int]) -> Any:
         copy = backend.where(backend.full((), True, np.dtype(bool)), data, data)  # fresh memory
     given.add(id(copy))
     return copy
+
+
+def _sole_view(data: np.ndarray) -> bool:
+    """Whether ``data`` is a row-major view of all of an array that nothing else holds.
+
+    (Then it owns that memory as much as a fresh array would: ``W.grad`` of
+    ``x @ W.T`` is the transpose of a transposed product, see ``ops.linalg``.)
+    Nothing else holds the array when its reference count is what it is with
+    one view and nothing more: measured once, below, on this Python.
+    """
+    base = data.base
+    if not (
+        type(base) is np.ndarray
+        and base.base is None
+        and data.flags.c_contiguous
+        and data.size == base.size
+        and data.dtype == base.dtype
+    ):
+        return False
+    del base  # (our own reference must not count)
+    return _references_to_base(data) <= _ONE_VIEW
+
+
+def _references_to_base(view: np.ndarray) -> int:
+    return sys.getrefcount(view.base)
+
+
+_ONE_VIEW = _references_to_base(np.empty((2, 3)).T.T)  # a view, and no other holder
 
 
 def _lean(create_graph: bool) -> bool:
@@ -181,6 +214,8 @@ def _run_lean(outputs, seeds, inputs, retain_graph):
             g = take(v, None)
             if g is None:
                 continue
+            if type(g) is list:
+                g = _total(g)
             if type(v) is not OpRecord:  # a leaf: the end of this path
                 if wanted is None:
                     if v.grad is not None:
@@ -236,13 +271,45 @@ def _run_lean(outputs, seeds, inputs, retain_graph):
                         f"for an input of shape {p.shape}"
                     )
                 previous = get(p)
-                cotangents[p] = gx if previous is None else previous + gx
+                if previous is None:
+                    cotangents[p] = gx
+                elif type(previous) is list:  # terms waiting to be summed (see _total)
+                    previous.append(gx)
+                    if len(previous) == _TERMS:
+                        cotangents[p] = [_total(previous)]
+                elif type(gx.data) is np.ndarray and gx.data.nbytes <= _SMALL:
+                    cotangents[p] = [previous, gx]
+                else:
+                    cotangents[p] = previous + gx
             g = out = inputs_ = grads = None
             if not retain_graph:
                 record.free()
     while _QUEUED:
         _QUEUED.pop(0)()
     return results
+
+
+# A small cotangent with many terms (a weight shared by every step of a chain)
+# collects them in a list and adds them in one NumPy call, in the order they
+# came (NumPy sums along the stacked axis one term after another, as ``+``
+# would): up to _TERMS at a time, each at most _SMALL bytes.
+_TERMS = 64
+_SMALL = 1 << 14
+
+
+def _total(terms: list) -> Any:
+    """The sum of the ``Raw`` cotangents ``terms``, first to last."""
+    first = terms[0]
+    if len(terms) == 1:
+        return first
+    arrays = [t.data for t in terms]
+    dtype, shape = arrays[0].dtype, arrays[0].shape
+    if any(a.dtype != dtype or a.shape != shape for a in arrays):
+        total = first
+        for t in terms[1:]:
+            total = total + t
+        return total
+    return type(first)._wrap(np.add.reduce(np.stack(arrays), axis=0), first.device)
 
 
 def _run(outputs, seeds, inputs, retain_graph, create_graph):

@@ -395,13 +395,37 @@ def add_(x: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     (True, tensor([11., 12.]))
     """
     return assign(x, lambda old: ew.add(old, other if alpha == 1 else ew.mul(other, alpha)),
-                  (other,), "add_")  # fmt: skip
+                  (other,), "add_", write=_written("add", x, other, alpha))  # fmt: skip
 
 
 def sub_(x: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """``x -= alpha * other`` in place; returns ``x``."""
     return assign(x, lambda old: ew.sub(old, other if alpha == 1 else ew.mul(other, alpha)),
-                  (other,), "sub_")  # fmt: skip
+                  (other,), "sub_", write=_written("sub", x, other, alpha))  # fmt: skip
+
+
+def _written(op: str, x: Any, other: Any, alpha: Any) -> Any:
+    """For ``add_``/``sub_`` of a float tensor of x's shape and dtype (an optimizer's step):
+    how to write the sum straight into x's memory, or None (then computed, then copied).
+
+    The same arithmetic as ``x op alpha * other`` (the product rounded to x's
+    dtype first), without the new array that result would be: for a big
+    parameter, a fresh array costs more than the sum itself.
+    """
+    if not (isinstance(other, Tensor) and isinstance(x, Tensor)):
+        return None
+    a, b = x.data, other.data
+    if not (type(a) is np.ndarray and type(b) is np.ndarray and a.dtype.kind == "f"):
+        return None
+    if b.dtype != a.dtype or b.shape != a.shape or type(alpha) not in (int, float):
+        return None
+    ufunc = np.add if op == "add" else np.subtract
+
+    def write(target: np.ndarray) -> None:
+        term = b if alpha == 1 else np.multiply(b, np.asarray(alpha, a.dtype))
+        ufunc(target, term, out=target)
+
+    return write
 
 
 def mul_(x: Tensor, other: Any) -> Tensor:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_shape, broadcast_to
@@ -49,10 +51,30 @@ def _matmul_batched(xs: list, batched: list) -> Tensor:
     return apply(MATMUL, (a, b))
 
 
+def _grad_of_b(g: Tensor, a: Tensor, b: Tensor) -> Tensor:
+    """A^T G, the cotangent of ``b``, laid out as ``b`` is.
+
+    In ``x @ W.T`` (every ``nn.Linear``) ``b`` is the transpose of a row-major
+    matrix. Computed as (G^T A)^T, the same product, its transpose (what ``W``
+    receives) is then row-major as ``W`` is, and ``W.grad`` needs no copy to get
+    PyTorch's layout (PyTorch's matrix-product backward does the same).
+    """
+    data = b.data
+    if (
+        type(data) is np.ndarray
+        and data.ndim == 2
+        and g.ndim == 2
+        and data.flags.f_contiguous
+        and not data.flags.c_contiguous
+    ):
+        return _mT(matmul(_mT(g), a))
+    return matmul(_mT(a), g)
+
+
 MATMUL = Primitive(
     "matmul",
     lambda backend, a, b: backend.matmul(a, b),
-    multilinear=(lambda g, a, b: matmul(g, _mT(b)), lambda g, a, b: matmul(_mT(a), g)),
+    multilinear=(lambda g, a, b: matmul(g, _mT(b)), lambda g, a, b: _grad_of_b(g, a, b)),
     saves=(0, 1),
     batch=_matmul_batched,
 )
