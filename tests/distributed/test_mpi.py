@@ -36,6 +36,11 @@ def test_two_ranks(scenario):
     assert_ok(done, scenario)
 
 
+def test_ddp_on_three_ranks_equals_one_process_too():
+    done, _ = job("ddp", n=3)
+    assert_ok(done, "ddp", n=3)
+
+
 def test_a_failing_rank_ends_every_rank_with_its_error():
     done, seconds = job("fail")
     assert done.returncode != 0

@@ -16,7 +16,7 @@ from minigrad.distributed.nn import functional as F
 TOL = {"rtol": 1e-6, "atol": 1e-9}
 
 
-def data(seed=0, n=8):
+def data(seed=0, n=12):
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((n, 5))
     y = np.tanh(x @ rng.standard_normal((5, 2)))
