@@ -281,6 +281,12 @@ class CudaBackend:
         self._elementwise(partial(kernels.map_kernel, "copy"), out, x)
         return out
 
+    def write(self, target: CudaArray, values: CudaArray) -> None:
+        """Copy ``values`` (broadcast to ``target``'s shape) into the memory ``target`` covers,
+        strided or not: the one kernel that changes an array after it is made (in-place
+        operations, ``minigrad.tensor.ops.inplace``)."""
+        self._elementwise(partial(kernels.map_kernel, "copy"), target, values)
+
     def broadcast_to(self, x: CudaArray, shape: tuple[int, ...]) -> CudaArray:
         return CudaArray(x.buffer, shape, broadcast_strides(x.shape, x.strides, shape), x.offset)
 

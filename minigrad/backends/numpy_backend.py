@@ -69,7 +69,11 @@ class NumpyBackend:
         return x.astype(dtype)
 
     def broadcast_to(self, x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-        # A view with stride 0 along the new axes: no copy.
+        # A view with stride 0 along the new axes: no copy. If no element repeats
+        # (only size-1 axes added), a plain reshape: a view that can be written
+        # through, as PyTorch's expand to such a shape can.
+        if x.size == int(np.prod(shape)):
+            return x.reshape(shape)
         return np.broadcast_to(x, shape)
 
     def reshape(self, x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:

@@ -75,7 +75,7 @@ class _Problem:
                 "differences; checking a float64 copy (pass float64 inputs)",
                 stacklevel=4,
             )
-        return factories.tensor(x.numpy(), dtype=dtypes.float64)
+        return factories.tensor(x.detach().numpy(), dtype=dtypes.float64)
 
     def numerical(self, eps: float) -> list[np.ndarray]:
         """The Jacobian by central differences, a block per checked input."""
@@ -87,7 +87,7 @@ class _Problem:
             ]
             return _flat(self.of_checked(*moved))
 
-        points = [x.numpy().reshape(-1) for x in self.checked]
+        points = [x.detach().numpy().reshape(-1) for x in self.checked]
         n_out = sum(o.size for o in self.outs)
         return central_differences(outputs, points, eps, n_out)
 
@@ -126,7 +126,7 @@ class _Problem:
 
 
 def _float64(t: Tensor) -> np.ndarray:
-    return np.asarray(t.numpy(), dtype=np.float64)
+    return np.asarray(t.detach().numpy(), dtype=np.float64)
 
 
 def _flat(outs: Sequence[Tensor]) -> np.ndarray:
@@ -235,7 +235,7 @@ def gradgradcheck(
         rng = np.random.default_rng(0)
         grad_outputs = [rng.standard_normal(o.shape) for o in outs]
     us = [
-        factories.tensor(u.numpy() if isinstance(u, Tensor) else u, dtype=dtypes.float64)
+        factories.tensor(u.detach().numpy() if isinstance(u, Tensor) else u, dtype=dtypes.float64)
         for u in as_inputs(grad_outputs)
     ]
     if len(us) != len(outs):

@@ -53,7 +53,7 @@ def embedding(input: Any, weight: Tensor, padding_idx: int | None = None) -> Ten
     if weight.ndim != 2:
         raise RuntimeError(f"'weight' must be 2-D; got a table of shape {weight.shape}")
     rows = weight.shape[0]
-    values = ids.numpy()
+    values = ids.detach().numpy()
     if values.size and (values.min() < 0 or values.max() >= rows):
         bad = values[(values < 0) | (values >= rows)].flat[0]
         raise IndexError(
@@ -132,7 +132,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
             "one_hot is only applicable to index tensor of type LongTensor.\n"
             f"got {ids.dtype.name}; convert with .to(mg.int64)"
         )
-    values = ids.numpy()
+    values = ids.detach().numpy()
     if num_classes == -1:
         if values.size == 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")

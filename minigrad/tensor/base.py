@@ -71,7 +71,7 @@ def as_array(data: Any, dtype: Any) -> np.ndarray:
     the integer 1180591620717411303424 does not fit in int64 (-2**63 to 2**63 - 1)
     """
     if isinstance(data, TensorBase):
-        array = data.numpy()
+        array = data._numpy()
     elif isinstance(data, (str, bytes)) or data is None:
         raise TypeError(f"cannot make a tensor from {type(data).__name__} {data!r}")
     else:
@@ -191,21 +191,37 @@ def set_version(data: Any, version: int) -> None:
 
 
 # -- views: which tensor a view was cut from ----------------------------------------------
-# A view (a basic slice, a reshape or a transpose of a CPU tensor, made with
-# gradient mode on) lives in its base's memory. It carries ``_view = (base,
-# primitive, params)``: it is ``primitive(base, **params)``; the base carries
-# ``_views``, weak references to its views. An in-place change through a view
-# changes the base, and every graph involved learns of it (``inplace.py``). A
-# view keeps its base alive, as in PyTorch. Both fields are left unset on every
-# other tensor, so making a tensor costs nothing more.
+# A view (a basic slice, a reshape, a transpose or an expand of a tensor, CPU or
+# CUDA, made with gradient mode on) lives in its base's memory. It carries
+# ``_view = (base, primitive, params)``: it is ``primitive(base, **params)``; the
+# base carries ``_views``, weak references to its views. An in-place change
+# through a view changes the base, and every graph involved learns of it
+# (``inplace.py``). A view keeps its base alive, as in PyTorch. A view made under
+# ``no_grad`` carries ``_view = (base, NO_GRAD_VIEW, None)`` and is not among the
+# base's ``_views``: a change through it with gradient mode on is PyTorch's error.
+# Both fields are left unset on every other tensor, so making a tensor costs
+# nothing more.
+
+#: The primitive slot of ``_view`` for a view made with gradient mode off (PyTorch's
+#: CreationMeta::NO_GRAD_MODE).
+NO_GRAD_VIEW = "made under no_grad"
 
 
-def note_view(view: Any, base: Any, prim: Any, params: dict) -> None:
+def shares_memory(data: Any, base: Any) -> bool:
+    """Whether backend array ``data`` is a view into the memory of backend array ``base``."""
+    if type(data) is np.ndarray:
+        return (data.base is not None and type(base) is np.ndarray
+                and buffer_of(data) is buffer_of(base))  # fmt: skip
+    buffer = getattr(data, "buffer", None)  # a CudaArray
+    return buffer is not None and buffer is getattr(base, "buffer", None)
+
+
+def note_view(view: Any, base: Any, prim: Any, params: dict, grad_enabled: bool = True) -> None:
     """Remember that ``view`` (made by ``prim`` from ``base``) shares ``base``'s memory."""
-    data = view.data
-    if view is base or type(data) is not np.ndarray or data.base is None:
+    if view is base or not shares_memory(view.data, base.data):
         return
-    if type(base.data) is not np.ndarray or buffer_of(data) is not buffer_of(base.data):
+    if not grad_enabled:
+        view._view = (base, NO_GRAD_VIEW, None)
         return
     view._view = (base, prim, params)
     views = getattr(base, "_views", None)
@@ -287,6 +303,11 @@ class Size(int):
 
     def __reduce__(self) -> tuple:  # pickles as the plain count it is
         return (int, (int(self),))
+
+
+_NUMPY_OF_GRAD = (
+    "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+)
 
 
 class TensorBase:
@@ -414,8 +435,26 @@ class TensorBase:
         self._label = text
 
     # -- values -----------------------------------------------------------------
-    def numpy(self) -> np.ndarray:
-        """The values as a NumPy array (copied to the host for CUDA tensors)."""
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The values as a NumPy array (copied to the host for CUDA tensors).
+
+        A tensor that requires grad is refused, as in PyTorch: the array would be
+        outside the graph, so write ``x.detach().numpy()`` to say so. ``force=True``
+        detaches (and, as PyTorch's, copies).
+
+        >>> import minigrad as mg
+        >>> w = mg.ones(2, requires_grad=True)
+        >>> w.detach().numpy(), w.numpy(force=True)
+        (array([1., 1.], dtype=float32), array([1., 1.], dtype=float32))
+        """
+        if self.requires_grad:
+            if not force:
+                raise RuntimeError(_NUMPY_OF_GRAD)
+            return np.array(self._numpy(), copy=True)
+        return self._numpy()
+
+    def _numpy(self) -> np.ndarray:
+        """The values as a NumPy array, whether or not the tensor requires grad (internal)."""
         if isinstance(self.data, StandIn):  # traced (lesson 13) or batched (14): it says
             return self.data.to_numpy()
         return backends.for_device(self.device).to_numpy(self.data)
@@ -423,15 +462,15 @@ class TensorBase:
     def item(self) -> float | int | bool:
         if self.size != 1:
             raise RuntimeError(f"a Tensor with {self.size} elements cannot be converted to Scalar")
-        return self.numpy().reshape(()).item()
+        return self._numpy().reshape(()).item()
 
     def tolist(self) -> Any:
-        return self.numpy().tolist()
+        return self._numpy().tolist()
 
     # -- array protocols: NumPy, DLPack and format() read a tensor's numbers ----------
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         """``np.asarray(x)``: the values as one NumPy array (a view of CPU memory)."""
-        array = self.numpy()
+        array = self._numpy()
         if dtype is not None and array.dtype != dtype:
             return array.astype(dtype)
         return np.array(array, copy=True) if copy else array
@@ -443,7 +482,12 @@ class TensorBase:
                 "minigrad exports only CPU memory through DLPack\n"
                 f"this tensor is on {self.device!r}; call .cpu() first"
             )
-        return self.numpy().__dlpack__(**({"stream": stream} if stream is not None else {}),
+        if self.requires_grad:
+            raise BufferError(
+                "Can't export tensors that require gradient, use tensor.detach()\n"
+                "(the memory would be outside the graph)"
+            )
+        return self._numpy().__dlpack__(**({"stream": stream} if stream is not None else {}),
                                        **options)  # fmt: skip
 
     def __dlpack_device__(self) -> tuple[int, int]:
@@ -497,7 +541,7 @@ class TensorBase:
             if special is not None:
                 return special
         body = np.array2string(
-            self.numpy(), separator=", ", prefix="tensor(", precision=4, suppress_small=True
+            self._numpy(), separator=", ", prefix="tensor(", precision=4, suppress_small=True
         )
         extras = []
         if self.dtype not in (dtypes.float32, dtypes.int64, dtypes.bool_):

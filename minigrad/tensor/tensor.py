@@ -282,7 +282,7 @@ class Tensor(MoreMethods, TensorBase):
         return movement.unsqueeze(self, axis)
 
     def broadcast_to(self, shape: tuple[int, ...]) -> Tensor:
-        return broadcasting.broadcast_to(self, shape)
+        return broadcasting.expand_view(self, shape)
 
     def expand(self, *sizes: Any) -> Tensor:
         return rearrange.expand(self, *sizes)

@@ -394,7 +394,7 @@ def run(backend_name: str, case, dtype, seed: int, grads: bool = True):
         out = case.mg_fn(*xs)
         if grads:
             out.backward(mg.tensor(rng.standard_normal(out.shape), dtype=out.dtype))
-    return out.numpy(), [None if x.grad is None else x.grad.numpy() for x in xs]
+    return out.detach().numpy(), [None if x.grad is None else x.grad.numpy() for x in xs]
 
 
 @pytest.mark.parametrize("name", sorted(ALL_CASES))

@@ -20,7 +20,7 @@ def names(graph: Graph) -> list[str]:
 
 
 def close(a, b, rtol=1e-6, atol=1e-6):
-    np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=rtol, atol=atol)
+    np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=rtol, atol=atol)
 
 
 # -- tracing ------------------------------------------------------------------------------

@@ -52,7 +52,9 @@ def _weighted_sum(fn, weights):
 
 
 def _close(got, want):
-    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-9, atol=1e-12, equal_nan=True)
+    np.testing.assert_allclose(
+        got.detach().numpy(), want.detach().numpy(), rtol=1e-9, atol=1e-12, equal_nan=True
+    )
 
 
 @pytest.mark.parametrize("name", sorted(DATABASE))

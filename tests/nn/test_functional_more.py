@@ -132,13 +132,16 @@ def test_bilinear_layer_matches_torch_with_copied_weights():
     theirs.load_state_dict({k: torch.tensor(v.numpy()) for k, v in ours.state_dict().items()})
     x1, x2 = np.random.default_rng(1).standard_normal((2, 5, 2)), np.ones((5, 3))
     np.testing.assert_allclose(
-        ours(mg.tensor(x1[0]), mg.tensor(x2)).numpy(),
+        ours(mg.tensor(x1[0]), mg.tensor(x2)).detach().numpy(),
         theirs(torch.tensor(x1[0]), torch.tensor(x2)).detach().numpy(),
         rtol=1e-12,
     )
     assert repr(ours) == repr(theirs)
     bound = 1 / np.sqrt(2)
-    assert np.abs(ours.weight.numpy()).max() <= bound and ours.weight.numpy().std() > bound / 4
+    assert (
+        np.abs(ours.weight.detach().numpy()).max() <= bound
+        and ours.weight.detach().numpy().std() > bound / 4
+    )
 
 
 # -- normalizations, pools, resampling, transposed convolutions ------------------------------------
@@ -198,7 +201,7 @@ def test_grid_layers_equal_torchs(name, args, shape):
         assert tuple(value.shape) == tuple(theirs.state_dict()[key].shape)
     theirs.double()
     got, want = ours(mg.tensor(x)), theirs(torch.tensor(x))
-    np.testing.assert_allclose(got.numpy(), want.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-10, atol=1e-12)
 
 
 def test_instance_norm_running_statistics_move_as_torchs():
@@ -224,10 +227,13 @@ def test_conv_transpose_layers_match_torch_and_use_its_initial_bound(cls, shape)
     assert repr(ours) == repr(theirs)
     assert ours.weight.shape == tuple(theirs.weight.shape)
     bound = 1 / np.sqrt(3 * 3 ** (len(shape) - 2))  # fan-in: C_out / groups * kernel
-    assert np.abs(ours.weight.numpy()).max() <= bound and ours.weight.numpy().std() > bound / 4
+    assert (
+        np.abs(ours.weight.detach().numpy()).max() <= bound
+        and ours.weight.detach().numpy().std() > bound / 4
+    )
     theirs.load_state_dict({k: torch.tensor(v.numpy()) for k, v in ours.state_dict().items()})
     x = np.random.default_rng(7).standard_normal(shape)
-    np.testing.assert_allclose(ours(mg.tensor(x)).numpy(),
+    np.testing.assert_allclose(ours(mg.tensor(x)).detach().numpy(),
                                theirs(torch.tensor(x)).detach().numpy(), rtol=1e-10)  # fmt: skip
 
 
@@ -308,6 +314,6 @@ def test_group_and_instance_norm_layers_without_bias_match_torch():
         )
         assert list(ours.state_dict()) == list(theirs.state_dict())
         x = np.random.default_rng(9).standard_normal((2, 4, 5))
-        np.testing.assert_allclose(ours(mg.tensor(x)).numpy(),
+        np.testing.assert_allclose(ours(mg.tensor(x)).detach().numpy(),
                                    theirs.double()(torch.tensor(x)).detach().numpy(),
                                    rtol=1e-10)  # fmt: skip

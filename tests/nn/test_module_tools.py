@@ -26,7 +26,7 @@ def test_a_frozen_parameter_stays_in_parameters_and_state_dict_and_reloads():
     fresh = model(mg)
     assert fresh.load_state_dict(mg.load(buffer)).missing_keys == []
     for a, b in zip(tuned.parameters(), fresh.parameters(), strict=True):
-        np.testing.assert_array_equal(a.numpy(), b.numpy())
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
 
 
 def test_frozen_parameters_get_no_gradient_and_the_optimizer_leaves_them():
@@ -173,13 +173,13 @@ def test_functional_call_matches_torch_and_restores_the_module():
     expected = torch.func.functional_call(
         theirs, {k: torch.tensor(v) for k, v in new.items()}, torch.tensor(x)
     )
-    np.testing.assert_allclose(out.numpy(), expected.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(out.detach().numpy(), expected.detach().numpy(), rtol=1e-12)
     for k, v in ours.state_dict().items():
         np.testing.assert_array_equal(v.numpy(), before[k])
     # The module is restored after an error inside forward too.
     with pytest.raises(Exception):  # noqa: B017 - the shape error's type is not the point
         mg.func.functional_call(ours, {"0.weight": mg.zeros(4, 3)}, mg.zeros(2, 7))
-    np.testing.assert_array_equal(ours[0].weight.numpy(), before["0.weight"])
+    np.testing.assert_array_equal(ours[0].weight.detach().numpy(), before["0.weight"])
 
 
 def test_functional_call_gradients_ties_and_strictness():
@@ -208,7 +208,9 @@ def test_functional_call_gradients_ties_and_strictness():
     x = mg.tensor([[1.0, 2.0]])
     assert mg.func.functional_call(tied, {"a.weight": eye}, x).tolist() == [[1.0, 2.0]]
     untied = mg.func.functional_call(tied, {"a.weight": eye}, x, tie_weights=False)
-    np.testing.assert_allclose(untied.numpy(), (x @ tied.b.weight.T).numpy(), rtol=1e-6)
+    np.testing.assert_allclose(
+        untied.detach().numpy(), (x @ tied.b.weight.T).detach().numpy(), rtol=1e-6
+    )
     with pytest.raises(RuntimeError, match="Missing key"):
         mg.func.functional_call(layer, {"weight": mg.zeros(1, 2)}, x, strict=True)
     with pytest.raises(AttributeError, match="no parameter or buffer named 'wieght'"):

@@ -15,7 +15,7 @@ TF = torch.nn.functional
 
 def close(ours, theirs, rtol=1e-10, atol=1e-12):
     theirs = theirs.detach().numpy() if isinstance(theirs, torch.Tensor) else theirs
-    np.testing.assert_allclose(ours.numpy(), theirs, rtol=rtol, atol=atol)
+    np.testing.assert_allclose(ours.detach().numpy(), theirs, rtol=rtol, atol=atol)
 
 
 def copy_into_torch(ours, theirs):
@@ -84,7 +84,7 @@ def test_dropout_drops_a_fraction_p_and_scales_the_rest_while_training():
     layer = mg.nn.Dropout(0.3)
     x = mg.ones(200, 100, requires_grad=True)
     y = layer(x)
-    values = y.numpy()
+    values = y.detach().numpy()
     assert set(np.unique(values)) <= {0.0, np.float32(1 / 0.7)}
     # 20,000 draws: the fraction dropped is 0.3 within 4 standard deviations
     assert abs((values == 0).mean() - 0.3) < 4 * math.sqrt(0.3 * 0.7 / 20000)
@@ -201,7 +201,7 @@ def test_embedding_matches_torch_and_keeps_its_padding_row():
     mg.manual_seed(4)
     ours = mg.nn.Embedding(6, 3, padding_idx=2, dtype=mg.float64)
     theirs = torch.nn.Embedding(6, 3, padding_idx=2, dtype=torch.float64)
-    np.testing.assert_array_equal(ours.weight.numpy()[2], 0.0)
+    np.testing.assert_array_equal(ours.weight.detach().numpy()[2], 0.0)
     copy_into_torch(ours, theirs)
     ids = np.array([[0, 2, 5], [5, 5, 1]])
     y, ty = ours(mg.tensor(ids)), theirs(torch.from_numpy(ids))
@@ -218,7 +218,7 @@ def test_embedding_matches_torch_and_keeps_its_padding_row():
 
 def test_embedding_init_is_standard_normal():
     mg.manual_seed(0)
-    w = mg.nn.Embedding(1000, 100).weight.numpy()
+    w = mg.nn.Embedding(1000, 100).weight.detach().numpy()
     assert abs(w.mean()) < 0.01 and abs(w.std() - 1) < 0.01
 
 
@@ -243,9 +243,9 @@ def test_conv_init_is_kaiming_uniform_with_torchs_bound():
     layer = mg.nn.Conv2d(8, 64, (3, 5), groups=2)
     fan_in = 8 // 2 * 3 * 5
     bound = 1 / math.sqrt(fan_in)  # kaiming_uniform_(a=sqrt(5)): gain sqrt(1/3) * sqrt(3/fan_in)
-    w = layer.weight.numpy()
+    w = layer.weight.detach().numpy()
     assert layer.weight.shape == (64, 4, 3, 5) and layer.bias.shape == (64,)
-    assert np.abs(w).max() <= bound and np.abs(layer.bias.numpy()).max() <= bound
+    assert np.abs(w).max() <= bound and np.abs(layer.bias.detach().numpy()).max() <= bound
     assert abs(w.std() / (bound / math.sqrt(3)) - 1) < 0.05  # U(-b, b): std b / sqrt(3)
 
 
@@ -306,12 +306,12 @@ def test_load_state_dict_copies_into_the_same_objects_so_optimizers_keep_working
     assert [id(p) for p in model.parameters()] == [id(p) for p in params]
     for (name, p), q in zip(model.state_dict().items(), source.state_dict().values()):
         np.testing.assert_array_equal(p.numpy(), q.numpy(), err_msg=name)
-    before = model[0].weight.numpy().copy()
+    before = model[0].weight.detach().numpy().copy()
     loss = model(mg.randn(2, 2, 6, 6, dtype=mg.float64)).sum()
     loss.backward()
     optimizer.step()
     np.testing.assert_allclose(
-        model[0].weight.numpy(), before - 0.1 * model[0].weight.grad.numpy(), rtol=1e-12
+        model[0].weight.detach().numpy(), before - 0.1 * model[0].weight.grad.numpy(), rtol=1e-12
     )
 
 
@@ -325,20 +325,20 @@ def test_strict_loading_names_missing_unexpected_and_mismatched_keys_like_torch(
     assert str(error.value) == str(torch_error.value)
     result = ours.load_state_dict({k: mg.tensor(v) for k, v in bad.items()}, strict=False)
     assert result.missing_keys == ["bias"] and result.unexpected_keys == ["foo"]
-    np.testing.assert_array_equal(ours.weight.numpy(), 0.0)  # the matching key was loaded
+    np.testing.assert_array_equal(ours.weight.detach().numpy(), 0.0)  # the matching key was loaded
 
 
 def test_a_shape_mismatch_raises_even_when_not_strict_and_changes_nothing():
     layer = mg.nn.Linear(3, 2)
-    weight, bias = layer.weight.numpy().copy(), layer.bias.numpy().copy()
+    weight, bias = layer.weight.detach().numpy().copy(), layer.bias.detach().numpy().copy()
     message = (
         r"size mismatch for weight: copying a param with shape \(3, 3\) from checkpoint, "
         r"the shape in current model is \(2, 3\)"
     )
     with pytest.raises(RuntimeError, match=message):
         layer.load_state_dict({"weight": mg.zeros(3, 3), "bias": mg.zeros(2)}, strict=False)
-    np.testing.assert_array_equal(layer.weight.numpy(), weight)
-    np.testing.assert_array_equal(layer.bias.numpy(), bias)  # not half-loaded
+    np.testing.assert_array_equal(layer.weight.detach().numpy(), weight)
+    np.testing.assert_array_equal(layer.bias.detach().numpy(), bias)  # not half-loaded
     with pytest.raises(RuntimeError, match="expected Tensor or NumPy array from checkpoint"):
         layer.load_state_dict({"weight": [[0.0] * 3] * 2, "bias": mg.zeros(2)})
     with pytest.raises(TypeError, match="Expected state_dict to be dict-like"):
@@ -374,7 +374,9 @@ def test_state_dict_round_trip_through_a_file(tmp_path):
     fresh = cnn(mg)
     fresh.load_state_dict(loaded)
     x = mg.randn(3, 2, 6, 6, dtype=mg.float64)
-    np.testing.assert_array_equal(fresh.eval()(x).numpy(), model.eval()(x).numpy())
+    np.testing.assert_array_equal(
+        fresh.eval()(x).detach().numpy(), model.eval()(x).detach().numpy()
+    )
     with np.load(path, allow_pickle=False) as archive:  # plain NumPy reads it, without pickle
         assert len(archive.files) == len(loaded) + 1
 
@@ -384,7 +386,7 @@ def test_save_and_load_a_tensor_and_a_dict(tmp_path):
     mg.save(x, tmp_path / "x.npz")
     y = mg.load(str(tmp_path / "x.npz"))
     assert isinstance(y, mg.Tensor) and y.dtype == mg.float64 and y.requires_grad
-    np.testing.assert_array_equal(y.numpy(), x.numpy())
+    np.testing.assert_array_equal(y.detach().numpy(), x.detach().numpy())
     things = {"a.b/c": mg.tensor(True), "n": mg.arange(3), "z": mg.zeros(0, 2)}
     buffer = io.BytesIO()
     mg.save(things, buffer)

@@ -26,7 +26,7 @@ def both(array, requires_grad=True):
 
 def close(ours, theirs, rtol=1e-10, atol=1e-12):
     theirs = theirs.detach().numpy() if isinstance(theirs, torch.Tensor) else theirs
-    np.testing.assert_allclose(ours.numpy(), theirs, rtol=rtol, atol=atol)
+    np.testing.assert_allclose(ours.detach().numpy(), theirs, rtol=rtol, atol=atol)
 
 
 def torch_twin(model):
@@ -36,8 +36,10 @@ def torch_twin(model):
         if isinstance(layer, mg.nn.Linear):
             twin = torch.nn.Linear(layer.in_features, layer.out_features, dtype=torch.float64)
             with torch.no_grad():
-                twin.weight.copy_(torch.from_numpy(layer.weight.numpy().astype(np.float64)))
-                twin.bias.copy_(torch.from_numpy(layer.bias.numpy().astype(np.float64)))
+                twin.weight.copy_(
+                    torch.from_numpy(layer.weight.detach().numpy().astype(np.float64))
+                )
+                twin.bias.copy_(torch.from_numpy(layer.bias.detach().numpy().astype(np.float64)))
             layers.append(twin)
         else:
             layers.append({"ReLU": torch.nn.ReLU, "Tanh": torch.nn.Tanh,
@@ -105,17 +107,17 @@ def test_repr_reads_like_pytorch():
 def test_linear_init_is_uniform_in_the_pytorch_bound_and_seeded():
     mg.manual_seed(3)
     layer = mg.nn.Linear(400, 300)
-    w = layer.weight.numpy()
+    w = layer.weight.detach().numpy()
     bound = 1 / math.sqrt(400)
     assert layer.weight.dtype == mg.float32 and layer.weight.is_leaf
-    assert np.abs(w).max() <= bound and np.abs(layer.bias.numpy()).max() <= bound
+    assert np.abs(w).max() <= bound and np.abs(layer.bias.detach().numpy()).max() <= bound
     # U(-b, b) has standard deviation b / sqrt(3); 120,000 draws pin it to ~0.3 %.
     assert abs(w.std() / (bound / math.sqrt(3)) - 1) < 0.01
     assert abs(w.mean()) < 0.01 * bound
     mg.manual_seed(3)
     again = mg.nn.Linear(400, 300)
-    assert np.array_equal(again.weight.numpy(), w)
-    assert not np.array_equal(mg.nn.Linear(400, 300).weight.numpy(), w)
+    assert np.array_equal(again.weight.detach().numpy(), w)
+    assert not np.array_equal(mg.nn.Linear(400, 300).weight.detach().numpy(), w)
 
 
 @pytest.mark.parametrize("batch_shape", [(5,), (), (2, 3)])
@@ -270,7 +272,7 @@ def test_losses_are_finite_and_right_for_logits_of_plus_minus_1000(dtype):
     rtol = 1e-6 if dtype == mg.float32 else 1e-12
     for ours, theirs in [(F.softmax, TF.softmax), (F.log_softmax, TF.log_softmax)]:
         y = ours(logits, dim=1)
-        assert np.isfinite(y.numpy()).all()
+        assert np.isfinite(y.detach().numpy()).all()
         close(y, theirs(tlogits, dim=1), rtol=rtol, atol=0)
     loss = F.cross_entropy(logits, mg.tensor(labels), reduction="sum")
     tloss = TF.cross_entropy(tlogits, torch.tensor(labels), reduction="sum")

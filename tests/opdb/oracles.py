@@ -56,9 +56,9 @@ def torch_check(case: Case, rng: np.random.Generator, dtype: Any = np.float64,
         assert out.shape == want.shape, f"shape {out.shape}, torch gives {want.shape}"
         assert out.dtype == want.dtype, f"dtype {out.dtype}, torch gives {want.dtype}"
         if want.dtype.kind == "f":
-            np.testing.assert_allclose(out.numpy(), want, **tol)
+            np.testing.assert_allclose(out.detach().numpy(), want, **tol)
         else:
-            np.testing.assert_array_equal(out.numpy(), want)
+            np.testing.assert_array_equal(out.detach().numpy(), want)
     if not grads:
         return
     pairs = [(o, r) for o, r in zip(ours, theirs) if _floating(r) and r.requires_grad]
@@ -72,8 +72,8 @@ def torch_check(case: Case, rng: np.random.Generator, dtype: Any = np.float64,
                               grad_outputs=[torch.from_numpy(c) for c in cotangents],
                               allow_unused=True)  # fmt: skip
     for i, (g, t, a) in enumerate(zip(mine, ref, arrays)):
-        expected = np.zeros(a.shape, dtype) if t is None else t.numpy()
-        got = np.zeros(a.shape, dtype) if g is None else g.numpy()
+        expected = np.zeros(a.shape, dtype) if t is None else t.detach().numpy()
+        got = np.zeros(a.shape, dtype) if g is None else g.detach().numpy()
         assert got.dtype == expected.dtype, f"input {i}: gradient dtype {got.dtype}"
         np.testing.assert_allclose(got, expected, **tol, err_msg=f"gradient of input {i}")
 
@@ -83,7 +83,7 @@ def numerical_vjp_check(fn: Any, arrays: list[np.ndarray], rng: np.random.Genera
     eps = 1e-6
 
     def f(values):
-        return [o.numpy() for o in outputs(fn(*[mg.tensor(a) for a in values]))
+        return [o.detach().numpy() for o in outputs(fn(*[mg.tensor(a) for a in values]))
                 if o.dtype.kind == "f"]  # fmt: skip
 
     us = [np.asarray(rng.standard_normal(o.shape)) for o in f(arrays)]
@@ -95,7 +95,7 @@ def numerical_vjp_check(fn: Any, arrays: list[np.ndarray], rng: np.random.Genera
     outs = [o for o in outputs(fn(*xs)) if o.dtype.kind == "f"]
     grads = mg.autograd.grad(outs, xs, grad_outputs=[mg.tensor(u) for u in us],
                              allow_unused=True)  # fmt: skip
-    analytical = sum(np.sum(g.numpy() * v) for g, v in zip(grads, vs) if g is not None)
+    analytical = sum(np.sum(g.detach().numpy() * v) for g, v in zip(grads, vs) if g is not None)
     assert analytical == pytest.approx(numerical, rel=1e-6, abs=1e-7)
 
 

@@ -49,7 +49,7 @@ def trajectories(make_ours, make_theirs, steps=STEPS, seed=0):
         opt.step()
         topt.step()
         history.append(
-            ([p.numpy().copy() for p in ours], [p.detach().numpy().copy() for p in theirs])
+            ([p.detach().numpy().copy() for p in ours], [p.detach().numpy().copy() for p in theirs])
         )
     return ours, history
 
@@ -97,7 +97,7 @@ def test_a_parameter_without_gradient_is_left_alone():
         lambda p: mg.optim.Adam(p, lr=0.1), lambda p: torch.optim.Adam(p, lr=0.1)
     )
     assert params[2].grad is None
-    np.testing.assert_array_equal(params[2].numpy(), start)
+    np.testing.assert_array_equal(params[2].detach().numpy(), start)
 
 
 def test_adam_counts_steps_per_parameter():
@@ -126,12 +126,12 @@ def test_step_records_nothing_and_keeps_leaves(make):
     ids = [id(p) for p in params]
     opt = make(params)
     model(mg.randn(5, 3)).sum().backward()
-    before = [p.numpy().copy() for p in params]
+    before = [p.detach().numpy().copy() for p in params]
     opt.step()
     assert [id(p) for p in model.parameters()] == ids  # the same tensor objects, updated in place
     for p, old in zip(params, before):
         assert p.is_leaf and p.requires_grad and p.dtype == mg.float32
-        assert not np.array_equal(p.numpy(), old)
+        assert not np.array_equal(p.detach().numpy(), old)
     # Velocities/moments are plain tensors: no graph hangs off them.
     state = [v for p in params for v in opt.state[p].values() if isinstance(v, mg.Tensor)]
     assert state and all(not s.requires_grad and s.is_leaf for s in state)
@@ -273,7 +273,9 @@ def test_schedulers_follow_torch(make, make_torch):
         opt.step(), topt.step()
         sched.step(), tsched.step()
         for p, tp in zip(ours, theirs):
-            np.testing.assert_allclose(p.numpy(), tp.detach().numpy(), rtol=1e-11, err_msg=step)
+            np.testing.assert_allclose(
+                p.detach().numpy(), tp.detach().numpy(), rtol=1e-11, err_msg=step
+            )
 
 
 def test_param_groups_and_errors():
@@ -316,7 +318,7 @@ def test_state_dict_round_trip():
     assert second.param_groups[0]["lr"] == 0.05
     run(second, resumed, 3)
     for p, q in zip(ref, resumed):
-        np.testing.assert_array_equal(p.numpy(), q.numpy())
+        np.testing.assert_array_equal(p.detach().numpy(), q.detach().numpy())
 
 
 @pytest.mark.parametrize(

@@ -119,8 +119,8 @@ def test_attributes():
     assert x.shape == (2, 3) and x.ndim == 2 and x.size == 6
     assert x.dtype == mg.float32 and x.device == "cpu"
     assert x.requires_grad and x.grad is None and x.is_leaf
-    assert isinstance(x.numpy(), np.ndarray)
-    np.testing.assert_array_equal(x.T.numpy(), x.numpy().T)
+    assert isinstance(x.detach().numpy(), np.ndarray)
+    np.testing.assert_array_equal(x.T.detach().numpy(), x.detach().numpy().T)
     assert x.T.shape == (3, 2) and not x.T.is_leaf
     assert len(x) == 2 and x.tolist() == [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
     assert [row.shape for row in x] == [(3,), (3,)]

@@ -16,7 +16,7 @@ import minigrad as mg
 def same(ours, theirs, atol=1e-6):
     """Values, shape and dtype equal to PyTorch's (NaN equal to NaN)."""
     theirs = theirs.detach().numpy()
-    ours = ours.numpy()
+    ours = ours.detach().numpy()
     assert ours.shape == theirs.shape
     assert ours.dtype == theirs.dtype, (ours.dtype, theirs.dtype)
     np.testing.assert_allclose(ours, theirs, atol=atol, equal_nan=True)
@@ -156,6 +156,24 @@ def test_numpy_reads_a_tensor_as_one_array_not_an_object_array():
     assert np.shares_memory(array, x.numpy())  # no copy, no per-element tensors
     assert np.asarray(x, dtype=np.float64).dtype == np.float64
     assert np.array(mg.tensor([True, False])).dtype == np.bool_
+
+
+@pytest.mark.parametrize("in_graph", [False, True])
+def test_numpy_of_a_tensor_that_requires_grad_is_torchs_error(in_graph):
+    x, t = mg.ones(2, requires_grad=True), torch.ones(2, requires_grad=True)
+    if in_graph:
+        x, t = x * 2, t * 2
+    same_error(lambda: x.numpy(), lambda: t.numpy())
+    with mg.no_grad():  # the mode does not matter: x itself requires grad
+        same_error(lambda: x.numpy(), lambda: t.numpy())
+    same_error(lambda: x.__dlpack__(), lambda: t.__dlpack__())
+    assert x.detach().numpy().tolist() == t.detach().numpy().tolist()
+    forced = x.numpy(force=True)
+    assert forced.tolist() == t.numpy(force=True).tolist()
+    assert not np.shares_memory(forced, x.detach().numpy())  # force copies, as torch's
+    assert x.tolist() == t.tolist() and f"{x.sum():.1f}" == f"{t.sum():.1f}"
+    leaf = mg.ones(2)
+    assert np.shares_memory(leaf.numpy(), leaf.detach().numpy())
 
 
 def test_dlpack_both_ways_shares_memory():

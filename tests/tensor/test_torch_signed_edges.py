@@ -28,8 +28,8 @@ def test_relu_keeps_negative_zero_and_slope_zero_at_zero(backend, dtype):
     tx = torch.tensor(data, dtype=getattr(torch, dtype), requires_grad=True)
     ty = torch.relu(tx)
     ty.sum().backward()
-    np.testing.assert_array_equal(y.numpy(), ty.detach().numpy())
-    assert _signs(y.numpy()) == _signs(ty.detach().numpy())
+    np.testing.assert_array_equal(y.detach().numpy(), ty.detach().numpy())
+    assert _signs(y.detach().numpy()) == _signs(ty.detach().numpy())
     np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
 
 
@@ -46,8 +46,8 @@ def test_fmod_zeros_take_the_dividends_sign_and_keep_their_slopes(dtype):
     ty = torch.tensor(ys, dtype=getattr(torch, dtype), requires_grad=True)
     theirs = torch.fmod(tx, ty)
     theirs.backward(torch.ones_like(theirs))
-    np.testing.assert_array_equal(out.numpy(), theirs.detach().numpy())
-    assert _signs(out.numpy()) == _signs(theirs.detach().numpy())
+    np.testing.assert_array_equal(out.detach().numpy(), theirs.detach().numpy())
+    assert _signs(out.detach().numpy()) == _signs(theirs.detach().numpy())
     np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
     np.testing.assert_array_equal(y.grad.numpy(), ty.grad.numpy())
 
@@ -67,7 +67,7 @@ def test_hypot_neither_overflows_nor_underflows_and_keeps_torchs_slopes(dtype, b
     theirs = torch.hypot(tx, ty)
     theirs.backward(torch.ones_like(theirs))
     rtol = 4 * np.finfo(dtype).eps
-    np.testing.assert_allclose(out.numpy(), theirs.detach().numpy(), rtol=rtol)
+    np.testing.assert_allclose(out.detach().numpy(), theirs.detach().numpy(), rtol=rtol)
     np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=rtol)
     np.testing.assert_allclose(y.grad.numpy(), ty.grad.numpy(), rtol=rtol)
 
@@ -111,6 +111,6 @@ def test_copysign_reads_the_sign_bit_of_nan_and_zero(backend):
     tx = torch.tensor(xs, dtype=torch.float64, requires_grad=True)
     theirs = torch.copysign(tx, torch.from_numpy(ys))
     theirs.sum().backward()
-    np.testing.assert_array_equal(out.numpy(), theirs.detach().numpy())
-    assert _signs(out.numpy()) == _signs(theirs.detach().numpy())
+    np.testing.assert_array_equal(out.detach().numpy(), theirs.detach().numpy())
+    assert _signs(out.detach().numpy()) == _signs(theirs.detach().numpy())
     np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())

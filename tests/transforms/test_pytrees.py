@@ -189,7 +189,7 @@ def test_per_example_gradients_of_an_nn_module_through_functional_call():
     with torch.no_grad():
         for (name, p), (tname, tp) in zip(model.named_parameters(), tmodel.named_parameters()):
             assert name == tname
-            tp.copy_(torch.tensor(p.numpy()))
+            tp.copy_(torch.tensor(p.detach().numpy()))
     params = {k: v.detach() for k, v in model.named_parameters()}
     tparams = {k: v.detach() for k, v in tmodel.named_parameters()}
     rng = np.random.default_rng(1)

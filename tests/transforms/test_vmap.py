@@ -23,7 +23,7 @@ RNG = np.random.default_rng(0)
 
 
 def close(a, b, **kw):
-    a = a.numpy() if isinstance(a, mg.Tensor) else np.asarray(a)
+    a = a.detach().numpy() if isinstance(a, mg.Tensor) else np.asarray(a)
     b = b.detach().numpy() if isinstance(b, torch.Tensor) else np.asarray(b)
     assert a.shape == b.shape, (a.shape, b.shape)
     np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12, **kw)

@@ -96,7 +96,7 @@ def test_vmap_matches_torch(name, data):
         want = ref.detach().numpy()
         assert out.shape == want.shape, f"shape {out.shape}, torch gives {want.shape}"
         assert out.dtype == want.dtype, f"dtype {out.dtype}, torch gives {want.dtype}"
-        np.testing.assert_allclose(out.numpy(), want, **TOLERANCE)
+        np.testing.assert_allclose(out.detach().numpy(), want, **TOLERANCE)
     pairs = [(o, r) for o, r in zip(ours, theirs) if r.dtype.is_floating_point and r.requires_grad]
     if not grads or not pairs:
         return
@@ -110,8 +110,8 @@ def test_vmap_matches_torch(name, data):
         allow_unused=True,
     )  # fmt: skip
     for i, (g, t, v) in enumerate(zip(mine, ref, values)):
-        expected = np.zeros(v.shape) if t is None else t.numpy()
-        got = np.zeros(v.shape) if g is None else g.numpy()
+        expected = np.zeros(v.shape) if t is None else t.detach().numpy()
+        got = np.zeros(v.shape) if g is None else g.detach().numpy()
         np.testing.assert_allclose(got, expected, **TOLERANCE, err_msg=f"gradient of input {i}")
 
 
@@ -144,7 +144,9 @@ def test_per_example_gradients_match_torch(name, data):
         rows = [torch_grad(*[torch.tensor(b[i]) for b in batch]) for i in range(BATCH)]
         expected = [torch.stack(list(parts)) for parts in zip(*rows)]
     for i, (g, t) in enumerate(zip(ours, expected)):
-        np.testing.assert_allclose(g.numpy(), t.numpy(), **TOLERANCE, err_msg=f"input {i}")
+        np.testing.assert_allclose(
+            g.detach().numpy(), t.detach().numpy(), **TOLERANCE, err_msg=f"input {i}"
+        )
 
 
 def _randomness(name):

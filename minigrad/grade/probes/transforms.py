@@ -55,7 +55,7 @@ def probe_hvp(module: Any, args: dict) -> Any:
         "quadratic form": lambda t: t @ (a @ t),
     }
     hv = module.hvp(functions[args["f"]], tensor(args["x"]), tensor(args["v"]))
-    return np.asarray(hv.numpy(), dtype=np.float64)
+    return np.asarray(hv.detach().numpy(), dtype=np.float64)
 
 
 class Tracker:

@@ -153,7 +153,7 @@ def frac(input: Any) -> Tensor:
 
 
 def _check_integer_divisor(x: Tensor, y: Tensor) -> None:
-    if not dtypes.is_floating(x.dtype) and bool((y.numpy() == 0).any()):
+    if not dtypes.is_floating(x.dtype) and bool((y._numpy() == 0).any()):
         raise RuntimeError(
             "ZeroDivisionError\nan integer divisor is 0; use float tensors to get inf or NaN there"
         )

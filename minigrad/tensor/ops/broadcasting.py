@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.base import note_view
+from minigrad.tensor.mode import current
 from minigrad.tensor.primitive import Primitive, ranked
 from minigrad.tensor.record import apply
 
@@ -128,6 +130,17 @@ def broadcast_to(x: Tensor, shape: tuple[int, ...]) -> Tensor:
                 f"{list(shape)}.  Tensor sizes: {list(x.shape)}"
             )
     return apply(BROADCAST_TO, (x,), shape=shape)
+
+
+def expand_view(x: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """``broadcast_to`` as the user calls it (``x.expand``, ``mg.broadcast_to``): a view of
+    ``x``, so that a recorded in-place change of ``x`` reaches it (``inplace.py``).
+
+    (The broadcasts inside operations, which nobody else sees, skip the bookkeeping.)
+    """
+    out = broadcast_to(x, shape)
+    note_view(out, x, BROADCAST_TO, {"shape": tuple(shape)}, current().grad_enabled)
+    return out
 
 
 def sum_to(x: Tensor, shape: tuple[int, ...]) -> Tensor:

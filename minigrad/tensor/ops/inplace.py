@@ -64,12 +64,12 @@ import numpy as np
 
 from minigrad import backends
 from minigrad.backends.contract import StandIn, TracerError
-from minigrad.tensor.base import Box, set_version, version_of, view_of, views_from
+from minigrad.tensor.base import NO_GRAD_VIEW, Box, set_version, version_of, view_of, views_from
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.mode import current
 from minigrad.tensor.ops import elementwise as ew
 from minigrad.tensor.ops import math as em
-from minigrad.tensor.ops.broadcasting import broadcast_to
+from minigrad.tensor.ops.broadcasting import BROADCAST_TO, broadcast_to
 from minigrad.tensor.ops.movement import (
     GETITEM,
     RESHAPE,
@@ -146,7 +146,7 @@ def _host_index(index: Any) -> Any:
             raise IndexError(
                 f"tensors used as indices must be long, int or bool tensors (got {index.dtype})"
             )
-        return index.numpy()
+        return index._numpy()
     if isinstance(index, list):
         return np.asarray(index)
     return index
@@ -199,19 +199,36 @@ def _write(x: Tensor, new: Any) -> None:
             raise RuntimeError(_OVERLAP_MESSAGE.format(shape=x.shape))
         np.copyto(target, new)
         return
-    # A CudaArray is a strided view of a flat device buffer: write the elements
-    # it covers, which are one contiguous run unless the view is strided.
-    if target.size == 0:
-        return
-    if not target.contiguous or (0 in target.strides and target.size > 1):
-        raise RuntimeError(
-            f"in-place change of a non-contiguous cuda view (shape {x.shape}, strides "
-            f"{target.strides}) is not supported outside a recorded graph; change x.clone() "
-            "instead, or the tensor it is a view of"
-        )
-    flat = backends.for_device(x.device).reshape(new, (target.size,))  # contiguous
-    part = target.buffer[target.offset : target.offset + target.size]
-    part.copy_to_device(flat.buffer[flat.offset : flat.offset + target.size])
+    # A CudaArray is a strided view of a flat device buffer: write the elements it
+    # covers (one thread each), unless two of them are one memory location.
+    if _overlaps(target):
+        raise RuntimeError(_OVERLAP_MESSAGE.format(shape=x.shape))
+    backends.for_device(x.device).write(target, new)
+
+
+def _overlaps(data: Any) -> bool:
+    """Whether two elements of backend array ``data`` are one memory location (a broadcast)."""
+    if type(data) is np.ndarray:
+        return not data.flags.writeable
+    return any(s == 0 and n > 1 for n, s in zip(data.shape, getattr(data, "strides", ())))
+
+
+def _copy(data: Any, device: str) -> Any:
+    """A copy of backend array ``data`` in memory of its own."""
+    if type(data) is np.ndarray:
+        return np.array(data)
+    backend = backends.for_device(device)
+    out = backend.empty(data.shape, data.dtype)
+    backend.write(out, data)
+    return out
+
+
+def _store(target: Any, new: Any, device: str) -> None:
+    """Write backend array ``new`` into the memory ``target`` covers."""
+    if type(target) is np.ndarray:
+        np.copyto(target, new)
+    else:
+        backends.for_device(device).write(target, new)
 
 
 _OVERLAP_MESSAGE = (
@@ -265,7 +282,10 @@ def assign(x: Tensor, compute: Any, operands: tuple = (), op: str = "", *,
         x.requires_grad = new.requires_grad
         return x
     version = version_of(x.data) + 1
-    if not _recorded(x, operands):
+    recorded = _recorded(x, operands)
+    if state.grad_enabled and view_of(x) is not None:
+        _check_view_made_with_grad(x, recorded)
+    if not recorded:
         if write is not None and x.device == "cpu" and not isinstance(x.data, Box):
             if not x.data.flags.writeable:
                 raise RuntimeError(_OVERLAP_MESSAGE.format(shape=x.shape))
@@ -275,6 +295,8 @@ def assign(x: Tensor, compute: Any, operands: tuple = (), op: str = "", *,
             _write(x, new.data)
         set_version(x.data, version)
         return x
+    if not isinstance(x.data, Box) and _overlaps(x.data):
+        raise RuntimeError(_OVERLAP_MESSAGE.format(shape=x.shape))
     if _writes_through(x):
         _write_recorded(x, compute, op, cast_check, version)
         return x
@@ -297,24 +319,64 @@ VIEW_OF_LEAF_MESSAGE = (
 )
 
 
+NO_GRAD_VIEW_MESSAGE = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+    "your code by moving both the view and the inplace either both inside the no_grad block "
+    "(if you don't want the inplace to be tracked) or both outside (if you want the inplace "
+    "to be tracked)."
+)
+
+
+# PyTorch's names for the view a message is about.
+_VIEW_NAMES = {"getitem": "Slice", "reshape": "View", "transpose": "Permute",
+               "broadcast_to": "Expand"}  # fmt: skip
+
+
+def _check_view_made_with_grad(x: Tensor, recorded: bool) -> None:
+    """PyTorch's error for a change, with gradient mode on, through a view made under
+    ``no_grad`` (or a view of one) of a tensor in a graph: whether the change should
+    reach the base's graph is unclear, so PyTorch forbids it."""
+    link, first, in_graph = view_of(x), True, recorded
+    while link is not None:
+        base, prim, _ = link
+        in_graph = in_graph or base.requires_grad
+        if prim is NO_GRAD_VIEW:
+            if not in_graph:
+                return
+            if first:
+                raise RuntimeError(NO_GRAD_VIEW_MESSAGE)
+            name = _VIEW_NAMES.get(view_of(x)[1].name, "View")
+            if name == "Slice" and isinstance(view_of(x)[2]["index"], int):
+                name = "Select"
+            raise RuntimeError(f"Output 0 of {name} is a view of a view which was created in "
+                               + NO_GRAD_VIEW_MESSAGE[len("A view was created in "):])  # fmt: skip
+        link, first = view_of(base), False
+
+
 def _writes_through(x: Tensor) -> bool:
     """Whether a recorded change of ``x`` goes into its memory (and so into its views).
 
-    On the CPU, into memory that is writable and is x's own or that of the tensor x
-    is a known view of (``base.note_view``). Elsewhere (a GPU, a broadcast view) x is
-    re-pointed at the new numbers instead, which views made before do not see.
+    Into memory that is x's own, or that of the tensor x is a known view of
+    (``base.note_view``), on the CPU and on a GPU. Otherwise (x's array is a view
+    made inside some operation, which others may share) x is re-pointed at the
+    new numbers instead.
     """
     data = x.data
-    if type(data) is not np.ndarray or not data.flags.writeable:
+    if type(data) is np.ndarray:
+        owns = data.base is None
+    elif hasattr(data, "buffer"):  # a CudaArray: its own when it covers its whole buffer
+        owns = data.offset == 0 and data.contiguous and data.size == data.buffer.size
+    else:
         return False
-    return data.base is None or view_of(x) is not None or bool(views_from(x))
+    return owns or view_of(x) is not None or bool(views_from(x))
 
 
 def _place(prim: Any, params: dict, base: Tensor, view_value: Tensor) -> Tensor:
     """The base, with the elements that the view ``prim(base, **params)`` reads replaced."""
     if prim is GETITEM:
         return apply(INDEX_PUT, (base, view_value), index=params["index"])
-    if prim is RESHAPE:  # the view covers the whole base
+    if prim is RESHAPE or prim is BROADCAST_TO:  # the view covers the whole base, once
         return reshape(view_value, base.shape)
     inverse = tuple(int(a) for a in np.argsort(params["axes"]))  # TRANSPOSE
     return transpose(view_value, inverse)
@@ -335,14 +397,14 @@ def _write_recorded(x: Tensor, compute: Any, op: str, cast_check: bool, version:
     # What the change reads is a copy of x's numbers: the records it makes may save
     # it, and x's memory is about to change.
     old = _alias(x)
-    old.data = np.array(x.data)
+    old.data = _copy(x.data, x.device)
     new = _check_result(x, compute(old), op, cast_check)
     value = new
     for view in chain[:-1]:  # rebuild each tensor of the chain around the new part
         base, prim, params = view_of(view)
         value = _place(prim, params, _alias(base), value)
     old_node = x._node
-    np.copyto(x.data, new.data)
+    _store(x.data, new.data, x.device)
     set_version(x.data, version)
     root._node, root._tangents, root.requires_grad = (
         value._node,
@@ -530,6 +592,6 @@ def setitem(x: Tensor, index: Any, value: Any) -> None:
         return apply(INDEX_PUT, (old, v), index=index)
 
     def write(array: np.ndarray) -> None:
-        array[index] = value.numpy()
+        array[index] = value._numpy()
 
     assign(x, put, (value,), "__setitem__", cast_check=False, write=write)

@@ -23,7 +23,7 @@ import numpy as np
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_shape, broadcast_to
+from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_shape, broadcast_to, expand_view
 from minigrad.tensor.ops.elementwise import compare, where
 from minigrad.tensor.ops.indexing import index_select
 from minigrad.tensor.ops.movement import concatenate, getitem, permute, reshape
@@ -74,7 +74,7 @@ def expand_as(input: Tensor, other: Tensor) -> Tensor:
     tensor([[1., 2.],
             [1., 2.]])
     """
-    return broadcast_to(input, other.shape)
+    return expand_view(input, other.shape)
 
 
 def contiguous(input: Tensor) -> Tensor:
@@ -312,7 +312,7 @@ def repeat_interleave(input: Any, repeats: Any = None, dim: int | None = None, *
                 "repeat_interleave only accept 1D vector as repeat\n"
                 f"repeat_interleave: got counts of shape {x.shape}"
             )
-        counts = x.detach().numpy()
+        counts = x._numpy()
         if (counts < 0).any():
             raise RuntimeError("repeats can not be negative")
         positions = np.repeat(np.arange(len(counts), dtype=counts.dtype), counts)
@@ -324,7 +324,7 @@ def repeat_interleave(input: Any, repeats: Any = None, dim: int | None = None, *
     else:
         d = _axis(dim, x.ndim)
     n = x.shape[d]
-    counts = repeats.numpy() if isinstance(repeats, Tensor) else np.asarray(repeats)
+    counts = repeats._numpy() if isinstance(repeats, Tensor) else np.asarray(repeats)
     if counts.ndim > 1:
         raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
     if counts.dtype.kind not in "iu":

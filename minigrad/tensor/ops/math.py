@@ -355,7 +355,7 @@ def remainder(input: Any, other: Any) -> Tensor:
     x, y = operands("remainder", input, other)
     if x.dtype == dtypes.bool_:
         x, y = x.to(dtypes.int64), y.to(dtypes.int64)
-    if not dtypes.is_floating(x.dtype) and (y.numpy() == 0).any():
+    if not dtypes.is_floating(x.dtype) and (y._numpy() == 0).any():
         raise RuntimeError(
             "ZeroDivisionError\nremainder: an integer divisor is 0; use float tensors "
             "to get NaN there instead"

@@ -198,8 +198,8 @@ def reshape(x: Tensor, *shape: Any) -> Tensor:
     if shape == x.shape:
         return x
     out = apply(RESHAPE, (x,), shape=shape)
-    if current().grad_enabled:  # what a recorded in-place change may need (inplace.py)
-        note_view(out, x, RESHAPE, {"shape": shape})
+    # What a recorded in-place change may need (inplace.py).
+    note_view(out, x, RESHAPE, {"shape": shape}, current().grad_enabled)
     return out
 
 
@@ -230,8 +230,7 @@ def transpose(x: Tensor, *axes: Any) -> Tensor:
     if axes == tuple(range(x.ndim)):
         return x
     out = apply(TRANSPOSE, (x,), axes=axes)
-    if current().grad_enabled:
-        note_view(out, x, TRANSPOSE, {"axes": axes})
+    note_view(out, x, TRANSPOSE, {"axes": axes}, current().grad_enabled)
     return out
 
 
@@ -296,7 +295,7 @@ def _raw_index(index: Any, device: str) -> Any:
             raise IndexError(
                 f"tensors used as indices must be long, int or bool tensors (got {index.dtype})"
             )
-        return index.numpy() if device == "cpu" else index.data
+        return index._numpy() if device == "cpu" else index.data
     if isinstance(index, list):
         return np.asarray(index)
     return index
@@ -314,8 +313,8 @@ def getitem(x: Tensor, index: Any) -> Tensor:
         out = apply(GETITEM, (x,), index=index)
     except IndexError as error:
         raise IndexError(f"{error} (indexing a tensor of shape {x.shape})") from None
-    if current().grad_enabled:  # a basic index makes a view, as in PyTorch
-        note_view(out, x, GETITEM, {"index": index})
+    # A basic index makes a view, as in PyTorch.
+    note_view(out, x, GETITEM, {"index": index}, current().grad_enabled)
     return out
 
 

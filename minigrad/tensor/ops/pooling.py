@@ -124,7 +124,7 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     result = sum_over(where(position == first, flat, 0), axis=-1)
     if not return_indices:
         return result
-    row, col = np.divmod(first.numpy()[..., 0], kernel[1])
+    row, col = np.divmod(first._numpy()[..., 0], kernel[1])
     oh, ow = np.arange(out[0])[:, None], np.arange(out[1])
     h = oh * stride[0] - ph + row * dilation[0]
     w = ow * stride[1] - pw + col * dilation[1]

@@ -28,7 +28,7 @@ from typing import Any
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_to
+from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_to, expand_view
 from minigrad.tensor.ops.movement import concatenate, getitem, reshape, sizes, transpose
 from minigrad.tensor.ops.reductions import normalize_axes
 from minigrad.tensor.primitive import Primitive
@@ -109,7 +109,7 @@ def expand(x: Tensor, *sizes_: Any) -> Tensor:
         if n < -1:
             raise ShapeError(f"expand: size {n} at position {d} of {list(shape)} is negative")
     shape = tuple(x.shape[d - lead] if n == -1 else n for d, n in enumerate(shape))
-    return broadcast_to(x, shape)
+    return expand_view(x, shape)
 
 
 def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:

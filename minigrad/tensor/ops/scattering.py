@@ -363,6 +363,6 @@ def masked_select(input: Any, mask: Any) -> Tensor:
     shape = broadcast_shape(x.shape, m.shape, op="masked_select")
     # The mask decides the result's shape, so it is read here (a TracerError under jit
     # when it is computed inside the traced function; a constant mask is fine).
-    positions = np.broadcast_to(m.numpy(), shape).reshape(-1)
+    positions = np.broadcast_to(m._numpy(), shape).reshape(-1)
     flat = reshape(broadcast_to(x, shape), -1)
     return getitem(flat, Tensor.concrete(np.flatnonzero(positions), device=x.device))

@@ -184,7 +184,7 @@ def bincount(input: Any, weights: Any = None, minlength: int = 0) -> Tensor:
         if x.dtype == dtypes.bool_:
             raise NotImplementedError("\"bincount_cpu\" not implemented for 'Bool'")
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
-    if x.ndim != 1 or (x.size and int(x.numpy().min()) < 0):
+    if x.ndim != 1 or (x.size and int(x._numpy().min()) < 0):
         raise RuntimeError(
             "bincount only supports 1-d non-negative integral inputs.\n"
             f"bincount: got shape {x.shape}; counts are of whole numbers 0, 1, 2, ..."

@@ -52,7 +52,7 @@ def run(case, arrays, device, grads, rng_seed):
 def _run(case, arrays, device, grads, rng_seed):
     xs = [mg.tensor(a, device=device, requires_grad=grads) for a in arrays]
     outs = outputs(case.mg_fn(*xs))
-    values = [o.numpy() for o in outs]
+    values = [o.detach().numpy() for o in outs]
     floating = [o for o in outs if o.dtype.kind == "f" and o.requires_grad]
     if not grads or not floating:
         return values, []
@@ -60,7 +60,7 @@ def _run(case, arrays, device, grads, rng_seed):
     cotangents = [mg.tensor(rng.standard_normal(o.shape), o.dtype, device=device) for o in floating]
     found = mg.autograd.grad(floating, xs, grad_outputs=cotangents, allow_unused=True)
     assert all(g is None or g.device == device for g in found)
-    return values, [None if g is None else g.numpy() for g in found]
+    return values, [None if g is None else g.detach().numpy() for g in found]
 
 
 @pytest.mark.parametrize("name", sorted(DATABASE))

@@ -95,7 +95,7 @@ def run(fn, arrays, device):
     loss = (out * mg.tensor(weights(out.shape), device=device)).sum()
     grads = mg.autograd.grad(loss, xs)
     assert all(g.device == device for g in grads)
-    return out.numpy(), [g.numpy() for g in grads]
+    return out.detach().numpy(), [g.detach().numpy() for g in grads]
 
 
 def reference(fn, arrays):
@@ -135,7 +135,7 @@ def test_comparisons_on_cuda(fn):
     with backends.use("numpy"):
         want = fn(mg.tensor(x), mg.tensor(y))
     assert got.dtype == want.dtype and got.device == "cuda"
-    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
 
 
 def test_float32_training_step_matches_cpu():
@@ -153,7 +153,7 @@ def test_float32_training_step_matches_cpu():
             loss.backward()
             optimizer.step()
             losses.append(loss.item())
-        return losses, [p.numpy() for p in model.parameters()]
+        return losses, [p.detach().numpy() for p in model.parameters()]
 
     losses, params = step("cuda")
     with backends.use("numpy"):
@@ -179,7 +179,7 @@ def test_forward_mode_and_second_derivatives_on_cuda():
         (g,) = mg.autograd.grad(f(leaf), leaf, create_graph=True)
         (gg,) = mg.autograd.grad((g * g).sum(), leaf)
         assert {t.device for t in (out, tangent, hv, gg)} == {device}
-        return [t.numpy() for t in (out, tangent, hv, gg)]
+        return [t.detach().numpy() for t in (out, tangent, hv, gg)]
 
     got = results("cuda")
     with backends.use("numpy"):
@@ -202,7 +202,7 @@ def test_checkpointed_model_on_cuda_equals_cpu():
         params = [p for layer in layers for p in layer.parameters()]
         grads = mg.autograd.grad((out * out).sum(), params)
         assert {g.device for g in grads} == {device}
-        return [out.numpy()] + [g.numpy() for g in grads]
+        return [out.detach().numpy()] + [g.detach().numpy() for g in grads]
 
     got = results("cuda")
     with backends.use("numpy"):
@@ -220,7 +220,7 @@ def test_to_moves_both_ways_and_gradients_follow():
     assert back.device == "cpu"
     back.sum().backward()
     assert x.grad.device == "cpu"
-    np.testing.assert_allclose(x.grad.numpy(), 3 * np.exp(x.numpy()), rtol=1e-6)
+    np.testing.assert_allclose(x.grad.numpy(), 3 * np.exp(x.detach().numpy()), rtol=1e-6)
     assert on_gpu.cuda() is on_gpu and x.cpu() is x
 
 
@@ -237,8 +237,8 @@ def test_factories_make_cuda_tensors():
     ]
     made += [mg.zeros_like(made[0]), mg.ones_like(made[1])]
     assert all(t.device == "cuda" for t in made)
-    np.testing.assert_array_equal(made[3].numpy(), np.eye(3))
-    np.testing.assert_array_equal(made[4].numpy(), np.arange(5))
+    np.testing.assert_array_equal(made[3].detach().numpy(), np.eye(3))
+    np.testing.assert_array_equal(made[4].detach().numpy(), np.arange(5))
     assert made[2].sum().item() == 42.0 and made[7].tolist() == [1, 2]
 
 

@@ -1,0 +1,180 @@
+"""In-place changes through views and of their bases, against PyTorch (issue 22).
+
+Each case is ``case(m, device)``, run once with ``m = torch`` (on the CPU) and once
+with ``m = minigrad`` on ``device``; it returns tensors (values, gradients) or
+raises. ``compare`` says whether both did the same: equal numbers, or the same
+exception type and first line. ``tests/tensor/test_torch_views.py`` runs the cases
+on the CPU, ``tests/backends/cuda_sim/test_cuda_views.py`` on the CUDA device.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+import minigrad as mg
+
+
+def _t(m, values, device, requires_grad=False):
+    if m is torch:
+        return torch.tensor(values, requires_grad=requires_grad)
+    return mg.tensor(values, requires_grad=requires_grad, device=device)
+
+
+def slice_of_a_graph_tensor(m, d):
+    a = _t(m, [1.0, 2, 3], d, True)
+    y = a * 2
+    v = y[1:]
+    v.mul_(a[:2])
+    y.sum().backward()
+    return y, v, a.grad
+
+
+def base_changed_under_a_transpose_and_a_reshape(m, d):
+    a = _t(m, [[1.0, 2], [3, 4]], d, True)
+    y = a * 1
+    v, r = y.T, y.reshape(4)
+    y.mul_(_t(m, [[2.0, 3], [4, 5]], d))
+    (v.sum() + (r * r).sum()).backward()
+    return y, v, r, a.grad
+
+
+def view_of_a_view(m, d):
+    a = _t(m, [[1.0, 2], [3, 4]], d, True)
+    y = a * 1
+    v = y[0]
+    w = v[1:]
+    w.mul_(5)
+    y.sum().backward()
+    return y, v, a.grad
+
+
+def unrecorded_write_through_a_strided_view(m, d):
+    x = _t(m, [[1.0, 2, 3], [4, 5, 6]], d)
+    v = x[:, ::2]
+    v.add_(10)
+    return x, v
+
+
+def unrecorded_write_through_a_transpose(m, d):
+    x = _t(m, [[1.0, 2, 3], [4, 5, 6]], d)
+    v = x.T
+    v.zero_()
+    return x, v
+
+
+def recorded_change_of_an_overlapping_expand(m, d):
+    x = _t(m, [[1.0, 2]], d, True) * 1
+    e = x.expand(3, 2)
+    e.mul_(2)
+    return (e,)
+
+
+def unrecorded_change_of_an_overlapping_expand(m, d):
+    x = _t(m, [1.0, 2], d)
+    e = x.expand(3, 2)
+    with m.no_grad():
+        e.mul_(2)
+    return (e,)
+
+
+def base_of_an_expand_changed(m, d):
+    a = _t(m, [[1.0, 2]], d, True)
+    x = a * 1
+    e = x.expand(3, 2)
+    x.mul_(_t(m, [[2.0, 3]], d))
+    e.sum().backward()
+    return e, a.grad
+
+
+def base_of_an_expand_as_changed(m, d):
+    a = _t(m, [[1.0, 2]], d, True)
+    x = a * 1
+    e = x.expand_as(_t(m, [[0.0, 0], [0, 0]], d))
+    x.add_(1)
+    (e * e).sum().backward()
+    return e, a.grad
+
+
+def expand_without_overlap_written_through(m, d):
+    a = _t(m, [1.0, 2], d, True)
+    x = a * 1
+    e = x.expand(1, 2)
+    e.mul_(2)
+    x.sum().backward()
+    return x, e, a.grad
+
+
+def no_grad_view_changed_with_a_tensor_that_requires_grad(m, d):
+    x = _t(m, [0.0, 0, 0], d)
+    with m.no_grad():
+        v = x[1:]
+    v.mul_(_t(m, [1.0, 1], d, True))
+    return (x,)
+
+
+def no_grad_view_of_a_graph_tensor_changed(m, d):
+    x = _t(m, [0.0, 0, 0], d, True) * 1
+    with m.no_grad():
+        v = x[1:]
+    v.add_(1)
+    return (x,)
+
+
+def view_of_a_no_grad_view_changed(m, d):
+    x = _t(m, [0.0, 0, 0], d, True) * 1
+    with m.no_grad():
+        v = x.reshape(3)[1:]
+    w = v.reshape(1, 2)
+    w.add_(1)
+    return (x,)
+
+
+def no_grad_view_changed_outside_any_graph(m, d):
+    x = _t(m, [0.0, 0, 0], d)
+    with m.no_grad():
+        v = x[1:]
+    v.add_(_t(m, [1.0, 1], d))
+    return x, v
+
+
+def no_grad_view_changed_under_no_grad(m, d):
+    y = _t(m, [1.0, 1, 1], d, True) * 2
+    with m.no_grad():
+        v = y[1:]
+        v.add_(1)
+    y.sum().backward()
+    return y.detach(), v
+
+
+CASES = {
+    name: case
+    for name, case in globals().items()
+    if callable(case) and not name.startswith("_") and case.__module__ == __name__
+    and name != "compare"
+}  # fmt: skip
+
+
+def _run(case, m, device):
+    try:
+        out = case(m, device)
+    except Exception as error:  # the comparison is the point
+        return type(error).__name__, str(error).splitlines()[0]
+    return [None if t is None else np.asarray(_host(t), dtype=np.float64) for t in out]
+
+
+def _host(t):
+    if isinstance(t, torch.Tensor):
+        return t.detach().numpy()
+    return t.detach().cpu().numpy()
+
+
+def compare(name: str, device: str) -> None:
+    """Assert that the case does the same in minigrad on ``device`` as in PyTorch."""
+    theirs, ours = _run(CASES[name], torch, "cpu"), _run(CASES[name], mg, device)
+    if isinstance(theirs, tuple) or isinstance(ours, tuple):
+        assert ours == theirs
+        return
+    assert len(ours) == len(theirs)
+    for got, want in zip(ours, theirs):
+        np.testing.assert_array_equal(got, want)
