@@ -232,6 +232,25 @@ def note_view(view: Any, base: Any, prim: Any, params: dict, grad_enabled: bool 
     views.append(weakref.ref(view))
 
 
+class MultiOutputView(dict):
+    """The params of a view that is one of several a function returns (``split``, ``chunk``,
+    ``unbind``): PyTorch forbids changing such a view in place in a graph. ``origin`` is
+    (PyTorch's name of the function, which output)."""
+
+    origin: tuple[str, int] = ("", 0)
+
+
+def multi_output_views(views: tuple, name: str) -> tuple:
+    """Mark each of ``views`` (the outputs of ``name``) as one of several views."""
+    for i, view in enumerate(views):
+        link = getattr(view, "_view", None)
+        if link is not None and link[1] is not NO_GRAD_VIEW:
+            params = MultiOutputView(link[2])
+            params.origin = (name, i)
+            view._view = (link[0], link[1], params)
+    return views
+
+
 def view_of(t: Any) -> tuple | None:
     """``(base, primitive, params)`` if ``t`` is a known view, else None."""
     return getattr(t, "_view", None)

@@ -147,6 +147,48 @@ def no_grad_view_changed_under_no_grad(m, d):
     return y.detach(), v
 
 
+def split_piece_changed(m, d):
+    y = _t(m, [[1.0, 2, 3], [4, 5, 6]], d, True) * 1
+    y.split(1)[0].mul_(2)
+    return (y,)
+
+
+def chunk_piece_changed(m, d):
+    y = _t(m, [[1.0, 2, 3], [4, 5, 6]], d, True) * 1
+    y.chunk(2)[1].mul_(2)
+    return (y,)
+
+
+def split_with_sizes_piece_changed(m, d):
+    y = _t(m, [[1.0, 2, 3], [4, 5, 6]], d, True) * 1
+    y.split([1, 1])[1].mul_(2)
+    return (y,)
+
+
+def unbind_slice_changed(m, d):
+    y = _t(m, [[1.0, 2, 3], [4, 5, 6]], d, True) * 1
+    y.unbind(1)[2].mul_(2)
+    return (y,)
+
+
+def view_of_a_split_piece_changed(m, d):
+    y = _t(m, [[1.0, 2, 3], [4, 5, 6]], d, True) * 1
+    y.split(1)[0][0].mul_(2)
+    return (y,)
+
+
+def split_piece_of_a_plain_tensor_changed_with_a_graph_tensor(m, d):
+    x = _t(m, [[1.0, 2, 3], [4, 5, 6]], d)
+    x.split(1)[0].mul_(_t(m, [1.0, 2, 3], d, True))
+    return (x,)
+
+
+def split_piece_changed_outside_any_graph(m, d):
+    x = _t(m, [[1.0, 2, 3], [4, 5, 6]], d)
+    x.split(1)[0].mul_(2)
+    return (x,)
+
+
 CASES = {
     name: case
     for name, case in globals().items()

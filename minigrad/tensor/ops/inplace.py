@@ -25,9 +25,9 @@ change must be differentiated:
    view of: ``y[1:].mul_(x[:2])`` makes ``y``'s graph ``index_put(y, y[1:] *
    x[:2])``, and every view of ``y`` (a basic slice, a reshape, a transpose)
    is given a graph read from ``y``'s new one, so views and base agree in their
-   numbers and their gradients (``note_view`` in ``base.py``). On a GPU,
-   or for a broadcast view, ``x`` is re-pointed at new memory instead, which
-   views made before the change do not see.
+   numbers and their gradients (``note_view`` in ``base.py``), on the CPU and
+   on a GPU. A view made under ``no_grad`` may not be changed with grad mode
+   on (PyTorch's error), nor may a broadcast view that repeats elements.
 
 A leaf that requires grad cannot be changed in place while gradient mode is on
 (PyTorch's error), nor through a view of it: the change would not be part of
@@ -64,7 +64,15 @@ import numpy as np
 
 from minigrad import backends
 from minigrad.backends.contract import StandIn, TracerError
-from minigrad.tensor.base import NO_GRAD_VIEW, Box, set_version, version_of, view_of, views_from
+from minigrad.tensor.base import (
+    NO_GRAD_VIEW,
+    Box,
+    MultiOutputView,
+    set_version,
+    version_of,
+    view_of,
+    views_from,
+)
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.mode import current
 from minigrad.tensor.ops import elementwise as ew
@@ -311,7 +319,7 @@ def assign(x: Tensor, compute: Any, operands: tuple = (), op: str = "", *,
     return x
 
 
-# -- a recorded change written into memory that views share (CPU) ------------------------
+# -- a recorded change written into memory that views share -------------------------------
 VIEW_OF_LEAF_MESSAGE = (
     "a view of a leaf Variable that requires grad is being used in an in-place operation.\n"
     "(the leaf's change would not be recorded; change the leaf inside `with mg.no_grad():`, "
@@ -328,6 +336,12 @@ NO_GRAD_VIEW_MESSAGE = (
 )
 
 
+_MULTI_OUTPUT_MESSAGE = (
+    " This view is the output of a function that returns multiple views. Such functions do "
+    "not allow the output views to be modified inplace. You should replace the inplace "
+    "operation by an out-of-place one."
+)
+
 # PyTorch's names for the view a message is about.
 _VIEW_NAMES = {"getitem": "Slice", "reshape": "View", "transpose": "Permute",
                "broadcast_to": "Expand"}  # fmt: skip
@@ -339,8 +353,20 @@ def _check_view_made_with_grad(x: Tensor, recorded: bool) -> None:
     reach the base's graph is unclear, so PyTorch forbids it."""
     link, first, in_graph = view_of(x), True, recorded
     while link is not None:
-        base, prim, _ = link
+        base, prim, params = link
         in_graph = in_graph or base.requires_grad
+        if isinstance(params, MultiOutputView) and in_graph:
+            name, i = params.origin
+            if not first:
+                name, i = _VIEW_NAMES.get(view_of(x)[1].name, "View"), 0
+                if name == "Slice" and isinstance(view_of(x)[2]["index"], int):
+                    name = "Select"
+            start = (
+                f"Output {i} of {name} is a view and is being modified inplace."
+                if base.requires_grad or not recorded
+                else NO_GRAD_VIEW_MESSAGE[:88]
+            )
+            raise RuntimeError(start + _MULTI_OUTPUT_MESSAGE)
         if prim is NO_GRAD_VIEW:
             if not in_graph:
                 return

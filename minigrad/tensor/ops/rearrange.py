@@ -28,6 +28,7 @@ from typing import Any
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.base import multi_output_views
 from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_to, expand_view
 from minigrad.tensor.ops.movement import concatenate, getitem, reshape, sizes, transpose
 from minigrad.tensor.ops.reductions import normalize_axes
@@ -304,7 +305,9 @@ def split(x: Tensor, split_size_or_sections: Any, dim: int = 0, *, axis: Any = N
             )
         ends = [sum(sections[: i + 1]) for i in range(len(sections))]
         bounds = [(end - s, end) for s, end in zip(sections, ends)]
-    return tuple(getitem(x, _slice_along(x.ndim, d, slice(a, b))) for a, b in bounds)
+    pieces = tuple(getitem(x, _slice_along(x.ndim, d, slice(a, b))) for a, b in bounds)
+    sized = not dtypes.is_integer(split_size_or_sections)
+    return multi_output_views(pieces, "SplitWithSizes" if sized else "Split")
 
 
 def chunk(x: Tensor, chunks: int, dim: int = 0, *, axis: Any = None) -> tuple[Tensor, ...]:
@@ -381,7 +384,8 @@ def unbind(x: Tensor, dim: int = 0, *, axis: Any = None) -> tuple[Tensor, ...]:
     if x.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = _one_axis(dim, x.ndim)
-    return tuple(getitem(x, _slice_along(x.ndim, d, i)) for i in range(x.shape[d]))
+    slices = tuple(getitem(x, _slice_along(x.ndim, d, i)) for i in range(x.shape[d]))
+    return multi_output_views(slices, "Unbind")
 
 
 # -- joining -----------------------------------------------------------------------------
