@@ -186,7 +186,7 @@ def all_reduce(tensor: Tensor, op: str = ReduceOp.SUM, group: ProcessGroup | Non
         elif op == ReduceOp.AVG:
             out = collectives.all_reduce(tensor, g) / g.size
         else:
-            out = Tensor(g.all_reduce(np.ascontiguousarray(tensor.numpy()), op))
+            out = Tensor(g.all_reduce(np.ascontiguousarray(tensor.detach().numpy()), op))
     _write(tensor, out)
     return _done(async_op)
 
@@ -295,7 +295,7 @@ def isend(tensor: Tensor, dst: int, group: ProcessGroup | None = None, tag: int 
     """Start sending ``tensor``'s buffer to rank ``dst``."""
     _cpu("isend", tensor)
     g = _group(group)
-    data = np.ascontiguousarray(tensor.numpy())
+    data = np.ascontiguousarray(tensor.detach().numpy())
     request = g.send(data, dst, tag)
     return Work(lambda: g.wait(request, f"send to rank {dst}"))
 

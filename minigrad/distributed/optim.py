@@ -56,7 +56,7 @@ class ZeroRedundancyOptimizer:
         self.shard_size = -(-total // group.size)  # padded so every shard is equal
         flat = np.zeros(self.shard_size * group.size, dtype=self.dtype)
         for i, p in enumerate(self.params):
-            flat[self.offsets[i] : self.offsets[i + 1]] = p.numpy().reshape(-1)
+            flat[self.offsets[i] : self.offsets[i + 1]] = p.detach().numpy().reshape(-1)
         # Replicas start equal: rank 0's parameters everywhere.
         group.wait(group.comm.Ibcast(flat, root=0), "ZeroRedundancyOptimizer (broadcast)")
         self._flat = flat
@@ -85,8 +85,8 @@ class ZeroRedundancyOptimizer:
         shard_grad /= group.size
         self.shard.grad = Tensor(shard_grad)
         loss = self.optim.step(closure) if closure is not None else self.optim.step()
-        group.wait(group.comm.Iallgather(np.ascontiguousarray(self.shard.numpy()), self._flat),
-                   "ZeRO all_gather")  # fmt: skip
+        shard = np.ascontiguousarray(self.shard.detach().numpy())
+        group.wait(group.comm.Iallgather(shard, self._flat), "ZeRO all_gather")
         self._write_back()
         return loss
 
@@ -100,7 +100,7 @@ class ZeroRedundancyOptimizer:
     def state_bytes(self) -> int:
         """Bytes of optimizer state this rank holds (its shard's)."""
         return sum(
-            v.numpy().nbytes
+            v.detach().numpy().nbytes
             for state in self.optim.state.values()
             for v in state.values()
             if isinstance(v, Tensor)
@@ -121,7 +121,7 @@ class ZeroRedundancyOptimizer:
                 continue
             full = np.empty(self.shard_size * self.group.size, dtype=self.dtype)
             self.group.wait(
-                self.group.comm.Iallgather(np.ascontiguousarray(value.numpy()), full),
+                self.group.comm.Iallgather(np.ascontiguousarray(value.detach().numpy()), full),
                 "ZeRO consolidate",
             )
             out[name] = Tensor(full[:total].copy())
@@ -134,7 +134,7 @@ class ZeroRedundancyOptimizer:
         start = self.group.rank * self.shard_size
         for name, value in full.items():
             flat = np.zeros(self.shard_size * self.group.size, dtype=self.dtype)
-            flat[:total] = value.numpy().reshape(-1)
+            flat[:total] = value.detach().numpy().reshape(-1)
             state[name] = Tensor(flat[start : start + self.shard_size].copy())
         if step is not None:
             state["step"] = step

@@ -210,6 +210,6 @@ def _check_same_parameters(group: ProcessGroup, params: list[Tensor]) -> None:
 def _broadcast_in_place(group: ProcessGroup, t: Tensor) -> None:
     data = t.data
     if not (isinstance(data, np.ndarray) and data.flags.c_contiguous and data.flags.writeable):
-        t.copy_(Tensor(np.ascontiguousarray(t.numpy())))
+        t.copy_(Tensor(np.ascontiguousarray(t.detach().numpy())))
         data = t.data
     group.wait(group.comm.Ibcast(data, root=0), "broadcast of the parameters from rank 0")

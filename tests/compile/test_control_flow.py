@@ -120,7 +120,7 @@ def test_reverse_mode_equals_backpropagation_through_the_unrolled_loop(reverse):
     ts = [torch.tensor(a) for a in (H, XS, W)]
     theirs = torch.func.grad(_loss(lambda h, xs, w: _rnn(torch, h, xs, w, reverse)), (0, 1, 2))(*ts)
     for got, ref in zip(want, theirs):
-        _close(got, ref.numpy())
+        _close(got, ref.detach().numpy())
 
 
 def test_forward_mode_matches_torch_func_jvp():
@@ -132,10 +132,10 @@ def test_forward_mode_matches_torch_func_jvp():
     _, ref = torch.func.jvp(
         _loss(lambda h, xs, w: _rnn(torch, h, xs, w)),
         ts,
-        tuple(torch.tensor(t.numpy()) for t in tangents),
+        tuple(torch.tensor(t.detach().numpy()) for t in tangents),
     )
-    _close(got, ref.numpy(), 1e-10)
-    _close(also, ref.numpy(), 1e-10)
+    _close(got, ref.detach().numpy(), 1e-10)
+    _close(also, ref.detach().numpy(), 1e-10)
 
 
 def test_gradients_of_gradients_match_torch():
@@ -153,7 +153,7 @@ def test_gradients_of_gradients_match_torch():
     theirs = torch.func.grad(inner(torch, torch.func.grad(lambda w: tloss(th, txs, w))))(
         torch.tensor(W)
     )
-    _close(ours, theirs.numpy(), 1e-10)
+    _close(ours, theirs.detach().numpy(), 1e-10)
 
 
 def test_vmap_of_scan_matches_torch_func_vmap():
@@ -161,11 +161,11 @@ def test_vmap_of_scan_matches_torch_func_vmap():
     _, xs, w = _args()
     f = lambda h: _scanned(h, xs, w)
     ref = torch.func.vmap(lambda h: _rnn(torch, h, torch.tensor(XS), torch.tensor(W)))(
-        torch.tensor(hs.numpy())
+        torch.tensor(hs.detach().numpy())
     )
     for got in (mg.vmap(f)(hs), mg.jit(mg.vmap(f))(hs)):
         for a, b in zip(got, ref):
-            _close(a, b.numpy())
+            _close(a, b.detach().numpy())
     # per-example gradients: vmap of grad, jitted (the scan's batch rule on its reverse scans)
     per = mg.jit(mg.vmap(mg.grad(lambda h: _loss(_scanned)(h, xs, w))))(hs)
     tref = torch.func.vmap(
@@ -174,8 +174,8 @@ def test_vmap_of_scan_matches_torch_func_vmap():
                 h, torch.tensor(XS), torch.tensor(W)
             )
         )
-    )(torch.tensor(hs.numpy()))
-    _close(per, tref.numpy())
+    )(torch.tensor(hs.detach().numpy()))
+    _close(per, tref.detach().numpy())
 
 
 def _branchy(x):
@@ -197,12 +197,12 @@ def test_cond_matches_torch_cond_values_and_gradients(sign):
     for f in (_branchy, mg.jit(_branchy)):
         _close(f(mg.tensor(x)), ref.detach().numpy())
     for g in (mg.grad(_branchy), mg.jit(mg.grad(_branchy)), mg.grad(mg.jit(_branchy))):
-        _close(g(mg.tensor(x)), tgrad.numpy())
+        _close(g(mg.tensor(x)), tgrad.detach().numpy())
     # forward mode and the Hessian (forward over reverse) against torch.func on the taken branch
     taken = (lambda a: (a.exp() * a).sum()) if sign > 0 else (lambda a: (a.sin() * 3).sum())
     hess = torch.func.hessian(taken)(torch.tensor(x))
-    _close(mg.jit(mg.hessian(_branchy))(mg.tensor(x)), hess.numpy(), 1e-10)
-    _close(mg.jit(mg.jacfwd(mg.jacrev(_branchy)))(mg.tensor(x)), hess.numpy(), 1e-10)
+    _close(mg.jit(mg.hessian(_branchy))(mg.tensor(x)), hess.detach().numpy(), 1e-10)
+    _close(mg.jit(mg.jacfwd(mg.jacrev(_branchy)))(mg.tensor(x)), hess.detach().numpy(), 1e-10)
 
 
 def test_cond_with_a_batched_predicate_computes_both_branches_and_selects():
@@ -218,7 +218,7 @@ def test_cond_with_a_batched_predicate_computes_both_branches_and_selects():
     ref = []
     for x in xs:
         t = torch.tensor(x, requires_grad=True)
-        ref.append(torch.autograd.grad(_torch_branchy(t), t)[0].numpy())
+        ref.append(torch.autograd.grad(_torch_branchy(t), t)[0].detach().numpy())
     _close(grads, np.stack(ref))
 
 
@@ -227,7 +227,7 @@ def test_cond_with_a_shared_predicate_stays_one_cond_under_vmap():
     xs = mg.tensor([[1.0, 2.0], [3.0, 4.0]])
     graph = mg.make_graph(mg.vmap(f, in_axes=(0, None)))(xs, mg.tensor(False))
     assert [op.name for op in graph] == ["cond"]
-    _close(graph(xs, mg.tensor(False)), xs.numpy() - 1)
+    _close(graph(xs, mg.tensor(False)), xs.detach().numpy() - 1)
 
 
 def _doubling(v):
@@ -263,7 +263,7 @@ def test_fori_loop_is_a_scan_with_int_bounds_and_a_while_loop_with_tensor_bounds
     _close(dynamic(mg.tensor(0.7), mg.tensor(3)), want, 1e-6)
     x = torch.tensor(0.7, dtype=torch.float64, requires_grad=True)
     (tgrad,) = torch.autograd.grad(body(2, body(1, body(0, x))), x)
-    _close(mg.grad(mg.jit(lambda v: mg.fori_loop(0, 3, body, v)))(v), tgrad.numpy())
+    _close(mg.grad(mg.jit(lambda v: mg.fori_loop(0, 3, body, v)))(v), tgrad.detach().numpy())
 
 
 # -- what reverse mode keeps per step ------------------------------------------------------------

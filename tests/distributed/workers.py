@@ -41,17 +41,17 @@ def collectives():
     rank, n = dist.get_rank(), dist.get_world_size()
     x = mg.tensor([1.0, 2.0]) * (rank + 1)
     dist.all_reduce(x)
-    np.testing.assert_allclose(x.numpy(), np.array([1.0, 2.0]) * n * (n + 1) / 2)
+    np.testing.assert_allclose(x.detach().numpy(), np.array([1.0, 2.0]) * n * (n + 1) / 2)
     parts = [mg.zeros(2, dtype=mg.float64) for _ in range(n)]
     dist.all_gather(parts, mg.tensor([rank, 10.0 * rank], dtype=mg.float64))
     for r, p in enumerate(parts):
-        np.testing.assert_allclose(p.numpy(), [r, 10.0 * r])
+        np.testing.assert_allclose(p.detach().numpy(), [r, 10.0 * r])
     out = mg.zeros(3, dtype=mg.float64)
     dist.reduce_scatter(out, [mg.full((3,), float(rank + j), dtype=mg.float64) for j in range(n)])
-    np.testing.assert_allclose(out.numpy(), sum(r + rank for r in range(n)))
+    np.testing.assert_allclose(out.detach().numpy(), sum(r + rank for r in range(n)))
     b = mg.tensor([float(rank)] * 3)
     dist.broadcast(b, src=n - 1)
-    np.testing.assert_allclose(b.numpy(), n - 1)
+    np.testing.assert_allclose(b.detach().numpy(), n - 1)
     # differentiable forms: gradients run the transposed collective across ranks
     w = mg.tensor([1.0, 2.0], dtype=mg.float64, requires_grad=True)
     total = F.all_reduce(w * (rank + 1))
@@ -69,7 +69,7 @@ def collectives():
     np.testing.assert_allclose(w.grad.numpy(), [expected] * 2)
     # forward mode: jvp is the collective on the tangents
     _, tangent = mg.jvp(lambda v: F.all_reduce(v), (w.detach(),), (mg.ones(2, dtype=mg.float64),))
-    np.testing.assert_allclose(tangent.numpy(), [n, n])
+    np.testing.assert_allclose(tangent.detach().numpy(), [n, n])
     # the ring all-reduce over point-to-point sends equals MPI's
     g = dist.group_world()
     a = np.arange(11.0) * (rank + 1)
@@ -95,7 +95,7 @@ def ddp():
         loss_fn(ref, x, y).backward()
         ref_opt.step()
     for p, q in zip(m.parameters(), ref.parameters()):
-        np.testing.assert_allclose(p.numpy(), q.numpy(), **TOL)
+        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), **TOL)
     # no_sync: two micro-batches, the first without communication, equal one process's
     half = len(x) // 2
     ref_x = [x[:half], x[half:]]
@@ -131,8 +131,8 @@ def zero():
         loss_fn(ref, x, y).backward()
         ref_opt.step()
     for p, q in zip(m.parameters(), ref.parameters()):
-        np.testing.assert_allclose(p.numpy(), q.numpy(), **TOL)
-    full = sum(v.numpy().nbytes for s in ref_opt.state.values() for v in s.values()
+        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), **TOL)
+    full = sum(v.detach().numpy().nbytes for s in ref_opt.state.values() for v in s.values()
                if isinstance(v, mg.Tensor))  # fmt: skip
     assert zero.state_bytes() <= 0.6 * full, (zero.state_bytes(), full)
 
@@ -199,7 +199,7 @@ def checkpoint_load(path):
     zero.step()
     after = dist.load_checkpoint(path + ".after")
     for k, v in m.state_dict().items():
-        np.testing.assert_allclose(v.numpy(), after[k].numpy(), **TOL)
+        np.testing.assert_allclose(v.detach().numpy(), after[k].detach().numpy(), **TOL)
 
 
 if __name__ == "__main__":

@@ -37,9 +37,9 @@ def test_values_and_gradients_match_torch_nn(layers, options):
     mx, tx = mg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
     out, h = model(mx)
     tout, th = reference(tx)
-    np.testing.assert_allclose(out.numpy(), tout.detach().numpy(), atol=1e-12)
+    np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), atol=1e-12)
     for a, b in zip(_states(h), _states(th)):
-        np.testing.assert_allclose(a.numpy(), b.detach().numpy(), atol=1e-12)
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), atol=1e-12)
     w = np.random.default_rng(2).normal(size=out.shape)
     loss = (out * mg.tensor(w)).sum() + sum(s.sum() for s in _states(h))
     tloss = (tout * torch.tensor(w)).sum() + sum(s.sum() for s in _states(th))
@@ -63,14 +63,18 @@ def test_jitted_training_gradient_equals_eager(layers):
     params = {k: v.detach() for k, v in model.named_parameters()}
     eager = mg.grad(loss)(params, x)
     jitted = mg.jit(mg.grad(loss))(params, x)
-    tx = torch.tensor(x.numpy())
+    tx = torch.tensor(x.detach().numpy())
     tparams = {k: v.detach() for k, v in reference.named_parameters()}
     theirs = torch.func.grad(
         lambda p: (torch.func.functional_call(reference, p, (tx,))[0] ** 2).sum()
     )(tparams)
     for name in eager:
-        np.testing.assert_allclose(jitted[name].numpy(), eager[name].numpy(), atol=1e-12)
-        np.testing.assert_allclose(jitted[name].numpy(), theirs[name].numpy(), atol=1e-11)
+        np.testing.assert_allclose(
+            jitted[name].detach().numpy(), eager[name].detach().numpy(), atol=1e-12
+        )
+        np.testing.assert_allclose(
+            jitted[name].detach().numpy(), theirs[name].detach().numpy(), atol=1e-11
+        )
 
 
 def test_unbatched_input_and_initial_state():
@@ -81,8 +85,8 @@ def test_unbatched_input_and_initial_state():
     out, (h, c) = model(mg.tensor(x), (mg.tensor(h0), mg.tensor(c0)))
     tout, (th, tc) = reference(torch.tensor(x), (torch.tensor(h0), torch.tensor(c0)))
     assert out.shape == tuple(tout.shape) and h.shape == tuple(th.shape)
-    np.testing.assert_allclose(out.numpy(), tout.detach().numpy(), atol=1e-12)
-    np.testing.assert_allclose(c.numpy(), tc.detach().numpy(), atol=1e-12)
+    np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), atol=1e-12)
+    np.testing.assert_allclose(c.detach().numpy(), tc.detach().numpy(), atol=1e-12)
 
 
 def test_trace_size_is_constant_in_the_sequence_length_with_scan():
@@ -107,7 +111,9 @@ def test_trace_size_is_constant_in_the_sequence_length_with_scan():
     assert sizes[5] == sizes[50]
     assert loops[50] > 9 * loops[5] // 2  # grows with the length
     x = mg.randn(5, 2, 3)
-    np.testing.assert_allclose(model(x)[1][0].numpy(), unrolled(x).numpy(), atol=1e-6)
+    np.testing.assert_allclose(
+        model(x)[1][0].detach().numpy(), unrolled(x).detach().numpy(), atol=1e-6
+    )
 
 
 def test_bad_input_is_named():
