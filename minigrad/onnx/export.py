@@ -465,7 +465,8 @@ def to_onnx(graph: Graph, input_names: Sequence[str] | None = None,
         name = (weight_names or {}).get(id(tensor)) or tensor.label or f"weight_{k}"
         name = name if name not in w.names.values() else f"{name}_{k}"
         w.names[v] = name
-        initializers.append(numpy_helper.from_array(np.array(tensor.numpy(), order="C"), name))
+        values = np.array(tensor.detach().numpy(), order="C")
+        initializers.append(numpy_helper.from_array(values, name))
     for v, value in graph.constants.items():
         w.names[v] = w.const(value, v.dtype)
     for op in graph.ops:
