@@ -35,7 +35,9 @@ def test_lean_pass_gives_the_graph_building_pass_numbers_and_torch_s(dtype):
     ((h.relu().sum(0) * v[0]).mean() + h[1:, :2].sum()).backward()
     for mine, graph, ref in zip(lean_leaves, graph_leaves, torch_leaves):
         assert type(mine.grad) is mg.Tensor and mine.grad.dtype == dtype
-        np.testing.assert_allclose(mine.grad.numpy(), graph.grad.numpy(), rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(
+            mine.grad.numpy(), graph.grad.detach().numpy(), rtol=1e-6, atol=1e-7
+        )
         np.testing.assert_allclose(mine.grad.numpy(), ref.grad.numpy(), rtol=1e-4, atol=1e-5)
 
 
@@ -56,7 +58,7 @@ def test_rules_get_raw_handles_only_without_create_graph(monkeypatch):
     assert seen and lean.Raw not in seen
     assert gx.requires_grad  # still differentiable: the higher-order path is untouched
     (ggx,) = mg.autograd.grad(gx.sum(), x)
-    np.testing.assert_array_equal(ggx.numpy(), [2.0, 2.0])
+    np.testing.assert_array_equal(ggx.detach().numpy(), [2.0, 2.0])
 
 
 def test_nothing_raw_reaches_the_caller():
@@ -68,7 +70,7 @@ def test_nothing_raw_reaches_the_caller():
     assert type(gx) is mg.Tensor and type(gy) is mg.Tensor
     z.backward()
     assert type(x.grad) is mg.Tensor and type(y.grad) is mg.Tensor
-    np.testing.assert_array_equal(y.grad.numpy(), 2 * y.numpy())
+    np.testing.assert_array_equal(y.grad.numpy(), 2 * y.detach().numpy())
 
 
 def test_each_leaf_owns_its_gradient_laid_out_like_the_parameter():
@@ -130,7 +132,7 @@ def test_a_gradient_that_is_a_view_of_memory_someone_holds_is_copied():
     (x * 1).backward(seed.T)  # x.grad would be a view of seed's memory
     assert not np.shares_memory(x.grad.data, seed.data)
     x.grad.zero_()
-    np.testing.assert_array_equal(seed.numpy(), np.arange(6).reshape(2, 3))
+    np.testing.assert_array_equal(seed.detach().numpy(), np.arange(6).reshape(2, 3))
 
 
 def test_linear_weight_gradient_is_row_major_and_matches_torch():
@@ -139,8 +141,8 @@ def test_linear_weight_gradient_is_row_major_and_matches_torch():
     layer = mg.nn.Linear(4, 3)
     ref = torch.nn.Linear(4, 3)
     with torch.no_grad():
-        ref.weight.copy_(torch.from_numpy(layer.weight.numpy()))
-        ref.bias.copy_(torch.from_numpy(layer.bias.numpy()))
+        ref.weight.copy_(torch.from_numpy(layer.weight.detach().numpy()))
+        ref.bias.copy_(torch.from_numpy(layer.bias.detach().numpy()))
     layer(mg.tensor(x0)).square().sum().backward()
     ref(torch.from_numpy(x0)).square().sum().backward()
     assert layer.weight.grad.data.flags.c_contiguous
