@@ -332,3 +332,12 @@ class AbstractBackend:
         length = sum(x.shape[axis] for x in xs)
         shape = (*first.shape[:axis], length, *first.shape[axis + 1 :])
         return AbstractArray(shape, np.result_type(*[x.dtype for x in xs]))
+
+    # -- fused attention (lesson 17): the shapes of backends/attention.py's results ------
+    def attention(self, q: Any, k: Any, v: Any, bias: Any, scale: float, causal: bool):
+        return AbstractArray((*q.shape[:-1], v.shape[-1] + 1), q.dtype)
+
+    def attention_backward(self, q: Any, k: Any, v: Any, bias: Any, packed: Any, g: Any,
+                           scale: float, causal: bool) -> AbstractArray:  # fmt: skip
+        (length, e), (keys, ev) = q.shape[-2:], v.shape[-2:]
+        return AbstractArray((*q.shape[:-2], length * e + keys * e + keys * ev), q.dtype)

@@ -333,6 +333,65 @@ class CudaBackend:
         shape, strides = window_strides(x.shape, x.strides, kernel, step, dilation)
         return CudaArray(x.buffer, shape, strides, x.offset)
 
+    # -- fused attention (lesson 17): cuda_attention's shared-memory kernels ------------
+    def _attention_operands(self, q, k, v, bias):
+        """Contiguous ``q, k, v``; the bias as (buffer, bias_of, offset, strides)."""
+        from minigrad.backends.attention import bias_numbers
+
+        q, k, v = (self.contiguous(x) for x in (q, k, v))
+        batch = q.shape[:-2]
+        if bias is None:
+            bias_of = np.zeros(max(int(np.prod(batch, dtype=np.int64)), 1), np.int64)
+            operands = (self.full((1,), 0, q.dtype).buffer, self.from_numpy(bias_of).buffer,
+                        0, 0, 0, 0)  # fmt: skip
+            return q, k, v, operands, False
+        bias = self.contiguous(bias)
+        rows, cols = bias.shape[-2:]
+        bias_of = bias_numbers(bias.shape[:-2], batch)
+        bias_of = bias_of if bias_of.size else np.zeros(1, np.int64)
+        # Row-major (rows, cols) matrices one after another; stride 0 where broadcast.
+        operands = (bias.buffer, self.from_numpy(bias_of).buffer, bias.offset, rows * cols,
+                    cols if rows > 1 else 0, 1 if cols > 1 else 0)  # fmt: skip
+        return q, k, v, operands, True
+
+    def attention(self, q, k, v, bias, scale: float, causal: bool) -> CudaArray:
+        from minigrad.backends import cuda_attention as fused
+
+        q, k, v, bias_operands, has_bias = self._attention_operands(q, k, v, bias)
+        batch, (length, e), (keys, ev) = q.shape[:-2], q.shape[-2:], v.shape[-2:]
+        n = int(np.prod(batch, dtype=np.int64))
+        packed = self.empty((*batch, length, ev + 1), q.dtype)
+        if packed.size == 0:
+            return packed
+        kernel = fused.forward_kernel(numba.from_dtype(q.dtype), e, ev)
+        self.run(kernel, *fused.grid(length, n), packed.buffer, q.buffer, k.buffer, v.buffer,
+                 q.offset, k.offset, v.offset, *bias_operands, has_bias, scale, causal, n, length,
+                 keys)  # fmt: skip
+        return packed
+
+    def attention_backward(self, q, k, v, bias, packed, g, scale: float, causal: bool):
+        from minigrad.backends import cuda_attention as fused
+
+        q, k, v, bias_operands, has_bias = self._attention_operands(q, k, v, bias)
+        packed, g = self.contiguous(packed), self.contiguous(self.astype(g, q.dtype))
+        batch, (length, e), (keys, ev) = q.shape[:-2], q.shape[-2:], v.shape[-2:]
+        n = int(np.prod(batch, dtype=np.int64))
+        stride = length * e + keys * e + keys * ev
+        grads = self.full((*batch, stride), 0, q.dtype)
+        if grads.size == 0:
+            return grads
+        dtype = numba.from_dtype(q.dtype)
+        common = (q.buffer, k.buffer, v.buffer, q.offset, k.offset, v.offset,
+                  packed.buffer[packed.offset :], g.buffer[g.offset :], *bias_operands, has_bias,
+                  scale, causal, n, length, keys)  # fmt: skip
+        if keys:
+            self.run(fused.key_kernel(dtype, e, ev), *fused.grid(keys, n), grads.buffer, stride,
+                     *common)  # fmt: skip
+        if length:
+            self.run(fused.query_kernel(dtype, e, ev), *fused.grid(length, n), grads.buffer,
+                     stride, *common)  # fmt: skip
+        return grads
+
     # -- plumbing ---------------------------------------------------------------------
     def _launch(self, kernel: Any, size: int, *args: Any) -> None:
         """Run ``kernel`` with at least one thread per element of a ``size``-element output."""

@@ -226,6 +226,22 @@ class NumbaBackend(NumpyBackend):
         # its own loop, many times slower than a copy followed by BLAS.
         return np.asarray(np.matmul(_blas_ready(a), _blas_ready(b)))
 
+    def attention(self, q, k, v, bias, scale: float, causal: bool) -> np.ndarray:
+        """The fused kernel of ``numba_attention``: cache-sized tiles, BLAS products, all cores."""
+        if q.dtype not in FLOATS or not (q.dtype == k.dtype == v.dtype):
+            return super().attention(q, k, v, bias, scale, causal)
+        from minigrad.backends import numba_attention
+
+        return numba_attention.attention(self.workers, q, k, v, bias, scale, causal)
+
+    def attention_backward(self, q, k, v, bias, packed, g, scale: float, causal: bool):
+        if q.dtype not in FLOATS or not (q.dtype == k.dtype == v.dtype):
+            return super().attention_backward(q, k, v, bias, packed, g, scale, causal)
+        from minigrad.backends import numba_attention
+
+        return numba_attention.attention_backward(self.workers, q, k, v, bias, packed, g, scale,
+                                                  causal)  # fmt: skip
+
     # -- data movement that is cheaper as a NumPy view --------------------------
     def reshape(self, x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
         # A view when the layout allows. Otherwise a copy, which for a big array

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad.backends import attention as fused_attention
 from minigrad.backends.elementwise_ops import OPS
 from minigrad.backends.strides import window_strides
 
@@ -99,3 +100,15 @@ class NumpyBackend:
         # The same memory read through new strides (as_strided): no copy.
         shape, strides = window_strides(x.shape, x.strides, kernel, step, dilation)
         return np.lib.stride_tricks.as_strided(x, shape, strides, writeable=False)
+
+    # -- fused attention (lesson 17) ---------------------------------------------------
+    def attention(self, q: np.ndarray, k: np.ndarray, v: np.ndarray, bias: np.ndarray | None,
+                  scale: float, causal: bool) -> np.ndarray:  # fmt: skip
+        """``(out | lse)``, ``(..., L, Ev + 1)``, one key tile at a time (``attention.py``)."""
+        return fused_attention.attention(q, k, v, bias, scale, causal)
+
+    def attention_backward(self, q: np.ndarray, k: np.ndarray, v: np.ndarray,
+                           bias: np.ndarray | None, packed: np.ndarray, g: np.ndarray,
+                           scale: float, causal: bool) -> np.ndarray:  # fmt: skip
+        """``(dq | dk | dv)`` flat, ``(..., L*E + S*E + S*Ev)``, recomputing the score tiles."""
+        return fused_attention.attention_backward(q, k, v, bias, packed, g, scale, causal)

@@ -23,6 +23,7 @@ from minigrad.nn.activation_functions import (
     Softsign,
 )
 from minigrad.nn.affine import Bilinear
+from minigrad.nn.attention import MultiheadAttention
 from minigrad.nn.conv import AvgPool2d, Conv1d, Conv2d, MaxPool2d
 from minigrad.nn.conv_transpose import ConvTranspose1d, ConvTranspose2d
 from minigrad.nn.distances import (
@@ -92,6 +93,7 @@ __all__ = [
     "MaxPool2d",
     "Mish",
     "Module",
+    "MultiheadAttention",
     "PairwiseDistance",
     "Parameter",
     "PixelShuffle",

@@ -44,6 +44,7 @@ from minigrad.nn.activation_functions import (
     softsign,
 )
 from minigrad.nn.affine import bilinear, linear
+from minigrad.nn.attention import scaled_dot_product_attention
 from minigrad.nn.conv_transpose import conv_transpose1d, conv_transpose2d
 from minigrad.nn.distances import (
     cosine_embedding_loss,
@@ -93,7 +94,8 @@ __all__ = [
     "hardtanh", "huber_loss", "instance_norm", "interpolate", "kl_div", "l1_loss", "layer_norm",
     "leaky_relu", "linear", "log_softmax", "logsigmoid", "margin_ranking_loss", "max_pool1d",
     "max_pool2d", "mish", "mse_loss", "nll_loss", "normalize", "one_hot", "pad",
-    "pairwise_distance", "pixel_shuffle", "pixel_unshuffle", "relu", "relu6", "rms_norm", "selu",
+    "pairwise_distance", "pixel_shuffle", "pixel_unshuffle", "relu", "relu6", "rms_norm",
+    "scaled_dot_product_attention", "selu",
     "sigmoid", "silu", "smooth_l1_loss", "softmax", "softmin", "softplus", "softsign", "tanh",
     "triplet_margin_loss", "unfold",
 ]  # fmt: skip
