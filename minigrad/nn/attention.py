@@ -121,11 +121,22 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     bias = _as_bias(attn_mask, query)
     scale = 1 / math.sqrt(query.shape[-1]) if scale is None else float(scale)
     (length, e), (keys, ev) = query.shape[-2:], value.shape[-2:]
+    if query.size == 0 or value.size == 0:
+        # Nothing to attend with or to: PyTorch returns zeros shaped by the query alone
+        # (its batch axes are not broadcast with the others').
+        zero = query.sum(-1, keepdims=True) * 0 + key.sum() * 0 + value.sum() * 0
+        return zero + factories.zeros(ev, dtype=query.dtype, device=query.device)
     parts = [query.shape[:-2], key.shape[:-2], value.shape[:-2]]
     if bias is not None:
         broadcast_shape(bias.shape, (length, keys))  # a mask must fit (L, S)
         parts.append(bias.shape[:-2])
     batch = broadcast_shape(*parts)
+    if bias is not None and batch != broadcast_shape(*parts[:3]):  # PyTorch adds it in place
+        raise RuntimeError(
+            f"output with shape {list((*broadcast_shape(*parts[:3]), length, keys))} doesn't "
+            f"match the broadcast shape {list((*batch, length, keys))}\n"
+            f"attn_mask of shape {bias.shape} has more batch axes than query, key and value"
+        )
     if dropout_p > 0 or (bias is not None and (bias.requires_grad or bias._tangents)):
         p = probabilities(query, key, bias, scale, is_causal)
         return dropout(p, dropout_p) @ value if dropout_p > 0 else p @ value

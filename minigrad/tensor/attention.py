@@ -122,7 +122,9 @@ def _reference_vjp(g: Tensor, q: Tensor, k: Tensor, v: Tensor, bias: Tensor | No
 
 def _vjp(g: Tensor, out: Tensor, inputs: tuple, needs: Any, scale: float, causal: bool):
     q, k, v, *bias = inputs
-    if is_grad_enabled():  # create_graph=True: the kernel has no derivative of its own
+    # create_graph=True, or tangents to carry (forward over reverse): the backward
+    # kernel has no derivative of its own, the reference composition's rule has.
+    if is_grad_enabled() or any(x._tangents for x in (g, *inputs)):
         grads = _reference_vjp(g, q, k, v, bias[0] if bias else None, scale, causal)
         return (*grads, *[None for _ in bias])
     flat = apply(ATTENTION_BACKWARD, (q, k, v, *bias, out, g), scale=scale, causal=causal)

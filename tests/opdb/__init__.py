@@ -39,6 +39,7 @@ from typing import Any
 
 import minigrad as mg
 from opdb import (
+    attention,
     collectives,
     contractions,
     control,
@@ -56,7 +57,7 @@ from opdb import (
 from opdb.strategies import SEEDS, Case
 
 AREAS = (core, elementwise, reductions, contractions, shape, convolution, nn, inplace,
-         nn_compositions, daily, nn_grids, collectives, control)  # fmt: skip
+         nn_compositions, daily, nn_grids, collectives, control, attention)  # fmt: skip
 
 DATABASE: dict[str, Any] = {}
 NOT_SMOOTH: set[str] = set()

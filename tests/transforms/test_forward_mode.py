@@ -240,6 +240,12 @@ PROGRAMS = {
         normal,
     ),
     "windows": (_windows, [(1, 5, 6)], normal),
+    # the fused attention row (its jvp and create_graph vjp are the reference composition's)
+    "scaled_dot_product_attention": (
+        lambda q, k, v: mg.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True),
+        [(2, 3, 4), (2, 5, 4), (2, 5, 3)],
+        normal,
+    ),
 }
 # alias and checkpoint are the transforms' own (test_transforms, test_checkpoint).
 OTHER_PRIMITIVES = {"alias", "checkpoint"}

@@ -1,0 +1,54 @@
+"""The fused attention kernels of the CUDA backend (cuda_attention.py) against PyTorch.
+
+Run in a child process on numba's simulator (see ``conftest.py``): a tile is
+4 rows there, so these small shapes still span several query and key tiles.
+"""
+
+import numpy as np
+import pytest
+import torch
+
+import minigrad as mg
+
+F = mg.nn.functional
+TF = torch.nn.functional
+
+
+@pytest.mark.parametrize(
+    "shapes, mask, causal, dtype",
+    [
+        ([(2, 5, 3), (2, 6, 3), (2, 6, 2)], None, False, np.float64),
+        ([(1, 2, 7, 3), (1, 2, 6, 3), (1, 2, 6, 2)], None, True, np.float64),
+        ([(2, 7, 3), (2, 6, 3), (6, 2)], "bool", False, np.float64),
+        ([(2, 7, 3), (2, 6, 3), (2, 6, 2)], "float", False, np.float32),
+        ([(2, 1, 3), (2, 1, 3), (2, 1, 2)], None, True, np.float32),
+        ([(0, 5, 3), (0, 6, 3), (0, 6, 2)], None, False, np.float64),
+    ],
+)
+def test_cuda_attention_matches_torch(shapes, mask, causal, dtype):
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal(s).astype(dtype) for s in shapes]
+    length, keys = shapes[0][-2], shapes[1][-2]
+    m = None
+    if mask == "bool":
+        m = rng.random((length, keys)) > 0.3
+        m[2] = False  # a query that sees no key
+    elif mask == "float":
+        m = np.where(rng.random((2, 1, keys)) > 0.2, rng.standard_normal((2, 1, keys)), -np.inf)
+        m = m.astype(dtype)
+    xs = [mg.tensor(a, device="cuda", requires_grad=True) for a in arrays]
+    out = F.scaled_dot_product_attention(
+        *xs, attn_mask=None if m is None else mg.tensor(m, device="cuda"), is_causal=causal
+    )
+    assert out.device == "cuda"
+    g = rng.standard_normal(out.shape).astype(dtype)
+    out.backward(mg.tensor(g, device="cuda"))
+    ts = [torch.tensor(a, requires_grad=True) for a in arrays]
+    tout = TF.scaled_dot_product_attention(
+        *ts, attn_mask=None if m is None else torch.from_numpy(m), is_causal=causal
+    )
+    tout.backward(torch.from_numpy(g))
+    tol = dict(rtol=1e-10, atol=1e-12) if dtype == np.float64 else dict(rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(out.numpy(), tout.detach().numpy(), **tol)
+    for x, t in zip(xs, ts):
+        np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), **tol)

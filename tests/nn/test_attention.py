@@ -1,0 +1,213 @@
+"""scaled_dot_product_attention's fused kernels and MultiheadAttention, against PyTorch.
+
+The correctness database (tests/opdb/attention.py) draws small random shapes
+for every oracle; here the shapes span several tiles of the kernels (64 and
+128 rows), the masks include fully masked rows, and the fused path's claims
+are checked: the backward kernel runs, and a record keeps no (L, S) array.
+"""
+
+import numpy as np
+import pytest
+import torch
+
+import minigrad as mg
+from minigrad.backends.numba_backend import NumbaBackend
+from minigrad.backends.numpy_backend import NumpyBackend
+
+F = mg.nn.functional
+TF = torch.nn.functional
+
+
+def run_both(shapes, dtype=np.float64, backend="numba", seed=0, mask=None, **options):
+    """(ours, theirs): outputs and gradients of q, k, v for one cotangent, both libraries."""
+    rng = np.random.default_rng(seed)
+    arrays = [rng.standard_normal(s).astype(dtype) for s in shapes]
+    with mg.backends.use(backend):
+        xs = [mg.tensor(a, requires_grad=True) for a in arrays]
+        m = (
+            None
+            if mask is None
+            else mg.tensor(mask, dtype=mg.bool_ if mask.dtype == bool else dtype)
+        )
+        out = F.scaled_dot_product_attention(*xs, attn_mask=m, **options)
+        g = rng.standard_normal(out.shape).astype(dtype)
+        out.backward(mg.tensor(g))
+        ours = [out.numpy()] + [x.grad.numpy() for x in xs]
+    ts = [torch.tensor(a, requires_grad=True) for a in arrays]
+    tm = None if mask is None else torch.from_numpy(mask)
+    tout = TF.scaled_dot_product_attention(*ts, attn_mask=tm, **options)
+    tout.backward(torch.from_numpy(g))
+    return ours, [tout.detach().numpy()] + [t.grad.numpy() for t in ts]
+
+
+TOL = {np.float64: dict(rtol=1e-9, atol=1e-11), np.float32: dict(rtol=2e-4, atol=2e-5)}
+SHAPES = [  # several query and key tiles, with ragged last tiles; L > S and L < S
+    [(2, 3, 130, 8), (2, 3, 70, 8), (2, 3, 70, 5)],
+    [(1, 2, 65, 4), (1, 2, 200, 4), (1, 2, 200, 6)],
+]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("shapes", SHAPES)
+def test_fused_attention_matches_torch_across_tiles(backend, dtype, causal, shapes):
+    ours, theirs = run_both(shapes, dtype, backend, is_causal=causal)
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a, b, **TOL[dtype])
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_masks_with_fully_masked_rows_and_broadcast_masks(backend):
+    rng = np.random.default_rng(1)
+    shapes = [(2, 3, 90, 4), (2, 3, 70, 4), (2, 3, 70, 3)]
+    boolean = rng.random((3, 90, 70)) > 0.5
+    boolean[1, 7] = False  # a query that may see no key: output and gradients 0
+    additive = np.where(rng.random((2, 1, 1, 70)) > 0.3, rng.standard_normal((2, 1, 1, 70)),
+                        -np.inf)  # fmt: skip
+    for mask in (boolean, additive):
+        ours, theirs = run_both(shapes, backend=backend, mask=mask)
+        for a, b in zip(ours, theirs):
+            np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-11)
+    assert np.all(ours[0][:, 1, 7] == 0) if mask is boolean else True
+
+
+def test_size_one_and_empty_axes():
+    for shapes in ([(1, 1, 1), (1, 1, 1), (1, 1, 1)], [(0, 3, 4), (0, 5, 4), (0, 5, 2)],
+                   [(2, 3, 4), (2, 0, 4), (2, 0, 2)], [(2, 1, 3, 4), (2, 1, 5, 4), (1, 5, 2)]):  # fmt: skip
+        ours, theirs = run_both(shapes)
+        for a, b in zip(ours, theirs):
+            assert a.shape == b.shape
+            np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+def test_the_backward_pass_runs_the_fused_kernel(monkeypatch):
+    calls = []
+    original = NumbaBackend.attention_backward
+
+    def counted(self, *args):
+        calls.append(args[0].shape)
+        return original(self, *args)
+
+    monkeypatch.setattr(NumbaBackend, "attention_backward", counted)
+    q = mg.randn(2, 40, 8, requires_grad=True)
+    F.scaled_dot_product_attention(q, q, q).sum().backward()
+    assert calls == [(2, 40, 8)]
+
+
+def test_a_record_keeps_no_score_matrix():
+    """The row saves q, k, v and (out | lse): nothing of size L * S."""
+    q = mg.randn(1, 300, 4, requires_grad=True)
+    out = F.scaled_dot_product_attention(q, q, q)
+    record = out.grad_fn.parents[0]  # the slice's parent: the fused row
+    assert record.prim.name == "scaled_dot_product_attention"
+    assert record.saved_out.shape == (1, 300, 5)
+    sizes = [x.data.size for x in record.saved] + [record.saved_out.size]
+    assert max(sizes) < 300 * 300 / 50
+
+
+def test_numba_kernel_equals_the_numpy_reference_on_raw_arrays():
+    rng = np.random.default_rng(2)
+    q, k, v = (rng.standard_normal(s) for s in ((3, 77, 6), (3, 150, 6), (3, 150, 4)))
+    bias = np.where(rng.random((1, 77, 150)) > 0.2, 0.0, -np.inf)
+    ref, fused = NumpyBackend(), NumbaBackend()
+    for causal in (False, True):
+        a = ref.attention(q, k, v, bias, 0.3, causal)
+        b = fused.attention(q, k, v, bias, 0.3, causal)
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+        g = rng.standard_normal(a.shape)  # with a cotangent for lse too
+        np.testing.assert_allclose(ref.attention_backward(q, k, v, bias, a, g, 0.3, causal),
+                                   fused.attention_backward(q, k, v, bias, b, g, 0.3, causal),
+                                   rtol=1e-10, atol=1e-12)  # fmt: skip
+
+
+def test_dropout_keeps_expected_value_and_uses_the_reference():
+    mg.manual_seed(0)
+    q = mg.ones(1, 4, 2)
+    v = mg.arange(8.0).reshape(1, 4, 2)
+    kept = F.scaled_dot_product_attention(q, q, v, dropout_p=0.5)
+    # each weight is 1/4 or 0 or 1/2 (dropped or doubled): rows are sums of value rows / 2
+    doubled = (kept.numpy() * 2) / 1
+    assert np.allclose(doubled, np.round(doubled))
+    assert F.scaled_dot_product_attention(q, q, v, dropout_p=0.0).shape == (1, 4, 2)
+
+
+def test_bad_input_gets_pytorch_errors():
+    q = mg.zeros(2, 3, 4)
+    with pytest.raises(RuntimeError, match="Explicit attn_mask should not be set"):
+        F.scaled_dot_product_attention(q, q, q, attn_mask=mg.ones(3, 3, dtype=mg.bool_),
+                                       is_causal=True)  # fmt: skip
+    with pytest.raises(RuntimeError, match="at least 2 dimensional"):
+        F.scaled_dot_product_attention(mg.zeros(4), q, q)
+    with pytest.raises(RuntimeError, match="same dtype"):
+        F.scaled_dot_product_attention(q, q.to(mg.float64), q)
+    with pytest.raises(RuntimeError, match="query and key need the same last axis"):
+        F.scaled_dot_product_attention(q, mg.zeros(2, 3, 5), q)
+    with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+        F.scaled_dot_product_attention(q, q, q, attn_mask=mg.ones(5, 2, 3, 3, dtype=mg.bool_))
+    with pytest.raises(ValueError, match="dropout probability"):
+        F.scaled_dot_product_attention(q, q, q, dropout_p=1.5)
+
+
+# -- MultiheadAttention ------------------------------------------------------------------
+def _pair(embed=8, heads=2, **options):
+    torch.manual_seed(0)
+    theirs = torch.nn.MultiheadAttention(embed, heads, dtype=torch.float64, **options)
+    ours = mg.nn.MultiheadAttention(embed, heads, dtype=mg.float64, **options)
+    ours.load_state_dict({k: v.detach().numpy().copy() for k, v in theirs.state_dict().items()})
+    return ours, theirs
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("need_weights", [True, False])
+def test_multihead_attention_matches_torch(batch_first, need_weights):
+    ours, theirs = _pair(batch_first=batch_first)
+    rng = np.random.default_rng(3)
+    shape_q = (2, 5, 8) if batch_first else (5, 2, 8)
+    shape_kv = (2, 7, 8) if batch_first else (7, 2, 8)
+    arrays = [rng.standard_normal(s) for s in (shape_q, shape_kv, shape_kv)]
+    padding = np.zeros((2, 7), bool)
+    padding[0, 5:] = True
+    causal = np.triu(np.ones((5, 7), bool), 1)
+    xs = [mg.tensor(a, requires_grad=True) for a in arrays]
+    ts = [torch.tensor(a, requires_grad=True) for a in arrays]
+    out, w = ours(*xs, key_padding_mask=mg.tensor(padding), attn_mask=mg.tensor(causal),
+                  need_weights=need_weights)  # fmt: skip
+    tout, tw = theirs(*ts, key_padding_mask=torch.from_numpy(padding),
+                      attn_mask=torch.from_numpy(causal), need_weights=need_weights)  # fmt: skip
+    np.testing.assert_allclose(out.numpy(), tout.detach().numpy(), rtol=1e-10, atol=1e-12)
+    if need_weights:
+        np.testing.assert_allclose(w.numpy(), tw.detach().numpy(), rtol=1e-10, atol=1e-12)
+    else:
+        assert w is None and tw is None
+    g = rng.standard_normal(out.shape)
+    out.backward(mg.tensor(g))
+    tout.backward(torch.from_numpy(g))
+    for x, t in zip(xs, ts):
+        np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-9, atol=1e-11)
+    named = dict(theirs.named_parameters())
+    for name, p in ours.named_parameters():
+        np.testing.assert_allclose(p.grad.numpy(), named[name].grad.numpy(), rtol=1e-9,
+                                   atol=1e-11)  # fmt: skip
+
+
+def test_multihead_attention_unbatched_and_per_head_weights():
+    ours, theirs = _pair(embed=6, heads=3)
+    x = np.random.default_rng(4).standard_normal((4, 6))
+    out, w = ours(mg.tensor(x), mg.tensor(x), mg.tensor(x), average_attn_weights=False)
+    tx = torch.from_numpy(x)
+    tout, tw = theirs(tx, tx, tx, average_attn_weights=False)
+    assert w.shape == tuple(tw.shape) == (3, 4, 4)
+    np.testing.assert_allclose(out.numpy(), tout.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(w.numpy(), tw.detach().numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_multihead_attention_state_dict_names_and_init_are_pytorchs():
+    ours = mg.nn.MultiheadAttention(8, 4)
+    theirs = torch.nn.MultiheadAttention(8, 4)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    assert np.all(ours.in_proj_bias.numpy() == 0) and np.all(ours.out_proj.bias.numpy() == 0)
+    bound = np.sqrt(6 / (8 + 24))  # xavier_uniform_ of a (24, 8) matrix
+    assert np.abs(ours.in_proj_weight.numpy()).max() <= bound
+    with pytest.raises(AssertionError, match="divisible"):
+        mg.nn.MultiheadAttention(6, 4)
