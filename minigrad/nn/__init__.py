@@ -49,12 +49,20 @@ from minigrad.nn.pooling import (
 )
 from minigrad.nn.recurrent import GRU, LSTM, RNN
 from minigrad.nn.resampling import Fold, PixelShuffle, PixelUnshuffle, Unfold, Upsample
+from minigrad.nn.transformer import (
+    GPT,
+    KVCache,
+    LearnedPositions,
+    SinusoidalPositions,
+    TransformerBlock,
+)
 
 __all__ = [
     "CELU",
     "ELU",
     "GELU",
     "GLU",
+    "GPT",
     "GRU",
     "LSTM",
     "MLP",
@@ -84,8 +92,10 @@ __all__ = [
     "Hardtanh",
     "InstanceNorm1d",
     "InstanceNorm2d",
+    "KVCache",
     "LayerNorm",
     "LeakyReLU",
+    "LearnedPositions",
     "Linear",
     "LogSigmoid",
     "MarginRankingLoss",
@@ -104,10 +114,12 @@ __all__ = [
     "Sequential",
     "SiLU",
     "Sigmoid",
+    "SinusoidalPositions",
     "Softmin",
     "Softplus",
     "Softsign",
     "Tanh",
+    "TransformerBlock",
     "TripletMarginLoss",
     "Unfold",
     "Upsample",

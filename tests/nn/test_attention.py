@@ -211,3 +211,58 @@ def test_multihead_attention_state_dict_names_and_init_are_pytorchs():
     assert np.abs(ours.in_proj_weight.numpy()).max() <= bound
     with pytest.raises(AssertionError, match="divisible"):
         mg.nn.MultiheadAttention(6, 4)
+
+
+# -- the transformer pieces -----------------------------------------------------------------
+def test_transformer_block_is_torchs_pre_norm_encoder_layer_with_a_causal_mask():
+    torch.manual_seed(0)
+    theirs = torch.nn.TransformerEncoderLayer(8, 2, dim_feedforward=32, dropout=0.0,
+                                              activation="gelu", batch_first=True,
+                                              norm_first=True, dtype=torch.float64)  # fmt: skip
+    ours = mg.nn.TransformerBlock(8, 2, dtype=mg.float64)
+    names = {"self_attn.": "attn.", "linear1.": "mlp.0.", "linear2.": "mlp.2."}
+    state = {}
+    for key, value in theirs.state_dict().items():
+        for old, new in names.items():
+            key = key.replace(old, new)
+        state[key] = value.numpy().copy()
+    ours.load_state_dict(state)
+    x = np.random.default_rng(5).standard_normal((2, 6, 8))
+    mask = torch.nn.Transformer.generate_square_subsequent_mask(6, dtype=torch.float64)
+    tx = torch.tensor(x, requires_grad=True)
+    want = theirs(tx, src_mask=mask, is_causal=True)
+    mx = mg.tensor(x, requires_grad=True)
+    got = ours(mx)
+    np.testing.assert_allclose(got.numpy(), want.detach().numpy(), rtol=1e-10, atol=1e-12)
+    got.sum().backward()
+    want.sum().backward()
+    np.testing.assert_allclose(mx.grad.numpy(), tx.grad.numpy(), rtol=1e-9, atol=1e-11)
+
+
+def test_kv_cache_steps_equal_recomputing_the_prefix():
+    mg.manual_seed(0)
+    model = mg.nn.GPT(11, 16, dim=8, heads=2, layers=2, dtype=mg.float64)
+    ids = mg.tensor(np.random.default_rng(6).integers(0, 11, (2, 9)))
+    full = model(ids).numpy()
+    cache = model.new_cache(2)
+    steps = [model(ids[:, :4], cache)] + [model(ids[:, t : t + 1], cache) for t in range(4, 7)]
+    steps.append(model(ids[:, 7:9], cache))  # two new tokens at once: a shifted triangle
+    np.testing.assert_allclose(mg.concatenate(steps, 1).numpy(), full, rtol=1e-10, atol=1e-12)
+    assert cache.length == 9
+    a = model.generate(ids[:, :3], 10, cache=True, greedy=True)
+    b = model.generate(ids[:, :3], 10, cache=False, greedy=True)
+    assert a.shape == (2, 13) and np.array_equal(a.numpy(), b.numpy())
+
+
+def test_positions():
+    table = mg.nn.SinusoidalPositions(10, 6).table.numpy()
+    p, i = 7, 2
+    assert table[p, 2 * i] == pytest.approx(np.sin(p / 10000 ** (2 * i / 6)), rel=1e-6)
+    assert table[p, 2 * i + 1] == pytest.approx(np.cos(p / 10000 ** (2 * i / 6)), rel=1e-6)
+    learned = mg.nn.LearnedPositions(4, 3)
+    x = mg.zeros(1, 2, 3)
+    np.testing.assert_array_equal(learned(x, start=2).numpy()[0], learned.weight.numpy()[2:4])
+    with pytest.raises(IndexError, match="max_len"):
+        learned(mg.zeros(1, 3, 3), start=2)
+    assert [n for n, _ in learned.named_parameters()] == ["weight"]
+    assert list(mg.nn.SinusoidalPositions(4, 2).state_dict()) == []  # fixed, not saved
