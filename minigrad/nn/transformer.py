@@ -130,7 +130,7 @@ class KVCache:
 
 
 class TransformerBlock(Module):
-    """Pre-norm block: ``x + attn(norm1(x))``, then ``x + mlp(norm2(x))`` (MLP: Linear, GELU, Linear).
+    """Pre-norm block: ``x + attn(norm1(x))``, then ``x + mlp(norm2(x))``; the MLP uses GELU.
 
     Attention is causal. ``forward(x, cache=None, layer=0)``: with a
     ``KVCache`` the block attends over the cached keys and values too.
