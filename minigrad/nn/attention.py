@@ -131,11 +131,14 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
         broadcast_shape(bias.shape, (length, keys))  # a mask must fit (L, S)
         parts.append(bias.shape[:-2])
     batch = broadcast_shape(*parts)
-    if bias is not None and batch != broadcast_shape(*parts[:3]):  # PyTorch adds it in place
+    scores_batch = broadcast_shape(*parts[:2])
+    if bias is not None and broadcast_shape(scores_batch, parts[3]) != scores_batch:
+        # PyTorch adds the mask to the scores q @ k.T in place: it may not enlarge them.
+        wide = broadcast_shape(scores_batch, parts[3])
         raise RuntimeError(
-            f"output with shape {list((*broadcast_shape(*parts[:3]), length, keys))} doesn't "
-            f"match the broadcast shape {list((*batch, length, keys))}\n"
-            f"attn_mask of shape {bias.shape} has more batch axes than query, key and value"
+            f"output with shape {list((*scores_batch, length, keys))} doesn't match the "
+            f"broadcast shape {list((*wide, length, keys))}\nattn_mask of shape {bias.shape} "
+            "has batch axes that query @ key.T does not have"
         )
     if dropout_p > 0 or (bias is not None and (bias.requires_grad or bias._tangents)):
         p = probabilities(query, key, bias, scale, is_causal)
