@@ -213,6 +213,37 @@ def clipped_gradient(w, b, X, y, max_norm) -> dict:
     return {"norms": np.array(norms), "grad_w": mean[:-1], "grad_b": float(mean[-1])}
 
 
+# -- lesson 17 -------------------------------------------------------------------------------
+
+
+def _softmax_rows(s: np.ndarray) -> np.ndarray:
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    return p / p.sum(axis=-1, keepdims=True)
+
+
+def online_attention(s, v, tile) -> dict:
+    """The whole row at once (the reference need not be online)."""
+    top = s.max(axis=1, keepdims=True)
+    lse = (top + np.log(np.exp(s - top).sum(axis=1, keepdims=True)))[:, 0]
+    return {"out": _softmax_rows(s) @ v, "lse": lse}
+
+
+def causal_mask(length, keys) -> np.ndarray:
+    return np.array([[j <= keys - length + i for j in range(keys)] for i in range(length)],
+                    dtype=np.float64)  # fmt: skip
+
+
+def kv_cache_steps(qs, ks, vs, cache_k, cache_v) -> dict:
+    """Recomputes every step from the whole sequence so far: no cache."""
+    keys, values, outs = list(cache_k), list(cache_v), []
+    for q, k, v in zip(qs, ks, vs):
+        keys.append(k)
+        values.append(v)
+        s = np.array(keys) @ q / math.sqrt(len(q))
+        outs.append(_softmax_rows(s) @ np.array(values))
+    return {"outs": np.array(outs), "cache_k": np.array(keys), "cache_v": np.array(values)}
+
+
 # -- lesson 18 -------------------------------------------------------------------------------
 
 

@@ -5,6 +5,7 @@ Importing this package registers every exercise in ``EXERCISES``, in course orde
 
 # Importing a module registers its exercises.
 from minigrad.grade.checks import (
+    attention,
     backprop,
     batching,
     convolution,
