@@ -10,7 +10,7 @@ import numpy as np
 
 
 def online_attention(s: np.ndarray, v: np.ndarray, tile: int) -> "tuple[np.ndarray, np.ndarray]":
-    """Exercise 17.1: ``softmax(s) @ v`` and ``logsumexp(s)`` per row, reading ``tile`` keys at a time.
+    """Exercise 17.1: ``softmax(s) @ v`` and ``logsumexp(s)`` per row, ``tile`` keys at a time.
 
     ``s`` is ``(L, S)`` scores (entries may be ``-inf``: a masked key; no row
     is entirely ``-inf``), ``v`` is ``(S, Ev)``. Walk the keys in tiles

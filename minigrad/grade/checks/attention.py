@@ -56,7 +56,7 @@ def causal_mask_checks(rng: np.random.Generator) -> list[Check]:
             {"length": length, "keys": keys},
             Answer("causal_mask", length, keys),
             within(0, 0),
-        )  # fmt: skip
+        )
         for name, length, keys in cases
     ]
 
