@@ -216,7 +216,9 @@ class GPT(Module):
         """``ids (N, L)`` followed by ``steps`` sampled tokens; with ``cache`` one token per step.
 
         Without the cache every step runs the whole sequence so far (at most
-        ``block_size`` tokens); with it, each step runs the new token only.
+        ``block_size`` tokens); with it, each step runs the new token only, and
+        when the cache is full it starts again from the last ``block_size // 2``
+        tokens (so past ``block_size`` tokens the two see different windows).
         """
         import numpy as np
 
@@ -231,7 +233,9 @@ class GPT(Module):
                 if kv is None:
                     feed = tokens[:, -self.block_size :]
                 elif kv.length + feed.shape[1] > self.block_size:
-                    raise IndexError("generate: the cache holds block_size tokens; generate fewer")
+                    # The cache is full: start a new one from the last half window.
+                    kv = self.new_cache(len(tokens))
+                    feed = tokens[:, -(self.block_size // 2) :]
                 scores = self(factories.tensor(feed), kv)[:, -1].numpy() / temperature
                 if greedy:
                     nxt = scores.argmax(-1)
