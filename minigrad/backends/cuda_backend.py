@@ -1,4 +1,4 @@
-"""The CUDA backend: the reference contract, on GPU memory (lesson 11).
+"""The CUDA backend: the reference contract, on GPU memory (lessons 11, 17).
 
 A ``"cuda"`` tensor holds a ``CudaArray``: a flat buffer in GPU memory plus a
 shape, strides (in elements) and an offset, exactly the picture of

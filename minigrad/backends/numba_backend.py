@@ -1,4 +1,4 @@
-"""The numba CPU backend: compiled kernels where they pay, NumPy where it is faster (lesson 10).
+"""The numba CPU backend: compiled kernels where they pay, NumPy where faster (lessons 10, 17).
 
 Same contract and same results as ``NumpyBackend`` (the tests diff every
 primitive against it). What changes is who does the arithmetic:

@@ -1,4 +1,4 @@
-"""The NumPy reference backend: every kernel in a line of NumPy (lessons 04-05, 12).
+"""The NumPy reference backend: every kernel in a line of NumPy (lessons 04-05, 12, 17).
 
 This is the backend every other one is tested against, so it favours being
 obviously right over being fast. Each method takes and returns raw

@@ -6,7 +6,7 @@ its scaled dot products with the key rows. Masks say which keys a query may
 see: a boolean ``attn_mask`` (``True`` = may attend), an additive float one
 (``-inf`` hides a key), or ``is_causal`` (query ``i`` sees keys ``j <= i``).
 Leading axes (batch, heads) broadcast. It runs the fused row of
-``tensor/attention.py``, whose memory grows as ``L + S``, not ``L * S``;
+``tensor/ops/attention.py``, whose memory grows as ``L + S``, not ``L * S``;
 attention-weight dropout, and a float mask that wants a gradient, take the
 reference composition instead (the fused kernels have no random numbers and
 treat the mask as a constant).
@@ -35,8 +35,8 @@ from minigrad.nn.linear import Linear, uniform_parameter
 from minigrad.nn.module import Module
 from minigrad.nn.parameter import Parameter
 from minigrad.tensor import dtypes, factories
-from minigrad.tensor.attention import fused_attention, probabilities
-from minigrad.tensor.broadcasting import broadcast_shape
+from minigrad.tensor.ops.attention import fused_attention, probabilities
+from minigrad.tensor.ops.broadcasting import broadcast_shape
 from minigrad.tensor.tensor import Tensor
 
 

@@ -1,4 +1,4 @@
-"""``mg.nn.functional``: the layers and losses as plain functions (lessons 06, 12).
+"""``mg.nn.functional``: the layers and losses as plain functions (lessons 06, 12, 17).
 
 Softmax lives here; the rest is gathered from the files that teach it:
 the losses (``nn/losses.py``), normalization (``nn/normalization.py``),

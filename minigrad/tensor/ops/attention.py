@@ -46,10 +46,10 @@ from typing import Any
 
 from minigrad.tensor.factories import arange
 from minigrad.tensor.mode import is_grad_enabled
+from minigrad.tensor.ops.movement import concatenate
+from minigrad.tensor.ops.softmax import softmax
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
-from minigrad.tensor.shape import concatenate
-from minigrad.tensor.softmax import softmax
 from minigrad.tensor.tensor import Tensor
 
 
