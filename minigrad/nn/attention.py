@@ -35,6 +35,7 @@ from minigrad.nn.linear import Linear, uniform_parameter
 from minigrad.nn.module import Module
 from minigrad.nn.parameter import Parameter
 from minigrad.tensor import dtypes, factories
+from minigrad.tensor.base import Box
 from minigrad.tensor.ops.attention import fused_attention, probabilities
 from minigrad.tensor.ops.broadcasting import broadcast_shape
 from minigrad.tensor.tensor import Tensor
@@ -97,6 +98,16 @@ def _as_bias(attn_mask: Any, query: Tensor) -> Tensor | None:
     return attn_mask
 
 
+def _wants_derivative(x: Tensor) -> bool:
+    """Whether a gradient or a tangent will flow into ``x``, or (inside vmap) into its batch."""
+    while True:
+        if x.requires_grad or x._tangents:
+            return True
+        if not isinstance(x.data, Box):
+            return False
+        x = x.data.physical
+
+
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
                                  attn_mask: Tensor | None = None, dropout_p: float = 0.0,
                                  is_causal: bool = False, scale: float | None = None,
@@ -140,7 +151,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
             f"broadcast shape {list((*wide, length, keys))}\nattn_mask of shape {bias.shape} "
             "has batch axes that query @ key.T does not have"
         )
-    if dropout_p > 0 or (bias is not None and (bias.requires_grad or bias._tangents)):
+    if dropout_p > 0 or (bias is not None and _wants_derivative(bias)):
         p = probabilities(query, key, bias, scale, is_causal)
         return dropout(p, dropout_p) @ value if dropout_p > 0 else p @ value
     query = query.broadcast_to((*batch, length, e))
