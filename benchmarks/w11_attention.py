@@ -70,7 +70,7 @@ def sdpa_setups():
         xs = [mg.tensor(a, requires_grad=True) for a in arrays]
         out = F.scaled_dot_product_attention(*xs, is_causal=False)
         out.backward(mg.tensor(g))
-        return [out.numpy()] + [x.grad.numpy() for x in xs]
+        return [out.detach().numpy()] + [x.grad.numpy() for x in xs]
 
     def theirs():
         xs = [torch.tensor(a, requires_grad=True) for a in arrays]
@@ -131,7 +131,7 @@ def gpt_pair(block: int, dim: int = 64, heads: int = 4, layers: int = 2, vocab: 
     for key, value in ours.state_dict().items():
         for pattern, replacement in renames:
             key = re.sub(pattern, replacement, key)
-        state[key] = torch.from_numpy(value.numpy().copy())
+        state[key] = torch.from_numpy(value.detach().numpy().copy())
     theirs.load_state_dict(state)
     return ours, theirs
 

@@ -32,12 +32,12 @@ def run_both(shapes, dtype=np.float64, backend="numba", seed=0, mask=None, **opt
         out = F.scaled_dot_product_attention(*xs, attn_mask=m, **options)
         g = rng.standard_normal(out.shape).astype(dtype)
         out.backward(mg.tensor(g))
-        ours = [out.numpy()] + [x.grad.numpy() for x in xs]
+        ours = [out.detach().numpy()] + [x.grad.detach().numpy() for x in xs]
     ts = [torch.tensor(a, requires_grad=True) for a in arrays]
     tm = None if mask is None else torch.from_numpy(mask)
     tout = TF.scaled_dot_product_attention(*ts, attn_mask=tm, **options)
     tout.backward(torch.from_numpy(g))
-    return ours, [tout.detach().numpy()] + [t.grad.numpy() for t in ts]
+    return ours, [tout.detach().numpy()] + [t.grad.detach().numpy() for t in ts]
 
 
 TOL = {np.float64: dict(rtol=1e-9, atol=1e-11), np.float32: dict(rtol=2e-4, atol=2e-5)}
@@ -127,7 +127,7 @@ def test_dropout_keeps_expected_value_and_uses_the_reference():
     v = mg.arange(8.0).reshape(1, 4, 2)
     kept = F.scaled_dot_product_attention(q, q, v, dropout_p=0.5)
     # each weight is 1/4 or 0 or 1/2 (dropped or doubled): rows are sums of value rows / 2
-    doubled = (kept.numpy() * 2) / 1
+    doubled = (kept.detach().numpy() * 2) / 1
     assert np.allclose(doubled, np.round(doubled))
     assert F.scaled_dot_product_attention(q, q, v, dropout_p=0.0).shape == (1, 4, 2)
 
@@ -175,19 +175,19 @@ def test_multihead_attention_matches_torch(batch_first, need_weights):
                   need_weights=need_weights)  # fmt: skip
     tout, tw = theirs(*ts, key_padding_mask=torch.from_numpy(padding),
                       attn_mask=torch.from_numpy(causal), need_weights=need_weights)  # fmt: skip
-    np.testing.assert_allclose(out.numpy(), tout.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), rtol=1e-10, atol=1e-12)
     if need_weights:
-        np.testing.assert_allclose(w.numpy(), tw.detach().numpy(), rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(w.detach().numpy(), tw.detach().numpy(), rtol=1e-10, atol=1e-12)
     else:
         assert w is None and tw is None
     g = rng.standard_normal(out.shape)
     out.backward(mg.tensor(g))
     tout.backward(torch.from_numpy(g))
     for x, t in zip(xs, ts):
-        np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-9, atol=1e-11)
+        np.testing.assert_allclose(x.grad.detach().numpy(), t.grad.detach().numpy(), rtol=1e-9, atol=1e-11)
     named = dict(theirs.named_parameters())
     for name, p in ours.named_parameters():
-        np.testing.assert_allclose(p.grad.numpy(), named[name].grad.numpy(), rtol=1e-9,
+        np.testing.assert_allclose(p.grad.detach().numpy(), named[name].grad.detach().numpy(), rtol=1e-9,
                                    atol=1e-11)  # fmt: skip
 
 
@@ -198,17 +198,17 @@ def test_multihead_attention_unbatched_and_per_head_weights():
     tx = torch.from_numpy(x)
     tout, tw = theirs(tx, tx, tx, average_attn_weights=False)
     assert w.shape == tuple(tw.shape) == (3, 4, 4)
-    np.testing.assert_allclose(out.numpy(), tout.detach().numpy(), rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(w.numpy(), tw.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(w.detach().numpy(), tw.detach().numpy(), rtol=1e-10, atol=1e-12)
 
 
 def test_multihead_attention_state_dict_names_and_init_are_pytorchs():
     ours = mg.nn.MultiheadAttention(8, 4)
     theirs = torch.nn.MultiheadAttention(8, 4)
     assert list(ours.state_dict()) == list(theirs.state_dict())
-    assert np.all(ours.in_proj_bias.numpy() == 0) and np.all(ours.out_proj.bias.numpy() == 0)
+    assert np.all(ours.in_proj_bias.detach().numpy() == 0) and np.all(ours.out_proj.bias.detach().numpy() == 0)
     bound = np.sqrt(6 / (8 + 24))  # xavier_uniform_ of a (24, 8) matrix
-    assert np.abs(ours.in_proj_weight.numpy()).max() <= bound
+    assert np.abs(ours.in_proj_weight.detach().numpy()).max() <= bound
     with pytest.raises(AssertionError, match="divisible"):
         mg.nn.MultiheadAttention(6, 4)
 
@@ -225,7 +225,7 @@ def test_transformer_block_is_torchs_pre_norm_encoder_layer_with_a_causal_mask()
     for key, value in theirs.state_dict().items():
         for old, new in names.items():
             key = key.replace(old, new)
-        state[key] = value.numpy().copy()
+        state[key] = value.detach().numpy().copy()
     ours.load_state_dict(state)
     x = np.random.default_rng(5).standard_normal((2, 6, 8))
     mask = torch.nn.Transformer.generate_square_subsequent_mask(6, dtype=torch.float64)
@@ -233,35 +233,35 @@ def test_transformer_block_is_torchs_pre_norm_encoder_layer_with_a_causal_mask()
     want = theirs(tx, src_mask=mask, is_causal=True)
     mx = mg.tensor(x, requires_grad=True)
     got = ours(mx)
-    np.testing.assert_allclose(got.numpy(), want.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-10, atol=1e-12)
     got.sum().backward()
     want.sum().backward()
-    np.testing.assert_allclose(mx.grad.numpy(), tx.grad.numpy(), rtol=1e-9, atol=1e-11)
+    np.testing.assert_allclose(mx.grad.detach().numpy(), tx.grad.detach().numpy(), rtol=1e-9, atol=1e-11)
 
 
 def test_kv_cache_steps_equal_recomputing_the_prefix():
     mg.manual_seed(0)
     model = mg.nn.GPT(11, 16, dim=8, heads=2, layers=2, dtype=mg.float64)
     ids = mg.tensor(np.random.default_rng(6).integers(0, 11, (2, 9)))
-    full = model(ids).numpy()
+    full = model(ids).detach().numpy()
     cache = model.new_cache(2)
     steps = [model(ids[:, :4], cache)] + [model(ids[:, t : t + 1], cache) for t in range(4, 7)]
     steps.append(model(ids[:, 7:9], cache))  # two new tokens at once: a shifted triangle
-    np.testing.assert_allclose(mg.concatenate(steps, 1).numpy(), full, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(mg.concatenate(steps, 1).detach().numpy(), full, rtol=1e-10, atol=1e-12)
     assert cache.length == 9
     a = model.generate(ids[:, :3], 10, cache=True, greedy=True)
     b = model.generate(ids[:, :3], 10, cache=False, greedy=True)
-    assert a.shape == (2, 13) and np.array_equal(a.numpy(), b.numpy())
+    assert a.shape == (2, 13) and np.array_equal(a.detach().numpy(), b.detach().numpy())
 
 
 def test_positions():
-    table = mg.nn.SinusoidalPositions(10, 6).table.numpy()
+    table = mg.nn.SinusoidalPositions(10, 6).table.detach().numpy()
     p, i = 7, 2
     assert table[p, 2 * i] == pytest.approx(np.sin(p / 10000 ** (2 * i / 6)), rel=1e-6)
     assert table[p, 2 * i + 1] == pytest.approx(np.cos(p / 10000 ** (2 * i / 6)), rel=1e-6)
     learned = mg.nn.LearnedPositions(4, 3)
     x = mg.zeros(1, 2, 3)
-    np.testing.assert_array_equal(learned(x, start=2).numpy()[0], learned.weight.numpy()[2:4])
+    np.testing.assert_array_equal(learned(x, start=2).detach().numpy()[0], learned.weight.detach().numpy()[2:4])
     with pytest.raises(IndexError, match="max_len"):
         learned(mg.zeros(1, 3, 3), start=2)
     assert [n for n, _ in learned.named_parameters()] == ["weight"]

@@ -49,6 +49,6 @@ def test_cuda_attention_matches_torch(shapes, mask, causal, dtype):
     )
     tout.backward(torch.from_numpy(g))
     tol = dict(rtol=1e-10, atol=1e-12) if dtype == np.float64 else dict(rtol=1e-4, atol=1e-5)
-    np.testing.assert_allclose(out.numpy(), tout.detach().numpy(), **tol)
+    np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), **tol)
     for x, t in zip(xs, ts):
-        np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), **tol)
+        np.testing.assert_allclose(x.grad.detach().numpy(), t.grad.detach().numpy(), **tol)
