@@ -16,7 +16,7 @@ The package is laid out like the course (see ``docs/`` and ``lessons/``):
 - ``tensor.ops``  the op catalog, one module per family: elementwise, math,
                   activations, movement, indexing, reductions, scans, softmax,
                   linalg, contractions, norms, sorting, padding, pooling,
-                  convolution, in-place (04-12)
+                  convolution, in-place (04-12), collectives (18)
 - ``tree``        pytrees: nested tuples, lists and dicts taken apart and rebuilt (07)
 - ``transforms``  grad, vjp, jvp, hessian, checkpoint (07-09), vmap (14)
 - ``compile``     make_graph and jit: tracing, passes, fusion, code generation (13)
@@ -25,6 +25,7 @@ The package is laid out like the course (see ``docs/`` and ``lessons/``):
 - ``func``        the transforms under ``torch.func``'s names, ``functional_call`` (07-14)
 - ``nn``/``optim`` modules, losses and optimizers (06)
 - ``utils``       ``utils.data``: datasets and loaders (06)
+- ``distributed`` ``torch.distributed`` on MPI: process groups, DDP, ZeRO (18)
 - ``check``       finite-difference checks (01)
 - ``draw``        graphviz pictures of every graph (02)
 - ``grade``       the autograder for ``exercises/``

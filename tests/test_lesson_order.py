@@ -134,6 +134,20 @@ def test_the_checker_sees_a_later_lesson(tmp_path, monkeypatch):
     ]
 
 
+def test_the_table_of_contents_lists_every_part():
+    # minigrad/__init__.py's docstring is the course's table of contents: a new
+    # part (a folder or a top-level module) must be listed there, as ``name``.
+    contents = ast.get_docstring(ast.parse((PACKAGE / "__init__.py").read_text())) or ""
+    parts = sorted(
+        p.stem if p.suffix == ".py" else p.name
+        for p in PACKAGE.iterdir()
+        if (p.suffix == ".py" and p.stem not in ("__init__", "__main__"))
+        or (p.is_dir() and (p / "__init__.py").is_file())
+    )
+    missing = [name for name in parts if f"``{name}``" not in contents]
+    assert missing == [], f"minigrad/__init__.py's table of contents lacks {missing}"
+
+
 if __name__ == "__main__":
     for problem in problems():
         print(problem)
