@@ -34,6 +34,8 @@ from minigrad.tensor.mode import current, enable_grad, no_grad
 from minigrad.tensor.primitive import REGISTRY
 from minigrad.tensor.record import FREED_MESSAGE, OpRecord, full_like
 
+_BOXES = Box.kinds  # batches (lesson 14): their cotangents are added as tensors
+
 # Hooks run after a leaf's .grad is written (``Tensor.register_post_accumulate_grad_hook``),
 # keyed by the leaf's id: data-parallel training (lesson 18) starts sending a bucket
 # of gradients while the backward pass is still computing the others.
@@ -91,7 +93,7 @@ def _accumulate(total: Tensor, term: Tensor, fresh: set[int]) -> Tensor:
     bookkeeping, because no one else can see that tensor yet.
     """
     plain = total._tangents is None and term._tangents is None  # (forward over reverse)
-    arrays = not isinstance(total.data, Box) and not isinstance(term.data, Box)  # (vmap)
+    arrays = type(total.data) not in _BOXES and type(term.data) not in _BOXES  # (vmap)
     if plain and arrays and id(total) in fresh and total.data.dtype == term.data.dtype:
         total.data = backends.for_device(total.device).zip("add", total.data, term.data)
         return total

@@ -272,6 +272,13 @@ class Box(StandIn):
     """
 
     __slots__ = ()
+    #: Every kind of box: ``type(data) in Box.kinds`` is the hot paths' test (a set
+    #: lookup costs less than ``isinstance``).
+    kinds: ClassVar[set[type]] = set()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        Box.kinds.add(cls)
 
     def write(self, x: Any, new: Any) -> None:
         """Write ``new`` into the tensor ``x`` that holds this box, in place."""
