@@ -19,7 +19,9 @@ The package is laid out like the course (see ``docs/`` and ``lessons/``):
                   convolution, in-place (04-12), collectives (18)
 - ``tree``        pytrees: nested tuples, lists and dicts taken apart and rebuilt (07)
 - ``transforms``  grad, vjp, jvp, hessian, checkpoint (07-09), vmap (14)
-- ``compile``     make_graph and jit: tracing, passes, fusion, code generation (13)
+- ``compile``     make_graph and jit: tracing, passes, fusion, code generation (13);
+                  control flow as graph operations: cond, while_loop, scan (16)
+- ``onnx``        export to ONNX, and replay of an ONNX file with NumPy (16)
 - ``random``      explicit keys: ``key``, ``split``, ``normal``, ... as ``jax.random`` (13)
 - ``linalg``      ``torch.linalg``'s names for the tensor layer's norms and products (06)
 - ``func``        the transforms under ``torch.func``'s names, ``functional_call`` (07-14)

@@ -1,4 +1,4 @@
-"""``mg.cond``, ``mg.while_loop``, ``mg.scan``, ``mg.fori_loop``: graphs with control flow (16).
+"""``mg.cond``, ``mg.while_loop``, ``mg.scan``, ``mg.fori_loop``: control flow (lesson 16).
 
 Eager mode needs none of this: Python's ``if`` and ``for`` run, and the
 operations they reach are recorded one by one (a loop of ``T`` steps leaves
