@@ -8,6 +8,7 @@ from minigrad.grade.checks import (
     attention,
     backprop,
     batching,
+    control_flow,
     convolution,
     data_parallel,
     kernels,
