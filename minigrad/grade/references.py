@@ -266,20 +266,21 @@ def gradient_buckets(nbytes: list, cap: int) -> tuple:
 
 def rnn_backward(w, hs, g_last, g_hs) -> tuple:
     """Reverse mode of minigrad through the unrolled loop: h_t = tanh(h_{t-1} @ w + x_t)."""
-    import minigrad as mg
+    from minigrad.tensor import autograd
+    from minigrad.tensor.factories import tensor
 
     steps = len(hs) - 1
-    h0 = mg.tensor(np.asarray(hs[0], dtype=np.float64), requires_grad=True)
-    wt = mg.tensor(np.asarray(w, dtype=np.float64), requires_grad=True)
+    h0 = tensor(np.asarray(hs[0], dtype=np.float64), requires_grad=True)
+    wt = tensor(np.asarray(w, dtype=np.float64), requires_grad=True)
     # The xs that produced hs: x_t = arctanh(h_t) - h_{t-1} @ w.
     xs_values = np.arctanh(np.clip(hs[1:], -1 + 1e-15, 1 - 1e-15)) - hs[:-1] @ w
-    xs = mg.tensor(xs_values, requires_grad=True)
+    xs = tensor(xs_values, requires_grad=True)
     h, total = h0, None
     for t in range(steps):
         h = (h @ wt + xs[t]).tanh()
-        term = (h * mg.tensor(np.asarray(g_hs[t], dtype=np.float64))).sum()
+        term = (h * tensor(np.asarray(g_hs[t], dtype=np.float64))).sum()
         total = term if total is None else total + term
-    last = (h * mg.tensor(np.asarray(g_last, dtype=np.float64))).sum()
+    last = (h * tensor(np.asarray(g_last, dtype=np.float64))).sum()
     total = last if total is None else total + last
-    g_h0, g_w, g_xs = mg.autograd.grad(total, [h0, wt, xs])
+    g_h0, g_w, g_xs = autograd.grad(total, [h0, wt, xs])
     return (g_h0.numpy(), g_w.numpy(), g_xs.numpy())
