@@ -319,20 +319,37 @@ def _scan_forward(backend: Any, *arrays: Any, body: Graph, length: int, reverse:
     carry = list(arrays[num_consts : num_consts + num_carry])
     xs = arrays[num_consts + num_carry :]
     program = program_of(body)
+    y_vars = body.outputs[num_carry:]
+    # Each distinct y is written into its row of one array made up front (no list of
+    # steps to stack at the end); a y the body returns twice is stored once, shared.
+    first = {}
+    for j, v in enumerate(y_vars):
+        first.setdefault(v, j)
+    stored = sorted(set(first.values()))
+    ys: dict[int, Any] = {}
+    on_cpu = all(v.device == "cpu" for v in y_vars)
     steps: list[list[Any]] = []
     for t in range(length - 1, -1, -1) if reverse else range(length):
         outs = program.run([*consts, *carry, *(x[t] for x in xs)], [])
         carry = outs[:num_carry]
-        steps.append(outs[num_carry:])
-    if reverse:
-        steps.reverse()
-    ys = []
-    for j, v in enumerate(body.outputs[num_carry:]):
-        if steps:
-            ys.append(_stacked([s[j] for s in steps], v.device))
+        if on_cpu:
+            for j in stored:
+                if j not in ys:
+                    value = np.asarray(outs[num_carry + j])
+                    ys[j] = np.empty((length, *value.shape), value.dtype)
+                ys[j][t] = outs[num_carry + j]
         else:
-            ys.append(backends.for_device(v.device).full((0, *v.shape), 0, v.dtype))
-    results = [*carry, *ys]
+            steps.append(outs[num_carry:])
+    if not on_cpu:
+        if reverse:
+            steps.reverse()
+        ys = {j: _stacked([s[j] for s in steps], y_vars[j].device) for j in stored} if steps else {}
+    results = list(carry)
+    for v in y_vars:
+        k = first[v]
+        if k not in ys:  # no steps at all
+            ys[k] = backends.for_device(v.device).full((0, *v.shape), 0, v.dtype)
+        results.append(ys[k])
     return results if len(results) != 1 else results[0]
 
 
