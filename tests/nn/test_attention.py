@@ -184,7 +184,9 @@ def test_multihead_attention_matches_torch(batch_first, need_weights):
     out.backward(mg.tensor(g))
     tout.backward(torch.from_numpy(g))
     for x, t in zip(xs, ts):
-        np.testing.assert_allclose(x.grad.detach().numpy(), t.grad.detach().numpy(), rtol=1e-9, atol=1e-11)
+        np.testing.assert_allclose(
+            x.grad.detach().numpy(), t.grad.detach().numpy(), rtol=1e-9, atol=1e-11
+        )
     named = dict(theirs.named_parameters())
     for name, p in ours.named_parameters():
         np.testing.assert_allclose(p.grad.detach().numpy(), named[name].grad.detach().numpy(), rtol=1e-9,
@@ -206,7 +208,9 @@ def test_multihead_attention_state_dict_names_and_init_are_pytorchs():
     ours = mg.nn.MultiheadAttention(8, 4)
     theirs = torch.nn.MultiheadAttention(8, 4)
     assert list(ours.state_dict()) == list(theirs.state_dict())
-    assert np.all(ours.in_proj_bias.detach().numpy() == 0) and np.all(ours.out_proj.bias.detach().numpy() == 0)
+    assert np.all(ours.in_proj_bias.detach().numpy() == 0) and np.all(
+        ours.out_proj.bias.detach().numpy() == 0
+    )
     bound = np.sqrt(6 / (8 + 24))  # xavier_uniform_ of a (24, 8) matrix
     assert np.abs(ours.in_proj_weight.detach().numpy()).max() <= bound
     with pytest.raises(AssertionError, match="divisible"):
@@ -236,7 +240,9 @@ def test_transformer_block_is_torchs_pre_norm_encoder_layer_with_a_causal_mask()
     np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-10, atol=1e-12)
     got.sum().backward()
     want.sum().backward()
-    np.testing.assert_allclose(mx.grad.detach().numpy(), tx.grad.detach().numpy(), rtol=1e-9, atol=1e-11)
+    np.testing.assert_allclose(
+        mx.grad.detach().numpy(), tx.grad.detach().numpy(), rtol=1e-9, atol=1e-11
+    )
 
 
 def test_kv_cache_steps_equal_recomputing_the_prefix():
@@ -247,7 +253,9 @@ def test_kv_cache_steps_equal_recomputing_the_prefix():
     cache = model.new_cache(2)
     steps = [model(ids[:, :4], cache)] + [model(ids[:, t : t + 1], cache) for t in range(4, 7)]
     steps.append(model(ids[:, 7:9], cache))  # two new tokens at once: a shifted triangle
-    np.testing.assert_allclose(mg.concatenate(steps, 1).detach().numpy(), full, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        mg.concatenate(steps, 1).detach().numpy(), full, rtol=1e-10, atol=1e-12
+    )
     assert cache.length == 9
     a = model.generate(ids[:, :3], 10, cache=True, greedy=True)
     b = model.generate(ids[:, :3], 10, cache=False, greedy=True)
@@ -261,8 +269,27 @@ def test_positions():
     assert table[p, 2 * i + 1] == pytest.approx(np.cos(p / 10000 ** (2 * i / 6)), rel=1e-6)
     learned = mg.nn.LearnedPositions(4, 3)
     x = mg.zeros(1, 2, 3)
-    np.testing.assert_array_equal(learned(x, start=2).detach().numpy()[0], learned.weight.detach().numpy()[2:4])
+    np.testing.assert_array_equal(
+        learned(x, start=2).detach().numpy()[0], learned.weight.detach().numpy()[2:4]
+    )
     with pytest.raises(IndexError, match="max_len"):
         learned(mg.zeros(1, 3, 3), start=2)
     assert [n for n, _ in learned.named_parameters()] == ["weight"]
     assert list(mg.nn.SinusoidalPositions(4, 2).state_dict()) == []  # fixed, not saved
+
+
+def test_multihead_attention_float32_matches_torch():
+    torch.manual_seed(1)
+    theirs = torch.nn.MultiheadAttention(8, 4, batch_first=True)
+    ours = mg.nn.MultiheadAttention(8, 4, batch_first=True)
+    ours.load_state_dict({k: v.detach().numpy().copy() for k, v in theirs.state_dict().items()})
+    x = np.random.default_rng(7).standard_normal((3, 6, 8)).astype(np.float32)
+    mx, tx = mg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    mask = np.triu(np.ones((6, 6), bool), 1)
+    out, _ = ours(mx, mx, mx, attn_mask=mg.tensor(mask), need_weights=False)
+    tout, _ = theirs(tx, tx, tx, attn_mask=torch.from_numpy(mask), need_weights=False)
+    assert out.dtype == mg.float32
+    np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), rtol=1e-4, atol=1e-5)
+    out.sum().backward()
+    tout.sum().backward()
+    np.testing.assert_allclose(mx.grad.numpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-5)

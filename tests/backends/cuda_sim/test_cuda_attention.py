@@ -52,3 +52,22 @@ def test_cuda_attention_matches_torch(shapes, mask, causal, dtype):
     np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), **tol)
     for x, t in zip(xs, ts):
         np.testing.assert_allclose(x.grad.detach().numpy(), t.grad.detach().numpy(), **tol)
+
+
+def test_cuda_multihead_attention_matches_torch():
+    torch.manual_seed(0)
+    theirs = torch.nn.MultiheadAttention(4, 2, batch_first=True, dtype=torch.float64)
+    ours = mg.nn.MultiheadAttention(4, 2, batch_first=True, dtype=mg.float64, device="cuda")
+    ours.load_state_dict({k: v.detach().numpy().copy() for k, v in theirs.state_dict().items()})
+    x = np.random.default_rng(1).standard_normal((2, 5, 4))
+    mx = mg.tensor(x, device="cuda", requires_grad=True)
+    tx = torch.tensor(x, requires_grad=True)
+    padding = np.zeros((2, 5), bool)
+    padding[1, 3:] = True
+    out, _ = ours(mx, mx, mx, key_padding_mask=mg.tensor(padding, device="cuda"),
+                  need_weights=False)  # fmt: skip
+    tout, _ = theirs(tx, tx, tx, key_padding_mask=torch.from_numpy(padding), need_weights=False)
+    np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), rtol=1e-10, atol=1e-12)
+    out.sum().backward()
+    tout.sum().backward()
+    np.testing.assert_allclose(mx.grad.numpy(), tx.grad.numpy(), rtol=1e-10, atol=1e-12)
