@@ -1,4 +1,4 @@
-"""W11: fused attention, a GPT training step and KV-cache generation (issue 27, lesson 17).
+"""W12: fused attention, a GPT training step and KV-cache generation (issue 27, lesson 17).
 
 - SDPA forward + backward, batch 8, 8 heads, head size 64, L = S = 1024,
   float32: minigrad's fused kernel (numba backend) against
@@ -16,7 +16,7 @@
 Medians of ``--repeats`` runs; the engines take turns so that load falls on
 both; the load average is printed. 2 threads for everyone.
 
-    python benchmarks/w11_attention.py [--repeats 5] [--json out.json]
+    python benchmarks/w12_attention.py [--repeats 5] [--json out.json]
 
 Targets: SDPA <= 1.5x torch (must 3x); memory at 4096 <= 0.2x the composition's,
 growing linearly in L; GPT step <= 1.5x torch; KV cache >= 5x recomputing.
@@ -174,7 +174,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     skip = set(args.skip.split(","))
-    print(f"W11 attention; backend {mg.backends.current()!r}, {THREADS} threads, median "
+    print(f"W12 attention; backend {mg.backends.current()!r}, {THREADS} threads, median "
           f"(lowest-highest) of {args.repeats}")  # fmt: skip
     print_load("load average at the start")
     results, targets = {}, []
@@ -245,7 +245,7 @@ def main() -> None:
         results["kv_cache"] = {"cache": c, "recompute": r, "agree": same}
         print_load()
     if args.json:
-        write_json(args.json, {"id": "W11", "title": "attention", "unit": "ms",
+        write_json(args.json, {"id": "W12", "title": "attention", "unit": "ms",
                                "results": results, "targets": targets})  # fmt: skip
 
 
