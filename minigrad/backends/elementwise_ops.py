@@ -250,6 +250,16 @@ op("silu_grad",      act.silu_grad,      lambda g, x: g * _silu_slope(x),      C
 op("where",          f.where,            np.where,                             ELEMENTWISE)
 # fmt: on
 
+# The reductions, each by the op of the table that folds two partial results into one
+# and the value a fold starts from (``combine(identity, v)`` is ``v``): the numba and
+# CUDA reduction kernels are written from these.
+REDUCTIONS: dict[str, tuple[str, float]] = {
+    "sum": ("add", 0.0),
+    "prod": ("mul", 1.0),
+    "max": ("maximum", -math.inf),
+    "min": ("minimum", math.inf),
+}
+
 # -- derived views, by name -----------------------------------------------------------------
 SCALAR_FUNCTIONS: dict[str, Callable] = {name: row.scalar for name, row in OPS.items()}
 ARITY: dict[str, int] = {name: row.arity for name, row in OPS.items()}

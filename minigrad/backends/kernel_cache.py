@@ -3,9 +3,13 @@
 Every compiled elementwise kernel in minigrad is written here, as Python
 text, from the scalar functions of the table (``elementwise_ops``):
 
-- ``kernel_source(op)``: the CPU kernel of one op for eager ``map``/``zip``,
-  a walker of ``numba_kernels`` (flat or broadcast-strided, on the backend's
-  worker threads) with the scalar function inlined;
+- ``kernel_source(op)``: the CPU kernels of one op for eager ``map``, ``zip``
+  and ``where``, with the scalar function inlined: a bare loop for operands
+  that run along memory (or are one number), and a walk over broadcast or
+  strided ones (the index math of ``numba_kernels``), run on the backend's
+  worker threads;
+- ``reduce_source(op)``: the CPU kernel of a reduction, folding with the
+  table's scalar function (``elementwise_ops.REDUCTIONS``: sum folds with add);
 - ``kernel_source(op, "cuda", ndim)``: the same op on CUDA, one thread per
   element, every operand read through its strides;
 - ``fused_source(...)``: the loop of a fused group (lesson 13: the fusion
@@ -13,7 +17,9 @@ text, from the scalar functions of the table (``elementwise_ops``):
   the CPU (the backend's worker threads run the ranges, as for the eager
   kernels), a grid-stride loop on CUDA.
 
-numba compiles a function for the argument types of its first call and, with
+numba compiles a function for the argument types of its first call (so of
+a module's kernels only those called are compiled, each for the dtypes it
+meets) and, with
 ``cache=True``, saves the machine code so the next process loads it in
 milliseconds. Its disk cache has two rules that shape this module:
 
@@ -48,8 +54,9 @@ A cache never breaks a run:
   file is written under a private name and renamed into place, which is
   atomic, and their contents are identical anyway.
 
-    >>> print(kernel_source("add").splitlines()[-1])
-        zip_range(fn, start, stop, out, shape, x, x_offset, x_strides, y, y_offset, y_strides)
+    >>> [line[4 : line.index("(")] for line in kernel_source("add").splitlines()
+    ...  if line.startswith("def ")]
+    ['flat_aa', 'flat_an', 'flat_na', 'kernel']
 """
 
 from __future__ import annotations
@@ -67,28 +74,97 @@ from pathlib import Path
 from typing import Any
 
 from minigrad.backends import elementwise_ops, strides
-from minigrad.backends.elementwise_ops import ARITY, OPS  # noqa: F401 (kernel_cache.ARITY)
+from minigrad.backends.elementwise_ops import ARITY, OPS, REDUCTIONS  # noqa: F401 (ARITY)
 
 # -- the generator: a kernel's text from scalar functions ----------------------------------
 _OPERANDS = ("x", "y", "z")  # an elementwise kernel's inputs, in order
-_CPU_WALKERS = {1: "map_range", 2: "zip_range"}
-
-_CPU_TEMPLATE = '''"""The numba CPU kernel of {what} (written by minigrad.backends.kernel_cache)."""
-# fingerprint of the sources compiled in: {fingerprint}
-from numba import njit
-
-CACHE = "__file__" in globals()  # numba caches functions of a file; in memory, none
-
-from minigrad.backends.numba_kernels import {walker}
-from {module} import {function}
-
-fn = njit(inline="always")({function})
 
 
-@njit(nogil=True, cache=CACHE, error_model="numpy")
-def kernel(start, stop, out, shape, {operands}):
-    {walker}(fn, start, stop, out, shape, {operands})
-'''
+# The layouts of a flat kernel: each operand runs along memory ("a": an array, read at
+# i) or is one number ("n": read once). An all-number layout never reaches a kernel.
+def flat_layouts(arity: int) -> list[str]:
+    """The flat kernels of an op of ``arity`` operands, by layout.
+
+    >>> flat_layouts(2)
+    ['aa', 'an', 'na']
+    """
+    layouts = [""]
+    for _ in range(arity):
+        layouts = [layout + kind for layout in layouts for kind in "an"]
+    return [layout for layout in layouts if "a" in layout]
+
+
+def _cpu_source(what: str, function: Any) -> str:
+    """The CPU kernels of one op: a flat loop per layout, and the strided walk."""
+    names = _OPERANDS[: function.__code__.co_argcount]
+    operands = ", ".join(f"{n}, {n}_offset, {n}_strides" for n in names)
+    lines = [
+        f'"""The numba CPU kernels of {what} (written by minigrad.backends.kernel_cache).',
+        "",
+        "The workers (threads.py) call a kernel on disjoint ranges [start, stop) of out.",
+        '"""',
+        f"# fingerprint of the sources compiled in: {fingerprint()}",
+        "from numba import njit, uint64",
+        "",
+        'CACHE = "__file__" in globals()  # numba caches functions of a file; in memory, none',
+        "",
+        "from minigrad.backends.numba_kernels import advance, first_index, index_to_position",
+        f"from {function.__module__} import {function.__name__}",
+        "",
+        f'fn = njit(inline="always")({function.__name__})',
+        'JIT = njit(nogil=True, cache=CACHE, error_model="numpy")',
+    ]
+    for layout in flat_layouts(len(names)):
+        # Slices indexed from 0: numba drops its negative-index test, so LLVM
+        # vectorizes the loop; no index arithmetic at all.
+        reads = [f"{n}_run[k]" if kind == "a" else f"{n}_value" for n, kind in zip(names, layout)]
+        slices = [
+            f"{n}_run = {n}[start:stop]" if kind == "a" else f"{n}_value = {n}[0]"
+            for n, kind in zip(names, layout)
+        ]
+        lines += [
+            "",
+            "",
+            "@JIT",
+            f"def flat_{layout}(start, stop, out, {', '.join(names)}):",
+            f'    """out[i] = fn(...) for start <= i < stop, operands laid out as {layout!r}."""',
+            "    o = out[start:stop]",
+            *[f"    {line}" for line in slices],
+            "    for k in range(stop - start):",
+            f"        o[k] = fn({', '.join(reads)})",
+        ]
+    unit = " and ".join(f"{n}_strides[last] == 1" for n in names)
+    lines += [
+        "",
+        "",
+        "@JIT",
+        f"def kernel(start, stop, out, shape, {operands}):",
+        '    """out[i] = fn(...) for start <= i < stop, each operand read through its strides.',
+        "",
+        "    Find the first multi-index once, then walk like an odometer: the innermost",
+        "    axis is a plain loop (vectorized when every operand runs along memory there),",
+        '    and only at the end of a row does the walk carry into the next axis."""',
+        "    last = shape.size - 1",
+        f"    unit = {unit}",
+        "    index = first_index(start, shape)",
+        "    i = start",
+        "    while i < stop:",
+        *[f"        p{n} = index_to_position(index, {n}_strides, {n}_offset)" for n in names],
+        "        n = min(shape[last] - index[last], stop - i)",
+        "        o = out[i : i + n]",
+        "        if unit:",
+        *[f"            {n}_run = {n}[p{n} : p{n} + n]" for n in names],
+        "            for k in range(n):",
+        f"                o[k] = fn({', '.join(f'{n}_run[k]' for n in names)})",
+        "        else:",
+        *[f"            {n}_step = {n}_strides[last]" for n in names],
+        "            for k in range(n):",
+        f"                o[k] = fn({', '.join(f'{n}[uint64(p{n} + k * {n}_step)]' for n in names)})",  # noqa: E501
+        "        i += n",
+        "        advance(index, shape, n)",
+    ]
+    return "\n".join(lines) + "\n"
+
 
 _CUDA_TEMPLATE = '''"""The CUDA kernel of {what} over {ndim} axes, by minigrad's kernel_cache."""
 # fingerprint of the sources compiled in: {fingerprint}
@@ -115,34 +191,115 @@ def kernel(size, shape, out, out_offset, out_strides, {operands}):
 
 
 def kernel_source(op: str, device: str = "cpu", ndim: int = 1, function: Any = None) -> str:
-    """The Python source of the kernel applying op ``op``'s scalar function to every element.
+    """The Python source of the kernels applying op ``op``'s scalar function to every element.
 
-    CPU: ``kernel(start, stop, out, shape, x, x_offset, x_strides, ...)`` fills
-    ``out[start:stop]`` with the walker of ``numba_kernels`` (the workers run
-    disjoint ranges at once). CUDA: ``kernel(size, shape, out, out_offset,
-    out_strides, x, x_offset, x_strides, ...)``, one thread per element of
-    ``out``, every operand read through its strides. ``function`` stands in for
-    the table's scalar function (the CUDA backend's ``copy``).
+    CPU: one module for every layout of the operands, each function compiled on
+    its first call only. ``flat_<layout>(start, stop, out, x, ...)`` for operands
+    that each run along memory (``a``) or are one number (``n``): a bare loop, no
+    index arithmetic; ``kernel(start, stop, out, shape, x, x_offset, x_strides,
+    ...)`` for any other strides (broadcast, transposed, sliced). Both fill
+    ``out[start:stop]`` (the workers run disjoint ranges at once). CUDA:
+    ``kernel(size, shape, out, out_offset, out_strides, x, x_offset, x_strides,
+    ...)``, one thread per element of ``out``, every operand read through its
+    strides. ``function`` stands in for the table's scalar function (the CUDA
+    backend's ``copy``).
     """
     function = function or OPS[op].scalar
-    arity = function.__code__.co_argcount
-    names = _OPERANDS[:arity]
-    operands = ", ".join(f"{n}, {n}_offset, {n}_strides" for n in names)
-    fields = dict(what=f"op {op!r}", fingerprint=fingerprint(), module=function.__module__,
-                  function=function.__name__, operands=operands)  # fmt: skip
     if device == "cpu":
-        return _CPU_TEMPLATE.format(walker=_CPU_WALKERS[arity], **fields)
+        return _cpu_source(f"op {op!r}", function)
+    names = _OPERANDS[: function.__code__.co_argcount]
+    operands = ", ".join(f"{n}, {n}_offset, {n}_strides" for n in names)
     reads = "\n".join(
         f"        {n}_value = {n}[index_to_position(index, {n}_strides, {n}_offset)]" for n in names
     )
     values = ", ".join(f"{n}_value" for n in names)
+    fields = dict(what=f"op {op!r}", fingerprint=fingerprint(), module=function.__module__,
+                  function=function.__name__, operands=operands)  # fmt: skip
     return _CUDA_TEMPLATE.format(ndim=ndim, reads=reads, values=values, **fields)
 
 
 @cache
-def elementwise_kernel(op: str, device: str = "cpu", ndim: int = 1, function: Any = None) -> Any:
-    """The compiled kernel of op ``op`` (see ``kernel_source``), loaded from its cached file."""
-    return load(op, kernel_source(op, device, ndim, function)).kernel
+def kernel_module(op: str, device: str = "cpu", ndim: int = 1, function: Any = None) -> Any:
+    """The module of op ``op``'s kernels (``kernel_source``), loaded from its cached file."""
+    return load(op, kernel_source(op, device, ndim, function))
+
+
+def elementwise_kernel(op: str, device: str = "cpu", ndim: int = 1, function: Any = None,
+                       layout: str | None = None) -> Any:  # fmt: skip
+    """The compiled kernel of op ``op``: the strided one, or the flat one of ``layout``."""
+    module = kernel_module(op, device, ndim, function)
+    return module.kernel if layout is None else getattr(module, f"flat_{layout}")
+
+
+def reduce_source(op: str) -> str:
+    """The CPU kernel of reduction ``op`` (``elementwise_ops.REDUCTIONS``: sum, max, ...).
+
+    ``kernel(start, stop, partial, chunks, kept_shape, reduced_shape, x, x_offset,
+    kept_strides, reduced_strides)``: ``partial[t]`` folds chunk ``t % chunks``
+    of output ``t // chunks`` with the table's scalar function for ``op``
+    (``add`` for sum), from its identity, in float64. The reduced elements of
+    each output are split into ``chunks`` equal pieces so that a reduction to
+    one number keeps every thread busy too; the caller combines the ``chunks``
+    partial results of each output. A sum may be reordered
+    (``fastmath={"reassoc"}``), which is what vectorizing it means.
+    """
+    combine, identity = REDUCTIONS[op]
+    function = OPS[combine].scalar
+    fast = ', fastmath={"reassoc"}' if combine == "add" else ""
+    return f'''"""The numba CPU kernel of reduction {op!r} (by minigrad.backends.kernel_cache)."""
+# fingerprint of the sources compiled in: {fingerprint()}
+import numpy as np
+from numba import float64, njit
+
+CACHE = "__file__" in globals()  # numba caches functions of a file; in memory, none
+
+from minigrad.backends.numba_kernels import advance, index_to_position, to_index
+from {function.__module__} import {function.__name__}
+
+fn = njit(inline="always")({function.__name__})
+IDENTITY = float("{identity}")  # where a fold starts: {combine}(IDENTITY, v) is v
+
+
+@njit(nogil=True, cache=CACHE, error_model="numpy"{fast})
+def kernel(start, stop, partial, chunks, kept_shape, reduced_shape, x, x_offset, kept_strides,
+           reduced_strides):
+    """partial[t] = {op} over chunk t % chunks of output t // chunks, for start <= t < stop."""
+    count = 1
+    for n in reduced_shape:
+        count *= n
+    last = reduced_shape.size - 1
+    step = reduced_strides[last]
+    kept_index = np.empty(kept_shape.size, np.int64)
+    index = np.empty(reduced_shape.size, np.int64)
+    for task in range(start, stop):
+        o, chunk = task // chunks, task % chunks
+        first = count * chunk // chunks
+        end = count * (chunk + 1) // chunks
+        to_index(o, kept_shape, kept_index)
+        base = index_to_position(kept_index, kept_strides, x_offset)
+        to_index(first, reduced_shape, index)
+        acc = float64(IDENTITY)
+        i = first
+        while i < end:
+            p = index_to_position(index, reduced_strides, base)
+            n = min(reduced_shape[last] - index[last], end - i)
+            if step == 1:
+                run = x[p : p + n]  # a slice indexed from 0: the loop vectorizes
+                for k in range(n):
+                    acc = fn(acc, float64(run[k]))
+            else:
+                for k in range(n):
+                    acc = fn(acc, float64(x[p + k * step]))
+            i += n
+            advance(index, reduced_shape, n)
+        partial[task] = acc
+'''
+
+
+@cache
+def reduce_kernel(op: str) -> Any:
+    """The compiled CPU kernel of reduction ``op`` (``reduce_source``), from its cached file."""
+    return load(f"reduce_{op}", reduce_source(op)).kernel
 
 
 def fused_source(doc: list[str], functions: list[tuple[str, str]], inputs: list[tuple[str, str]],

@@ -4,10 +4,10 @@ Same contract and same results as ``NumpyBackend`` (the tests diff every
 primitive against it). What changes is who does the arithmetic:
 
 - elementwise maps, zips, comparisons, ``where`` and the fused derivatives
-  run in the strided kernels of ``numba_kernels`` (one small kernel per op,
-  ``kernel_cache``), reductions in its ``reduce_range``. They read strided
-  inputs (no copies for broadcast, transposed or sliced arrays), and
-  ``threads.Workers`` runs them on every core.
+  run in kernels that the one generator writes from the op's scalar function
+  (``kernel_cache``: one small module per op), and so do the reductions. They
+  read strided inputs (no copies for broadcast, transposed or sliced arrays),
+  and ``threads.Workers`` runs them on every core.
 - ``matmul`` calls BLAS through NumPy by default: decades of tuning make it
   the fastest honest option. The hand-written tiled kernel of the lesson
   (``numba_matmul.tiled_matmul``) is one switch away: ``matmul_kernel = "tiled"``.
@@ -39,9 +39,7 @@ programs never pay for loading the compiler.
 
 from __future__ import annotations
 
-import importlib
 import math
-from types import ModuleType
 
 import numpy as np
 
@@ -82,38 +80,38 @@ class NumbaBackend(NumpyBackend):
     def _elementwise(self, op, shape, dtype, *inputs) -> np.ndarray:
         """``out[i] = f(inputs[0][...], ...)`` for every element of a fresh ``shape`` array.
 
-        ``f`` is op ``op``'s scalar function (the table, ``elementwise_ops``);
-        the loop is ``numba_kernels.map_range`` or ``zip_range`` (``where_range``
-        for ``where``), compiled with ``f`` inlined (``kernel_cache``). Each input
-        is read through its own offset and strides, broadcast to ``shape``:
-        no copies. The workers run disjoint ranges of ``out`` at once.
+        ``f`` is op ``op``'s scalar function (the table, ``elementwise_ops``;
+        ``where`` is one of its rows too), compiled into a kernel of its own
+        (``kernel_cache``). When every input runs along memory like ``out``, or
+        is one number, the kernel is a bare loop over ``i`` (a flat kernel, no
+        index arithmetic); otherwise each input is read through its own offset
+        and strides, broadcast to ``shape``: no copies either way. The workers
+        run disjoint ranges of ``out`` at once.
         """
         out = self.buffers.empty(shape, np.dtype(dtype))
         if out.size == 0:
             return out
+        flat = out.reshape(-1)
+        layout = _layout(shape, inputs)
+        if layout is not None:
+            # Every operand runs along memory or is one number: a bare loop.
+            kernel = kernel_cache.elementwise_kernel(op, layout=layout)
+            arguments = [read_only(a.reshape(-1)) for a in inputs]
+            kernel_cache.call(self.workers.run, kernel, out.size, flat, *arguments)
+            return out
+        storages = [as_strided_storage(a) for a in inputs]
+        flat_shape, *flat_strides = coalesce(
+            shape, *(broadcast_strides(a.shape, s[2], shape) for a, s in zip(inputs, storages))
+        )
         arguments = []
-        if all(a.shape == shape and a.flags.c_contiguous for a in inputs):
-            # The common case, without the general bookkeeping: one flat axis.
-            flat_shape = np.array([out.size], dtype=np.int64)
-            for a in inputs:
-                arguments += [read_only(a.reshape(-1)), 0, _UNIT_STRIDE]
-        else:
-            storages = [as_strided_storage(a) for a in inputs]
-            flat_shape, *flat_strides = coalesce(
-                shape, *(broadcast_strides(a.shape, s[2], shape) for a, s in zip(inputs, storages))
-            )
-            for (storage, offset, _), strides in zip(storages, flat_strides):
-                arguments += [storage, offset, strides]
-        if op == "where":
-            kernel = compiled_kernels().where_range
-        else:
-            kernel = kernel_cache.elementwise_kernel(op)
-        kernel_cache.call(self.workers.run, kernel, out.size, out.reshape(-1), flat_shape,
-                          *arguments)  # fmt: skip
+        for (storage, offset, _), strides in zip(storages, flat_strides):
+            arguments += [storage, offset, strides]
+        kernel = kernel_cache.elementwise_kernel(op)
+        kernel_cache.call(self.workers.run, kernel, out.size, flat, flat_shape, *arguments)
         return out
 
     def _reduce_kernel(self, op, x, axes, keepdims) -> np.ndarray:
-        """Run ``numba_kernels.reduce_range`` (any axes, any strides; non-empty ``x``).
+        """Run the generated reduction kernel of ``op`` (any axes, any strides; non-empty ``x``).
 
         Few outputs of many elements each (a full sum) are split into one
         chunk per thread; the chunks' partial results are combined here.
@@ -130,11 +128,9 @@ class NumbaBackend(NumpyBackend):
         if outputs < workers.threads:  # too few outputs to give every thread one
             chunks = max(1, min(workers.threads, count // workers.grain))
         partial = np.empty(outputs * chunks, np.float64)
-        kernels = compiled_kernels()
-        kernel_cache.call(workers.run, kernels.reduce_range, outputs * chunks,
-                          REDUCE_OPS.index(op), partial, chunks, kept_shape, reduced_shape, storage,
-                          offset, kept_strides, reduced_strides,
-                          grain=-(-workers.grain * chunks // count))  # fmt: skip
+        kernel_cache.call(workers.run, kernel_cache.reduce_kernel(op), outputs * chunks, partial,
+                          chunks, kept_shape, reduced_shape, storage, offset, kept_strides,
+                          reduced_strides, grain=-(-workers.grain * chunks // count))  # fmt: skip
         combine = {"sum": np.sum, "max": np.max, "min": np.min}[op]
         out = combine(partial.reshape(outputs, chunks), axis=1).astype(x.dtype)
         shape = tuple(1 if a in axes else n for a, n in enumerate(x.shape))
@@ -321,7 +317,6 @@ class NumbaBackend(NumpyBackend):
         return dtype in FLOATS and op not in self.numpy_ops
 
 
-_UNIT_STRIDE = np.ones(1, dtype=np.int64)
 _BOOL = np.dtype(np.bool_)
 
 # The policy, derived from the table of elementwise operations (elementwise_ops.py):
@@ -338,13 +333,27 @@ UFUNCS = {op: fn for op, fn in MAPS.items() if isinstance(fn, np.ufunc) and op n
 _KIND = {name: "elementwise" if row.policy == NUMPY else row.policy for name, row in OPS.items()}
 
 
-def compiled_kernels() -> ModuleType:
-    """``numba_kernels``, imported (which loads numba) the first time a kernel is needed.
+def _layout(shape: tuple[int, ...], inputs: tuple[np.ndarray, ...]) -> str | None:
+    """The flat kernel's layout for ``inputs`` (``kernel_cache.flat_layouts``), or None.
 
-    >>> compiled_kernels().REDUCE_OPS
-    ('sum', 'max', 'min')
+    ``a``: an input of the output's shape, C-contiguous (it runs along memory
+    as the output does); ``n``: one number, broadcast. Anything else needs
+    the strided kernel.
+
+    >>> _layout((2, 3), (np.ones((2, 3)), np.ones(1), np.ones(())))
+    'ann'
+    >>> _layout((2, 3), (np.ones((2, 3)).T.T, np.ones(3))) is None
+    True
     """
-    return importlib.import_module("minigrad.backends.numba_kernels")
+    layout = ""
+    for a in inputs:
+        if a.shape == shape and a.flags.c_contiguous:
+            layout += "a"
+        elif a.size == 1:
+            layout += "n"
+        else:
+            return None
+    return layout if "a" in layout else None
 
 
 def _ufunc_range(start: int, stop: int, ufunc: np.ufunc, x: np.ndarray, out: np.ndarray) -> None:

@@ -22,10 +22,10 @@ from minigrad.backends import kernel_cache
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "minigrad"
 
-# Two elementwise kernels and a reduction (numba_kernels.py: the package's own file).
+# Elementwise kernels (flat and strided) and a reduction, all generated.
 KERNELS = """
     import numpy as np
-    from minigrad.backends import kernel_cache, numba_kernels
+    from minigrad.backends import kernel_cache
     from minigrad.backends.numba_backend import NUMPY_BELOW, NumbaBackend
 
     backend = NumbaBackend()
@@ -35,7 +35,8 @@ KERNELS = """
     assert backend.zip("add", x, x.T[:1].T).tolist() == (x + x[:, :1]).tolist()
     assert backend.reduce("sum", x, (1,), False).tolist() == [3.0, 12.0]
     print("kernels ok")
-    for kernel in (kernel_cache.elementwise_kernel("mul"), numba_kernels.reduce_range):
+    for kernel in (kernel_cache.elementwise_kernel("mul", layout="aa"),
+                   kernel_cache.elementwise_kernel("add"), kernel_cache.reduce_kernel("sum")):
         print("cache", getattr(kernel._cache, "_cache_path", "in memory"))
 """
 
@@ -94,7 +95,7 @@ def test_an_unusable_cache_folder_warns_once_and_compiles_in_memory(tmp_path, pl
     out, err = finish(child(KERNELS, MINIGRAD_CACHE_DIR=str(folder)))
     assert err.count("cannot be used") == 1, err[-3000:]
     assert "compiling kernels in memory" in err
-    assert cache_paths(out) == [Path("in memory")] * 2
+    assert cache_paths(out) == [Path("in memory")] * 3
 
 
 FULL_DISK = """

@@ -36,7 +36,7 @@ from opdb.strategies import Case, inputs, normal
 
 import minigrad as mg
 from minigrad import backends
-from minigrad.backends import kernel_cache, numba_kernels, numba_matmul, strides
+from minigrad.backends import kernel_cache, numba_matmul, strides
 from minigrad.backends.buffers import BufferPool
 from minigrad.backends.numba_backend import BOOL_OPS, NUMPY_BELOW, NumbaBackend
 from minigrad.backends.numpy_backend import NumpyBackend
@@ -242,7 +242,9 @@ def test_nan_propagates_like_numpy():
                                       ("remainder", "elementwise"), ("gelu_grad", "composite")])  # fmt: skip
 def test_sizes_below_the_crossover_go_to_numpy(monkeypatch, op, kind):
     calls = []
-    monkeypatch.setattr(kernel_cache, "elementwise_kernel", lambda op: lambda *a: calls.append(a))
+    monkeypatch.setattr(
+        kernel_cache, "elementwise_kernel", lambda op, **_: lambda *a: calls.append(a)
+    )
     backend = NumbaBackend()
     small = np.ones(backend.numpy_below[kind] - 1, np.float32)
     np.testing.assert_array_equal(backend.zip(op, small, small), REFERENCE.zip(op, small, small))
@@ -255,7 +257,7 @@ def test_sizes_below_the_crossover_go_to_numpy(monkeypatch, op, kind):
 
 def test_reductions_across_memory_go_to_numpy(monkeypatch):
     calls = []
-    monkeypatch.setattr(numba_kernels, "reduce_range", lambda *a: calls.append(a))
+    monkeypatch.setattr(kernel_cache, "reduce_kernel", lambda op: lambda *a: calls.append(a))
     backend = NumbaBackend()
     backend.numpy_below = dict.fromkeys(NUMPY_BELOW, 0)
     x = np.ones((4, 3), np.float32)
