@@ -49,7 +49,9 @@ print(loss.item(), time.perf_counter() - start)
 
 # The kernels the numba backend runs by default (its KERNEL_OPS and reduce),
 # in both dtypes; with ALL, every scalar function as a kernel and the tiled
-# matmul too (what the test suite compiles).
+# matmul too (what the test suite compiles). Contiguous inputs compile each
+# op's flat kernel; with STRIDED, a transposed input compiles its strided
+# kernel as well.
 EVERY_KERNEL = """
 import sys, time
 import numpy as np
@@ -65,16 +67,17 @@ if ALL:
 for dtype in (np.float32, np.float64):
     x = np.ones((3, 4), dtype)
     for op in ops:
-        if op == "where":
-            backend.where(x > 0, x, x)
-        elif kernel_cache.ARITY[op] == 1:
-            backend.map(op, x)
-        else:
-            backend.zip(op, x, x)
+        for y in (x, x.T.copy().T) if STRIDED else (x,):
+            if op == "where":
+                backend.where(x > 0, x, y)
+            elif kernel_cache.ARITY[op] == 1:
+                backend.map(op, y)
+            else:
+                backend.zip(op, x, y)
     backend.reduce("sum", x, (1,), False)
     if ALL:
         numba_matmul.matmul(x, x.T)  # the tiled kernel: only when asked for
-print(len(ops) + 1 + ALL, time.perf_counter() - start)
+print(len(ops) * (1 + STRIDED) + 1 + ALL, time.perf_counter() - start)
 """
 
 
@@ -104,10 +107,11 @@ def main() -> None:
         ("numba, cold cache", FIRST_RESULT, "numba"),
         ("numba, warm cache", FIRST_RESULT, "numba"),
         ("numpy backend, cold", FIRST_RESULT, "numpy"),
-        ("compile default kernels, cold", "ALL = False" + EVERY_KERNEL, "numba"),
-        ("load default kernels, warm", "ALL = False" + EVERY_KERNEL, "numba"),
-        ("compile every kernel, cold", "ALL = True" + EVERY_KERNEL, "numba"),
-        ("load every kernel, warm", "ALL = True" + EVERY_KERNEL, "numba"),
+        ("compile default kernels, cold", "ALL = STRIDED = False" + EVERY_KERNEL, "numba"),
+        ("load default kernels, warm", "ALL = STRIDED = False" + EVERY_KERNEL, "numba"),
+        ("compile every kernel, cold", "ALL, STRIDED = True, False" + EVERY_KERNEL, "numba"),
+        ("load every kernel, warm", "ALL, STRIDED = True, False" + EVERY_KERNEL, "numba"),
+        ("every kernel + strided, cold", "ALL = STRIDED = True" + EVERY_KERNEL, "numba"),
     ]
     results, cpu = {}, {}
     with tempfile.TemporaryDirectory() as folder:

@@ -20,11 +20,12 @@ threadIdx.x``. Three patterns cover every primitive:
   a tile of B into shared memory once, and every thread reads each loaded
   number ``TILE`` times from there instead of from global memory.
 
-The one-thread-per-element kernels of ``map`` and ``zip`` are written as
-text by the generator that writes the CPU kernels (``kernel_cache``): the
-operation and the number of axes are compile-time constants of that text,
-which is cached on disk by its hash. The others are built by small
-factories here (``reduce_kernel(op, dtype, ...)``), closures that numba also
+The one-thread-per-element kernels of ``map``, ``zip`` and ``where`` are
+written as text by the generator that writes the CPU kernels
+(``kernel_cache``): the operation and the number of axes are compile-time
+constants of that text, which is cached on disk by its hash. The others are
+built by small factories here (``reduce_kernel(op, dtype, ...)``, folding
+with the table's scalar function for ``op``), closures that numba also
 caches on disk on a GPU (a closure's cache entry is keyed by the values it
 captured). Under the simulator nothing is cached: there is no machine code.
 """
@@ -37,7 +38,8 @@ from functools import cache
 import numba
 from numba import config, cuda
 
-from minigrad.backends import kernel_cache, scalar_functions, strides
+from minigrad.backends import kernel_cache, strides
+from minigrad.backends.elementwise_ops import OPS, REDUCTIONS
 
 # Under NUMBA_ENABLE_CUDASIM=1 numba runs every CUDA thread as a Python thread:
 # the same code, checked without a GPU, and slow enough to keep sizes small.
@@ -64,8 +66,8 @@ def copy(x):
     return x
 
 
-COMBINES = {"sum": scalar_functions.add, "prod": scalar_functions.mul,
-            "max": scalar_functions.maximum, "min": scalar_functions.minimum}  # fmt: skip
+# Each reduction folds with a scalar function of the table (sum: add).
+COMBINES = {name: OPS[combine].scalar for name, (combine, _) in REDUCTIONS.items()}
 
 
 def _device(fn):
@@ -95,23 +97,9 @@ def zip_kernel(op: str, ndim: int):
     return kernel_cache.elementwise_kernel(op, "cuda", ndim)
 
 
-@cache
 def where_kernel(ndim: int):
-    """``out[i] = x[i] if cond[i] else y[i]`` over three broadcast inputs."""
-
-    def kernel(size, shape, out, out_offset, out_strides, c, c_offset, c_strides, x, x_offset,
-               x_strides, y, y_offset, y_strides):  # fmt: skip
-        i = cuda.grid(1)
-        if i < size:
-            index = cuda.local.array(ndim, numba.int64)
-            to_index(i, shape, index)
-            if c[index_to_position(index, c_strides, c_offset)]:
-                value = x[index_to_position(index, x_strides, x_offset)]
-            else:
-                value = y[index_to_position(index, y_strides, y_offset)]
-            out[index_to_position(index, out_strides, out_offset)] = value
-
-    return _jit(kernel)
+    """``out[i] = x[i] if cond[i] else y[i]`` over three broadcast inputs: the table's ``where``."""
+    return kernel_cache.elementwise_kernel("where", "cuda", ndim)
 
 
 @cache

@@ -97,7 +97,6 @@ def flat_layouts(arity: int) -> list[str]:
 def _cpu_source(what: str, function: Any) -> str:
     """The CPU kernels of one op: a flat loop per layout, and the strided walk."""
     names = _OPERANDS[: function.__code__.co_argcount]
-    operands = ", ".join(f"{n}, {n}_offset, {n}_strides" for n in names)
     lines = [
         f'"""The numba CPU kernels of {what} (written by minigrad.backends.kernel_cache).',
         "",
@@ -108,7 +107,6 @@ def _cpu_source(what: str, function: Any) -> str:
         "",
         'CACHE = "__file__" in globals()  # numba caches functions of a file; in memory, none',
         "",
-        "from minigrad.backends.numba_kernels import advance, first_index, index_to_position",
         f"from {function.__module__} import {function.__name__}",
         "",
         f'fn = njit(inline="always")({function.__name__})',
@@ -133,35 +131,34 @@ def _cpu_source(what: str, function: Any) -> str:
             "    for k in range(stop - start):",
             f"        o[k] = fn({', '.join(reads)})",
         ]
-    unit = " and ".join(f"{n}_strides[last] == 1" for n in names)
+    operands = ", ".join(f"{n}, {n}_rows, {n}_step" for n in names)
     lines += [
         "",
         "",
         "@JIT",
-        f"def kernel(start, stop, out, shape, {operands}):",
-        '    """out[i] = fn(...) for start <= i < stop, each operand read through its strides.',
+        f"def kernel(start, stop, out, row, {operands}):",
+        '    """out[i] = fn(...) for start <= i < stop, operands read through their strides.',
         "",
-        "    Find the first multi-index once, then walk like an odometer: the innermost",
-        "    axis is a plain loop (vectorized when every operand runs along memory there),",
-        '    and only at the end of a row does the walk carry into the next axis."""',
-        "    last = shape.size - 1",
-        f"    unit = {unit}",
-        "    index = first_index(start, shape)",
+        "    ``out`` is a stack of rows of ``row`` elements; an operand's row r starts at",
+        "    ``x[x_rows[r]]`` (the caller works those out), and steps ``x_step`` elements",
+        "    along it: 1 along memory, 0 for a number broadcast along the row.",
+        '    """',
+        f"    along = {' and '.join(f'{n}_step == 1' for n in names)}",
         "    i = start",
         "    while i < stop:",
-        *[f"        p{n} = index_to_position(index, {n}_strides, {n}_offset)" for n in names],
-        "        n = min(shape[last] - index[last], stop - i)",
+        "        r = i // row",
+        "        j = i - r * row  # where in row r the range begins",
+        "        n = min(row - j, stop - i)",
+        *[f"        p{n} = {n}_rows[r] + j * {n}_step" for n in names],
         "        o = out[i : i + n]",
-        "        if unit:",
+        "        if along:  # slices indexed from 0: no negative-index test, LLVM vectorizes",
         *[f"            {n}_run = {n}[p{n} : p{n} + n]" for n in names],
         "            for k in range(n):",
         f"                o[k] = fn({', '.join(f'{n}_run[k]' for n in names)})",
         "        else:",
-        *[f"            {n}_step = {n}_strides[last]" for n in names],
         "            for k in range(n):",
         f"                o[k] = fn({', '.join(f'{n}[uint64(p{n} + k * {n}_step)]' for n in names)})",  # noqa: E501
         "        i += n",
-        "        advance(index, shape, n)",
     ]
     return "\n".join(lines) + "\n"
 

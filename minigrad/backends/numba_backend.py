@@ -48,7 +48,13 @@ from minigrad.backends.buffers import BufferPool
 from minigrad.backends.crossover import NUMPY_BELOW
 from minigrad.backends.elementwise_ops import ARITY, BOOL_OPS, NUMPY, OPS
 from minigrad.backends.numpy_backend import MAPS, ZIPS, NumpyBackend
-from minigrad.backends.strides import as_strided_storage, broadcast_strides, coalesce, read_only
+from minigrad.backends.strides import (
+    as_strided_storage,
+    broadcast_strides,
+    coalesce,
+    read_only,
+    row_starts,
+)
 from minigrad.backends.threads import Workers
 
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -105,9 +111,10 @@ class NumbaBackend(NumpyBackend):
         )
         arguments = []
         for (storage, offset, _), strides in zip(storages, flat_strides):
-            arguments += [storage, offset, strides]
+            arguments += [storage, row_starts(flat_shape, strides, offset), int(strides[-1])]
         kernel = kernel_cache.elementwise_kernel(op)
-        kernel_cache.call(self.workers.run, kernel, out.size, flat, flat_shape, *arguments)
+        kernel_cache.call(self.workers.run, kernel, out.size, flat, int(flat_shape[-1]),
+                          *arguments)  # fmt: skip
         return out
 
     def _reduce_kernel(self, op, x, axes, keepdims) -> np.ndarray:

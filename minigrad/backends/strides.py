@@ -183,6 +183,20 @@ def coalesce(shape: tuple[int, ...], *strides: np.ndarray) -> tuple[np.ndarray, 
     return (np.array(new_shape, np.int64), *(np.array(st, np.int64) for st in new_strides))
 
 
+def row_starts(shape: np.ndarray, strides: np.ndarray, offset: int) -> np.ndarray:
+    """Where each row (a run along the last axis) of ``shape`` starts, through ``strides``.
+
+    The rows are in C order, so row ``r`` holds elements ``r * shape[-1]`` on.
+
+    >>> row_starts(np.array([2, 3, 4]), np.array([0, 1, 3]), 5).tolist()
+    [5, 6, 7, 5, 6, 7]
+    """
+    starts = np.array([offset], np.int64)
+    for n, step in zip(shape[:-1], strides[:-1]):
+        starts = (starts[:, None] + np.arange(n, dtype=np.int64) * step).reshape(-1)
+    return starts
+
+
 def window_strides(
     shape: tuple[int, ...],
     strides: tuple[int, ...],
