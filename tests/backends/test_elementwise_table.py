@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 
 from minigrad.backends import elementwise_ops
-from minigrad.backends.elementwise_ops import BOOL_OPS, OPS
+from minigrad.backends.elementwise_ops import BOOL_OPS, OPS, REDUCTIONS
+from minigrad.backends.kernel_cache import kernel_source, reduce_source
 
 PACKAGE = Path(__file__).resolve().parents[2] / "minigrad"
 # The modules that build, pick or run kernels: where knowledge of the ops could hide.
@@ -105,3 +106,63 @@ def test_each_line_is_consistent(name):
         with np.errstate(all="ignore"):
             out = np.asarray(row.numpy(*[np.full(2, 0.5, np.float32)] * row.arity))
         assert (out.dtype == np.bool_) == (name in BOOL_OPS), name
+
+
+def njit_loops(path: Path) -> list[str]:
+    """The functions of ``path`` compiled by ``njit`` (decorated) that loop: kernels."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        jitted = any("njit" in ast.unparse(d) for d in node.decorator_list)
+        loops = any(isinstance(n, (ast.For, ast.While)) for n in ast.walk(node))
+        if jitted and loops:
+            found.append(f"{path.name}:{node.lineno}: {node.name}")
+    return found
+
+
+def test_every_numba_cpu_kernel_is_generated():
+    # Maps, zips, where and the reductions are written as text by kernel_cache;
+    # only lesson 10's matmul (naive and tiled, the lesson's own code) is by hand.
+    allowed = {"numba_matmul.py"}
+    found = [
+        hit
+        for path in KERNEL_LAYERS
+        if path.parent.name == "backends" and path.name not in allowed
+        for hit in njit_loops(path)
+    ]
+    assert not found, "hand-written numba kernels outside the generator:\n" + "\n".join(found)
+
+
+def test_the_loop_scan_finds_a_hand_written_kernel(tmp_path):
+    # The old numba_kernels.reduce_range, in miniature.
+    module = tmp_path / "kernels.py"
+    module.write_text(
+        "from numba import njit\n\n"
+        "@njit(nogil=True)\n"
+        "def reduce_range(start, stop, x, out):\n"
+        "    for i in range(start, stop):\n"
+        "        out[0] += x[i]\n"
+    )
+    assert njit_loops(module) == ["kernels.py:4: reduce_range"]
+
+
+@pytest.mark.parametrize("op", sorted(OPS))
+def test_flat_kernels_do_no_index_arithmetic(op):
+    # Operands that run along memory (or are one number) need no strides, no
+    # division, no multi-index: the loop is out[k] = f(x[k], ...).
+    source = kernel_source(op)
+    flat = [part for part in source.split("@JIT\n")[1:] if part.startswith("def flat_")]
+    assert len(flat) == 2 ** OPS[op].arity - 1
+    for function in flat:
+        assert "range(stop - start)" in function
+        for arithmetic in ("//", "_strides", "_step", "index", "uint64"):
+            assert arithmetic not in function, (op, arithmetic)
+
+
+@pytest.mark.parametrize("reduction", sorted(REDUCTIONS))
+def test_reductions_fold_with_a_function_of_the_table(reduction):
+    combine, identity = REDUCTIONS[reduction]
+    function = OPS[combine].scalar
+    assert function(identity, 2.5) == 2.5  # the identity starts a fold
+    assert f"from {function.__module__} import {function.__name__}\n" in reduce_source(reduction)

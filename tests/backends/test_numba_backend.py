@@ -255,6 +255,35 @@ def test_sizes_below_the_crossover_go_to_numpy(monkeypatch, op, kind):
     assert 1 <= len(calls) <= workers.threads * workers.split  # a few pieces per thread
 
 
+def test_operands_along_memory_take_the_flat_kernel(monkeypatch):
+    # Contiguous operands of the output's shape ("a") and single numbers ("n") run a
+    # bare loop; a transposed or row-broadcast operand takes the strided kernel (None).
+    real, layouts = kernel_cache.elementwise_kernel, []
+
+    def record(op, **kwargs):
+        layouts.append(kwargs.get("layout"))
+        return real(op, **kwargs)
+
+    monkeypatch.setattr(kernel_cache, "elementwise_kernel", record)
+    backend = NumbaBackend()
+    backend.numpy_below = dict.fromkeys(NUMPY_BELOW, 0)
+    backend.numpy_ops = frozenset()
+    x = np.arange(12, dtype=np.float32).reshape(3, 4) - 5.5
+    two = np.float32(2) * np.ones((), np.float32)
+    cases = [
+        (backend.zip("sub", x, x), x - x),
+        (backend.zip("sub", x, two), x - 2),
+        (backend.zip("sub", two, x), 2 - x),
+        (backend.zip("sub", x, x[0]), x - x[0]),
+        (backend.zip("sub", x, x.T.copy().T), x - x),
+        (backend.where(x > 0, x, two), np.where(x > 0, x, 2)),
+        (backend.map("neg", x[:, ::2]), -x[:, ::2]),
+    ]
+    assert layouts == ["aa", "an", "na", None, None, "aan", None]
+    for got, want in cases:
+        np.testing.assert_array_equal(got, want)
+
+
 def test_reductions_across_memory_go_to_numpy(monkeypatch):
     calls = []
     monkeypatch.setattr(kernel_cache, "reduce_kernel", lambda op: lambda *a: calls.append(a))
