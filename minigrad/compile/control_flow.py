@@ -319,6 +319,7 @@ def _scan_forward(backend: Any, *arrays: Any, body: Graph, length: int, reverse:
     carry = list(arrays[num_consts : num_consts + num_carry])
     xs = arrays[num_consts + num_carry :]
     program = program_of(body)
+    x_devices = [v.device for v in body.inputs[num_consts + num_carry :]]
     y_vars = body.outputs[num_carry:]
     # Each distinct y is written into its row of one array made up front (no list of
     # steps to stack at the end); a y the body returns twice is stored once, shared.
@@ -330,7 +331,7 @@ def _scan_forward(backend: Any, *arrays: Any, body: Graph, length: int, reverse:
     on_cpu = all(v.device == "cpu" for v in y_vars)
     steps: list[list[Any]] = []
     for t in range(length - 1, -1, -1) if reverse else range(length):
-        outs = program.run([*consts, *carry, *(x[t] for x in xs)], [])
+        outs = program.run([*consts, *carry, *(_row(x, t, d) for x, d in zip(xs, x_devices))], [])
         carry = outs[:num_carry]
         if on_cpu:
             for j in stored:
@@ -351,6 +352,14 @@ def _scan_forward(backend: Any, *arrays: Any, body: Graph, length: int, reverse:
             ys[k] = backends.for_device(v.device).full((0, *v.shape), 0, v.dtype)
         results.append(ys[k])
     return results if len(results) != 1 else results[0]
+
+
+def _row(x: Any, t: int, device: str) -> Any:
+    """Row ``t`` of array ``x`` (a view on the CPU; a device array through its backend)."""
+    if device == "cpu":
+        return x[t]
+    with no_grad():
+        return Tensor._wrap(x, device)[t].data
 
 
 def _stacked(arrays: list[Any], device: str) -> Any:
