@@ -210,8 +210,10 @@ NO_GRAD_VIEW = "made under no_grad"
 def shares_memory(data: Any, base: Any) -> bool:
     """Whether backend array ``data`` is a view into the memory of backend array ``base``."""
     if type(data) is np.ndarray:
-        return (data.base is not None and type(base) is np.ndarray
-                and buffer_of(data) is buffer_of(base))  # fmt: skip
+        own = data.base
+        if own is None or type(base) is not np.ndarray:
+            return False
+        return own is base or own is base.base or buffer_of(data) is buffer_of(base)
     buffer = getattr(data, "buffer", None)  # a CudaArray
     return buffer is not None and buffer is getattr(base, "buffer", None)
 
