@@ -77,12 +77,13 @@ REVERSE_WHILE = (
 class ControlPrimitive(Primitive):
     """A control-flow row: ``forward`` on arrays, and the rules ``bind`` reads (see above)."""
 
-    __slots__ = ("batch_rule", "jvp_params", "out_types", "reverse_rule")
+    __slots__ = ("batch_rule", "jvp_params", "out_types", "prune", "reverse_rule")
 
     def __init__(self, name: str, forward: Callable[..., Any], *, out_types: Callable,
                  batch_rule: Callable, jvp_params: Callable,
-                 reverse_rule: Callable | None) -> None:  # fmt: skip
+                 reverse_rule: Callable | None, prune: Callable | None = None) -> None:  # fmt: skip
         super().__init__(name, forward, register=False)
+        self.prune = prune
         self.out_types = out_types
         self.batch_rule = batch_rule
         self.jvp_params = jvp_params
@@ -512,9 +513,32 @@ def _scan_jvp(inputs: list[Any], tangents: list[Any], params: dict,
     return new_inputs, new_params, arrange
 
 
+def _scan_prune(op: Op, live: set) -> Op:
+    """``op`` without the stacked outputs nobody reads (a forward scan's residuals, when no
+    backward pass follows), and without the constants and xs its body then no longer reads."""
+    from minigrad.compile.passes import eliminate_dead_code
+
+    p = op.params
+    body, nc, ncar = p["body"], p["num_consts"], p["num_carry"]
+    keep_y = [i for i, v in enumerate(op.outs[ncar:]) if v in live]
+    outputs = [*body.outputs[:ncar], *(body.outputs[ncar + i] for i in keep_y)]
+    pruned = eliminate_dead_code(Graph(body.inputs, body.ops, outputs, body.constants,
+                                       name=body.name))  # fmt: skip
+    read = {v for o in pruned.ops for v in o.inputs} | set(pruned.outputs)
+    n_in = len(body.inputs)
+    keep_in = [i for i in range(n_in) if nc <= i < nc + ncar or body.inputs[i] in read]
+    if len(keep_y) == len(op.outs) - ncar and len(keep_in) == n_in:
+        return op
+    new_body = Graph([body.inputs[i] for i in keep_in], pruned.ops, pruned.outputs,
+                     pruned.constants, name=body.name)  # fmt: skip
+    params = {**p, "body": new_body, "num_consts": sum(1 for i in keep_in if i < nc)}
+    outs = (*op.outs[:ncar], *(op.outs[ncar + i] for i in keep_y))
+    return Op(op.prim, tuple(op.inputs[i] for i in keep_in), params, outs)
+
+
 SCAN = ControlPrimitive(
     "scan", _scan_forward, out_types=_scan_types, batch_rule=_scan_batch,
-    jvp_params=_scan_jvp, reverse_rule=_scan_reverse,
+    jvp_params=_scan_jvp, reverse_rule=_scan_reverse, prune=_scan_prune,
 )  # fmt: skip
 
 

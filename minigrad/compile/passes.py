@@ -66,6 +66,9 @@ def eliminate_dead_code(graph: Graph) -> Graph:
     kept = []
     for op in reversed(graph.ops):
         if any(v in live for v in op.outs) or op.prim.name in EFFECTS:
+            prune = getattr(op.prim, "prune", None)  # a loop drops the outputs nobody reads
+            if prune is not None:
+                op = prune(op, live)
             kept.append(op)
             live.update(op.inputs)
     constants = {v: value for v, value in graph.constants.items() if v in live}

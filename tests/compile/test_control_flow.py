@@ -321,3 +321,18 @@ def test_a_body_cannot_close_over_a_value_batched_outside_it():
     with pytest.raises(TypeError, match="batched by an enclosing vmap"):
         mg.jit(mg.vmap(f))(xs)
     _close(mg.vmap(f)(xs), np.full((2, 3), 4.0))  # eager: plain Python, fine
+
+
+def test_residuals_nobody_reads_are_dropped_from_the_scan():
+    # Traced with gradients on (a module's weights require grad), the scan makes residuals
+    # for a backward pass; when the program runs none, dead-code elimination drops them.
+    model = mg.nn.RNN(3, 4)
+    x = mg.randn(5, 2, 3)
+    traced = mg.make_graph(lambda x: model(x)[0])(x)
+    assert [len(op.outs) for op in traced if op.name == "scan"][0] > 2  # carry, y, residuals
+    fast = mg.jit(lambda x: model(x)[0])
+    assert [len(op.outs) for op in fast.graph(x) if op.name == "scan"] == [2]  # carry, y
+    with mg.no_grad():
+        _close(fast(x), model(x)[0])
+        only_last = mg.jit(lambda x: model(x)[1]).graph(x)
+    assert [len(op.outs) for op in only_last if op.name == "scan"] == [1]  # the carry alone
