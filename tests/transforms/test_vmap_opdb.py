@@ -51,8 +51,8 @@ def _examples(a: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 def _torch_batched(fn, ts, in_axes):
     """torch.func.vmap of ``fn``, or, where torch cannot vmap it, a loop over the examples.
 
-    The loop is vmap's definition, so where torch.func.vmap's shapes differ from
-    it, torch is wrong and the loop is the reference: ``argmax(x, dim=None,
+    The loop is vmap's definition, so where torch.func.vmap's shapes or values
+    differ from it, torch is wrong and the loop is the reference: ``argmax(x, dim=None,
     keepdim=True)`` keeps one axis per example, not every axis (torch 2.x).
     """
     per_example = [
@@ -66,6 +66,11 @@ def _torch_batched(fn, ts, in_axes):
         return stacked
     if [r.shape for r in theirs] != [r.shape for r in stacked]:
         return stacked
+    # Nor where its values differ from the loop: torch.func.vmap's median of empty rows
+    # returns uninitialised memory (torch 2.x), where each example's median is nan.
+    for mine, loop in zip(theirs, stacked):
+        if not torch.allclose(mine.detach(), loop.detach(), rtol=1e-12, atol=0, equal_nan=True):
+            return stacked
     return theirs
 
 
