@@ -70,13 +70,25 @@ def probe_axpy(module: Any, args: dict) -> Any:
 
     a, x, y = args["a"], args["x"], args["y"]
     if args["launch"] == "launcher":
-        # The launcher must launch the submission's kernel: record its launches.
+        # The launcher must launch the submission's kernel: record its launches, where
+        # the launcher looks the kernel up (its module's globals; the module too).
         kernel = module.axpy_kernel
-        recorder = module.axpy_kernel = _LaunchRecorder(kernel)
+        recorder = _LaunchRecorder(kernel)
+        scopes = [vars(module)]
+        found = getattr(module.axpy, "__globals__", None)
+        if (
+            isinstance(found, dict)
+            and found is not vars(module)
+            and found.get("axpy_kernel") is kernel
+        ):
+            scopes.append(found)
+        for scope in scopes:
+            scope["axpy_kernel"] = recorder
         try:
             out = np.asarray(module.axpy(a, x, y, args["grid"]))
         finally:
-            module.axpy_kernel = kernel
+            for scope in scopes:
+                scope["axpy_kernel"] = kernel
         return {"out": out, "launches": recorder.launches}
     blocks, threads = args["grid"]
     d_out = cuda.device_array(x.size)
