@@ -120,12 +120,16 @@ def _own(data: Any, device: str, given: set[int]) -> Any:
         ):
             given.add(id(data))
             return data
+    if isinstance(data, np.ndarray) and data.size < _BIG:
         copy = np.array(data, order="C")
-    else:
+    else:  # (a big one: the backend's copy, into recycled memory, on every core)
         backend = backends.for_device(device)
         copy = backend.where(backend.full((), True, np.dtype(bool)), data, data)  # fresh memory
     given.add(id(copy))
     return copy
+
+
+_BIG = 1 << 20  # elements: the numba backend's crossover for elementwise work
 
 
 def _sole_view(data: np.ndarray) -> bool:
