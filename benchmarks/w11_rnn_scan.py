@@ -1,4 +1,4 @@
-"""W12: a recurrent network through scan (lesson 16), and an exported MLP under onnxruntime.
+"""W11: a recurrent network through scan (lesson 16), and an exported MLP under onnxruntime.
 
 Part 1, training: an Elman RNN (``nn.RNN``, tanh) of hidden size 128 on
 sequences of length 100, batch 32, 64 input features, float32; one step is
@@ -24,7 +24,7 @@ Every engine gets 2 threads; engines take turns, run by run, so that the
 machine's other load falls on all of them alike; medians are reported with
 the load average.
 
-    python benchmarks/w12_rnn_scan.py [--repeats 15] [--no-compile] [--json out.json]
+    python benchmarks/w11_rnn_scan.py [--repeats 15] [--no-compile] [--json out.json]
 """
 
 from __future__ import annotations
@@ -172,7 +172,7 @@ def main() -> None:
     parser.add_argument("--no-compile", action="store_true", help="leave torch.compile out")
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
-    print(f"W12 ({THREADS} threads per engine)")
+    print(f"W11 ({THREADS} threads per engine)")
     result = {"rnn": rnn_step(args.repeats, not args.no_compile)}
     result["onnx"] = exported_mlp(args.repeats)
     print_load()
