@@ -5,9 +5,9 @@ text, from the scalar functions of the table (``elementwise_ops``):
 
 - ``kernel_source(op)``: the CPU kernels of one op for eager ``map``, ``zip``
   and ``where``, with the scalar function inlined: a bare loop for operands
-  that run along memory (or are one number), and a walk over broadcast or
-  strided ones (the index math of ``numba_kernels``), run on the backend's
-  worker threads;
+  that run along memory (or are one number), and a walk over the rows of
+  broadcast or strided ones (``strides.row_starts`` says where each row
+  starts), run on the backend's worker threads;
 - ``reduce_source(op)``: the CPU kernel of a reduction, folding with the
   table's scalar function (``elementwise_ops.REDUCTIONS``: sum folds with add);
 - ``kernel_source(op, "cuda", ndim)``: the same op on CUDA, one thread per
@@ -38,8 +38,8 @@ Linux, ``~/Library/Caches/minigrad`` on macOS, ``%LOCALAPPDATA%\\minigrad\\Cache
 on Windows: platformdirs' convention), or in ``$MINIGRAD_CACHE_DIR``, or in
 ``$NUMBA_CACHE_DIR/minigrad`` when only numba's variable is set; never
 inside the installed package (which may be read-only, or shared by every
-user of the machine). numba's cache of the package's own kernels
-(``numba_kernels``, ``numba_matmul``) goes there too (``PackageLocator``).
+user of the machine). numba's cache of the package's own hand-written
+kernels (``numba_matmul``, ``numba_attention``) go there too (``PackageLocator``).
 
 A cache never breaks a run:
 
