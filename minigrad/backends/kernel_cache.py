@@ -39,7 +39,7 @@ on Windows: platformdirs' convention), or in ``$MINIGRAD_CACHE_DIR``, or in
 ``$NUMBA_CACHE_DIR/minigrad`` when only numba's variable is set; never
 inside the installed package (which may be read-only, or shared by every
 user of the machine). numba's cache of the package's own hand-written
-kernels (``numba_matmul``, ``numba_attention``) go there too (``PackageLocator``).
+kernels (``numba_matmul``, ``numba_attention``) goes there too (``PackageLocator``).
 
 A cache never breaks a run:
 
