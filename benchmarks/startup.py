@@ -9,10 +9,11 @@ first process must compile them:
   folder): every kernel the step needs is compiled;
 - *warm*: a second process with the same cache: kernels load from disk.
 
-Also reported: compiling the numba backend's kernels cold (what a fresh
-machine pays once): the ones it runs by default, and every scalar function
-as a kernel (what the test suite compiles); and the NumPy backend's time to
-first result.
+Also reported: ``import minigrad`` alone (launch included; nothing compiles at
+import, which tests/test_layers.py checks); compiling the numba backend's
+kernels cold (what a fresh machine pays once): the ones it runs by default,
+and every scalar function as a kernel (what the test suite compiles); and the
+NumPy backend's time to first result.
 
     python benchmarks/startup.py [--json out.json]
 """
@@ -104,6 +105,7 @@ def main() -> None:
     args = parser.parse_args()
 
     runs = [  # (name, code, backend); a new cache folder where the name ends "cold"
+        ("import minigrad", "import minigrad", "numba"),
         ("numba, cold cache", FIRST_RESULT, "numba"),
         ("numba, warm cache", FIRST_RESULT, "numba"),
         ("numpy backend, cold", FIRST_RESULT, "numpy"),
