@@ -359,17 +359,21 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any], init_
     >>> mg.fori_loop(0, 4, lambda i, v: v + i, mg.tensor(0))
     tensor(6)
     """
+    # i lives where the carry does (a CUDA carry gets a CUDA counter).
+    device = next((x.device for x in tree.leaves(init_val) if isinstance(x, Tensor)), "cpu")
     if isinstance(lower, int) and isinstance(upper, int):
 
         def step(carry: Any, _: Any) -> tuple[Any, None]:
             i, val = carry
             return (i + 1, body_fun(i, val)), None
 
-        start = make_tensor(lower, dtype=np.int64)
+        start = make_tensor(lower, dtype=np.int64, device=device)
         (_, val), _ = scan(step, (start, init_val), None, length=max(upper - lower, 0))
         return val
-    lower = lower if isinstance(lower, Tensor) else make_tensor(lower, dtype=np.int64)
-    upper = upper if isinstance(upper, Tensor) else make_tensor(upper, dtype=np.int64)
+    if not isinstance(lower, Tensor):
+        lower = make_tensor(lower, dtype=np.int64, device=device)
+    if not isinstance(upper, Tensor):
+        upper = make_tensor(upper, dtype=np.int64, device=device)
     _, _, val = while_loop(
         lambda c: c[0] < c[1], lambda c: (c[0] + 1, c[1], body_fun(c[0], c[2])),
         (lower, upper, init_val),
