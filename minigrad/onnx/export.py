@@ -328,10 +328,11 @@ def _scan(w: _Writer, op: Op, ins: list[str]) -> list[str]:
     w.names = saved
     n_x = len(ins) - nc - ncar
     backwards = 1 if p["reverse"] else 0  # (ys still stack in time order: prepended)
-    direction = [backwards] * n_x
+    # An empty list is no attribute (onnx cannot type one): a scan whose ys nobody
+    # reads (dead-code elimination dropped them) has no scan outputs.
     return w.node("Scan", ins[nc:], len(op.outs), body=graph, num_scan_inputs=n_x,
-                  scan_input_directions=direction,
-                  scan_output_directions=[backwards] * (len(op.outs) - ncar))  # fmt: skip
+                  scan_input_directions=[backwards] * n_x or None,
+                  scan_output_directions=[backwards] * (len(op.outs) - ncar) or None)  # fmt: skip
 
 
 def _cond(w: _Writer, op: Op, ins: list[str]) -> list[str]:

@@ -84,6 +84,17 @@ def test_control_flow_becomes_if_scan_and_loop(tmp_path):
         ]  # fmt: skip
 
 
+def test_a_scan_whose_ys_nobody_reads_exports(tmp_path):
+    # Only the final carry is a result: the ys are dead, and the Scan has no scan output.
+    def f(x):
+        carry, _ = mg.scan(lambda c, t: (c * 0.5 + t, c), mg.zeros(()), x)
+        return carry
+
+    proto, _ = _agree(f, (mg.tensor([0.5, -0.2, 0.3]),), tmp_path)
+    (scan,) = [n for n in proto.graph.node if n.op_type == "Scan"]
+    assert len(scan.output) == 1
+
+
 def test_an_operation_without_an_onnx_spelling_is_named(tmp_path):
     with pytest.raises(mg.onnx.ExportError, match="'cumsum' has no ONNX spelling"):
         mg.onnx.export(lambda x: x.cumsum(0), (mg.ones(3),), tmp_path / "m.onnx")
