@@ -77,96 +77,6 @@ class Raw(Tensor):
         r.device = self.device
         return r
 
-    # The common case written out in each operator (two Raws of one shape and
-    # dtype): one kernel call, nothing else.
-    def __add__(self, other: Any) -> Any:
-        if type(other) is Raw:
-            d, o = self.data, other.data
-            if d.dtype == o.dtype and d.shape == o.shape and self.device == other.device:
-                r = object.__new__(Raw)
-                r.data = _for_device(self.device).zip("add", d, o)
-                r.device = self.device
-                return r
-        r = self._zip("add", other, False)
-        return super().__add__(other) if r is None else r
-
-    def __radd__(self, other: Any) -> Any:
-        if type(other) is Raw:
-            d, o = self.data, other.data
-            if d.dtype == o.dtype and d.shape == o.shape and self.device == other.device:
-                r = object.__new__(Raw)
-                r.data = _for_device(self.device).zip("add", o, d)
-                r.device = self.device
-                return r
-        r = self._zip("add", other, True)
-        return super().__radd__(other) if r is None else r
-
-    def __sub__(self, other: Any) -> Any:
-        if type(other) is Raw:
-            d, o = self.data, other.data
-            if d.dtype == o.dtype and d.shape == o.shape and self.device == other.device:
-                r = object.__new__(Raw)
-                r.data = _for_device(self.device).zip("sub", d, o)
-                r.device = self.device
-                return r
-        r = self._zip("sub", other, False)
-        return super().__sub__(other) if r is None else r
-
-    def __rsub__(self, other: Any) -> Any:
-        if type(other) is Raw:
-            d, o = self.data, other.data
-            if d.dtype == o.dtype and d.shape == o.shape and self.device == other.device:
-                r = object.__new__(Raw)
-                r.data = _for_device(self.device).zip("sub", o, d)
-                r.device = self.device
-                return r
-        r = self._zip("sub", other, True)
-        return super().__rsub__(other) if r is None else r
-
-    def __mul__(self, other: Any) -> Any:
-        if type(other) is Raw:
-            d, o = self.data, other.data
-            if d.dtype == o.dtype and d.shape == o.shape and self.device == other.device:
-                r = object.__new__(Raw)
-                r.data = _for_device(self.device).zip("mul", d, o)
-                r.device = self.device
-                return r
-        r = self._zip("mul", other, False)
-        return super().__mul__(other) if r is None else r
-
-    def __rmul__(self, other: Any) -> Any:
-        if type(other) is Raw:
-            d, o = self.data, other.data
-            if d.dtype == o.dtype and d.shape == o.shape and self.device == other.device:
-                r = object.__new__(Raw)
-                r.data = _for_device(self.device).zip("mul", o, d)
-                r.device = self.device
-                return r
-        r = self._zip("mul", other, True)
-        return super().__rmul__(other) if r is None else r
-
-    def __truediv__(self, other: Any) -> Any:
-        if type(other) is Raw:
-            d, o = self.data, other.data
-            if d.dtype == o.dtype and d.shape == o.shape and self.device == other.device:
-                r = object.__new__(Raw)
-                r.data = _for_device(self.device).zip("div", d, o)
-                r.device = self.device
-                return r
-        r = self._zip("div", other, False)
-        return super().__truediv__(other) if r is None else r
-
-    def __rtruediv__(self, other: Any) -> Any:
-        if type(other) is Raw:
-            d, o = self.data, other.data
-            if d.dtype == o.dtype and d.shape == o.shape and self.device == other.device:
-                r = object.__new__(Raw)
-                r.data = _for_device(self.device).zip("div", o, d)
-                r.device = self.device
-                return r
-        r = self._zip("div", other, True)
-        return super().__rtruediv__(other) if r is None else r
-
     def __neg__(self) -> Any:
         a = self.data
         if a.dtype.kind != "f":
@@ -176,6 +86,37 @@ class Raw(Tensor):
         r.device = self.device
         return r
 
+    # The arithmetic operators (made by ``_operator`` below, after the class).
+
+
+def _operator(op: str, name: str, swapped: bool) -> Any:
+    """Raw's ``name`` (``__add__``, ``__rsub__``, ...): the common case (two Raws of one
+    shape and dtype) is one kernel call and nothing else; then ``_zip``; then the
+    tensor operation."""
+    fallback = getattr(Tensor, name)
+
+    def method(self: Raw, other: Any) -> Any:
+        if type(other) is Raw:
+            d, o = self.data, other.data
+            if d.dtype == o.dtype and d.shape == o.shape and self.device == other.device:
+                r = object.__new__(Raw)
+                backend = _for_device(self.device)
+                r.data = backend.zip(op, o, d) if swapped else backend.zip(op, d, o)
+                r.device = self.device
+                return r
+        r = self._zip(op, other, swapped)
+        return fallback(self, other) if r is None else r
+
+    method.__name__, method.__qualname__ = name, f"Raw.{name}"
+    return method
+
+
+for _op, _name, _swapped in [
+    ("add", "__add__", False), ("add", "__radd__", True), ("sub", "__sub__", False),
+    ("sub", "__rsub__", True), ("mul", "__mul__", False), ("mul", "__rmul__", True),
+    ("div", "__truediv__", False), ("div", "__rtruediv__", True),
+]:  # fmt: skip
+    setattr(Raw, _name, _operator(_op, _name, _swapped))
 
 # The reverse pass (autograd, below this module) finds the class here, as
 # operations find ``Tensor`` in ``TensorBase.concrete``.
