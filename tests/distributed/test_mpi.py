@@ -68,9 +68,12 @@ def test_a_checkpoint_of_two_ranks_resumes_on_one(tmp_path):
 def test_the_launcher_runs_a_script(tmp_path):
     script = tmp_path / "hello.py"
     script.write_text(
+        "import os\n"
         "import minigrad.distributed as dist\n"
         "dist.init_process_group('mpi')\n"
-        "print(f'rank {dist.get_rank()} of {dist.get_world_size()}', flush=True)\n"
+        # One write per line: print's text and its newline are two writes, which the
+        # ranks' outputs can interleave ('rank 0 of 2rank 1 of 2').
+        "os.write(1, f'rank {dist.get_rank()} of {dist.get_world_size()}\\n'.encode())\n"
         "dist.destroy_process_group()\n"
     )
     done = subprocess.run(
