@@ -33,6 +33,8 @@ INSTALL_HINT = (
     "(or: pip install mpi4py mpich)"
 )
 MAX_DIMS = 16
+# Seconds an aborting rank waits after printing why, before it ends the job.
+ABORT_GRACE = 0.2
 
 
 def mpi() -> Any:
@@ -81,6 +83,9 @@ class ProcessGroup:
         """Print ``message`` for this rank and end every rank of the job."""
         sys.stderr.write(f"[rank {self.rank}] {message}\n")
         sys.stderr.flush()
+        # The launcher stops forwarding output once an abort reaches it: a moment first,
+        # so that the message it is given is also shown (it was lost about once in 9).
+        time.sleep(ABORT_GRACE)
         mpi().COMM_WORLD.Abort(code)
 
     # -- every rank must pass the same shape -------------------------------------------
@@ -236,6 +241,7 @@ def abort_on_uncaught_exception(group: ProcessGroup) -> None:
         sys.stderr.write(f"[rank {group.rank}] {text}")
         sys.stderr.write(f"[rank {group.rank}] aborting every rank of the job\n")
         sys.stderr.flush()
+        time.sleep(ABORT_GRACE)  # (as in ``ProcessGroup.abort``)
         try:
             mpi().COMM_WORLD.Abort(1)
         finally:
