@@ -184,11 +184,12 @@ def module_of(dotted: str) -> str | None:
     return None
 
 
-def imported_targets(path: Path) -> set[str]:
-    """The minigrad modules a file imports: `from p import m` lands on p.m when m is a module."""
+def import_targets(path: Path) -> list[tuple[int, str]]:
+    """(line, minigrad module) for every import in a file, relative ones resolved:
+    `from p import m` lands on p.m when m is a module, else on p."""
     here = module_name(path)
     package = here if path.name == "__init__.py" else here[:-1]
-    found = set()
+    found = []
     for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
@@ -198,8 +199,13 @@ def imported_targets(path: Path) -> set[str]:
             names = [f"{module}.{alias.name}" for alias in node.names]
         else:
             continue
-        found |= {target for target in map(module_of, names) if target is not None}
-    return found - {".".join(here)}
+        found += [(node.lineno, t) for t in map(module_of, names) if t is not None]
+    return found
+
+
+def imported_targets(path: Path) -> set[str]:
+    """The minigrad modules a file imports (itself left out)."""
+    return {target for _, target in import_targets(path)} - {".".join(module_name(path))}
 
 
 def import_graph() -> dict[str, set[str]]:

@@ -24,17 +24,11 @@ import re
 import sys
 from pathlib import Path
 
+import test_layers
+from test_layers import import_targets, source_files
+
 PACKAGE = Path(__file__).resolve().parents[1] / "minigrad"
 LESSON = re.compile(r"\blessons? (\d\d(?:(?:-|, | and )\d\d)*)")
-
-
-def source_files() -> list[Path]:
-    return sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
-
-
-def dotted(path: Path) -> str:
-    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 def exempt(path: Path) -> bool:
@@ -50,38 +44,17 @@ def lessons_of(path: Path) -> tuple[int, int] | None:
     return (min(numbers), max(numbers)) if numbers else None
 
 
-def file_of(name: str) -> Path | None:
-    """The minigrad file a dotted import name lands on (a package: its __init__)."""
-    bits = name.split(".")
-    if bits[0] != PACKAGE.name:
-        return None
-    while bits:
-        path = PACKAGE.parent.joinpath(*bits)
-        if path.with_suffix(".py").is_file():
-            return path.with_suffix(".py")
-        if (path / "__init__.py").is_file():
-            return path / "__init__.py"
-        bits = bits[:-1]  # `minigrad.tensor.Tensor` is a name in the package minigrad.tensor
-    return None
+def file_of(module: str) -> Path:
+    """The file of a minigrad module's dotted name (a package: its __init__)."""
+    path = PACKAGE.parent.joinpath(*module.split("."))
+    return path.with_suffix(".py") if path.with_suffix(".py").is_file() else path / "__init__.py"
 
 
 def imports(path: Path) -> list[tuple[int, Path]]:
-    """(line, file) for every minigrad module the file imports, relative imports resolved."""
-    here = dotted(path).split(".")
-    package = here if path.name == "__init__.py" else here[:-1]
-    found = []
-    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
-        if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = package[: len(package) - node.level + 1] if node.level else []
-            module = ".".join(base + ([node.module] if node.module else []))
-            # `from p import m` lands on p.m when m is a module, else on p.
-            names = [f"{module}.{alias.name}" for alias in node.names]
-        else:
-            continue
-        found += [(node.lineno, f) for f in map(file_of, names) if f is not None and f != path]
-    return found
+    """(line, file) for every minigrad module the file imports (the import walk of
+    test_layers.py, which also finds the package's import cycles)."""
+    found = [(line, file_of(module)) for line, module in import_targets(path)]
+    return [(line, target) for line, target in found if target != path]
 
 
 def problems(package: Path | None = None) -> list[str]:
@@ -128,6 +101,7 @@ def test_the_checker_sees_a_later_lesson(tmp_path, monkeypatch):
     )
     (fake / "untold.py").write_text('"""A module with no lesson."""\n')
     monkeypatch.setattr(sys.modules[__name__], "PACKAGE", fake)
+    monkeypatch.setattr(test_layers, "PACKAGE", fake)
     assert problems() == [
         "tensor/record.py:5 (lesson 04-07) imports tensor/batching.py, begun in lesson 14",
         "untold.py: its docstring's first line names no lesson",
