@@ -52,6 +52,20 @@ def median_seconds(fn: Callable[[], object], repeats: int, sync: Callable | None
     return statistics.median(times)
 
 
+def interleaved(
+    ours: Callable[[], object], theirs: Callable[[], object], repeats: int
+) -> tuple[list[float], list[float]]:
+    """Milliseconds of each, taking turns (after one untimed run each)."""
+    ours(), theirs()
+    times: tuple[list[float], list[float]] = ([], [])
+    for _ in range(repeats):
+        for fn, out in ((ours, times[0]), (theirs, times[1])):
+            start = time.perf_counter()
+            fn()
+            out.append((time.perf_counter() - start) * 1e3)
+    return times
+
+
 def print_table(values: dict[str, float], unit: str, decimals: int) -> None:
     """One row per engine: its median in ``unit``, and minigrad's time over the engine's."""
     ours = values["minigrad"]

@@ -30,10 +30,9 @@ import os
 import re
 import statistics
 import sys
-import time
 import tracemalloc
 
-from bench import ROOT, pin_threads, print_load, target, write_json
+from bench import ROOT, interleaved, pin_threads, print_load, target, write_json
 
 THREADS = int(os.environ.get("OMP_NUM_THREADS", "2"))
 pin_threads(THREADS)
@@ -47,18 +46,6 @@ from minigrad.tensor.ops.attention import reference_attention  # noqa: E402
 
 torch.set_num_threads(THREADS)
 F = mg.nn.functional
-
-
-def interleaved(ours, theirs, repeats: int) -> tuple[list[float], list[float]]:
-    """Milliseconds of each, taking turns (after one untimed run each)."""
-    ours(), theirs()
-    times: tuple[list[float], list[float]] = ([], [])
-    for _ in range(repeats):
-        for fn, out in ((ours, times[0]), (theirs, times[1])):
-            start = time.perf_counter()
-            fn()
-            out.append((time.perf_counter() - start) * 1e3)
-    return times
 
 
 def sdpa_setups():

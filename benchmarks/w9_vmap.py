@@ -23,10 +23,9 @@ import argparse
 import os
 import statistics
 import sys
-import time
 from itertools import pairwise
 
-from bench import ROOT, pin_threads, print_load, target, write_json
+from bench import ROOT, interleaved, pin_threads, print_load, target, write_json
 
 THREADS = int(os.environ.get("OMP_NUM_THREADS", "2"))
 pin_threads(THREADS)
@@ -81,18 +80,6 @@ def jacobian_setups(kind: str):
     ours = getattr(mg, kind)(lambda x: (w @ x).tanh())
     theirs = getattr(torch.func, kind)(lambda x: torch.tanh(tw @ x))
     return lambda: ours(x).numpy(), lambda: theirs(tx).numpy()
-
-
-def interleaved(ours, theirs, repeats: int) -> tuple[list[float], list[float]]:
-    """Milliseconds of each, taking turns (after one untimed run each)."""
-    ours(), theirs()
-    times: tuple[list[float], list[float]] = ([], [])
-    for _ in range(repeats):
-        for fn, out in ((ours, times[0]), (theirs, times[1])):
-            start = time.perf_counter()
-            fn()
-            out.append((time.perf_counter() - start) * 1e3)
-    return times
 
 
 def agree(a, b, rtol: float, atol: float) -> bool:
