@@ -21,6 +21,7 @@ The package is laid out like the course (see ``docs/`` and ``lessons/``):
 - ``transforms``  grad, vjp, jvp, hessian, checkpoint (07-09), vmap (14)
 - ``compile``     make_graph and jit: tracing, passes, fusion, code generation (13);
                   control flow as graph operations: cond, while_loop, scan (16)
+- ``amp``         mixed precision: ``autocast`` and ``GradScaler`` as ``torch.amp`` (15)
 - ``onnx``        export to ONNX, and replay of an ONNX file with NumPy (16)
 - ``random``      explicit keys: ``key``, ``split``, ``normal``, ... as ``jax.random`` (13)
 - ``linalg``      ``torch.linalg``'s names for the tensor layer's norms and products (06)
@@ -275,4 +276,4 @@ from minigrad.transforms import (
 from minigrad.check import GradcheckError, check_jvp, gradcheck, gradgradcheck
 from minigrad.draw import draw  # after the module import: the function, not the module
 from minigrad.compile import Graph, TracerError, cond, fori_loop, jit, make_graph, scan, while_loop
-from minigrad import func, onnx, utils
+from minigrad import amp, func, onnx, utils

@@ -30,6 +30,7 @@ FLOORS = {
     "grade": 5,
     "utils": 4,  # torch.utils.data: datasets and loaders over the tensor layer
     "func": 5,  # the torch.func namespace: transforms and nn's functional_call
+    "amp": 4,  # mixed precision (lesson 15): autocast and loss scaling over the tensor layer
     "onnx": 5,  # export of traced graphs (compile) and their NumPy replay (lesson 16)
     "distributed": 5,  # data parallel on MPI (lesson 18): process groups, DDP, ZeRO over nn/optim
 }
