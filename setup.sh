@@ -97,8 +97,8 @@ fi
 vpy=$venv/bin/python
 
 # --- Python packages (skipped when nothing changed since the last run) --------------
-extras=lessons,distributed,export
-[[ $mode == test ]] && extras=lessons,dev,docs,distributed,export
+extras=lessons,bfloat16,distributed,export
+[[ $mode == test ]] && extras=lessons,bfloat16,dev,docs,distributed,export
 # `grade` needs what `course` needs: they share one stamp.
 stamp=$venv/.minigrad-setup-${mode/grade/course}
 want=$(cat pyproject.toml "${BASH_SOURCE[0]}" | cksum)

@@ -153,6 +153,7 @@ from minigrad.tensor import (
     eye,
     from_dlpack,
     from_numpy,
+    float16,
     float32,
     float64,
     full,
@@ -277,3 +278,13 @@ from minigrad.check import GradcheckError, check_jvp, gradcheck, gradgradcheck
 from minigrad.draw import draw  # after the module import: the function, not the module
 from minigrad.compile import Graph, TracerError, cond, fori_loop, jit, make_graph, scan, while_loop
 from minigrad import amp, func, onnx, utils
+
+
+def __getattr__(name: str) -> object:
+    """``mg.bfloat16``: ml_dtypes' bfloat16 (lesson 15), loaded on first use; without
+    ml_dtypes installed, an error that says how to install it."""
+    if name == "bfloat16":
+        from minigrad.tensor import dtypes
+
+        return dtypes.bfloat16
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -47,6 +47,7 @@ from minigrad.backends import kernel_cache
 from minigrad.backends.buffers import BufferPool
 from minigrad.backends.crossover import NUMPY_BELOW
 from minigrad.backends.elementwise_ops import ARITY, BOOL_OPS, NUMPY, OPS
+from minigrad.backends.low_precision import is_low, low_dtype, narrow, widen
 from minigrad.backends.numpy_backend import MAPS, ZIPS, NumpyBackend
 from minigrad.backends.strides import (
     as_strided_storage,
@@ -161,7 +162,11 @@ class NumbaBackend(NumpyBackend):
     # Each method first asks, as cheaply as it can, whether the kernel pays:
     # below the crossover NumPy's call is the whole cost, so ours must add
     # next to nothing to it.
+    # float16 and bfloat16 (lesson 15) take the float32 kernels and are rounded
+    # once at the end (``low_precision``), as on the NumPy backend.
     def map(self, op: str, x: np.ndarray) -> np.ndarray:
+        if x.dtype.itemsize == 2 and is_low(x.dtype):
+            return narrow(self.map(op, widen(x)), x.dtype)
         size = x.size
         if size < self._map_below and (  # the common, small case first
             size < self._map_composite_below or _KIND[op] != "composite"
@@ -175,6 +180,10 @@ class NumbaBackend(NumpyBackend):
         return self._elementwise(op, x.shape, _BOOL if op in BOOL_OPS else x.dtype, x)
 
     def zip(self, op: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        if x.dtype.itemsize == 2 or y.dtype.itemsize == 2:
+            low = low_dtype(x, y)
+            if low is not None:
+                return narrow(self.zip(op, widen(x), widen(y)), low)
         bound = x.size * y.size  # at least the result's size
         if bound < self._zip_below and (
             bound < self._zip_composite_below or _KIND[op] != "composite"
@@ -190,6 +199,8 @@ class NumbaBackend(NumpyBackend):
         return self._elementwise(op, shape, _BOOL if op in BOOL_OPS else x.dtype, x, y)
 
     def where(self, cond: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        if x.dtype.itemsize == 2 or y.dtype.itemsize == 2:  # a choice: no arithmetic to widen
+            return super().where(cond, x, y)
         shape = self._big_shape("where", cond, x, y)
         if (
             shape is None
@@ -203,6 +214,8 @@ class NumbaBackend(NumpyBackend):
         return self._elementwise("where", shape, x.dtype, cond, x, y)
 
     def reduce(self, op: str, x: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> np.ndarray:
+        if is_low(x.dtype):  # accumulate in float32
+            return narrow(self.reduce(op, widen(x), axes, keepdims), x.dtype)
         if (
             x.size < self.numpy_below["reduce"]
             or x.dtype not in FLOATS
@@ -214,6 +227,9 @@ class NumbaBackend(NumpyBackend):
         return self._reduce_kernel(op, x, axes, keepdims)
 
     def matmul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        low = low_dtype(a, b)
+        if low is not None:  # the products added in float32, the sums rounded once
+            return narrow(self.matmul(widen(a), widen(b)), low)
         if self.matmul_kernel == "tiled" and a.dtype == b.dtype and a.dtype in FLOATS:
             from minigrad.backends.numba_matmul import matmul as tiled_matmul
 
@@ -231,6 +247,10 @@ class NumbaBackend(NumpyBackend):
 
     def attention(self, q, k, v, bias, scale: float, causal: bool) -> np.ndarray:
         """The fused kernel of ``numba_attention``: cache-sized tiles, BLAS products, all cores."""
+        low = low_dtype(q, k, v, bias)
+        if low is not None:
+            bias = None if bias is None else widen(bias)
+            return narrow(self.attention(widen(q), widen(k), widen(v), bias, scale, causal), low)
         if q.dtype not in FLOATS or not (q.dtype == k.dtype == v.dtype):
             return super().attention(q, k, v, bias, scale, causal)
         from minigrad.backends import numba_attention
@@ -238,6 +258,12 @@ class NumbaBackend(NumpyBackend):
         return numba_attention.attention(self.workers, q, k, v, bias, scale, causal)
 
     def attention_backward(self, q, k, v, bias, packed, g, scale: float, causal: bool):
+        low = low_dtype(q, k, v, bias)
+        if low is not None:
+            bias = None if bias is None else widen(bias)
+            out = self.attention_backward(widen(q), widen(k), widen(v), bias, widen(packed),
+                                          widen(g), scale, causal)  # fmt: skip
+            return narrow(out, low)
         if q.dtype not in FLOATS or not (q.dtype == k.dtype == v.dtype):
             return super().attention_backward(q, k, v, bias, packed, g, scale, causal)
         from minigrad.backends import numba_attention

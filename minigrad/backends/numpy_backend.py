@@ -12,6 +12,7 @@ import numpy as np
 
 from minigrad.backends import attention as fused_attention
 from minigrad.backends.elementwise_ops import OPS
+from minigrad.backends.low_precision import is_low, low_dtype, narrow, widen
 from minigrad.backends.strides import window_strides
 
 # The elementwise functions of one and of two arrays (NumPy broadcasting), by
@@ -47,19 +48,36 @@ class NumpyBackend:
         return True
 
     # -- the four higher-order kernels ---------------------------------------
+    # float16 and bfloat16 (lesson 15) run in float32 and are rounded once at the
+    # end (``low_precision``): sums and products accumulate in float32.
     def map(self, op: str, x: np.ndarray) -> np.ndarray:
+        if x.dtype.itemsize == 2 and is_low(x.dtype):
+            return narrow(MAPS[op](widen(x)), x.dtype)
         return np.asarray(MAPS[op](x))
 
     def zip(self, op: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        if x.dtype.itemsize == 2 or y.dtype.itemsize == 2:
+            low = low_dtype(x, y)
+            if low is not None:
+                return narrow(ZIPS[op](widen(x), widen(y)), low)
         return np.asarray(ZIPS[op](x, y))
 
     def reduce(self, op: str, x: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> np.ndarray:
+        low = low_dtype(x)
+        if low is not None:
+            return narrow(REDUCES[op](widen(x), axis=axes, keepdims=keepdims), low)
         return np.asarray(REDUCES[op](x, axis=axes, keepdims=keepdims))
 
     def matmul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        low = low_dtype(a, b)
+        if low is not None:
+            return narrow(np.matmul(widen(a), widen(b)), low)
         return np.asarray(np.matmul(a, b))
 
     def scan(self, op: str, x: np.ndarray, axis: int) -> np.ndarray:
+        low = low_dtype(x)
+        if low is not None:
+            return narrow(SCANS[op](widen(x), axis=axis), low)
         return np.asarray(SCANS[op](x, axis=axis))
 
     # -- selection and data movement --------------------------------------------
@@ -88,9 +106,10 @@ class NumpyBackend:
 
     def scatter_add(self, shape: tuple[int, ...], index: object, values: np.ndarray) -> np.ndarray:
         # np.add.at, unlike out[index] += values, adds every repeated index.
-        out = np.zeros(shape, dtype=values.dtype)
-        np.add.at(out, index, values)
-        return out
+        low = low_dtype(values)
+        out = np.zeros(shape, dtype=values.dtype if low is None else np.float32)
+        np.add.at(out, index, widen(values))
+        return out if low is None else narrow(out, low)
 
     def concatenate(self, xs: list[np.ndarray], axis: int) -> np.ndarray:
         return np.concatenate(xs, axis=axis)
@@ -105,10 +124,24 @@ class NumpyBackend:
     def attention(self, q: np.ndarray, k: np.ndarray, v: np.ndarray, bias: np.ndarray | None,
                   scale: float, causal: bool) -> np.ndarray:  # fmt: skip
         """``(out | lse)``, ``(..., L, Ev + 1)``, one key tile at a time (``attention.py``)."""
+        low = low_dtype(q, k, v, bias)
+        if low is not None:
+            bias = None if bias is None else widen(bias)
+            return narrow(fused_attention.attention(widen(q), widen(k), widen(v), bias, scale,
+                                                    causal), low)  # fmt: skip
         return fused_attention.attention(q, k, v, bias, scale, causal)
 
     def attention_backward(self, q: np.ndarray, k: np.ndarray, v: np.ndarray,
                            bias: np.ndarray | None, packed: np.ndarray, g: np.ndarray,
                            scale: float, causal: bool) -> np.ndarray:  # fmt: skip
         """``(dq | dk | dv)`` flat, ``(..., L*E + S*E + S*Ev)``, recomputing the score tiles."""
+        low = low_dtype(q, k, v, bias)
+        if low is not None:
+            bias = None if bias is None else widen(bias)
+            return narrow(
+                fused_attention.attention_backward(
+                    widen(q), widen(k), widen(v), bias, widen(packed), widen(g), scale, causal
+                ),
+                low,
+            )
         return fused_attention.attention_backward(q, k, v, bias, packed, g, scale, causal)

@@ -55,6 +55,7 @@ from minigrad.compile.control_flow import COND, SCAN, WHILE, bind
 from minigrad.compile.graph import Graph, Var
 from minigrad.compile.pytree import flatten, unflatten
 from minigrad.compile.subgraph import Spec, same_type, spec_of, trace_body, type_name
+from minigrad.tensor import dtypes
 from minigrad.tensor.base import every_value
 from minigrad.tensor.batching import BatchedArray
 from minigrad.tensor.factories import full
@@ -325,7 +326,7 @@ def _empty_ys(f: Callable, init: Any, x_leaves: list, x_structure: Any) -> Any:
     live = [t for t in (*flatten(init)[0], *x_leaves) if t.requires_grad]
     if live:
         anchor = sum(t.sum() for t in live) * 0
-        empty = [e + anchor.to(e.dtype) if e.dtype.kind == "f" else e for e in empty]
+        empty = [e + anchor.to(e.dtype) if dtypes.is_floating(e.dtype) else e for e in empty]
     return unflatten(structure, empty)
 
 

@@ -45,6 +45,7 @@ def _normalized(x: Tensor, axes: tuple[int, ...], eps: float) -> Tensor:
     return centered / sqrt(var + eps)
 
 
+@dtypes.in_float32
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:  # fmt: skip
     """Normalize each group of ``C / num_groups`` channels of each example over the group.
@@ -126,6 +127,7 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
     return _affine(_normalized(input, axes, eps), weight, bias, shape)
 
 
+@dtypes.in_float32
 def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
              eps: float | None = None) -> Tensor:  # fmt: skip
     """``input / sqrt(mean(input^2) + eps) * weight`` over the last axes ``normalized_shape``.
@@ -149,7 +151,7 @@ def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
         )
     _activation_input("rms_norm", input)
     if eps is None:
-        eps = float(np.finfo(input.dtype).eps)
+        eps = float(dtypes.finfo(input.dtype).eps)
     axes = tuple(range(input.ndim - len(shape), input.ndim))
     y = input * rsqrt((input * input).mean(axis=axes, keepdims=True) + eps)
     return y * weight if weight is not None else y

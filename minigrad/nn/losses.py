@@ -32,7 +32,7 @@ import warnings
 from typing import Any
 
 from minigrad.backends.contract import TracerError
-from minigrad.tensor import factories
+from minigrad.tensor import dtypes, factories
 from minigrad.tensor.base import every_value
 from minigrad.tensor.ops import softmax as primitives
 from minigrad.tensor.ops.elementwise import abs, exp, log, maximum, where
@@ -133,7 +133,7 @@ def cross_entropy(
 def _cross_entropy_probabilities(log_probs, target, weight, ignore_index, reduction,
                                  label_smoothing):  # fmt: skip
     """Cross-entropy against class probabilities; the mean divides by the example count."""
-    if target.dtype.kind != "f":
+    if not dtypes.is_floating(target.dtype):
         raise RuntimeError(
             "Expected floating point type for target with class probabilities, got "
             f"{TORCH_NAMES.get(target.dtype.name, target.dtype.name)}\ntarget has the shape "

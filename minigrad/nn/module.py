@@ -428,14 +428,12 @@ class Module:
         return self.to(dtypes.float64)
 
     def half(self) -> Module:
-        """Floating point parameters and buffers to float16, where minigrad has that dtype."""
-        try:
-            half = dtypes.as_dtype("float16")
-        except TypeError as error:
-            raise TypeError(
-                f"Module.half(): minigrad has no float16 dtype ({error}); use .float() or .double()"
-            ) from None
-        return self.to(half)
+        """Floating point parameters and buffers to float16 (lesson 15)."""
+        return self.to(dtypes.float16)
+
+    def bfloat16(self) -> Module:
+        """Floating point parameters and buffers to bfloat16 (lesson 15; needs ml_dtypes)."""
+        return self.to(dtypes.as_dtype("bfloat16"))
 
     def extra_repr(self) -> str:
         return ""

@@ -38,6 +38,7 @@ from minigrad.tensor.ops.elementwise import sqrt
 from minigrad.tensor.tensor import Tensor
 
 
+@dtypes.in_float32
 def layer_norm(
     input: Tensor,
     normalized_shape: Any,

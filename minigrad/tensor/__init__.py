@@ -17,7 +17,7 @@ the core below ``tensor``.
 """
 
 from minigrad.tensor import autograd, lean
-from minigrad.tensor.dtypes import bool_, float32, float64, int32, int64
+from minigrad.tensor.dtypes import bool_, float16, float32, float64, int32, int64
 from minigrad.tensor.factories import (
     arange,
     eye,
@@ -273,6 +273,7 @@ __all__ = [
     "atan2",
     "atanh",
     "autograd",
+    "bfloat16",
     "bool_",
     "broadcast_shape",
     "broadcast_to",
@@ -300,6 +301,7 @@ __all__ = [
     "fix",
     "flatten",
     "flip",
+    "float16",
     "float32",
     "float64",
     "floor",
@@ -449,3 +451,12 @@ __all__ += [
     "unique",
     "var_mean",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """``bfloat16``: loaded from ml_dtypes on first use (lesson 15), a clear error without it."""
+    if name == "bfloat16":
+        from minigrad.tensor import dtypes
+
+        return dtypes.bfloat16
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

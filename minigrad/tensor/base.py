@@ -101,7 +101,7 @@ def as_array(data: Any, dtype: Any) -> np.ndarray:
     if hidden and target.kind in "iu":
         _check_python_ints(_flatten(data), target)
     if array.dtype == object:
-        array = array.astype(np.float64 if target.kind == "f" else target)
+        array = array.astype(np.float64 if dtypes.is_floating(target) else target)
     if target.kind in "iu" and array.dtype.kind in "iuf":
         _check_fits(array, target)
     return np.array(array, dtype=target, copy=True)  # tensors own their memory

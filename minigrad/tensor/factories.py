@@ -234,11 +234,11 @@ def from_numpy(array: np.ndarray) -> Tensor:
     """
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {dtypes.type_name(array)})")
-    if array.dtype not in dtypes.SUPPORTED:
+    if array.dtype.name not in dtypes.NAMES:
         kind = array.dtype.type.__name__  # numpy.str_, numpy.object_, numpy.uint8, ...
         if array.dtype.kind in "biufc" and array.dtype.itemsize <= 16 and kind != "longdouble":
             # PyTorch has these (uint8, int16, float16, complex64, ...); minigrad does not.
-            names = ", ".join(d.name for d in dtypes.SUPPORTED)
+            names = ", ".join(dtypes.NAMES)
             raise TypeError(
                 f"can't convert np.ndarray of type numpy.{kind}: minigrad has no {kind} dtype "
                 f"(PyTorch has; minigrad's types are {names}).\nconvert it first, e.g. "

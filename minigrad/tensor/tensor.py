@@ -417,6 +417,14 @@ class Tensor(MoreMethods, TensorBase):
     def double(self) -> Tensor:
         return self.to(dtypes.float64)
 
+    def half(self) -> Tensor:
+        """The same numbers as float16 (lesson 15), rounded to nearest even (differentiable)."""
+        return self.to(dtypes.float16)
+
+    def bfloat16(self) -> Tensor:
+        """The same numbers as bfloat16 (lesson 15; needs ml_dtypes), rounded to nearest even."""
+        return self.to("bfloat16")
+
     # -- reverse mode ------------------------------------------------------------------
     def backward(
         self,

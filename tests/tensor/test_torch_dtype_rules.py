@@ -162,7 +162,6 @@ def test_integer_and_bool_inputs_get_torchs_dtype_or_torchs_error(name, dtype):
         "int8",
         "int16",
         "uint32",
-        "float16",
         "complex64",
         "longdouble",
         "clongdouble",

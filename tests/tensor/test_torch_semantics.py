@@ -197,7 +197,7 @@ def test_from_numpy_shares_memory_both_ways():
     assert x.tolist() == [[9.0, 2.0], [3.0, 5.0]] and x.dtype == mg.float64
     x += 1
     assert array.tolist() == [[10.0, 3.0], [4.0, 6.0]]
-    # minigrad has five dtypes (PyTorch more): the others are refused, never reinterpreted
+    # minigrad has seven dtypes (PyTorch more): the others are refused, never reinterpreted
     with pytest.raises(TypeError, match=r"can't convert np\.ndarray of type numpy\.uint16"):
         mg.from_numpy(np.zeros(2, np.uint16))
     same_error(lambda: mg.from_numpy([1.0]), lambda: torch.from_numpy([1.0]))

@@ -25,8 +25,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.ops.elementwise import abs, compare, exp, operands, sqrt, where
@@ -331,7 +329,7 @@ def nan_to_num(input: Any, nan: float = 0.0, posinf: float | None = None,
     x = _tensor(input)
     if not dtypes.is_floating(x.dtype):
         return clone(x)
-    info = np.finfo(x.dtype)
+    info = dtypes.finfo(x.dtype)
     high = float(info.max) if posinf is None else posinf
     low = float(info.min) if neginf is None else neginf
     out = where(compare("eq", x, math.inf), high, x)

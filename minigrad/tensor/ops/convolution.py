@@ -224,7 +224,7 @@ def _check(x: Tensor, w: Tensor, bias: Tensor | None, groups: int, dims: int, op
             f"{op}: expected weight to have {dims + 2} dimensions (out_channels, in_channels / "
             f"groups, *kernel_size), but got weight of size {list(w.shape)}"
         )
-    if not x.dtype.kind == "f":
+    if not dtypes.is_floating(x.dtype):
         raise TypeError(f"{op}: input must be floating point, but got {x.dtype}")
     if x.dtype != w.dtype:
         raise TypeError(

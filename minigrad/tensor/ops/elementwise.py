@@ -115,7 +115,7 @@ WHERE = Primitive(
 def _power(backend: Any, x: Any, y: Any) -> Any:
     """``x ** y``: the kernel for floats; integers on the host, PyTorch's way
     (an integer to a negative power is 0, or 1 or -1 for a base of 1 or -1)."""
-    if x.dtype.kind == "f":
+    if dtypes.is_floating(x.dtype):
         return backend.zip("pow", x, y)
     try:
         base, exponent = backend.to_numpy(x), backend.to_numpy(y)
@@ -131,7 +131,8 @@ def _share(x: Tensor, y: Tensor) -> Tensor:
     "Else" includes NaN on either side: PyTorch gives the whole gradient to
     both operands there, as neither loses a comparison with NaN.
     """
-    return 1.0 - (x < y) - 0.5 * (x == y)
+    share = 1.0 - (x < y) - 0.5 * (x == y)  # float32 from the bools: x's dtype (float16, ...)
+    return share if share.dtype == x.dtype or not dtypes.is_floating(x.dtype) else share.to(x.dtype)
 
 
 def _power_slope(x: Tensor, exponent: Tensor | float) -> Tensor:
@@ -237,7 +238,7 @@ def _binary(prim: Primitive, x: Any, y: Any, floating: bool = False) -> Tensor:
 def _unary(prim: Primitive, x: Any) -> Tensor:
     if not isinstance(x, Tensor):
         x = Tensor.concrete(x)
-    if x.dtype.kind != "f" and prim not in (NEG, ABS, SIGN, LOGICAL_NOT):
+    if not dtypes.is_floating(x.dtype) and prim not in (NEG, ABS, SIGN, LOGICAL_NOT):
         x = x.to(dtypes.DEFAULT_FLOAT)
     return apply(prim, (x,))
 

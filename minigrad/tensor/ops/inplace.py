@@ -64,6 +64,7 @@ import numpy as np
 
 from minigrad import backends
 from minigrad.backends.contract import StandIn, TracerError
+from minigrad.tensor import dtypes
 from minigrad.tensor.base import (
     NO_GRAD_VIEW,
     Box,
@@ -255,7 +256,7 @@ def _check_result(x: Tensor, new: Tensor, op: str, cast_check: bool) -> Tensor:
             "tensor it writes to; write x = x op y to get the broadcast result"
         )
     if new.dtype != x.dtype:
-        if cast_check and "biuf".index(new.dtype.kind) > "biuf".index(x.dtype.kind):
+        if cast_check and "biuf".index(dtypes.kind(new.dtype)) > "biuf".index(dtypes.kind(x.dtype)):
             raise RuntimeError(
                 f"result type {_TORCH_NAMES[new.dtype.name]} can't be cast to the desired "
                 f"output type {_TORCH_NAMES[x.dtype.name]}\n{op}: the result is {new.dtype.name} "

@@ -112,7 +112,7 @@ def _floor_quotient(x: Tensor, y: Tensor, out: Tensor) -> Tensor:
 def _remainder(backend: Any, x: Any, y: Any) -> Any:
     # The scalar body is for floats; integers take NumPy's on the host (a copy
     # each way on a GPU, as the bitwise operations do).
-    if x.dtype.kind == "f":
+    if dtypes.is_floating(x.dtype):
         return backend.zip("remainder", x, y)
     return backend.from_numpy(np.remainder(backend.to_numpy(x), backend.to_numpy(y)))
 

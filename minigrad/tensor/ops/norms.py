@@ -43,6 +43,7 @@ def _floating(x: Tensor, op: str) -> None:
         )
 
 
+@dtypes.in_float32
 def vector_norm(x: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = False, *,
                 axis: Any = None, keepdims: Any = None) -> Tensor:  # fmt: skip
     """The ``ord``-norm of the vectors along ``dim`` (None: every element, as one vector).
@@ -84,6 +85,7 @@ def vector_norm(x: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = Fals
     return _root(sum(powers, axes, keepdim), ord)
 
 
+@dtypes.in_float32
 def matrix_norm(x: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False, *,
                 axis: Any = None, keepdims: Any = None) -> Tensor:  # fmt: skip
     """A norm of the matrices in axes ``dim``: ``"fro"``, 1, -1, ``inf`` or ``-inf``.
@@ -127,6 +129,7 @@ def matrix_norm(x: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
     raise ValueError(f"linalg.matrix_norm: Order {ord!r} not supported.")
 
 
+@dtypes.in_float32
 def norm(x: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
          axis: Any = None, keepdims: Any = None) -> Tensor:  # fmt: skip
     """A vector or matrix norm, as ``torch.linalg.norm`` chooses.
@@ -161,6 +164,7 @@ def norm(x: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
     return vector_norm(x, 2 if ord is None else ord, tuple(dim), keepdim)
 
 
+@dtypes.in_float32
 def tensor_norm(x: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Tensor:
     """``x.norm(p="fro", dim=None, keepdim=False)``: PyTorch's ``Tensor.norm``.
 

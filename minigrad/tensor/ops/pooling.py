@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.ops.broadcasting import ShapeError
 from minigrad.tensor.ops.convolution import CONV2D, expand, windows
@@ -53,7 +54,7 @@ def _geometry(x: Tensor, kernel_size, stride, padding, dilation, ceil_mode, op: 
             f"\"{op}\" not implemented for 'Bool'\n{op}: got a bool input; "
             "convert it first, e.g. x.to(mg.float32)"
         )
-    if x.dtype.kind != "f" and op != "max_pool2d":  # the max of integers is an integer
+    if not dtypes.is_floating(x.dtype) and op != "max_pool2d":  # the max of integers is an integer
         raise TypeError(f"{op}: input must be floating point, but got {x.dtype}")
     kernel = expand(kernel_size, 2, "kernel_size", op)
     stride = kernel if stride is None or stride == () else expand(stride, 2, "stride", op)
@@ -110,7 +111,7 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     x = input
     if ph or pw or eh or ew:
         # Padding never wins: -inf, or the smallest integer of an integer input.
-        low = -math.inf if x.dtype.kind == "f" else int(np.iinfo(x.dtype).min)
+        low = -math.inf if dtypes.is_floating(x.dtype) else int(np.iinfo(x.dtype).min)
         x = pad(x, (pw, pw + ew, ph, ph + eh), value=low)
     view = windows(x, kernel, stride, dilation)  # (..., OH, OW, KH, KW)
     count = kernel[0] * kernel[1]

@@ -214,6 +214,7 @@ _TORCH_DTYPE_NAMES = {"int64": "Long", "int32": "Int", "bool": "Bool", "float32"
                       "float64": "Double"}  # fmt: skip
 
 
+@dtypes.in_float32
 def mean(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdim=None,
          dtype: Any = None):  # fmt: skip
     """Average over ``axis``: ``sum / count``, in ``dtype`` if given (``x`` is cast first).
@@ -237,6 +238,7 @@ def mean(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepd
     return apply(SUM, (x,), axes=axes, keepdims=keepdims) / _count(x, axes)
 
 
+@dtypes.in_float32
 def var(x: Tensor, axis: Any = None, unbiased: Any = None, keepdims: bool = False, *,
         correction: Any = None, ddof: Any = None, dim=None, keepdim=None):  # fmt: skip
     """Variance over ``axis``, PyTorch's: the sum of squares over ``N - correction``.
@@ -308,6 +310,7 @@ def _correction(unbiased: Any, correction: Any, ddof: Any, op: str) -> Any:
     return 1 if value is None else value
 
 
+@dtypes.in_float32
 def std(x: Tensor, axis: Any = None, unbiased: Any = None, keepdims: bool = False, *,
         correction: Any = None, ddof: Any = None, dim=None, keepdim=None):  # fmt: skip
     """Standard deviation over ``axis``: ``sqrt(var)``, with ``var``'s ``correction=1`` default.
@@ -441,6 +444,7 @@ def all(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdi
     return count == 0
 
 
+@dtypes.in_float32
 def logsumexp(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdim=None):
     """log(sum(exp(x))) without overflow: shift by the max first.
 

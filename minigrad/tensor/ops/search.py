@@ -86,7 +86,7 @@ def _bincount(x: np.ndarray, *weights: np.ndarray, minlength: int) -> np.ndarray
     if not weights:
         return np.bincount(x, minlength=minlength).astype(np.int64)
     (w,) = weights
-    dtype = w.dtype if w.dtype.kind == "f" else np.dtype(np.float64)
+    dtype = w.dtype if dtypes.is_floating(w.dtype) else np.dtype(np.float64)
     return np.bincount(x, weights=w.astype(np.float64), minlength=minlength).astype(dtype)
 
 

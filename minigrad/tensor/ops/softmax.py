@@ -108,6 +108,7 @@ def _prepared(x: Tensor, axis: int, op: str) -> tuple[Tensor, int | None, bool]:
     return x, axis, axis is not None and x.shape[axis] == 0
 
 
+@dtypes.in_float32
 def log_softmax(x: Tensor, axis: int = -1) -> Tensor:
     """``x - logsumexp(x)`` along ``axis``: log-probabilities, finite for huge scores.
 
@@ -121,6 +122,7 @@ def log_softmax(x: Tensor, axis: int = -1) -> Tensor:
     return apply(LOG_SOFTMAX, (x,), axis=axis)
 
 
+@dtypes.in_float32
 def softmax(x: Tensor, axis: int = -1) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``axis``: scores -> probabilities that sum to 1.
 

@@ -77,6 +77,7 @@ def _spread_and_mean(spread: Any, op: str, input: Any, dim: Any, unbiased: Any, 
     return spread(x, axes, keepdims=keepdim, correction=c), mean(x, axes, keepdims=keepdim)
 
 
+@dtypes.in_float32
 def var_mean(input: Any, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
              correction: Any = None) -> tuple[Tensor, Tensor]:  # fmt: skip
     """``(var, mean)`` over ``dim``; ``var`` divides by ``N - correction``, 1 by default
@@ -89,6 +90,7 @@ def var_mean(input: Any, dim: Any = None, unbiased: Any = None, keepdim: bool = 
     return _spread_and_mean(var, "var_mean", input, dim, unbiased, keepdim, correction)
 
 
+@dtypes.in_float32
 def std_mean(input: Any, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
              correction: Any = None) -> tuple[Tensor, Tensor]:  # fmt: skip
     """``(std, mean)`` over ``dim``, with ``var_mean``'s ``correction=1`` default.
@@ -266,6 +268,7 @@ def _minus_inf(x: Tensor, dim: int, length: int) -> Tensor:
     return Tensor.concrete(np.full(shape, -math.inf, x.dtype), device=x.device)
 
 
+@dtypes.in_float32
 def logcumsumexp(input: Any, dim: int) -> Tensor:
     """``log(cumsum(exp(x)))`` along ``dim``, computed without overflow.
 
