@@ -92,6 +92,7 @@ def op_of(key: str) -> str:
 # constructors, modes, conversions, autograd entry points.
 NOT_OPERATIONS = {
     "apply", "arange", "backward", "broadcast_shape", "cpu", "cuda", "detach", "double", "eye",
+    "half", "bfloat16",
     "float", "full", "is_grad_enabled", "item", "manual_seed", "numpy", "ones", "ones_like",
     "rand", "randn", "requires_grad_", "retain_grad", "tensor", "to", "tolist", "zero_grad",
     "zeros", "zeros_like", "enable_grad", "no_grad", "randint", "full_like", "empty", "linspace",
