@@ -78,6 +78,97 @@ def torch_check(case: Case, rng: np.random.Generator, dtype: Any = np.float64,
         np.testing.assert_allclose(got, expected, **tol, err_msg=f"gradient of input {i}")
 
 
+# float16 and bfloat16 (lesson 15), compared with PyTorch computing in the same dtype:
+# PyTorch's own test tolerances for them (its testing.assert_close uses rtol 1e-3 and
+# 1.6e-2), with the same number as atol: one rounding of a result near 1.
+LOW_TOLERANCE = {
+    "float16": {"rtol": 1e-3, "atol": 1e-3},
+    "bfloat16": {"rtol": 1.6e-2, "atol": 1.6e-2},
+}
+
+
+def _as_float32(t: Any) -> np.ndarray:
+    """A minigrad or torch result as float32 NumPy values (NumPy has no torch.bfloat16)."""
+    if isinstance(t, mg.Tensor):
+        return t.detach().to(mg.float32).numpy() if t.dtype.itemsize == 2 else t.detach().numpy()
+    return (
+        t.detach().float() if t.dtype in (torch.float16, torch.bfloat16) else t.detach()
+    ).numpy()
+
+
+def _close_or_better(got: np.ndarray, want: np.ndarray, exact: Any, tol: dict, what: str) -> None:
+    """``got`` within ``tol`` of PyTorch's ``want``, or, where not, at least as close as
+    ``want`` to the ``exact`` answer (``exact()``: PyTorch in float64 on the same rounded
+    inputs). minigrad may round less than PyTorch (a sum PyTorch adds up in 16 bits,
+    minigrad in float32), never more."""
+    near = np.isclose(got, want, **tol, equal_nan=True)
+    if near.all():
+        return
+    truth = np.broadcast_to(exact(), got.shape)
+    better = np.abs(got - truth) <= np.abs(want - truth)
+    if not (near | better).all():
+        np.testing.assert_allclose(got, want, **tol, err_msg=what)
+
+
+def torch_check_low(case: Case, rng: np.random.Generator, name: str, grads: bool = True) -> None:
+    """``torch_check`` in float16 or bfloat16 (``name``): the inputs are rounded to it once,
+    then minigrad and PyTorch each compute in it; results and gradients agree within
+    ``LOW_TOLERANCE`` (or are closer to the float64 answer than PyTorch's) and have
+    PyTorch's dtypes."""
+    tol = LOW_TOLERANCE[name]
+    low = getattr(torch, name)
+    arrays = [np.asarray(a, dtype=np.float32) for a in case.arrays]
+    ts = [torch.tensor(a).to(low).requires_grad_(grads) for a in arrays]
+    xs = [mg.tensor(t.detach().float().numpy()).to(name).requires_grad_(grads) for t in ts]
+    ours, theirs = outputs(case.mg_fn(*xs)), outputs(case.torch_fn(*ts))
+    assert len(ours) == len(theirs), f"{len(ours)} results, torch gives {len(theirs)}"
+    exact = {}  # PyTorch in float64 on the same (rounded) inputs, made when first needed
+
+    def in_float64() -> dict:
+        if not exact:
+            wide = [t.detach().double().requires_grad_(grads) for t in ts]
+            exact["outputs"], exact["inputs"] = outputs(case.torch_fn(*wide)), wide
+        return exact
+
+    for k, (out, ref) in enumerate(zip(ours, theirs)):
+        assert out.shape == tuple(ref.shape), f"shape {out.shape}, torch gives {ref.shape}"
+        want = str(ref.dtype).removeprefix("torch.")
+        assert out.dtype.name == want, f"dtype {out.dtype.name}, torch gives {want}"
+        if ref.dtype.is_floating_point:
+            _close_or_better(_as_float32(out), _as_float32(ref),
+                             lambda k=k: in_float64()["outputs"][k].detach().numpy(), tol,
+                             f"result {k}")  # fmt: skip
+        else:
+            np.testing.assert_array_equal(out.detach().numpy(), ref.detach().numpy())
+    if not grads:
+        return
+    chosen = [k for k, r in enumerate(theirs) if r.dtype.is_floating_point and r.requires_grad]
+    if not chosen:
+        return
+    cotangents = [torch.tensor(rng.standard_normal(theirs[k].shape), dtype=theirs[k].dtype)
+                  for k in chosen]  # fmt: skip
+    mine = mg.autograd.grad([ours[k] for k in chosen], xs,
+                            grad_outputs=[mg.tensor(c.float().numpy()).to(ours[k].dtype)
+                                          for c, k in zip(cotangents, chosen)],
+                            allow_unused=True)  # fmt: skip
+    ref = torch.autograd.grad([theirs[k] for k in chosen], ts, grad_outputs=cotangents,
+                              allow_unused=True)  # fmt: skip
+
+    def exact_grad(i: int) -> np.ndarray:
+        found = in_float64()
+        wide = torch.autograd.grad([found["outputs"][k] for k in chosen], found["inputs"],
+                                   grad_outputs=[c.double() for c in cotangents],
+                                   allow_unused=True)  # fmt: skip
+        return np.zeros(arrays[i].shape) if wide[i] is None else wide[i].numpy()
+
+    for i, (g, t, a) in enumerate(zip(mine, ref, arrays)):
+        expected = np.zeros(a.shape, np.float32) if t is None else _as_float32(t)
+        got = np.zeros(a.shape, np.float32) if g is None else _as_float32(g)
+        if g is not None:
+            assert g.dtype.name == name, f"input {i}: gradient dtype {g.dtype.name}"
+        _close_or_better(got, expected, lambda i=i: exact_grad(i), tol, f"gradient of input {i}")
+
+
 def numerical_vjp_check(fn: Any, arrays: list[np.ndarray], rng: np.random.Generator) -> None:
     """<u, J v> by central differences equals <J^T u, v> by reverse mode."""
     eps = 1e-6

@@ -113,6 +113,7 @@ def _check_mode(x: Tensor, mode: str, pairs: list) -> None:
             )
 
 
+@dtypes.in_float32
 def pad(x: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:
     """``x`` with a border: ``pad = (left, right, top, bottom, ...)``, last axis first (PyTorch's).
 
