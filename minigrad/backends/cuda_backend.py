@@ -35,6 +35,7 @@ from numba import cuda
 from minigrad.backends import cuda_kernels as kernels
 from minigrad.backends import indexing
 from minigrad.backends import numpy_backend as reference
+from minigrad.backends.low_precision import is_low
 from minigrad.backends.strides import (
     broadcast_strides,
     coalesce,
@@ -42,6 +43,8 @@ from minigrad.backends.strides import (
     window_strides,
 )
 
+FLOAT32 = np.dtype(np.float32)
+UINT16, UINT32 = np.dtype(np.uint16), np.dtype(np.uint32)
 MAX_BLOCKS = 65535  # blocks per launch along y and z (CUDA's limit); kernels loop past it
 MANY_BLOCKS = 1024  # enough blocks to keep every multiprocessor of a GPU busy
 
@@ -90,6 +93,16 @@ def _dtype(kind: str, op: str, *dtypes: np.dtype) -> np.dtype:
     return np.asarray(table[op](*(np.ones(1, d) for d in dtypes))).dtype
 
 
+def _is_bfloat16(dtype: np.dtype) -> bool:
+    return dtype.kind == "V" and dtype.name == "bfloat16"
+
+
+def _words(arg: Any) -> Any:
+    """A bfloat16 device array as the uint16 words kernels read and write (else ``arg``)."""
+    dtype = getattr(arg, "dtype", None)
+    return arg.view(UINT16) if dtype is not None and _is_bfloat16(dtype) else arg
+
+
 def _identity(op: str, dtype: np.dtype) -> Any:
     """The value a reduction starts from: 0 for sum, 1 for prod, the lowest value for max."""
     if op in ("sum", "prod"):
@@ -134,11 +147,19 @@ class CudaBackend:
         # refuses concurrent kernels. On a GPU a launch only queues the kernel
         # (it runs asynchronously), so holding the lock costs next to nothing.
         self._launching = threading.Lock()
+        self._bfloat16 = False  # set by the first bfloat16 array: kernels then get its words
 
     # -- storage -----------------------------------------------------------------
+    # bfloat16 (lesson 15) is stored as uint16 words (``cuda_low_precision``): the buffer
+    # is a bfloat16 view of them, so its dtype is the tensor's, and ``run`` hands the
+    # kernels the words. float16 is numba's own float16.
     def empty(self, shape: tuple, dtype: np.dtype) -> CudaArray:
         size = int(np.prod(shape, dtype=np.int64))
-        return CudaArray(cuda.device_array(size, dtype=np.dtype(dtype)), shape)
+        dtype = np.dtype(dtype)
+        if _is_bfloat16(dtype):
+            self._bfloat16 = True
+            return CudaArray(cuda.device_array(size, dtype=UINT16).view(dtype), shape)
+        return CudaArray(cuda.device_array(size, dtype=dtype), shape)
 
     def from_numpy(self, array: np.ndarray) -> CudaArray:
         if array.ndim == 0:  # a scalar rides along as a kernel argument: no copy
@@ -147,6 +168,9 @@ class CudaBackend:
             return self.empty(array.shape, array.dtype)
         self.uploads += 1
         flat = np.ascontiguousarray(array).reshape(-1)
+        if _is_bfloat16(flat.dtype):
+            self._bfloat16 = True
+            return CudaArray(cuda.to_device(flat.view(UINT16)).view(flat.dtype), array.shape)
         return CudaArray(cuda.to_device(flat), array.shape)
 
     def to_numpy(self, x: CudaArray) -> np.ndarray:
@@ -154,15 +178,50 @@ class CudaBackend:
         self.downloads += 1
         if x.size == 0:
             return np.empty(x.shape, x.dtype)
-        return x.buffer[x.offset : x.offset + x.size].copy_to_host().reshape(x.shape)
+        words = _words(x.buffer)[x.offset : x.offset + x.size].copy_to_host()
+        return words.view(x.dtype).reshape(x.shape)
 
     def full(self, shape: tuple[int, ...], value: float, dtype: np.dtype) -> CudaArray:
         out = self.empty(shape, dtype)
-        self._launch(kernels.fill_kernel(), out.size, out.buffer, np.dtype(dtype).type(value))
+        value = np.dtype(dtype).type(value)
+        if _is_bfloat16(out.dtype):
+            value = np.asarray(value).view(UINT16)[()]  # its word
+        self._launch(kernels.fill_kernel(), out.size, out.buffer, value)
+        return out
+
+    # -- float16 and bfloat16 (lesson 15): in float32, rounded once ------------------------
+    def _widen(self, x: CudaArray) -> CudaArray:
+        """A float16 or bfloat16 array as float32 (exact); any other array as it is."""
+        if not is_low(x.dtype):
+            return x
+        if not _is_bfloat16(x.dtype):
+            return self.astype(x, FLOAT32)  # numba's float16 to float32 conversion
+        from minigrad.backends import cuda_low_precision
+
+        x = self.contiguous(x)
+        out = self.empty(x.shape, FLOAT32)
+        self._launch(cuda_low_precision.widen_kernel(), out.size, out.buffer.view(UINT32),
+                     _words(x.buffer)[x.offset : x.offset + x.size])  # fmt: skip
+        return out
+
+    def _narrow(self, x: CudaArray, dtype: np.dtype) -> CudaArray:
+        """A float32 result rounded to ``dtype`` (nearest, ties to even); others as they are."""
+        if x.dtype != FLOAT32:
+            return x
+        if not _is_bfloat16(dtype):
+            return self.astype(x, dtype)
+        from minigrad.backends import cuda_low_precision
+
+        x = self.contiguous(x)
+        out = self.empty(x.shape, dtype)
+        self._launch(cuda_low_precision.narrow_kernel(), out.size, _words(out.buffer),
+                     x.buffer[x.offset : x.offset + x.size].view(UINT32))  # fmt: skip
         return out
 
     # -- the four higher-order kernels ---------------------------------------------
     def map(self, op: str, x: CudaArray) -> CudaArray:
+        if is_low(x.dtype):
+            return self._narrow(self.map(op, self._widen(x)), x.dtype)
         dtype = _dtype("map", op, x.dtype)
         if dtype.kind == "f" and x.dtype != dtype:
             x = self.astype(x, dtype)  # exp of an integer: the scalar function sees a float
@@ -171,11 +230,16 @@ class CudaBackend:
         return out
 
     def zip(self, op: str, x: CudaArray, y: CudaArray) -> CudaArray:
+        low = x.dtype if is_low(x.dtype) else y.dtype if is_low(y.dtype) else None
+        if low is not None:
+            return self._narrow(self.zip(op, self._widen(x), self._widen(y)), low)
         out = self.empty(np.broadcast_shapes(x.shape, y.shape), _dtype("zip", op, x.dtype, y.dtype))
         self._elementwise(partial(kernels.zip_kernel, op), out, x, y)
         return out
 
     def reduce(self, op: str, x: CudaArray, axes: tuple[int, ...], keepdims: bool) -> CudaArray:
+        if is_low(x.dtype):  # accumulate in float32
+            return self._narrow(self.reduce(op, self._widen(x), axes, keepdims), x.dtype)
         dtype = _dtype("reduce", op, x.dtype)
         kept = [a for a in range(x.ndim) if a not in axes]
         kept_shape, kept_strides = coalesce(*_axes(x, kept))
@@ -213,6 +277,9 @@ class CudaBackend:
         return CudaArray(out.buffer, shape)
 
     def matmul(self, a: CudaArray, b: CudaArray) -> CudaArray:
+        low = a.dtype if is_low(a.dtype) else b.dtype if is_low(b.dtype) else None
+        if low is not None:  # products added in float32, each sum rounded once
+            return self._narrow(self.matmul(self._widen(a), self._widen(b)), low)
         dtype = np.result_type(a.dtype, b.dtype)
         if dtype == np.bool_:  # true where some a[i, k] and b[k, j] are both true
             product = self.matmul(self.astype(a, np.int64), self.astype(b, np.int64))
@@ -249,6 +316,8 @@ class CudaBackend:
         the first 2**k elements have none and keep theirs. Each step is one
         ``zip`` launch over the shifted slices: the existing kernels, no new one.
         """
+        if is_low(x.dtype):
+            return self._narrow(self.scan(op, self._widen(x), axis), x.dtype)
         dtype = np.asarray(reference.SCANS[op](np.ones(1, x.dtype))).dtype
         out = self.astype(x, dtype)
         n, shift = x.shape[axis], 1
@@ -277,6 +346,11 @@ class CudaBackend:
     def astype(self, x: CudaArray, dtype: np.dtype) -> CudaArray:
         if x.dtype == dtype:
             return x  # arrays are never written after they are made: sharing is safe
+        dtype = np.dtype(dtype)
+        if _is_bfloat16(x.dtype):  # its words are no numbers to convert: widen them first
+            return self.astype(self._widen(x), dtype)
+        if _is_bfloat16(dtype):  # to float32, then rounded on the bits
+            return self._narrow(self.astype(x, FLOAT32), dtype)
         out = self.empty(x.shape, dtype)
         self._elementwise(partial(kernels.map_kernel, "copy"), out, x)
         return out
@@ -307,6 +381,8 @@ class CudaBackend:
         return out
 
     def scatter_add(self, shape: tuple[int, ...], index: object, values: CudaArray) -> CudaArray:
+        if is_low(values.dtype):  # added up in float32 (atomically), rounded once
+            return self._narrow(self.scatter_add(shape, index, self._widen(values)), values.dtype)
         out = self.full(shape, 0, values.dtype)
         if indexing.is_basic(index):
             # A basic index never names an element twice: adding to zeros is copying.
@@ -357,6 +433,11 @@ class CudaBackend:
     def attention(self, q, k, v, bias, scale: float, causal: bool) -> CudaArray:
         from minigrad.backends import cuda_attention as fused
 
+        if is_low(q.dtype):
+            bias = None if bias is None else self._widen(bias)
+            wide = (self._widen(t) for t in (q, k, v))
+            return self._narrow(self.attention(*wide, bias, scale, causal), q.dtype)
+
         q, k, v, bias_operands, has_bias = self._attention_operands(q, k, v, bias)
         batch, (length, e), (keys, ev) = q.shape[:-2], q.shape[-2:], v.shape[-2:]
         n = int(np.prod(batch, dtype=np.int64))
@@ -371,6 +452,20 @@ class CudaBackend:
 
     def attention_backward(self, q, k, v, bias, packed, g, scale: float, causal: bool):
         from minigrad.backends import cuda_attention as fused
+
+        if is_low(q.dtype):
+            bias = None if bias is None else self._widen(bias)
+            wide = (
+                self._widen(t)
+                for t in (
+                    q,
+                    k,
+                    v,
+                )
+            )
+            grads = self.attention_backward(*wide, bias, self._widen(packed), self._widen(g),
+                                            scale, causal)  # fmt: skip
+            return self._narrow(grads, q.dtype)
 
         q, k, v, bias_operands, has_bias = self._attention_operands(q, k, v, bias)
         packed, g = self.contiguous(packed), self.contiguous(self.astype(g, q.dtype))
@@ -400,6 +495,8 @@ class CudaBackend:
 
     def run(self, kernel: Any, grid: Any, block: Any, *args: Any) -> None:
         """Launch ``kernel[grid, block](*args)``, one launch at a time (safe for threads)."""
+        if self._bfloat16:
+            args = tuple(_words(a) for a in args)
         with self._launching:
             kernel[grid, block](*args)
 

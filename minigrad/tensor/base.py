@@ -568,8 +568,11 @@ class TensorBase:
             special = self.data.tensor_repr()
             if special is not None:
                 return special
+        values = self._numpy()
+        if values.dtype.name == "bfloat16":  # NumPy prints it as no float: as float32 (exact)
+            values = values.astype(dtypes.float32)
         body = np.array2string(
-            self._numpy(), separator=", ", prefix="tensor(", precision=4, suppress_small=True
+            values, separator=", ", prefix="tensor(", precision=4, suppress_small=True
         )
         extras = []
         if self.dtype not in (dtypes.float32, dtypes.int64, dtypes.bool_):

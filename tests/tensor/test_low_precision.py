@@ -162,3 +162,24 @@ def test_bfloat16_rounding_on_the_bits_is_ml_dtypes_rounding():
     np.testing.assert_array_equal(
         widened.view(np.float32), ours.view(mg.bfloat16).astype(np.float32)
     )
+
+
+@pytest.mark.parametrize("name", LOW)
+def test_jit_and_vmap_keep_the_low_dtype(name):
+    def f(x, w):
+        return (mg.nn.functional.gelu(x @ w) * 2 + 1).tanh().sum() + mg.nn.functional.softmax(
+            x, 1
+        ).var()
+
+    x, w = mg.randn(8, 8).to(name), mg.randn(8, 8).to(name)
+    program = str(mg.make_graph(f)(x, w))
+    assert f"{name}[8,8] = gelu" in program, program
+    eager, compiled = f(x, w), mg.jit(f)(x, w)
+    assert compiled.dtype == eager.dtype == getattr(mg, name)
+    assert abs(float(compiled) - float(eager)) <= 2 * float(dtypes.finfo(eager.dtype).eps) * abs(
+        float(eager)
+    )
+    grads = mg.jit(mg.grad(f))(x, w)
+    assert grads.dtype == getattr(mg, name)
+    rows = mg.vmap(lambda r: (r * 2).exp().sum())(x)
+    assert rows.dtype == getattr(mg, name) and rows.shape == (8,)
