@@ -103,34 +103,32 @@ def bind(prim: ControlPrimitive, inputs: list[Any], params: dict) -> list[Any]:
     state = current()
     levels = _live_levels(inputs)
     if levels:
-        return _jvp(prim, inputs, params, max(levels))
+        return _jvp(prim, inputs, params, levels[-1])
     if state.grad_enabled and any(t.requires_grad for t in inputs):
         if prim.reverse_rule is None:
             raise RuntimeError(REVERSE_WHILE)
-        if state.vmap_levels and any(_watched_outside(t) for t in inputs):
+        if state.open_levels("batch") and any(_watched_outside(t) for t in inputs):
             raise NotImplementedError(
                 f"{prim.name}: a gradient taken inside vmap of values that an outer gradient "
                 "also differentiates is not supported; take the outer gradient of a function "
                 "without the inner one, or run the inner gradient without vmap"
             )
         return prim.reverse_rule(inputs, params)
-    if state.vmap_levels:
+    if state.open_levels("batch"):
         level = _innermost(inputs)
         if level is not None:
             return prim.batch_rule(inputs, params, level)
     return evaluate(prim, inputs, params)
 
 
-def _live_levels(inputs: Sequence[Any]) -> set[int]:
-    """The forward-mode levels whose tangents the inputs carry and that propagate now."""
+def _live_levels(inputs: Sequence[Any]) -> list[Any]:
+    """The live forward-mode levels whose tangents the inputs carry, outermost first."""
     state = current()
-    return {
-        lv
-        for t in inputs
-        if t._tangents
-        for lv in t._tangents
-        if lv < state.ceiling and lv in state.levels
-    }
+    return [
+        level
+        for level in state.open_levels("forward")
+        if level.id < state.ceiling and level.claims(inputs, {})
+    ]
 
 
 def _watched_outside(t: Any) -> bool:
@@ -172,22 +170,17 @@ def evaluate(prim: ControlPrimitive, inputs: Sequence[Any], params: dict) -> lis
 
 
 # -- forward mode: the same row on the body's jvp ----------------------------------------------
-def _jvp(prim: ControlPrimitive, inputs: list[Any], params: dict, level: int) -> list[Any]:
-    state = current()
-    saved = state.ceiling
-    state.ceiling = level  # the rule must not see its own level (minigrad.tensor.mode)
-    try:
+def _jvp(prim: ControlPrimitive, inputs: list[Any], params: dict, level: Any) -> list[Any]:
+    with level.lowered():  # the rule must not see its own level (minigrad.tensor.mode)
         floats = [is_floating(t.dtype) for t in inputs]
-        tangents = [_tangent(t, level) for t, f in zip(inputs, floats) if f]
+        tangents = [_tangent(t, level.id) for t, f in zip(inputs, floats) if f]
         new_inputs, new_params, arrange = prim.jvp_params(inputs, tangents, params, floats)
         outs = bind(prim, new_inputs, new_params)
-    finally:
-        state.ceiling = saved
     primals, tangents_out = arrange(outs)
     for out, t in zip(primals, tangents_out):
         if t is not None:
             out._tangents = dict(out._tangents or {})
-            out._tangents[level] = t
+            out._tangents[level.id] = t
     return primals
 
 

@@ -185,7 +185,7 @@ def needs_apply(leaves: Sequence[Any], graph: Any) -> bool:
     tensors = [*leaves, *(t for _, t in graph.captured)]
     if state.grad_enabled and any(t.requires_grad for t in tensors):
         return True
-    return bool(state.levels) and any(t._tangents for t in tensors)
+    return bool(state.open_levels("forward")) and any(t._tangents for t in tensors)
 
 
 def run_through_apply(graph: Any, leaves: Sequence[Any]) -> list[Any]:

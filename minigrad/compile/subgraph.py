@@ -52,7 +52,7 @@ from minigrad.compile.trace import Trace
 from minigrad.tensor import autograd
 from minigrad.tensor.batching import BatchedArray
 from minigrad.tensor.dtypes import is_floating
-from minigrad.tensor.mode import current, enable_grad
+from minigrad.tensor.mode import enable_grad, fresh_stack
 from minigrad.tensor.primitive import REGISTRY
 from minigrad.tensor.record import zeros_like
 from minigrad.tensor.tensor import Tensor
@@ -126,11 +126,7 @@ def trace_body(f: Callable[..., Any], args: Sequence[Any],
     recorder = BodyTrace()
     recorder.known.update(in_vars)
     recorder.inputs.update(in_vars)
-    state = current()
-    saved = (state.tracing, state.vmap_levels, state.levels, state.ceiling, state.grad_enabled)
-    state.tracing, state.vmap_levels, state.levels = recorder, [], []
-    state.ceiling, state.grad_enabled = float("inf"), False
-    with collect() as made:
+    with fresh_stack(), recorder, collect() as made:
         made.extend(t.data for t in inputs)
         try:
             with backends.abstract():
@@ -139,8 +135,6 @@ def trace_body(f: Callable[..., Any], args: Sequence[Any],
             out_leaves, out_tree = flatten(result)
             outputs = [recorder.var_of(t.data, t) for t in out_leaves]
         finally:
-            (state.tracing, state.vmap_levels, state.levels, state.ceiling,
-             state.grad_enabled) = saved  # fmt: skip
             expire(made, f"{name} (traced as a loop body or branch)")
     const_vars = [v for v, _ in recorder.captured.values()]
     consts = [t for _, t in recorder.captured.values()]

@@ -58,8 +58,9 @@ from minigrad.backends.abstract_backend import (
 )
 from minigrad.compile.graph import Graph, Op, Var
 from minigrad.compile.pytree import flatten, unflatten
-from minigrad.tensor.mode import current
+from minigrad.tensor.mode import Level
 from minigrad.tensor.primitive import REGISTRY
+from minigrad.tensor.record import apply
 from minigrad.tensor.tensor import Tensor
 
 # Rows whose forward returns a value the program already computed: checkpoint's
@@ -73,10 +74,18 @@ VIEWS = frozenset({"astype", "broadcast_to", "getitem", "reshape", "sum_to", "to
 
 
 # -- the trace ------------------------------------------------------------------------------
-class Trace:
-    """What ``apply`` tells while a function is traced: each operation, appended to a graph."""
+class Trace(Level):
+    """The tracing interpreter: each operation ``apply`` hands it, appended to a graph.
+
+    It claims every operation (a trace writes down the whole program, constants
+    included), computes it below itself (on the abstract backend: shapes and
+    dtypes only) and records it.
+    """
+
+    kind = "trace"
 
     def __init__(self) -> None:
+        super().__init__()
         self.ops: list[Op] = []
         self.constants: dict[Var, Any] = {}
         self.captured: dict[int, tuple[Var, Any]] = {}  # id(tensor) -> (Var, tensor)
@@ -134,8 +143,15 @@ class Trace:
         self.journal.clear()
         self._remembered.clear()
 
+    def process(self, prim: Any, inputs: tuple, params: dict) -> Any:
+        """``prim(*inputs)`` computed by the levels below (abstract arrays), then recorded."""
+        with self.lowered():
+            out = apply(prim, inputs, **params)
+        self.record(prim, inputs, params, out)
+        return out
+
     def record(self, prim: Any, inputs: Sequence[Any], params: dict, out: Any) -> None:
-        """Called by ``apply`` after ``prim``'s forward ran on abstract arrays."""
+        """Write down ``out = prim(*inputs)``, its forward just run on abstract arrays."""
         if prim.name in PASS_THROUGH:
             return
         in_vars = tuple(self.var_of(t.data, t) for t in inputs)
@@ -281,10 +297,7 @@ def trace(f: Callable[..., Any], args: Sequence[Any], static_argnums: Sequence[i
     recorder = Trace()
     recorder.inputs.update(in_vars)
     name = name or _name_of(f)
-    state = current()
-    outer = state.tracing
-    state.tracing = recorder
-    with collect() as made:
+    with recorder, collect() as made:
         made.extend(t.data for t in inputs)
         try:
             with backends.abstract():
@@ -296,7 +309,6 @@ def trace(f: Callable[..., Any], args: Sequence[Any], static_argnums: Sequence[i
             recorder.restore()  # a failed trace changes nothing outside it
             raise
         finally:
-            state.tracing = outer
             expire(made, _qualified_name(f))
     if leaked:
         recorder.restore()

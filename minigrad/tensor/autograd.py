@@ -171,7 +171,7 @@ def _lean(create_graph: bool) -> bool:
     state = current()
     if Tensor._raw is None:  # (minigrad.tensor.lean not imported)
         return False
-    return not (create_graph or state.tracing is not None or state.levels or state.vmap_levels)
+    return not (create_graph or state.stack)
 
 
 def _plan(outputs, inputs):

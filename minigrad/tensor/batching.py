@@ -41,11 +41,11 @@ records save: it costs one small record per operation, no array memory.
 
 from __future__ import annotations
 
-import itertools
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from minigrad.tensor import mode
 from minigrad.tensor.base import Box
 from minigrad.tensor.mode import current
 from minigrad.tensor.ops import inplace
@@ -54,6 +54,7 @@ from minigrad.tensor.primitive import (
     Primitive,
     aligned,
 )
+from minigrad.tensor.record import apply, record
 
 ESCAPED = (
     "a batched tensor was used after its vmap returned (it was stored outside f, or "
@@ -66,24 +67,23 @@ NOT_VALUES = (
     "with tensor operations (e.g. mg.where instead of if), or move it out of vmap"
 )
 
-_level_ids = itertools.count(1)
 
+class Level(mode.Level):
+    """One open ``vmap``, the batching interpreter: its batch size, its name, its randomness.
 
-class Level:
-    """One open ``vmap``: its batch size, its name, how random operations inside it behave.
-
-    A named level (``vmap(f, axis_name="i")``) is also a *group* that the
+    ``apply`` hands it every operation with an input batched at this level
+    (``claims``); it runs the row's batch rule below itself (``process``). A
+    named level (``vmap(f, axis_name="i")``) is also a *group* that the
     collectives of ``collectives.py`` reduce over (lesson 18).
     """
 
-    __slots__ = ("id", "name", "open", "randomness", "size", "watched")
+    kind = "batch"
 
     def __init__(self, size: int, randomness: str, watched: bool, name: Any = None) -> None:
-        self.id = next(_level_ids)
+        super().__init__()
         self.name = name
         self.size = size
         self.randomness = randomness
-        self.open = True
         # An outer transform (grad) records the physical tensors of this level,
         # so gradients taken inside it must be recorded too (see reverse.py).
         self.watched = watched
@@ -91,15 +91,26 @@ class Level:
     def __repr__(self) -> str:
         return f"Level({self.id}, size={self.size})"
 
-    # -- what apply and the factories ask the open vmap levels --------------------------
-    @staticmethod
-    def forward(prim: Primitive, inputs: Sequence[Any], params: dict,
-                apply: Callable[..., Any]) -> BatchedArray | None:  # fmt: skip
-        """``batch_forward``: the batched value of ``prim(*inputs)``, or None."""
-        return batch_forward(prim, inputs, params, apply)
+    def claims(self, inputs: Sequence[Any], params: dict) -> bool:
+        """Is an input batched at this level (or is this level the collective's group)?"""
+        if params.get("group") is self:
+            return True
+        for t in inputs:
+            data = t.data
+            if type(data) is BatchedArray and data.level is self:
+                return True
+        return False
 
-    @staticmethod
-    def draw(make: Callable[[tuple], Any], shape: tuple) -> Any:
+    def process(self, prim: Primitive, inputs: tuple, params: dict) -> Any:
+        """The batched result: the row's batch rule on the physical tensors, run below."""
+        with self.lowered():
+            physical = batch_forward(self, prim, inputs, params)
+        device = params.get("device", inputs[0].device if inputs else physical.device)
+        out = type(physical)._wrap(BatchedArray(physical, self), device)
+        record(prim, inputs, params, out)  # the logical record (see "two records")
+        return out
+
+    def draw(self, make: Callable[[tuple], Any], shape: tuple) -> Any:
         """``batched_draw``: random numbers, one draw per example where asked."""
         return batched_draw(make, shape)
 
@@ -107,21 +118,19 @@ class Level:
 def open_level(size: int, randomness: str = "error", watched: bool = False,
                name: Any = None) -> Level:  # fmt: skip
     """Start a vmap level over a batch of ``size`` (used by ``mg.vmap``)."""
-    levels = current().vmap_levels
+    levels = current().open_levels("batch")
     level = Level(size, randomness, watched or any(lv.watched for lv in levels), name)
-    levels.append(level)
-    return level
+    return level.__enter__()
 
 
 def close_level(level: Level) -> None:
     """End ``level``: its batched tensors may no longer be used."""
-    level.open = False
-    current().vmap_levels.remove(level)
+    level.__exit__()
 
 
 def watched_from_outside() -> bool:
     """Does an open vmap level hold tensors that an outer transform differentiates?"""
-    return any(level.watched for level in current().vmap_levels)
+    return any(level.watched for level in current().open_levels("batch"))
 
 
 class BatchedValueError(AttributeError, RuntimeError):
@@ -213,7 +222,7 @@ def random_sizes() -> list[Level]:
     ``"error"`` raises (as ``torch.func.vmap``); ``"different"`` asks for one draw
     per example of that level; ``"same"`` shares one draw across it.
     """
-    levels = current().vmap_levels
+    levels = current().open_levels("batch")
     if any(level.randomness == "error" for level in levels):
         raise RuntimeError(RANDOM_ERROR)
     return [level for level in levels if level.randomness == "different"]
@@ -224,7 +233,7 @@ def batched_draw(draw: Callable[[tuple], Any], shape: tuple) -> Any:
 
     ``draw(sizes)`` makes a tensor of random numbers of shape ``sizes``.
     """
-    levels = random_sizes() if current().vmap_levels else []
+    levels = random_sizes() if current().open_levels("batch") else []
     t = draw((*(level.size for level in levels), *shape))
     for level in levels:  # outermost first: each wraps the one outside it
         t = type(t)._wrap(BatchedArray(t, level), t.device)
@@ -237,35 +246,20 @@ def is_batched(x: Any) -> bool:
 
 
 # -- the dispatch: what apply() does when an input is batched -----------------------------
-def batch_forward(prim: Primitive, inputs: Sequence[Any], params: dict,
-                  apply: Callable[..., Any]) -> BatchedArray | None:  # fmt: skip
-    """The batched value of ``prim(*inputs)``, or None if no input is batched.
+def batch_forward(level: Level, prim: Primitive, inputs: Sequence[Any], params: dict) -> Any:
+    """The physical value of ``prim(*inputs)``, batch on axis 0, for ``level``'s inputs.
 
-    The innermost level among the inputs is peeled off: its tensors are
-    replaced by their physical tensors, the others pass as they are (they are
-    the same for every example), and the row's batch rule runs on them.
+    The tensors batched at ``level`` are replaced by their physical tensors,
+    the others pass as they are (they are the same for every example), and
+    the row's batch rule runs on them.
     """
-    level = None
-    for t in inputs:
-        data = t.data
-        if type(data) is BatchedArray and (level is None or data.level.id > level.id):
-            level = data.level
-    # A collective over a vmap axis (lesson 18) acts on that axis even where its
-    # input does not vary along it: the group counts as one more batched input.
-    group = params.get("group")
-    if type(group) is Level and group.open and (level is None or group.id > level.id):
-        level = group
-    if level is None:
-        return None
-    if not level.open:
-        raise RuntimeError(ESCAPED)
     xs, batched = [], []
     for t in inputs:
         data = t.data
         mine = type(data) is BatchedArray and data.level is level
         xs.append(data.physical if mine else t)
         batched.append(mine)
-    if group is not None:  # a collective's rule asks which level it is peeling
+    if params.get("group") is not None:  # a collective's rule asks which level it is peeling
         out = prim.batch(xs, batched, level=level, **params)
     elif prim.batch is not None:
         out = prim.batch(xs, batched, **params)
@@ -278,7 +272,7 @@ def batch_forward(prim: Primitive, inputs: Sequence[Any], params: dict,
             f"the batch rule of {prim.name!r} returned shape {out.shape}; a batch of "
             f"{level.size} on axis 0 was expected"
         )
-    return BatchedArray(out, level)
+    return out
 
 
 def elementwise(prim: Primitive, xs: Sequence[Any], batched: Sequence[bool], params: dict,

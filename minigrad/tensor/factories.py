@@ -171,7 +171,7 @@ def _draw(kind: str, shape: tuple, dtype: Any, requires_grad: bool, device: str)
             return Tensor._wrap(data, device).requires_grad_(requires_grad)
         return tensor(_SAMPLERS[kind](full_shape), dtype, requires_grad, device)
 
-    levels = current().vmap_levels  # inside vmap (lesson 14): the level draws per example
+    levels = current().open_levels("batch")  # inside vmap (lesson 14): one draw per example
     return levels[-1].draw(make, shape) if levels else make(shape)
 
 

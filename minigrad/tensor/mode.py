@@ -1,27 +1,64 @@
-"""The two recording switches: gradient mode and forward-mode levels (lessons 04, 07).
+"""Gradient mode and the stack of transforms, one level each (lessons 04, 07, 13-15).
 
 *Gradient mode* decides whether operations record the graph that reverse mode
 walks back. ``no_grad`` turns recording off, as in PyTorch: inside it, results
 never require grad, and nothing is kept for a backward pass.
 
-*Forward-mode levels* let tangents ride along with values (lesson 07). Each
-``mg.jvp`` opens a level; a tensor carries one tangent per open level. Levels
-nest (``jvp`` of ``jvp``), and a level's tangent rule must not see its own
-level, or tangents of tangents would leak into the answer ("perturbation
-confusion"). So while the rule for level L runs, only levels below L are live:
-``state.ceiling`` holds that bound.
+**The stack of interpreters.** Every transform that changes what an operation
+*means* is a ``Level`` on one stack: forward mode (``mg.jvp``, lesson 07),
+tracing (``mg.jit``, ``mg.make_graph``, lesson 13), batching (``mg.vmap``,
+lesson 14), autocast (lesson 15). ``apply`` (``record.py``) is the door of
+every operation, and it is a *bind*, as in JAX (Autodidax) and functorch's
+dynamic layers: it asks the innermost level whose kind the inputs carry to
+process the primitive; with no such level left, it runs the kernel and
+records the eager tape (reverse mode, PyTorch's semantics, is the base).
+This module knows no particular transform: each one lives in its own module
+and subclasses ``Level``.
 
-Both switches belong to the thread that sets them, as in PyTorch: one thread's
-``no_grad`` block does not stop another thread from recording.
+A level processes a primitive by doing its own work and passing what is left
+to the levels *below* it: ``with self.lowered(): apply(...)``. Inside that
+block the level and every level above it are hidden (``state.ceiling``), so a
+forward level's tangent rule never sees its own tangents ("perturbation
+confusion") and a batching rule never batches again at its own level. Levels
+are numbered by one counter as they open, so an outer transform always has
+the smaller id; nesting (``jvp`` of ``vmap`` of ``jit``) is the stack's order.
+
+**How to add an interpreter** (autocast is the example):
+
+1. Subclass ``Level``; give it a ``kind`` (a short name) and whatever it
+   needs to remember (``Level.__init__`` gives it its ``id``).
+2. ``claims(inputs, params)``: does this level act on an operation with these
+   inputs? A forward level claims inputs that carry its tangents, a batching
+   level inputs that carry its batch; a level that sees every operation
+   (tracing, autocast) keeps the default, True.
+3. ``process(prim, inputs, params)``: return the result tensor. Do your part,
+   then bind again below yourself::
+
+       class Autocast(Level):
+           kind = "autocast"
+
+           def process(self, prim, inputs, params):
+               with self.lowered():  # what we bind now skips this level
+                   if prim.name in CAST:
+                       inputs = tuple(x.to(self.dtype) for x in inputs)
+                   return apply(prim, inputs, **params)
+
+4. Open it around the user's code: ``with Autocast(...):`` pushes it on this
+   thread's stack and pops it at the end (``Level.__enter__``/``__exit__``).
+
+Gradient mode and the stack belong to the thread that sets them, as in
+PyTorch: one thread's ``no_grad`` block or trace does not reach another
+thread.
 """
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import functools
 import itertools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -30,21 +67,30 @@ F = TypeVar("F", bound=Callable[..., Any])
 class ModeState:
     """The switches of one thread."""
 
-    __slots__ = ("ceiling", "grad_enabled", "keep_inputs", "levels", "tracing", "vmap_levels")
+    __slots__ = ("ceiling", "grad_enabled", "keep_inputs", "stack")
 
     def __init__(self) -> None:
         self.grad_enabled = True
-        self.levels: list[int] = []  # open forward-mode levels, innermost last
-        self.ceiling = math.inf  # only levels below this propagate right now
+        # The open transforms, outermost first (see the module docstring).
+        self.stack: list[Level] = []
+        # Only levels with an id below this take part now: a level that binds
+        # on to the levels below it sets it to its own id (``Level.lowered``).
+        self.ceiling: float = math.inf
         # While set to a record serial t, records also keep the input tensors
         # made before t: checkpoint (lesson 09) needs the tensors fn closed over.
         self.keep_inputs: int | None = None
-        # While a function is traced (lesson 13): the trace that writes down
-        # every operation ``apply`` runs (``minigrad.compile``).
-        self.tracing: Any = None
-        # Open vmap levels, innermost last (lesson 14): while any is open,
-        # ``apply`` looks for batched inputs (``minigrad.tensor.batching``).
-        self.vmap_levels: list[Any] = []
+
+    @property
+    def tracing(self) -> Any:
+        """The innermost open trace (lesson 13), or None: the tracer's ``Level``."""
+        for level in reversed(self.stack):
+            if level.kind == "trace":
+                return level
+        return None
+
+    def open_levels(self, kind: str) -> list[Level]:
+        """The open levels of ``kind``, outermost first."""
+        return [level for level in self.stack if level.kind == kind]
 
 
 # One ModeState per thread. A new thread starts with an empty context, so it
@@ -67,6 +113,76 @@ def current() -> ModeState:
 
 
 _level_ids = itertools.count(1)
+
+
+class Level:
+    """One open transform on this thread's stack: an interpreter of primitives.
+
+    Subclasses set ``kind`` and override ``claims`` and ``process`` (see the
+    module docstring, "How to add an interpreter").
+    """
+
+    kind = "level"
+
+    def __init__(self) -> None:
+        self.id = next(_level_ids)  # one counter for every kind: order = nesting
+        self.open = False
+
+    def claims(self, inputs: Sequence[Any], params: dict) -> bool:
+        """Does this level act on an operation with these ``inputs``? (Default: every one.)"""
+        return True
+
+    def process(self, prim: Any, inputs: tuple, params: dict) -> Any:
+        """The result of ``prim(*inputs, **params)`` as this level reads it."""
+        raise NotImplementedError(f"{type(self).__name__} does not say how it processes {prim}")
+
+    @contextlib.contextmanager
+    def lowered(self) -> Iterator[None]:
+        """Inside the block, operations bind to the levels below this one only."""
+        state = current()
+        saved = state.ceiling
+        state.ceiling = self.id
+        try:
+            yield
+        finally:
+            state.ceiling = saved
+
+    def __enter__(self) -> Level:
+        current().stack.append(self)
+        self.open = True
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.open = False
+        current().stack.remove(self)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.kind} level {self.id}>"
+
+
+def claiming(state: ModeState, inputs: Sequence[Any], params: dict) -> Level | None:
+    """The innermost live level that claims an operation on ``inputs``, or None (the base)."""
+    ceiling = state.ceiling
+    for level in reversed(state.stack):
+        if level.id < ceiling and level.claims(inputs, params):
+            return level
+    return None
+
+
+@contextlib.contextmanager
+def fresh_stack() -> Iterator[ModeState]:
+    """Inside the block no transform of the caller is open, and gradient mode is off.
+
+    For tracing a loop body or a branch as it is (lesson 16): the caller's
+    levels do not reach inside.
+    """
+    state = current()
+    saved = (state.stack, state.ceiling, state.grad_enabled)
+    state.stack, state.ceiling, state.grad_enabled = [], math.inf, False
+    try:
+        yield state
+    finally:
+        state.stack, state.ceiling, state.grad_enabled = saved
 
 
 class _Switch:
@@ -121,18 +237,6 @@ class enable_grad(_GradMode):
 def is_grad_enabled() -> bool:
     """Whether operations are being recorded for reverse mode now."""
     return current().grad_enabled
-
-
-def open_level() -> int:
-    """Start a forward-mode level; returns its id (used by ``mg.jvp``)."""
-    level = next(_level_ids)
-    current().levels.append(level)
-    return level
-
-
-def close_level(level: int) -> None:
-    """End the forward-mode level ``level``; its tangents stop propagating."""
-    current().levels.remove(level)
 
 
 class keep_inputs(_Switch):

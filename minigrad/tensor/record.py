@@ -1,13 +1,15 @@
 """Recording operations: ``apply``, the one door, and the ``OpRecord`` it leaves (lessons 04-07).
 
-Every operation runs through ``apply(prim, inputs, **params)``: it calls the
-primitive's kernel, and then
+Every operation runs through ``apply(prim, inputs, **params)``. When no
+transform is open (the eager base), it calls the primitive's kernel, and if
+reverse mode may need it (gradient mode on, an input requires grad) it leaves
+an ``OpRecord`` on the result: which primitive ran, with which parameters,
+and what its derivative rules will read (the row's ``saves``).
 
-- if reverse mode may need it (gradient mode on, an input requires grad), it
-  leaves an ``OpRecord`` on the result: which primitive ran, with which
-  parameters, and what its derivative rules will read (the row's ``saves``);
-- if forward mode is on (an input carries a tangent), it pushes the tangents
-  through the row's derivative at once (lesson 07).
+When transforms are open (``mg.jvp``, ``mg.vmap``, ``mg.jit``: lessons 07,
+13, 14), ``apply`` is a *bind*: it hands the operation to the innermost
+level that claims its inputs, which binds again below itself
+(``minigrad.tensor.mode``, "the stack of interpreters").
 
 **What a record keeps.** A record points at its *parents' records* (or, for a
 leaf, at the leaf tensor), never at the parents' values. Values are kept only
@@ -33,7 +35,7 @@ from typing import Any
 
 from minigrad import backends
 from minigrad.tensor.base import VERSIONS, TensorBase, version_of
-from minigrad.tensor.mode import ModeState, _get_state, current
+from minigrad.tensor.mode import _get_state, claiming, current
 from minigrad.tensor.primitive import Primitive, TensorSpec
 
 FREED_MESSAGE = (
@@ -202,55 +204,57 @@ def _check_devices(inputs: Sequence[TensorBase]) -> None:
 
 
 def apply(prim: Primitive, inputs: tuple, **params: Any) -> Any:
-    """Run primitive ``prim`` on tensors ``inputs``: the one door of every operation."""
+    """Run primitive ``prim`` on tensors ``inputs``: the one door of every operation.
+
+    A *bind* (``mode.py``): if a transform is open and claims the inputs
+    (they carry its tangents, its batch...), that level processes the
+    operation, and it binds again for the levels below it. Otherwise this is
+    the base: call the kernel and record the eager tape.
+    """
     # (Written for speed: one and two inputs, nearly every operation, take
     # the short paths; the general path does the same for any number.)
     state = _get_state(None) or current()
-    # Inside vmap, a batched input takes the row's batch rule instead of its kernel: the
-    # open vmap level (lesson 14) answers, or None when no input is batched.
-    levels = state.vmap_levels
-    batched = levels[-1].forward(prim, inputs, params, apply) if levels else None
-    if batched is not None:
-        x = inputs[0]
-        device = x.device
-        data = batched
-        wants_grad = any([t.requires_grad for t in inputs])
-        has_tangents = any([t._tangents for t in inputs])
-    elif len(inputs) == 2:
+    if state.stack:
+        level = claiming(state, inputs, params)
+        if level is not None:
+            return level.process(prim, inputs, params)
+    if len(inputs) == 2:
         x, y = inputs
         device = x.device
         if y.device != device:
             _check_devices(inputs)
         data = prim.forward(backends.for_device(device), x.data, y.data, **params)
         wants_grad = x.requires_grad or y.requires_grad
-        has_tangents = x._tangents or y._tangents
     elif len(inputs) == 1:
         x = inputs[0]
         device = x.device
         data = prim.forward(backends.for_device(device), x.data, **params)
         wants_grad = x.requires_grad
-        has_tangents = x._tangents
     else:
         _check_devices(inputs)
         x = inputs[0]
         device = x.device
         data = prim.forward(backends.for_device(device), *[t.data for t in inputs], **params)
         wants_grad = any([t.requires_grad for t in inputs])
-        has_tangents = any([t._tangents for t in inputs])
     if "device" in params:
         device = params["device"]
     out = type(x)._wrap(data, device)
-    # jit / make_graph write the operation down (lesson 13); of a batched one, what its rule ran.
-    if state.tracing is not None and batched is None:
-        state.tracing.record(prim, inputs, params, out)
     if wants_grad and state.grad_enabled and prim.differentiable:
         out.requires_grad = True
         out._node = OpRecord(prim, inputs, params, data, device, state.keep_inputs)
-    if has_tangents and state.levels:
-        _push_tangents(prim, inputs, params, out, state)
-        if out._node is not None and prim.saves_output:
-            out._node.out_tangents = out._tangents
     return out
+
+
+def record(prim: Primitive, inputs: tuple, params: dict, out: Any) -> None:
+    """Leave the eager tape's record of ``prim(*inputs)`` on ``out``, if reverse mode may need it.
+
+    For an interpreter whose result was not made by the base (batching keeps
+    a record of the logical operation too, lesson 14).
+    """
+    state = current()
+    if state.grad_enabled and prim.differentiable and any([t.requires_grad for t in inputs]):
+        out.requires_grad = True
+        out._node = OpRecord(prim, inputs, params, out.data, out.device, state.keep_inputs)
 
 
 def full_like(x: Any, value: float) -> Any:
@@ -262,29 +266,3 @@ def full_like(x: Any, value: float) -> Any:
 def zeros_like(x: Any) -> Any:
     """A zero tangent for ``x``."""
     return full_like(x, 0)
-
-
-def _push_tangents(prim: Primitive, inputs: tuple, params: dict, out: TensorBase,
-                   state: ModeState) -> None:  # fmt: skip
-    """Forward mode: give ``out`` a tangent for every live level its inputs carry."""
-    levels = sorted(
-        {
-            level
-            for t in inputs
-            if t._tangents
-            for level in t._tangents
-            if level < state.ceiling and level in state.levels
-        }
-    )
-    for level in levels:
-        tangents = [t._tangents.get(level) if t._tangents else None for t in inputs]
-        saved = state.ceiling
-        state.ceiling = level  # the rule must not see its own level (see mode.py)
-        try:
-            tangent = prim.jvp(tangents, out, inputs, params, apply, zeros_like)
-        finally:
-            state.ceiling = saved
-        if tangent is not None:
-            if out._tangents is None:
-                out._tangents = {}
-            out._tangents[level] = tangent

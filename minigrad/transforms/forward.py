@@ -1,4 +1,4 @@
-"""Forward mode: tangents ride along with values (lesson 07).
+"""Forward mode: tangents ride along with values, the forward interpreter (lesson 07).
 
 ``jvp(f, primals, tangents)`` answers "how fast does ``f`` change if its
 inputs move along ``tangents``?" in one run of ``f``: every operation computes
@@ -7,11 +7,14 @@ Jacobian-vector product ``J v`` built one op at a time. Nothing is kept for a
 backward pass, so memory stays flat however long ``f`` runs; the price is one
 run per input direction (reverse mode pays one run per output instead).
 
-Each ``jvp`` opens a *level* (``tensor/mode.py``): the input is seeded with
-its tangent at that level, and ``tensor.apply`` pushes tangents of every open
-level through each primitive. Levels are what let ``jvp`` nest (``jvp`` of
-``jvp``: second derivatives) and compose with reverse mode (``jvp`` of
-``grad``: forward-over-reverse Hessian-vector products).
+Each ``jvp`` opens a ``ForwardLevel``, one interpreter on the stack of
+``tensor/mode.py``: the input is seeded with its tangent at that level
+(``x._tangents[level.id]``), and every operation whose inputs carry such a
+tangent is handed to the level by ``apply``. The level computes the value by
+binding the operation again below itself, then the tangent by the row's
+``jvp`` rule. Levels are what let ``jvp`` nest (``jvp`` of ``jvp``: second
+derivatives) and compose with reverse mode (``jvp`` of ``grad``:
+forward-over-reverse Hessian-vector products).
 
 Seeding goes through ``alias``, an identity primitive: the seeded input is a
 new tensor, so the caller's tensor never gets this level's tangent, yet it
@@ -31,11 +34,36 @@ from typing import Any
 
 from minigrad import tree
 from minigrad.tensor import dtypes, factories
-from minigrad.tensor.mode import close_level, open_level
+from minigrad.tensor.mode import Level
 from minigrad.tensor.primitive import Primitive
-from minigrad.tensor.record import apply
+from minigrad.tensor.record import apply, zeros_like
 from minigrad.tensor.tensor import Tensor
 from minigrad.transforms.arguments import as_tensor, outputs_of, primals_and_tangents, split_aux
+
+
+class ForwardLevel(Level):
+    """One open ``jvp``: the interpreter that pushes tangents through each primitive."""
+
+    kind = "forward"
+
+    def claims(self, inputs: Sequence[Tensor], params: dict) -> bool:
+        """Does an input carry a tangent at this level?"""
+        return any([t._tangents is not None and self.id in t._tangents for t in inputs])
+
+    def process(self, prim: Primitive, inputs: tuple, params: dict) -> Tensor:
+        """The value, computed below this level, with its tangent by the row's ``jvp`` rule."""
+        with self.lowered():  # the rule must not see its own level (perturbation confusion)
+            out = apply(prim, inputs, **params)
+            tangents = [t._tangents.get(self.id) if t._tangents else None for t in inputs]
+            tangent = prim.jvp(tangents, out, inputs, params, apply, zeros_like)
+        if tangent is not None:
+            if out._tangents is None:
+                out._tangents = {}
+            out._tangents[self.id] = tangent
+            if out._node is not None and prim.saves_output:
+                out._node.out_tangents = out._tangents  # forward over reverse reads it
+        return out
+
 
 # The identity, as a row of the table: its cotangent is g and its tangent is t.
 ALIAS = Primitive(
@@ -93,16 +121,13 @@ def push_forward(
     Returns the outputs (the leaves of what ``f`` returned), their tangents,
     the structure of ``f``'s result (``minigrad.tree``), and aux.
     """
-    level = open_level()
-    try:
-        seeded = [x if v is None else seed(x, v, level) for x, v in zip(xs, directions)]
+    with ForwardLevel() as level:
+        seeded = [x if v is None else seed(x, v, level.id) for x, v in zip(xs, directions)]
         result, aux = split_aux(f(*seeded), has_aux, where)
         outs, structure = outputs_of(result, where)
-        tangents = tuple(tangent_at(o, level) for o in outs)
+        tangents = tuple(tangent_at(o, level.id) for o in outs)
         for o in (*outs, aux) if isinstance(aux, Tensor) else outs:
-            forget(o, level)
-    finally:
-        close_level(level)
+            forget(o, level.id)
     return outs, tangents, structure, aux
 
 

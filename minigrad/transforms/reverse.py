@@ -104,7 +104,7 @@ def outer_graph_needed(outputs: Sequence[Tensor], ours: Sequence[Tensor]) -> boo
     if any(not x.is_leaf for x in ours):  # an alias: an outer graph is watching
         return True
     # Inside vmap (lesson 14), an outer grad may be recording the batch.
-    if any(level.watched for level in current().vmap_levels):
+    if any(level.watched for level in current().open_levels("batch")):
         return True
     roots = [o for o in outputs if o.requires_grad]
     return any(

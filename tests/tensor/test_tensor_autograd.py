@@ -14,7 +14,7 @@ import pytest
 import torch
 
 import minigrad as mg
-from minigrad.tensor.mode import close_level, open_level
+from minigrad.transforms.forward import ForwardLevel
 
 X = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]])
 
@@ -327,14 +327,11 @@ def test_double_backward_through_a_function():
 def test_function_jvp_through_a_forward_mode_level():
     # mg.jvp is built on these levels; here the level is opened by hand.
     v = np.array([[1.0, 0.0, -1.0], [2.0, 0.5, 1.0]])
-    level = open_level()
-    try:
+    with ForwardLevel() as level:
         x = mg.tensor(X)
-        x._tangents = {level: mg.tensor(v)}
+        x._tangents = {level.id: mg.tensor(v)}
         y = Cube.apply(x).sum() + x.tanh().sum()
-        tangent = y._tangents[level]
-    finally:
-        close_level(level)
+        tangent = y._tangents[level.id]
     expected = np.sum(3 * X**2 * v) + np.sum((1 - np.tanh(X) ** 2) * v)
     assert tangent.item() == pytest.approx(expected, rel=1e-12)
 
@@ -349,14 +346,11 @@ def test_function_without_jvp_in_forward_mode():
         def backward(ctx, grad):
             return grad * 2
 
-    level = open_level()
-    try:
+    with ForwardLevel() as level:
         x = mg.tensor([1.0])
-        x._tangents = {level: mg.tensor([1.0])}
+        x._tangents = {level.id: mg.tensor([1.0])}
         with pytest.raises(NotImplementedError, match="jvp"):
             NoJvp.apply(x)
-    finally:
-        close_level(level)
 
 
 # -- deep graphs and memory ------------------------------------------------------------------------

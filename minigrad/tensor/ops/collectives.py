@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.batching import Level
+from minigrad.tensor.mode import Level
 from minigrad.tensor.ops.movement import concatenate
 from minigrad.tensor.primitive import Primitive, moved_to_front
 from minigrad.tensor.record import apply, full_like
@@ -49,7 +49,7 @@ def _kernel(name: str):
     """The row's kernel: the process group's method of the same name, on NumPy arrays."""
 
     def forward(backend: Any, x: Any, group: Any, **params: Any) -> Any:
-        if type(group) is Level:  # batch rules do a vmap axis's math; none is left open
+        if isinstance(group, Level):  # batch rules do a vmap axis's math; none is left open
             raise RuntimeError(
                 f"{name}: the vmap axis {group.name!r} it reduces over has returned; call "
                 "collectives only inside the vmap that names their axis"

@@ -24,14 +24,13 @@ from __future__ import annotations
 from typing import Any
 
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.batching import Level
-from minigrad.tensor.mode import current
+from minigrad.tensor.mode import Level, current
 from minigrad.tensor.ops import collectives
 
 
 def axis_level(axis_name: Any) -> Level:
     """The open vmap level called ``axis_name`` (the innermost one, if several are)."""
-    levels = current().vmap_levels
+    levels = current().open_levels("batch")
     for level in reversed(levels):
         if level.name is not None and level.name == axis_name:
             return level
