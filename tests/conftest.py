@@ -42,3 +42,11 @@ collect_ignore_glob = ["grade/grade_fixtures/*"]
 # Not a module of doctests: collected as one, it would be imported under the
 # same name as tests/backends/cuda_sim/conftest.py (pytest's "import file mismatch").
 collect_ignore = ["conftest.py"]
+
+
+def pytest_collection_modifyitems(config, items):
+    """The course site's build runs after the lessons' own runs: each lesson that
+    ``course/test_notebooks.py`` ran cleanly is handed to the site's execution cache,
+    so the site shows those outputs instead of running every lesson a second time.
+    Run alone (``-m docs``), the build executes the lessons itself."""
+    items.sort(key=lambda item: item.get_closest_marker("docs") is not None)  # stable
