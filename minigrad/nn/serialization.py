@@ -4,7 +4,9 @@ A trained model is its state dict: names -> tensors (``model.state_dict()``).
 ``mg.save`` writes one NumPy array per tensor into a ``.npz`` archive (a zip
 of ``.npy`` files, readable by ``np.load`` anywhere), plus one small entry of
 its own that says what was saved: a single tensor or a dict, the order of
-the names, and each tensor's device and ``requires_grad``.
+the names, and each tensor's device and ``requires_grad``. NumPy's files have
+no bfloat16 (lesson 15): such a tensor is stored as its 16-bit words
+(``uint16``), and the header lists which entries those are.
 
 Only numbers are stored, never Python objects: ``mg.load`` reads the file
 with ``allow_pickle=False``, so loading a file from someone else cannot run
@@ -92,6 +94,11 @@ def save(obj: Tensor | Mapping[str, Tensor], f: Path) -> None:
     }
     # Archive entries are numbered, so any name (with dots, slashes, ...) is safe.
     arrays = {f"t{i}": t.detach().numpy() for i, t in enumerate(tensors.values())}
+    words = [i for i, t in enumerate(tensors.values()) if t.dtype.name == "bfloat16"]
+    if words:
+        header["bfloat16"] = words
+        for i in words:
+            arrays[f"t{i}"] = arrays[f"t{i}"].view(np.uint16)
     arrays[HEADER] = np.array(json.dumps(header))
     if isinstance(f, (str, os.PathLike)):
         _write_atomically(f, arrays)
@@ -230,10 +237,12 @@ def _unpack(arrays: dict[str, np.ndarray], f: Path, map_location: str | None) ->
         )
     header = _read_header(arrays, f)
     entries = zip(header["names"], header["devices"], header["requires_grad"], strict=True)
-    tensors = OrderedDict(
-        (name, _tensor(arrays[f"t{i}"], name, f, map_location or device, grad))
-        for i, (name, device, grad) in enumerate(entries)
-    )
+    words = set(header.get("bfloat16", []))
+    tensors = OrderedDict()
+    for i, (name, device, grad) in enumerate(entries):
+        array = arrays[f"t{i}"]
+        array = _bfloat16(array, name, f) if i in words else array
+        tensors[name] = _tensor(array, name, f, map_location or device, grad)
     return tensors["tensor"] if header["kind"] == "tensor" else tensors
 
 
@@ -266,6 +275,9 @@ def _read_header(arrays: dict[str, np.ndarray], f: Path) -> dict:
             raise ValueError(f"unknown device among {devices}")
         if not all(isinstance(g, bool) for g in grads):
             raise ValueError("requires_grad must list booleans")
+        words = header.get("bfloat16", [])
+        if not isinstance(words, list) or not all(type(i) is int and 0 <= i < n for i in words):
+            raise ValueError(f"bfloat16 must list entry numbers below {n}")
         if header["kind"] == "tensor" and names != ["tensor"]:
             raise ValueError("a single tensor must be saved under the name 'tensor'")
         return header
@@ -275,10 +287,22 @@ def _read_header(arrays: dict[str, np.ndarray], f: Path) -> dict:
         ) from error
 
 
+def _bfloat16(words: np.ndarray, name: str, f: Path) -> np.ndarray:
+    """The bfloat16 numbers that ``mg.save`` stored as their 16-bit words."""
+    if words.dtype.kind != "u" or words.dtype.itemsize != 2:
+        raise ValueError(
+            f"mg.load: in {_name(f)}, the bfloat16 array {name!r} is stored as {words.dtype}, "
+            "not as 16-bit words (uint16)"
+        )
+    from minigrad.tensor import dtypes
+
+    return words.astype(np.dtype("<u2")).view(dtypes.bfloat16)
+
+
 def _tensor(array: np.ndarray, name: str, f: Path, device: str, requires_grad: bool) -> Tensor:
     if array.dtype.kind == "U":
         raise ValueError(f"mg.load: in {_name(f)}, the array {name!r} holds text, not numbers")
-    if requires_grad and array.dtype.kind != "f":
+    if requires_grad and array.dtype.kind != "f" and array.dtype.name != "bfloat16":
         raise ValueError(
             f"mg.load: in {_name(f)}, the {array.dtype} array {name!r} is marked requires_grad, "
             "which only floating point tensors can be"

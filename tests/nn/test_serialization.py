@@ -147,7 +147,10 @@ def test_every_single_byte_change_loads_or_is_a_value_error(tmp_path):
         (good_header(1, requires_grad=[True]), [np.arange(3)]),
         (good_header(1, kind="tensor"), [np.zeros(1)]),
         (good_header(1), [np.array(["text"])]),
-        (good_header(1), [np.zeros(2, np.float16)]),
+        (good_header(1), [np.zeros(2, np.int16)]),
+        (good_header(1, bfloat16=[0]), [np.zeros(2, np.float32)]),
+        (good_header(1, bfloat16=[1]), [np.zeros(2, np.uint16)]),
+        (good_header(1, bfloat16="t0"), [np.zeros(2, np.uint16)]),
         (good_header(1), [np.zeros(2, dtype=[("a", "f4")])]),
         (good_header(1), [np.array([{"x": 1}], dtype=object)]),
         (good_header(1), [np.zeros(1, np.complex128)]),
@@ -201,3 +204,19 @@ def test_load_state_dict_with_an_uncastable_value_changes_nothing():
         layer.load_state_dict(state)
     for k, v in layer.state_dict().items():
         np.testing.assert_array_equal(v.numpy(), before[k])
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_16_bit_floats_round_trip_exactly(dtype, tmp_path):
+    # NumPy's files have no bfloat16: it is stored as its words, and the header says so.
+    model = mg.nn.Linear(3, 2).to(dtype)
+    weird = mg.tensor([float("nan"), float("inf"), -0.0, 1e-7, 65504.0]).to(dtype)
+    mg.save({**model.state_dict(), "weird": weird.requires_grad_()}, tmp_path / "m.npz")
+    loaded = mg.load(tmp_path / "m.npz")
+    assert loaded["weight"].dtype == loaded["weird"].dtype == getattr(mg, dtype)
+    assert loaded["weird"].requires_grad
+    for name in ("weight", "bias", "weird"):
+        want = {**model.state_dict(), "weird": weird}[name].detach().numpy().view(np.uint16)
+        np.testing.assert_array_equal(loaded[name].detach().numpy().view(np.uint16), want)
+    plain = np.load(tmp_path / "m.npz")  # readable by NumPy alone: the words
+    assert plain["t0"].dtype == (np.uint16 if dtype == "bfloat16" else np.float16)
