@@ -34,6 +34,7 @@ from typing import Any
 
 from minigrad.nn.module import Module
 from minigrad.tensor import dtypes
+from minigrad.tensor.composite import composite
 from minigrad.tensor.ops import softmax as primitives
 from minigrad.tensor.ops.activations import _activation_input, _number, elu, hardtanh, softplus
 from minigrad.tensor.ops.elementwise import abs, sigmoid, tanh, where
@@ -185,6 +186,7 @@ def implicit_dim(name: str, ndim: int) -> int:
     return 0 if ndim in (0, 1, 3) else 1
 
 
+@composite("softmin")
 def softmin(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
     """``softmax(-x)`` along ``dim``: the smallest scores get the most probability.
 

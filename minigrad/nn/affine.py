@@ -21,10 +21,12 @@ from typing import Any
 from minigrad.nn.linear import uniform_parameter
 from minigrad.nn.module import Module
 from minigrad.tensor import dtypes
+from minigrad.tensor.composite import composite
 from minigrad.tensor.ops.contractions import einsum
 from minigrad.tensor.tensor import Tensor
 
 
+@composite("linear")
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``: weight ``(out_features, in_features)``, or 1-D (one output).
 

@@ -36,6 +36,7 @@ from minigrad.nn.module import Module
 from minigrad.nn.parameter import Parameter
 from minigrad.tensor import dtypes, factories
 from minigrad.tensor.base import Box
+from minigrad.tensor.composite import composite
 from minigrad.tensor.ops.attention import fused_attention, probabilities
 from minigrad.tensor.ops.broadcasting import broadcast_shape
 from minigrad.tensor.tensor import Tensor
@@ -108,6 +109,7 @@ def _wants_derivative(x: Tensor) -> bool:
         x = x.data.physical
 
 
+@composite("scaled_dot_product_attention")
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
                                  attn_mask: Tensor | None = None, dropout_p: float = 0.0,
                                  is_causal: bool = False, scale: float | None = None,

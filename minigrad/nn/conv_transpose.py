@@ -29,6 +29,7 @@ from typing import Any
 from minigrad.nn.linear import uniform_parameter
 from minigrad.nn.module import Module
 from minigrad.tensor import dtypes
+from minigrad.tensor.composite import composite
 from minigrad.tensor.ops.convolution import conv2d, expand
 from minigrad.tensor.ops.padding import pad
 from minigrad.tensor.tensor import Tensor
@@ -52,6 +53,7 @@ def _flipped_swapped(weight: Tensor, groups: int) -> Tensor:
     return w.reshape(groups * c_out_g, c_in // groups, kh, kw).flip((2, 3))
 
 
+@composite("conv_transpose2d")
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
                      padding: Any = 0, output_padding: Any = 0, groups: int = 1,
                      dilation: Any = 1) -> Tensor:  # fmt: skip
@@ -67,6 +69,7 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
                            dilation, 2, "conv_transpose2d")  # fmt: skip
 
 
+@composite("conv_transpose1d")
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
                      padding: Any = 0, output_padding: Any = 0, groups: int = 1,
                      dilation: Any = 1) -> Tensor:  # fmt: skip

@@ -28,6 +28,7 @@ from typing import Any
 from minigrad.nn.losses import _check_reduction, _reduce
 from minigrad.nn.module import Module
 from minigrad.tensor import dtypes
+from minigrad.tensor.composite import composite
 from minigrad.tensor.ops.broadcasting import broadcast_shape
 from minigrad.tensor.ops.elementwise import minimum, where
 from minigrad.tensor.ops.math import clamp
@@ -43,6 +44,7 @@ def _tensor(x: Any, like: Tensor | None = None) -> Tensor:
     return Tensor.concrete(x, dtype=like.dtype, device=like.device)
 
 
+@composite("normalize")
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
               out: Any = None) -> Tensor:  # fmt: skip
     """``input / max(||input||_p, eps)`` along ``dim``: unit vectors (zero vectors stay 0).
@@ -69,6 +71,7 @@ def _clamped_without_gradient(norm: Tensor, eps: float) -> Tensor:
     return norm + (clamp(fixed, min=eps) - fixed)
 
 
+@composite("cosine_similarity")
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """``<x1, x2> / (max(||x1||, eps) max(||x2||, eps))`` along ``dim`` (inputs broadcast).
 
@@ -106,6 +109,7 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     return vector_norm(x1 - x2 + eps, p, ndim - 1, keepdim=keepdim)
 
 
+@composite("margin_ranking_loss")
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
                         size_average: Any = None, reduce: Any = None,
                         reduction: str = "mean") -> Tensor:  # fmt: skip
@@ -128,6 +132,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     return _reduce(losses, _legacy(size_average, reduce, reduction))
 
 
+@composite("triplet_margin_loss")
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
                         p: float = 2, eps: float = 1e-6, swap: bool = False,
                         size_average: Any = None, reduce: Any = None,
@@ -162,6 +167,7 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
 EPSILON = 1e-12
 
 
+@composite("cosine_embedding_loss")
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
                           size_average: Any = None, reduce: Any = None,
                           reduction: str = "mean") -> Tensor:  # fmt: skip

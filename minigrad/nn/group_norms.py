@@ -31,6 +31,7 @@ from minigrad.nn.module import Module, overwrite
 from minigrad.nn.normalization import _affine
 from minigrad.nn.parameter import Parameter
 from minigrad.tensor import dtypes, factories
+from minigrad.tensor.composite import composite
 from minigrad.tensor.mode import no_grad
 from minigrad.tensor.ops.activations import _activation_input
 from minigrad.tensor.ops.elementwise import sqrt
@@ -45,6 +46,7 @@ def _normalized(x: Tensor, axes: tuple[int, ...], eps: float) -> Tensor:
     return centered / sqrt(var + eps)
 
 
+@composite("group_norm")
 @dtypes.in_float32
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:  # fmt: skip

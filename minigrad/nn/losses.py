@@ -34,6 +34,7 @@ from typing import Any
 from minigrad.backends.contract import TracerError
 from minigrad.tensor import dtypes, factories
 from minigrad.tensor.base import every_value
+from minigrad.tensor.composite import composite
 from minigrad.tensor.ops import softmax as primitives
 from minigrad.tensor.ops.elementwise import abs, exp, log, maximum, where
 from minigrad.tensor.ops.indexing import gather
@@ -49,6 +50,7 @@ TORCH_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32"
 
 
 # -- classification: one integer label per example --------------------------------------
+@composite("nll_loss")
 def nll_loss(
     input: Tensor,
     target: Any,
@@ -77,6 +79,7 @@ def nll_loss(
     return _picked_loss(input, labels, kept, weight, reduction)
 
 
+@composite("cross_entropy")
 def cross_entropy(
     input: Tensor,
     target: Any,
@@ -257,6 +260,7 @@ def _label_weights(weight: Tensor | None, labels: Tensor, kept: Tensor | None,
 
 
 # -- two classes: a probability per element ------------------------------------------------
+@composite("binary_cross_entropy")
 def binary_cross_entropy(
     input: Tensor, target: Any, weight: Tensor | None = None, *, reduction: str = "mean"
 ) -> Tensor:
@@ -294,6 +298,7 @@ def _clamped_log(x: Tensor) -> Tensor:
     return maximum(log(maximum(x, 1e-45)), -100.0)
 
 
+@composite("binary_cross_entropy_with_logits")
 def binary_cross_entropy_with_logits(
     input: Tensor,
     target: Any,
@@ -331,6 +336,7 @@ def binary_cross_entropy_with_logits(
 
 
 # -- regression: a number per element ------------------------------------------------------
+@composite("mse_loss")
 def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
     """Mean squared error: the average of ``(input - target) ** 2``.
 
@@ -344,6 +350,7 @@ def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
     return _reduce(diff * diff, reduction)
 
 
+@composite("l1_loss")
 def l1_loss(input: Tensor, target: Any, *, reduction: str = "mean") -> Tensor:
     """Mean absolute error: the average of ``|input - target|``.
 
@@ -356,6 +363,7 @@ def l1_loss(input: Tensor, target: Any, *, reduction: str = "mean") -> Tensor:
     return _reduce(abs(input - target), reduction)
 
 
+@composite("smooth_l1_loss")
 def smooth_l1_loss(input: Tensor, target: Any, *, reduction: str = "mean",
                    beta: float = 1.0) -> Tensor:  # fmt: skip
     """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta``, for ``d = input - target``.
@@ -378,6 +386,7 @@ def smooth_l1_loss(input: Tensor, target: Any, *, reduction: str = "mean",
     return _reduce(where(size < beta, 0.5 * diff * diff / beta, size - 0.5 * beta), reduction)
 
 
+@composite("huber_loss")
 def huber_loss(input: Tensor, target: Any, reduction: str = "mean",
                delta: float = 1.0) -> Tensor:  # fmt: skip
     """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``: ``delta`` x smooth L1.
@@ -397,6 +406,7 @@ def huber_loss(input: Tensor, target: Any, reduction: str = "mean",
 
 
 # -- distributions ----------------------------------------------------------------------------
+@composite("kl_div")
 def kl_div(input: Tensor, target: Any, *, reduction: str = "mean",
            log_target: bool = False) -> Tensor:  # fmt: skip
     """Kullback-Leibler divergence ``sum target (log target - input)``, ``input`` in log space.

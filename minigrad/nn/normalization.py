@@ -33,11 +33,13 @@ from typing import Any
 from minigrad.nn.module import Module, overwrite
 from minigrad.nn.parameter import Parameter
 from minigrad.tensor import dtypes, factories
+from minigrad.tensor.composite import composite
 from minigrad.tensor.mode import no_grad
 from minigrad.tensor.ops.elementwise import sqrt
 from minigrad.tensor.tensor import Tensor
 
 
+@composite("layer_norm")
 @dtypes.in_float32
 def layer_norm(
     input: Tensor,

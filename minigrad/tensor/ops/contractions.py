@@ -28,6 +28,7 @@ import numpy as np
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.composite import composite
 from minigrad.tensor.ops.broadcasting import ShapeError
 from minigrad.tensor.ops.elementwise import where
 from minigrad.tensor.ops.linalg import matmul
@@ -336,6 +337,7 @@ def diag(x: Tensor, diagonal: int = 0, *, k: Any = None) -> Tensor:
     return apply(SCATTER_ADD, (x,), index=index, shape=(n, n))
 
 
+@composite("trace")
 def trace(x: Tensor) -> Tensor:
     """The sum of a matrix's diagonal.
 

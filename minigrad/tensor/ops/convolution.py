@@ -44,6 +44,7 @@ from typing import Any
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.composite import composite
 from minigrad.tensor.ops.broadcasting import ShapeError
 from minigrad.tensor.ops.movement import GETITEM, SCATTER_ADD
 from minigrad.tensor.ops.padding import pad
@@ -308,6 +309,7 @@ def convolution(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, pad
     return out if batched else out.squeeze(0)
 
 
+@composite("conv1d")
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
            padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:  # fmt: skip
     """1-D convolution (cross-correlation) of ``(N, C, L)`` with ``(O, C / groups, K)``.
@@ -322,6 +324,7 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     return convolution(input, weight, bias, stride, padding, dilation, groups, dims=1)
 
 
+@composite("conv2d")
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
            padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:  # fmt: skip
     """2-D convolution (cross-correlation) of ``(N, C, H, W)`` with ``(O, C / groups, KH, KW)``.

@@ -21,6 +21,7 @@ from typing import Any
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.composite import composite
 from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_shape, broadcast_to
 from minigrad.tensor.ops.elementwise import abs, sqrt, where
 from minigrad.tensor.ops.linalg import matmul
@@ -59,6 +60,7 @@ _C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32
             "bool": "bool"}  # fmt: skip
 
 
+@composite("mm")
 def mm(input: Any, mat2: Any) -> Tensor:
     """The product of two matrices, ``(n, k) @ (k, m) -> (n, m)``; nothing broadcasts.
 
@@ -73,6 +75,7 @@ def mm(input: Any, mat2: Any) -> Tensor:
     return matmul(a, b)
 
 
+@composite("bmm")
 def bmm(input: Any, mat2: Any) -> Tensor:
     """Matrix products of two stacks, ``(B, n, k) @ (B, k, m) -> (B, n, m)``; nothing broadcasts.
 
@@ -93,6 +96,7 @@ def bmm(input: Any, mat2: Any) -> Tensor:
     return matmul(a, b)
 
 
+@composite("mv")
 def mv(input: Any, vec: Any) -> Tensor:
     """A matrix times a vector, ``(n, k) @ (k,) -> (n,)``.
 
@@ -164,6 +168,7 @@ def _scaled_sum(input: Any, product: Tensor, beta: Any, alpha: Any, op: str) -> 
     return out + (x if beta == 1 else x * beta)
 
 
+@composite("addmm")
 def addmm(input: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)``, ``input`` broadcast to the product's shape.
 
@@ -175,6 +180,7 @@ def addmm(input: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) ->
     return _scaled_sum(input, mm(mat1, mat2), beta, alpha, "addmm")
 
 
+@composite("baddbmm")
 def baddbmm(input: Any, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * bmm(batch1, batch2)``, ``input`` broadcast to ``(B, n, m)``.
 
@@ -245,6 +251,7 @@ def cross(input: Any, other: Any, dim: int | None = None) -> Tensor:
     return concatenate(parts, axis=dim)
 
 
+@composite("cdist")
 def cdist(x1: Any, x2: Any, p: float = 2.0, compute_mode: str | None = None) -> Tensor:
     """The p-norm distance between each row of ``x1`` and each row of ``x2``.
 
