@@ -278,6 +278,7 @@ from minigrad.check import GradcheckError, check_jvp, gradcheck, gradgradcheck
 from minigrad.draw import draw  # after the module import: the function, not the module
 from minigrad.compile import Graph, TracerError, cond, fori_loop, jit, make_graph, scan, while_loop
 from minigrad import amp, func, onnx, utils
+from minigrad.amp import autocast
 
 
 def __getattr__(name: str) -> object:

@@ -45,6 +45,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     return y + bias if bias is not None else y
 
 
+@composite("bilinear")
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
              bias: Tensor | None = None) -> Tensor:  # fmt: skip
     """``y[..., k] = input1[..., i] weight[k, i, j] input2[..., j] + bias[k]``.

@@ -22,6 +22,7 @@ from typing import Any
 from minigrad.nn.module import Module, ReLU, Sequential, Sigmoid, Tanh
 from minigrad.nn.parameter import Parameter
 from minigrad.tensor import dtypes, factories
+from minigrad.tensor.composite import composite
 from minigrad.tensor.ops.broadcasting import ShapeError
 from minigrad.tensor.tensor import Tensor
 
@@ -67,14 +68,20 @@ class Linear(Module):
                 f"{self.out_features}) expects inputs whose last axis has {self.in_features} "
                 f"features; got shape {x.shape}"
             )
-        y = x @ self.weight.T
-        return y + self.bias if self.bias is not None else y
+        return _affine(x, self.weight, self.bias)
 
     def extra_repr(self) -> str:
         return (
             f"in_features={self.in_features}, out_features={self.out_features}, "
             f"bias={self.bias is not None}"
         )
+
+
+@composite("linear")
+def _affine(x: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
+    """``x @ weight.T + bias``: one named operation (autocast runs it whole in low precision)."""
+    y = x @ weight.T
+    return y + bias if bias is not None else y
 
 
 def _check_features(in_features: Any, out_features: Any) -> None:

@@ -119,6 +119,7 @@ def mv(input: Any, vec: Any) -> Tensor:
     return matmul(a, v)
 
 
+@composite("dot")
 def dot(input: Any, tensor: Any) -> Tensor:
     """The inner product of two vectors of one length: a 0-d tensor.
 
