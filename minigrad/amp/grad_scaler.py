@@ -181,7 +181,8 @@ class GradScaler:
             scale = np.float32(scale * self._backoff_factor)
             self._growth_tracker = 0
         elif self._growth_tracker + 1 == self._growth_interval:
-            grown = np.float32(scale * self._growth_factor)
+            with np.errstate(over="ignore"):  # past float32's largest: inf, refused below
+                grown = np.float32(scale * self._growth_factor)
             if np.isfinite(grown):  # a scale never grows to inf
                 scale = grown
             self._growth_tracker = 0

@@ -261,6 +261,35 @@ def gradient_buckets(nbytes: list, cap: int) -> tuple:
     return tuple(tuple(float(i) for i in bucket) for bucket in buckets)
 
 
+# -- lesson 15 -------------------------------------------------------------------------------
+
+
+def round_to_bfloat16(x) -> np.ndarray:
+    """ml_dtypes' own conversion (round half to even), widened back to float32."""
+    import ml_dtypes
+
+    x = np.asarray(x, dtype=np.float32)
+    return x.astype(ml_dtypes.bfloat16).astype(np.float32).astype(np.float64)
+
+
+def scale_updates(scale, tracker, found_infs, growth, backoff, interval) -> np.ndarray:
+    """The scale and the count after each step, by GradScaler's rule, one step at a time."""
+    history = []
+    for found_inf in found_infs:
+        if found_inf:
+            scale, tracker = float(np.float32(scale * backoff)), 0
+        else:
+            tracker += 1
+            if tracker == interval:
+                with np.errstate(over="ignore"):
+                    grown = np.float32(scale * growth)
+                if np.isfinite(grown):
+                    scale = float(grown)
+                tracker = 0
+        history.append((scale, float(tracker)))
+    return np.array(history, dtype=np.float64)
+
+
 # -- lesson 16 -------------------------------------------------------------------------------
 
 

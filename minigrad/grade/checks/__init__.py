@@ -12,6 +12,7 @@ from minigrad.grade.checks import (
     convolution,
     data_parallel,
     kernels,
+    mixed_precision,
     scalars,
     static_graphs,
     tensors,
