@@ -40,7 +40,7 @@ import numpy as np
 
 from minigrad import backends
 from minigrad.tensor import Tensor, isfinite, no_grad, tensor
-from minigrad.tensor.dtypes import float32
+from minigrad.tensor.dtypes import float32, is_floating
 
 READY, UNSCALED, STEPPED = "ready", "unscaled", "stepped"  # where one optimizer is in a step
 
@@ -108,7 +108,12 @@ class GradScaler:
         if not self._enabled:
             return outputs
         if isinstance(outputs, Tensor):
-            return outputs * self._scale_on(outputs)
+            scaled = outputs * self._scale_on(outputs)
+            # PyTorch's 0-d scale does not widen a tensor with axes of another float
+            # dtype (a 0-d tensor counts as a number there): the product keeps its dtype.
+            if outputs.ndim and is_floating(outputs.dtype) and scaled.dtype != outputs.dtype:
+                scaled = scaled.to(outputs.dtype)
+            return scaled
         if isinstance(outputs, (list, tuple)):
             return type(outputs)(self.scale(o) for o in outputs)
         if isinstance(outputs, Iterable):

@@ -162,3 +162,13 @@ def test_cuda_scaler_without_cuda_disables_itself_like_torch():
     with pytest.warns(UserWarning, match="CUDA is not available.  Disabling"):
         scaler = mg.amp.GradScaler()
     assert not scaler.is_enabled()
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("shape", [(), (3,)])
+def test_scale_of_a_16_bit_loss_has_torchs_dtype_and_value(dtype, shape):
+    values = np.array([1.0, 0.5, 3e-5], np.float32)[: 3 if shape else 1].reshape(shape)
+    ours = mg.amp.GradScaler("cpu").scale(mg.tensor(values).to(getattr(mg, dtype)))
+    theirs = torch.amp.GradScaler("cpu").scale(torch.tensor(values).to(getattr(torch, dtype)))
+    assert ours.dtype.name == str(theirs.dtype).removeprefix("torch.")
+    np.testing.assert_array_equal(ours.float().numpy(), theirs.float().numpy())
