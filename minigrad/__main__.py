@@ -51,7 +51,7 @@ TINY_GRAPH = 'digraph { a [label="a"]; b [label="tanh"]; a -> b }'
 # Import name -> what pip installs, for the lesson imports whose names differ.
 PIP_NAMES = {"sklearn": "scikit-learn", "yaml": "pyyaml", "PIL": "pillow"}
 # What the lessons need when their notebooks cannot be read (a wheel install).
-LESSON_IMPORTS = ["matplotlib", "numba", "numpy", "sklearn", "tqdm"]
+LESSON_IMPORTS = ["matplotlib", "ml_dtypes", "numba", "numpy", "sklearn", "tqdm"]
 
 
 def _render_with_dot() -> str | None:
