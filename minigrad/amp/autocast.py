@@ -47,6 +47,7 @@ from typing import Any
 
 from minigrad import backends
 from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.composite import dispatch
 from minigrad.tensor.dtypes import as_dtype, float32, float64, is_floating
 from minigrad.tensor.mode import Level, current
 from minigrad.tensor.record import apply
@@ -165,11 +166,13 @@ class AutocastLevel(Level):
         self.cache: dict[int, tuple[Tensor, int, Tensor]] | None = {} if cache_enabled else None
 
     def active(self) -> bool:
-        """Enabled, not paused, and the innermost autocast (an inner one decides alone)."""
+        """Enabled, not paused, and the innermost autocast of its device (an inner one of the
+        same device decides alone; one of another device leaves this one alone, as in PyTorch).
+        """
         if not self.enabled or self.paused:
             return False
         for level in reversed(current().stack):
-            if level.kind == "autocast":
+            if level.kind == "autocast" and level.device == self.device:
                 return level is self
         return False
 
@@ -189,8 +192,8 @@ class AutocastLevel(Level):
         One in neither list runs paused in its inputs' dtype: PyTorch's ``mv`` on
         the CPU does not cast, though minigrad's is a ``matmul`` inside.
         """
-        if not self.active():
-            return fn(*args, **kwargs)
+        if not self.active() or not any(self.on_device(a) for a in (*args, *kwargs.values())):
+            return dispatch(name, fn, args, kwargs, below=self.id)  # to the levels below
         policy = self.policy.get(name)
         if policy is not None:
             with self.lowered():
@@ -201,6 +204,12 @@ class AutocastLevel(Level):
             return fn(*args, **kwargs)
         finally:
             self.paused -= 1
+
+    def on_device(self, value: Any) -> bool:
+        """Whether ``value`` is (or a list or tuple holds) a tensor on this level's device."""
+        if isinstance(value, (list, tuple)):
+            return any(self.on_device(v) for v in value)
+        return isinstance(value, Tensor) and str(value.device).split(":")[0] == self.device
 
     def cast_any(self, value: Any, policy: str) -> Any:
         if isinstance(value, Tensor):
@@ -213,7 +222,7 @@ class AutocastLevel(Level):
         """``x`` in the policy's dtype, if it is eligible: floating, not float64, on our device."""
         if not isinstance(x, Tensor) or not is_floating(x.dtype) or x.dtype == float64:
             return x
-        if str(x.device).split(":")[0] != self.device:
+        if not self.on_device(x):
             return x
         to = self.dtype if policy == LOWER else float32
         if x.dtype == to:

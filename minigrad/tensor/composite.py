@@ -24,6 +24,7 @@ when no transform is open.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -38,13 +39,20 @@ def composite(name: str) -> Callable[[F], F]:
     def decorate(fn: F) -> F:
         @functools.wraps(fn)
         def run(*args: Any, **kwargs: Any) -> Any:
-            state = current()
-            for level in reversed(getattr(state, "stack", ())):
-                take = getattr(level, "composite", None)
-                if take is not None and level.id < state.ceiling:
-                    return take(name, fn, args, kwargs)
-            return fn(*args, **kwargs)
+            return dispatch(name, fn, args, kwargs)
 
         return run  # type: ignore[return-value]
 
     return decorate
+
+
+def dispatch(name: str, fn: Callable, args: tuple, kwargs: dict, below: float = math.inf) -> Any:
+    """Hand the call to the innermost live level under id ``below`` that takes named
+    operations, or run ``fn``. A level that leaves the call alone passes it on with
+    ``below=self.id``."""
+    state = current()
+    for level in reversed(state.stack):
+        take = getattr(level, "composite", None)
+        if take is not None and level.id < min(state.ceiling, below):
+            return take(name, fn, args, kwargs)
+    return fn(*args, **kwargs)

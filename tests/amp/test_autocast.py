@@ -274,6 +274,19 @@ def test_disabled_inside_enabled_decorator_and_errors():
         mg.autocast("cpu")(3)
 
 
+def test_an_autocast_of_another_device_leaves_the_cpus_alone():
+    if mg.backends.available()["cuda"] or mg.backends.available()["cuda_simulator"]:
+        pytest.skip("CUDA is available: the cuda autocast would be enabled")
+    a, w, b = mg.ones((2, 3)), mg.ones((4, 3)), mg.ones(4)
+    with mg.autocast("cpu"):
+        with pytest.warns(UserWarning, match="CUDA is not available"):
+            other = mg.autocast("cuda")
+        with other, mg.autocast("cuda", enabled=False):
+            assert (a @ w.T).dtype == mg.bfloat16
+            assert F.linear(a, w, b).dtype == mg.bfloat16  # cast whole, bias add included
+            assert F.mse_loss(a @ w.T, mg.zeros((2, 4))).dtype == mg.float32
+
+
 def test_cache_casts_a_parameter_once():
     w = mg.ones((3, 3), requires_grad=True)
     x = mg.ones((2, 3))
