@@ -19,6 +19,8 @@ node's vjp rules turn that sum into cotangents for its inputs.
 
 from __future__ import annotations
 
+import bisect
+import operator
 import sys
 import weakref
 from collections.abc import Sequence
@@ -192,86 +194,178 @@ def _plan(outputs, inputs):
     return roots, order, wanted, useful
 
 
+def _lean_plan(roots: list, wanted: Any) -> tuple[list, Any]:
+    """The vertices a lean pass visits, in the order it visits them (``pop`` from the end).
+
+    No depth-first search: a record's parents were all recorded before it, so
+    the records sorted by ``serial`` (the order they were made) are already a
+    topological order, as PyTorch's engine orders its nodes by sequence
+    number. One sweep collects the reachable records; each leaf goes just
+    after the last of its users to run (the one made first), so that its
+    ``.grad`` and hooks come as soon as its gradient is complete, not at the
+    end (data-parallel training starts sending it then).
+
+    Also the records with a path to a wanted vertex (``autograd.grad``'s
+    inputs; None for ``backward``): only their rules need to run.
+    """
+    records: list = []
+    after: dict = {}  # a leaf -> the serial of its first-made user (runs last)
+    seen = set()
+    stack = []
+    for root in roots:
+        if root in seen:
+            continue
+        seen.add(root)
+        if type(root) is OpRecord:
+            stack.append(root)
+        else:
+            after[root] = _LAST
+    add, push, keep = seen.add, stack.append, records.append
+    while stack:
+        record = stack.pop()
+        if record.freed:
+            raise RuntimeError(FREED_MESSAGE)
+        keep(record)
+        for p in record.parents:
+            if type(p) is OpRecord:
+                if p not in seen:
+                    add(p)
+                    push(p)
+            elif p.requires_grad:
+                serial = record.serial
+                if after.get(p, _LAST) > serial:
+                    after[p] = serial
+    records.sort(key=_SERIAL)
+    useful = None
+    if wanted is not None:
+        useful = set(wanted)
+        for record in records:
+            for p in record.parents:
+                if p in useful:
+                    useful.add(record)
+                    break
+    if after:  # each leaf just below its first-made user (the list runs from the end)
+        serials = [r.serial for r in records]
+        for leaf, serial in sorted(after.items(), key=_BY_SERIAL, reverse=True):
+            records.insert(bisect.bisect_left(serials, serial), leaf)
+    return records, useful
+
+
+_LAST = float("inf")
+_SERIAL = operator.attrgetter("serial")
+_BY_SERIAL = operator.itemgetter(1)
+
+
 def _run_lean(outputs, seeds, inputs, retain_graph):
     """``_run`` for a pass that builds no graph: the rules run on ``Raw`` arrays.
 
-    The same walk and the same rules as ``_run``; only the values differ. The
-    rules of built-in primitives get ``Raw`` handles (``minigrad.tensor.lean``),
-    whose arithmetic is the backend's kernels; a user's ``Function`` and other
-    unregistered rows (checkpoint) get plain tensors, as always. What is
-    handed out (``.grad``, the results) is a plain tensor again.
+    The same rules as ``_run``; only the values differ. Cotangents travel as
+    bare backend arrays. The rules of built-in primitives get ``Raw`` handles
+    (``minigrad.tensor.lean``), whose arithmetic is the backend's kernels, or,
+    for the hottest rows on small CPU arrays, the arrays themselves
+    (``lean.ARRAY_RULES``); a user's ``Function`` and other unregistered rows
+    (checkpoint) get plain tensors, as always. What is handed out (``.grad``,
+    the results) is a plain tensor again.
     """
     Raw = Tensor._raw
-    roots, order, wanted, useful = _plan(outputs, inputs)
+    roots = [vertex(out) for out in outputs]
+    wanted = None if inputs is None else {vertex(x) for x in inputs}
+    order, useful = _lean_plan(roots, wanted)
     plain = Tensor.concrete
     cotangents: dict[Any, Any] = {}
     for v, g in zip(roots, seeds):
-        g = Raw._wrap(g.data, g.device)
-        cotangents[v] = cotangents[v] + g if v in cotangents else g
+        cotangents[v] = [cotangents[v], g.data] if v in cotangents else g.data
     results: dict[Any, Tensor] = {}
-    given: set[int] = set()  # arrays handed out as some leaf's .grad (see _own)
     # (Written for speed: one turn of this loop is most of a step's backward.)
     pop, take, get, builtin = order.pop, cotangents.pop, cotangents.get, REGISTRY.get
     wrap = Raw._wrap
     check = VERSIONS  # (a table; empty until some buffer is changed in place)
+    array_rules = Raw.ARRAY_RULES.get
+    numpy_runs = getattr(backends.for_device("cpu"), "numpy_runs", None)
+    small: dict[int, bool] = {}  # size -> whether NumPy runs every op of ARRAY_RULES
+    ndarray, f32, f64 = np.ndarray, _F32, _F64
     with no_grad():
         while order:
             v = pop()
             g = take(v, None)
             if g is None:
                 continue
-            if type(g) is list:
-                g = _total(g)
             if type(v) is not OpRecord:  # a leaf: the end of this path
+                if type(g) is list:
+                    g = _total(g, v.device)
                 if wanted is None:
                     if v.grad is not None:
-                        v.grad = v.grad + plain._wrap(g.data, g.device)
+                        v.grad = v.grad + plain._wrap(g, v.device)
                     else:
-                        v.grad = plain._wrap(_own(g.data, g.device, given), g.device)
+                        # Taken as it is when nothing else holds it (PyTorch steals it too).
+                        if sys.getrefcount(g) > _SOLE or not _owned(g):
+                            g = _copy(g, v.device)
+                        v.grad = plain._wrap(g, v.device)
                     if POST_ACCUMULATE_HOOKS and id(v) in POST_ACCUMULATE_HOOKS:
                         for hook in tuple(POST_ACCUMULATE_HOOKS[id(v)]):
                             hook(v)
                 elif v in wanted:
-                    results[v] = plain._wrap(g.data, g.device)
+                    results[v] = plain._wrap(g, v.device)
                 continue
             record = v
+            device = record.device
+            if type(g) is list:
+                g = _total(g, device)
             if wanted is None:
                 if record.retained is not None:
                     t = record.retained()
                     if t is not None:
-                        mine = plain._wrap(g.data, g.device)
+                        mine = plain._wrap(g, device)
                         t.grad = mine if t.grad is None else t.grad + mine
             else:
                 if record in wanted:
-                    results[record] = plain._wrap(g.data, g.device)
+                    results[record] = plain._wrap(g, device)
                 if record not in useful:
                     continue
+            if record.freed:
+                raise RuntimeError(FREED_MESSAGE)
+            if check or record.out_changed:
+                record._check_versions()
             prim = record.prim
             parents = record.parents
-            if builtin(prim.name) is prim:
-                # record.unpack, with the saved values as Raw handles (no graph to join)
-                if record.freed:
-                    raise RuntimeError(FREED_MESSAGE)
-                if check or record.out_changed:
-                    record._check_versions()
-                out = record.saved_out
-                out = record if out is None else wrap(out, record.device)
-                inputs_ = record.saved
-                if inputs_ is None:
-                    inputs_ = parents
-                else:
-                    inputs_ = [wrap(x.data, x.device) if isinstance(x, Tensor) else x
-                               for x in inputs_]  # fmt: skip
-            else:  # a user's Function, checkpoint: rules that expect plain tensors
-                out, inputs_ = record.unpack(plain)
-                g = plain._wrap(g.data, g.device)
-            grads = prim.vjp(g, out, inputs_, record.params, [p.requires_grad for p in parents])
+            grads = None
+            rule = array_rules(prim)
+            if (
+                rule is not None
+                and type(g) is ndarray
+                and ((dtype := g.dtype) is f32 or dtype is f64)
+                and g.ndim
+                and device == "cpu"
+            ):
+                fits = small.get(g.size)
+                if fits is None:
+                    fits = small[g.size] = _numpy_runs_all(numpy_runs, g.size, Raw.ARRAY_OPS)
+                if fits:
+                    grads = rule(g, record)
+            if grads is None:
+                if builtin(prim.name) is prim:
+                    # record.unpack, with the saved values as Raw handles (no graph to join)
+                    out = record.saved_out
+                    out = record if out is None else wrap(out, device)
+                    inputs_ = record.saved
+                    if inputs_ is None:
+                        inputs_ = parents
+                    else:
+                        inputs_ = [wrap(x.data, x.device) if isinstance(x, Tensor) else x
+                                   for x in inputs_]  # fmt: skip
+                    gt = wrap(g, device)
+                else:  # a user's Function, checkpoint: rules that expect plain tensors
+                    out, inputs_ = record.unpack(plain)
+                    gt = plain._wrap(g, device)
+                grads = prim.vjp(
+                    gt, out, inputs_, record.params, [p.requires_grad for p in parents]
+                )
+                grads = [None if gx is None else gx.data for gx in grads]
+                gt = out = inputs_ = None
             for p, gx in zip(parents, grads):
                 if gx is None or not p.requires_grad:
                     continue
-                if type(gx) is not Raw:
-                    gx = wrap(gx.data, gx.device)
-                if gx.data.shape != p.shape:  # a broken rule must not pass silently
+                if gx.shape != p.shape:  # a broken rule must not pass silently
                     raise RuntimeError(
                         f"the vjp rule of {prim.name!r} returned shape {gx.shape} "
                         f"for an input of shape {p.shape}"
@@ -282,17 +376,25 @@ def _run_lean(outputs, seeds, inputs, retain_graph):
                 elif type(previous) is list:  # terms waiting to be summed (see _total)
                     previous.append(gx)
                     if len(previous) == _TERMS:
-                        cotangents[p] = [_total(previous)]
-                elif type(gx.data) is np.ndarray and gx.data.nbytes <= _SMALL:
+                        cotangents[p] = [_total(previous, p.device)]
+                elif type(gx) is ndarray and gx.nbytes <= _SMALL:
                     cotangents[p] = [previous, gx]
                 else:
-                    cotangents[p] = previous + gx
-            g = out = inputs_ = grads = None
+                    cotangents[p] = _total([previous, gx], p.device)  # (big: the backend's add)
+            g = grads = gx = None
             if not retain_graph:
                 record.free()
     while _QUEUED:
         _QUEUED.pop(0)()
     return results
+
+
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+
+
+def _numpy_runs_all(numpy_runs: Any, size: int, ops: Sequence[str]) -> bool:
+    """Whether NumPy is what the CPU backend runs for each of ``ops`` over ``size`` elements."""
+    return numpy_runs is not None and all(numpy_runs(op, size) for op in ops)
 
 
 # A small cotangent with many terms (a weight shared by every step of a chain)
@@ -303,19 +405,44 @@ _TERMS = 64
 _SMALL = 1 << 14
 
 
-def _total(terms: list) -> Any:
-    """The sum of the ``Raw`` cotangents ``terms``, first to last."""
+def _total(terms: list, device: str) -> Any:
+    """The sum of the cotangent arrays ``terms``, first to last."""
     first = terms[0]
     if len(terms) == 1:
         return first
-    arrays = [t.data for t in terms]
-    dtype, shape = arrays[0].dtype, arrays[0].shape
-    if any(a.dtype != dtype or a.shape != shape for a in arrays):
-        total = first
-        for t in terms[1:]:
-            total = total + t
-        return total
-    return type(first)._wrap(np.add.reduce(np.stack(arrays), axis=0), first.device)
+    dtype, shape = first.dtype, first.shape
+    if any(type(a) is not np.ndarray or a.dtype != dtype or a.shape != shape for a in terms):
+        wrap = Tensor._raw._wrap
+        total = wrap(first, device)
+        for a in terms[1:]:
+            total = total + wrap(a, device)  # (the backend's add, or the tensor operation)
+        return total.data
+    return np.add.reduce(np.stack(terms), axis=0)
+
+
+def _owned(data: Any) -> bool:
+    """Whether ``data``, which no one else holds, may become a ``.grad`` as it is (see _own)."""
+    return (
+        type(data) is np.ndarray
+        and data.flags.writeable
+        and (data.base is None or _sole_view(data))
+    )
+
+
+def _copy(data: Any, device: str) -> Any:
+    """A fresh copy of ``data``, laid out row by row (see _own)."""
+    if isinstance(data, np.ndarray) and data.size < _BIG:
+        return np.array(data, order="C")
+    backend = backends.for_device(device)  # (a big one: the backend's copy, on every core)
+    return backend.where(backend.full((), True, np.dtype(bool)), data, data)
+
+
+def _sole_count() -> int:
+    a = np.empty(1)
+    return sys.getrefcount(a)
+
+
+_SOLE = _sole_count()  # sys.getrefcount of an array a function's one local variable holds
 
 
 def _run(outputs, seeds, inputs, retain_graph, create_graph):

@@ -19,6 +19,14 @@ ordinary tensor operation, which runs unrecorded (gradient mode is off, and a
 know which of the two they were given: that is the operations namespace,
 chosen per backward pass.
 
+**Small arrays.** On the CPU, below the sizes where the backend hands an
+elementwise operation to NumPy anyway (``backend.numpy_runs``), the hottest
+rows (add, sub, neg, mul, div, exp and the fused tanh, sigmoid and relu
+derivatives) do not even need a ``Raw``: ``ARRAY_RULES`` below spells each
+of their cotangents as the very NumPy calls the backend would make for the
+registry's rule, on the bare arrays, one Python call per record. A test
+checks each against its registry rule, bit for bit.
+
 A ``Raw`` never leaves the backward pass: what reaches ``.grad`` or the
 caller of ``autograd.grad`` is a plain tensor around the same array.
 
@@ -32,8 +40,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from minigrad import backends
+from minigrad.backends.numpy_backend import ZIPS
 from minigrad.tensor.base import TensorBase
+from minigrad.tensor.ops import elementwise as ew
 from minigrad.tensor.tensor import Tensor
 
 _for_device = backends.for_device
@@ -131,3 +143,83 @@ def raw(t: Any) -> Any:
         r.device = t.device
         return r
     return t
+
+
+# -- the hottest rows on small CPU arrays (see the module docstring) -------------------------
+# Each takes the cotangent ``g`` (an ndarray of float32 or float64) and the record, and
+# returns one array (or None) per input: the NumPy calls that the registry's rule makes
+# through ``Raw`` and the backend when NumPy runs the operation. They return None, and
+# the pass takes the registry's rule, when a saved value has another dtype or shape (a
+# Python number's 0-d constant, say). Inputs that need no gradient get None, as from
+# ``Primitive.vjp``.
+_neg, _mul, _div = np.negative, np.multiply, np.divide
+_TANH_GRAD, _SIGMOID_GRAD, _RELU_GRAD = ZIPS["tanh_grad"], ZIPS["sigmoid_grad"], ZIPS["relu_grad"]
+
+
+def _like(g: np.ndarray, a: Any) -> bool:
+    return type(a) is np.ndarray and a.dtype is g.dtype and a.shape == g.shape
+
+
+def _add(g: np.ndarray, record: Any) -> Any:
+    return (g, g)  # (the pass skips an input that needs no gradient)
+
+
+def _sub(g: np.ndarray, record: Any) -> Any:
+    return (g, _neg(g) if record.parents[1].requires_grad else None)
+
+
+def _negate(g: np.ndarray, record: Any) -> Any:
+    return (_neg(g),)
+
+
+def _times(g: np.ndarray, record: Any) -> Any:
+    x, y = record.saved
+    a, b = x.data, y.data
+    if not (_like(g, a) and _like(g, b)):
+        return None
+    px, py = record.parents
+    return (_mul(g, b) if px.requires_grad else None, _mul(a, g) if py.requires_grad else None)
+
+
+def _divide(g: np.ndarray, record: Any) -> Any:
+    b, out = record.saved[1].data, record.saved_out
+    if not (_like(g, b) and _like(g, out)):
+        return None
+    px, py = record.parents
+    return (
+        _div(g, b) if px.requires_grad else None,
+        _div(_mul(_neg(g), out), b) if py.requires_grad else None,
+    )
+
+
+def _exp(g: np.ndarray, record: Any) -> Any:
+    out = record.saved_out
+    return (_mul(g, out),) if _like(g, out) else None
+
+
+def _fused(slope: Any, saved_out: bool) -> Any:
+    """The rule of tanh, sigmoid (``slope(g, out)``) or relu (``slope(g, x)``)."""
+
+    def rule(g: np.ndarray, record: Any) -> Any:
+        y = record.saved_out if saved_out else record.saved[0].data
+        return (slope(g, y),) if _like(g, y) else None
+
+    return rule
+
+
+#: Primitive -> its cotangents on small CPU arrays; what each NumPy call stands for:
+#: ``ZIPS`` is the backend's NumPy table (``minigrad.backends.elementwise_ops``).
+ARRAY_RULES = {
+    ew.ADD: _add,  # g, g
+    ew.SUB: _sub,  # g, -g
+    ew.NEG: _negate,  # -g
+    ew.MUL: _times,  # g * y, x * g
+    ew.DIV: _divide,  # g / y, -g * out / y
+    ew.EXP: _exp,  # g * out
+    ew.TANH: _fused(_TANH_GRAD, True),  # tanh_grad(g, out)
+    ew.SIGMOID: _fused(_SIGMOID_GRAD, True),  # sigmoid_grad(g, out)
+    ew.RELU: _fused(_RELU_GRAD, False),  # relu_grad(g, x)
+}
+#: The backend operations those rules stand for: NumPy must be what runs each of them.
+ARRAY_OPS = ("add", "sub", "neg", "mul", "div", "tanh_grad", "sigmoid_grad", "relu_grad")
+Raw.ARRAY_RULES, Raw.ARRAY_OPS = ARRAY_RULES, ARRAY_OPS  # (where the reverse pass finds them)
