@@ -362,14 +362,15 @@ def _run_lean(outputs, seeds, inputs, retain_graph):
                 )
                 grads = [None if gx is None else gx.data for gx in grads]
                 gt = out = inputs_ = None
+                for p, gx in zip(parents, grads):  # a broken rule must not pass silently
+                    if gx is not None and p.requires_grad and gx.shape != p.shape:
+                        raise RuntimeError(
+                            f"the vjp rule of {prim.name!r} returned shape {gx.shape} "
+                            f"for an input of shape {p.shape}"
+                        )
             for p, gx in zip(parents, grads):
                 if gx is None or not p.requires_grad:
                     continue
-                if gx.shape != p.shape:  # a broken rule must not pass silently
-                    raise RuntimeError(
-                        f"the vjp rule of {prim.name!r} returned shape {gx.shape} "
-                        f"for an input of shape {p.shape}"
-                    )
                 previous = get(p)
                 if previous is None:
                     cotangents[p] = gx
@@ -380,7 +381,8 @@ def _run_lean(outputs, seeds, inputs, retain_graph):
                 elif type(gx) is ndarray and gx.nbytes <= _SMALL:
                     cotangents[p] = [previous, gx]
                 else:
-                    cotangents[p] = _total([previous, gx], p.device)  # (big: the backend's add)
+                    wrap_ = Raw._wrap  # (a big one: the backend's add, on every core)
+                    cotangents[p] = (wrap_(previous, p.device) + wrap_(gx, p.device)).data
             g = grads = gx = None
             if not retain_graph:
                 record.free()
@@ -417,7 +419,7 @@ def _total(terms: list, device: str) -> Any:
         for a in terms[1:]:
             total = total + wrap(a, device)  # (the backend's add, or the tensor operation)
         return total.data
-    return np.add.reduce(np.stack(terms), axis=0)
+    return np.add.reduce(np.array(terms), axis=0)  # (np.array stacks them, in C)
 
 
 def _owned(data: Any) -> bool:
