@@ -281,7 +281,8 @@ def _run_lean(outputs, seeds, inputs, retain_graph):
     wrap = Raw._wrap
     check = VERSIONS  # (a table; empty until some buffer is changed in place)
     array_rules = Raw.ARRAY_RULES.get
-    numpy_runs = getattr(backends.for_device("cpu"), "numpy_runs", None)
+    cpu = backends.for_device("cpu")
+    numpy_runs = getattr(cpu, "numpy_runs", None)
     small: dict[int, bool] = {}  # size -> whether NumPy runs every op of ARRAY_RULES
     ndarray, f32, f64 = np.ndarray, _F32, _F64
     with no_grad():
@@ -334,14 +335,17 @@ def _run_lean(outputs, seeds, inputs, retain_graph):
                 rule is not None
                 and type(g) is ndarray
                 and ((dtype := g.dtype) is f32 or dtype is f64)
-                and g.ndim
                 and device == "cpu"
             ):
-                fits = small.get(g.size)
-                if fits is None:
-                    fits = small[g.size] = _numpy_runs_all(numpy_runs, g.size, Raw.ARRAY_OPS)
-                if fits:
-                    grads = rule(g, record)
+                rule, only_small = rule
+                if only_small:
+                    fits = small.get(g.size)
+                    if fits is None:
+                        fits = small[g.size] = _numpy_runs_all(numpy_runs, g.size, Raw.SMALL_OPS)
+                    if fits and g.ndim:
+                        grads = rule(g, record, cpu)
+                else:
+                    grads = rule(g, record, cpu)
             if grads is None:
                 if builtin(prim.name) is prim:
                     # record.unpack, with the saved values as Raw handles (no graph to join)

@@ -19,13 +19,14 @@ ordinary tensor operation, which runs unrecorded (gradient mode is off, and a
 know which of the two they were given: that is the operations namespace,
 chosen per backward pass.
 
-**Small arrays.** On the CPU, below the sizes where the backend hands an
-elementwise operation to NumPy anyway (``backend.numpy_runs``), the hottest
-rows (add, sub, neg, mul, div, exp and the fused tanh, sigmoid and relu
-derivatives) do not even need a ``Raw``: ``ARRAY_RULES`` below spells each
-of their cotangents as the very NumPy calls the backend would make for the
-registry's rule, on the bare arrays, one Python call per record. A test
-checks each against its registry rule, bit for bit.
+**Bare arrays.** On the CPU the hottest rows do not even need a ``Raw``:
+``ARRAY_RULES`` below spells each of their cotangents as the very kernel
+calls that the registry's rule ends in, on the bare arrays, one Python call
+per record: matmul, transpose and broadcast_to (the backend's matmul,
+transpose and sum_to kernels) at any size; add, sub, neg, mul, div, exp and
+the fused tanh, sigmoid and relu derivatives (NumPy's ufuncs) below the
+sizes where the backend hands them to NumPy anyway (``backend.numpy_runs``).
+A test checks each against its registry rule, bit for bit.
 
 A ``Raw`` never leaves the backward pass: what reaches ``.grad`` or the
 caller of ``autograd.grad`` is a plain tensor around the same array.
@@ -46,6 +47,9 @@ from minigrad import backends
 from minigrad.backends.numpy_backend import ZIPS
 from minigrad.tensor.base import TensorBase
 from minigrad.tensor.ops import elementwise as ew
+from minigrad.tensor.ops.broadcasting import BROADCAST_TO, SUM_TO
+from minigrad.tensor.ops.linalg import MATMUL
+from minigrad.tensor.ops.movement import TRANSPOSE
 from minigrad.tensor.tensor import Tensor
 
 _for_device = backends.for_device
@@ -145,13 +149,14 @@ def raw(t: Any) -> Any:
     return t
 
 
-# -- the hottest rows on small CPU arrays (see the module docstring) -------------------------
-# Each takes the cotangent ``g`` (an ndarray of float32 or float64) and the record, and
-# returns one array (or None) per input: the NumPy calls that the registry's rule makes
-# through ``Raw`` and the backend when NumPy runs the operation. They return None, and
+# -- the hottest rows on CPU arrays (see the module docstring) -----------------------------
+# Each takes the cotangent ``g`` (an ndarray of float32 or float64), the record and the
+# CPU backend, and returns one array (or None) per input: the very calls that the
+# registry's rule makes through ``Raw`` and the tensor operations. They return None, and
 # the pass takes the registry's rule, when a saved value has another dtype or shape (a
 # Python number's 0-d constant, say). Inputs that need no gradient get None, as from
-# ``Primitive.vjp``.
+# ``Primitive.vjp``. The elementwise ones call NumPy, so they serve only below the sizes
+# where the backend runs NumPy itself (``SMALL``); the others call the backend.
 _neg, _mul, _div = np.negative, np.multiply, np.divide
 _TANH_GRAD, _SIGMOID_GRAD, _RELU_GRAD = ZIPS["tanh_grad"], ZIPS["sigmoid_grad"], ZIPS["relu_grad"]
 
@@ -160,19 +165,19 @@ def _like(g: np.ndarray, a: Any) -> bool:
     return type(a) is np.ndarray and a.dtype is g.dtype and a.shape == g.shape
 
 
-def _add(g: np.ndarray, record: Any) -> Any:
+def _add(g: np.ndarray, record: Any, backend: Any) -> Any:
     return (g, g)  # (the pass skips an input that needs no gradient)
 
 
-def _sub(g: np.ndarray, record: Any) -> Any:
+def _sub(g: np.ndarray, record: Any, backend: Any) -> Any:
     return (g, _neg(g) if record.parents[1].requires_grad else None)
 
 
-def _negate(g: np.ndarray, record: Any) -> Any:
+def _negate(g: np.ndarray, record: Any, backend: Any) -> Any:
     return (_neg(g),)
 
 
-def _times(g: np.ndarray, record: Any) -> Any:
+def _times(g: np.ndarray, record: Any, backend: Any) -> Any:
     x, y = record.saved
     a, b = x.data, y.data
     if not (_like(g, a) and _like(g, b)):
@@ -181,7 +186,7 @@ def _times(g: np.ndarray, record: Any) -> Any:
     return (_mul(g, b) if px.requires_grad else None, _mul(a, g) if py.requires_grad else None)
 
 
-def _divide(g: np.ndarray, record: Any) -> Any:
+def _divide(g: np.ndarray, record: Any, backend: Any) -> Any:
     b, out = record.saved[1].data, record.saved_out
     if not (_like(g, b) and _like(g, out)):
         return None
@@ -192,7 +197,7 @@ def _divide(g: np.ndarray, record: Any) -> Any:
     )
 
 
-def _exp(g: np.ndarray, record: Any) -> Any:
+def _exp(g: np.ndarray, record: Any, backend: Any) -> Any:
     out = record.saved_out
     return (_mul(g, out),) if _like(g, out) else None
 
@@ -200,26 +205,68 @@ def _exp(g: np.ndarray, record: Any) -> Any:
 def _fused(slope: Any, saved_out: bool) -> Any:
     """The rule of tanh, sigmoid (``slope(g, out)``) or relu (``slope(g, x)``)."""
 
-    def rule(g: np.ndarray, record: Any) -> Any:
+    def rule(g: np.ndarray, record: Any, backend: Any) -> Any:
         y = record.saved_out if saved_out else record.saved[0].data
         return (slope(g, y),) if _like(g, y) else None
 
     return rule
 
 
-#: Primitive -> its cotangents on small CPU arrays; what each NumPy call stands for:
-#: ``ZIPS`` is the backend's NumPy table (``minigrad.backends.elementwise_ops``).
+def _matrix_product(g: np.ndarray, record: Any, backend: Any) -> Any:
+    """``g @ b.T`` and ``a.T @ g`` (as ``(g.T @ a).T`` for ``b`` a transposed row-major
+    matrix, see ``ops.linalg._grad_of_b``), for matrices (not stacks)."""
+    x, y = record.saved
+    a, b = x.data, y.data
+    if not (
+        type(a) is np.ndarray and type(b) is np.ndarray
+        and a.ndim == 2 and b.ndim == 2 and g.ndim == 2
+        and a.dtype is g.dtype and b.dtype is g.dtype
+    ):  # fmt: skip
+        return None
+    px, py = record.parents
+    ga = gb = None
+    if px.requires_grad:
+        ga = backend.matmul(g, backend.transpose(b, (1, 0)))
+    if py.requires_grad:
+        if b.flags.f_contiguous and not b.flags.c_contiguous:
+            gb = backend.transpose(backend.matmul(backend.transpose(g, (1, 0)), a), (1, 0))
+        else:
+            gb = backend.matmul(backend.transpose(a, (1, 0)), g)
+    return (ga, gb)
+
+
+def _transposed(g: np.ndarray, record: Any, backend: Any) -> Any:
+    axes = record.params["axes"]
+    back = [0] * len(axes)  # the inverse permutation
+    for i, axis in enumerate(axes):
+        back[axis] = i
+    return (backend.transpose(g, tuple(back)),)
+
+
+def _broadcast(g: np.ndarray, record: Any, backend: Any) -> Any:
+    shape = tuple(record.parents[0].shape)
+    if shape == g.shape:
+        return (g,)
+    return (SUM_TO.forward(backend, g, shape=shape),)  # the rule's sum_to(g, shape)
+
+
+#: Primitive -> (its cotangents on CPU arrays, whether only on small ones); what each call
+#: stands for is beside it (``ZIPS`` is the backend's NumPy table,
+#: ``minigrad.backends.elementwise_ops``).
 ARRAY_RULES = {
-    ew.ADD: _add,  # g, g
-    ew.SUB: _sub,  # g, -g
-    ew.NEG: _negate,  # -g
-    ew.MUL: _times,  # g * y, x * g
-    ew.DIV: _divide,  # g / y, -g * out / y
-    ew.EXP: _exp,  # g * out
-    ew.TANH: _fused(_TANH_GRAD, True),  # tanh_grad(g, out)
-    ew.SIGMOID: _fused(_SIGMOID_GRAD, True),  # sigmoid_grad(g, out)
-    ew.RELU: _fused(_RELU_GRAD, False),  # relu_grad(g, x)
+    ew.ADD: (_add, True),  # g, g
+    ew.SUB: (_sub, True),  # g, -g
+    ew.NEG: (_negate, True),  # -g
+    ew.MUL: (_times, True),  # g * y, x * g
+    ew.DIV: (_divide, True),  # g / y, -g * out / y
+    ew.EXP: (_exp, True),  # g * out
+    ew.TANH: (_fused(_TANH_GRAD, True), True),  # tanh_grad(g, out)
+    ew.SIGMOID: (_fused(_SIGMOID_GRAD, True), True),  # sigmoid_grad(g, out)
+    ew.RELU: (_fused(_RELU_GRAD, False), True),  # relu_grad(g, x)
+    MATMUL: (_matrix_product, False),  # matmul(g, b.mT), _grad_of_b(g, a, b)
+    TRANSPOSE: (_transposed, False),  # transpose(g, argsort(axes))
+    BROADCAST_TO: (_broadcast, False),  # sum_to(g, x.shape)
 }
-#: The backend operations those rules stand for: NumPy must be what runs each of them.
-ARRAY_OPS = ("add", "sub", "neg", "mul", "div", "tanh_grad", "sigmoid_grad", "relu_grad")
-Raw.ARRAY_RULES, Raw.ARRAY_OPS = ARRAY_RULES, ARRAY_OPS  # (where the reverse pass finds them)
+#: The backend operations the small rules stand for: NumPy must be what runs each of them.
+SMALL_OPS = ("add", "sub", "neg", "mul", "div", "tanh_grad", "sigmoid_grad", "relu_grad")
+Raw.ARRAY_RULES, Raw.SMALL_OPS = ARRAY_RULES, SMALL_OPS  # (where the reverse pass finds them)

@@ -151,47 +151,76 @@ def test_linear_weight_gradient_is_row_major_and_matches_torch():
 
 
 _SPECIAL = [0.0, -0.0, 1.5, -2.25, np.inf, -np.inf, np.nan, 1e-30, 3.0]
+_UNARY = ("neg", "exp", "tanh", "sigmoid", "relu")
+
+
+def _operands(name, dtype, rng):
+    """Inputs for the row ``name`` and its output (specials and all for elementwise rows)."""
+    if name == "matmul":  # a @ W.T (W.grad's layout trick) and a plain product
+        a, w, c = (rng.standard_normal(s).astype(dtype) for s in [(5, 4), (3, 4), (4, 2)])
+        a, w, c = (mg.tensor(v, requires_grad=True) for v in (a, w, c))
+        return [((a, w.T), a @ w.T), ((a, c), a @ c)]
+    if name == "transpose":
+        x = mg.tensor(rng.standard_normal((2, 3, 4)).astype(dtype), requires_grad=True)
+        return [((x,), x.permute(2, 0, 1)), ((x,), x.transpose(0, 1))]
+    if name == "broadcast_to":
+        x = mg.tensor(rng.standard_normal((3, 1)).astype(dtype), requires_grad=True)
+        y = mg.tensor(rng.standard_normal((4,)).astype(dtype), requires_grad=True)
+        return [((x,), x.expand(2, 3, 5)), ((y,), y.expand(3, 4))]
+    arity = 1 if name in _UNARY else 2
+    values = [np.array(_SPECIAL + list(rng.standard_normal(7)), dtype) for _ in range(arity)]
+    values[-1] = np.roll(values[-1], 3)  # (pairs of specials, not only equal ones)
+    inputs = tuple(mg.tensor(v, requires_grad=True) for v in values)
+    with np.errstate(all="ignore"):
+        return [(inputs, getattr(mg, name)(*inputs))]
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("name", sorted(prim.name for prim in lean.ARRAY_RULES))
 def test_each_array_rule_is_its_registry_rule_bit_for_bit(name, dtype):
     (prim,) = [p for p in lean.ARRAY_RULES if p.name == name]
+    rule, _ = lean.ARRAY_RULES[prim]
     rng = np.random.default_rng(7)
-    arity = 1 if name in ("neg", "exp", "tanh", "sigmoid", "relu") else 2
-    values = [np.array(_SPECIAL + list(rng.standard_normal(7)), dtype) for _ in range(arity)]
-    values[-1] = np.roll(values[-1], 3)  # (pairs of specials, not only equal ones)
-    g = np.array(list(rng.standard_normal(9)) + _SPECIAL[::-1] + [0.0], dtype)[: values[0].size]
-    inputs = [mg.tensor(v, requires_grad=True) for v in values]
-    with np.errstate(all="ignore"):
-        out = getattr(mg, name)(*inputs)
-        assert out._node.prim is prim
-        fast = lean.ARRAY_RULES[prim](g, out._node)
-        out_raw = lean.raw(out.detach()) if out._node.saved_out is not None else out._node
-        saved = out._node.saved if out._node.saved is not None else out._node.parents
-        slow = prim.vjp(lean.Raw._wrap(g, "cpu"), out_raw, [lean.raw(x) for x in saved],
-                        out._node.params, [True] * arity)  # fmt: skip
-    assert len(fast) == arity
-    for mine, ref in zip(fast, slow):
-        assert type(mine) is np.ndarray and mine.dtype == dtype
-        assert mine.tobytes() == ref.data.tobytes()
+    backend = mg.backends.for_device("cpu")
+    for inputs, out in _operands(name, dtype, rng):
+        record = out._node
+        assert record.prim is prim
+        g = np.array(list(rng.standard_normal(out.size - len(_SPECIAL))) + _SPECIAL[::-1], dtype)
+        g = g[: out.size].reshape(out.shape)
+        with np.errstate(all="ignore"):
+            fast = rule(g, record, backend)
+            out_raw = lean.raw(out.detach()) if record.saved_out is not None else record
+            saved = record.saved if record.saved is not None else record.parents
+            slow = prim.vjp(lean.Raw._wrap(g, "cpu"), out_raw, [lean.raw(x) for x in saved],
+                            record.params, [True] * len(inputs))  # fmt: skip
+        assert len(fast) == len(inputs)
+        for x, mine, ref in zip(inputs, fast, slow):
+            assert type(mine) is np.ndarray and mine.dtype == dtype and mine.shape == x.shape
+            assert mine.strides == ref.data.strides  # (the same layout: W.grad's, say)
+            assert mine.tobytes() == ref.data.tobytes()
 
 
-def test_small_arrays_take_the_array_rules_and_give_torch_s_numbers(monkeypatch):
+def test_the_array_rules_run_and_give_torch_s_numbers(monkeypatch):
     calls = []
-    rules = dict(lean.ARRAY_RULES)
-    for prim, rule in rules.items():
-        monkeypatch.setitem(lean.ARRAY_RULES, prim, lambda g, r, rule=rule: calls.append(
-            r.prim.name) or rule(g, r))  # fmt: skip
+    for prim, (rule, small) in dict(lean.ARRAY_RULES).items():
+        spy = lambda g, r, b, rule=rule: calls.append(r.prim.name) or rule(g, r, b)
+        monkeypatch.setitem(lean.ARRAY_RULES, prim, (spy, small))
     rng = np.random.default_rng(1)
     a0, b0 = rng.standard_normal((2, 3, 4)).astype(np.float32)
-    a, b = mg.tensor(a0, requires_grad=True), mg.tensor(b0, requires_grad=True)
-    ((mg.tanh(a * b + a) - b / (a.exp() + 2)).relu() - (-a).sigmoid()).sum().backward()
-    assert set(calls) == {"mul", "add", "tanh", "sub", "div", "exp", "relu", "neg", "sigmoid"}
-    ta, tb = torch.tensor(a0, requires_grad=True), torch.tensor(b0, requires_grad=True)
-    ((torch.tanh(ta * tb + ta) - tb / (ta.exp() + 2)).relu() - (-ta).sigmoid()).sum().backward()
-    np.testing.assert_allclose(a.grad.numpy(), ta.grad.numpy(), rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(b.grad.numpy(), tb.grad.numpy(), rtol=1e-5, atol=1e-6)
+    w0, c0 = rng.standard_normal((5, 4)).astype(np.float32), rng.standard_normal(5)
+    outs = []
+    for lib in (mg, torch):
+        a, b, w = (lib.tensor(v, requires_grad=True) for v in (a0, b0, w0))
+        c = lib.tensor(c0.astype(np.float32), requires_grad=True)
+        h = (lib.tanh(a * b + a) - b / (a.exp() + 2)).relu() - (-a).sigmoid()
+        (h @ w.T + c).sum().backward()
+        outs.append([t.grad.numpy() for t in (a, b, w, c)])
+    assert set(calls) == {
+        "mul", "add", "tanh", "sub", "div", "exp", "relu", "neg", "sigmoid", "matmul",
+        "transpose", "broadcast_to",
+    }  # fmt: skip
+    for mine, ref in zip(*outs):
+        np.testing.assert_allclose(mine, ref, rtol=1e-5, atol=1e-6)
 
 
 def test_a_hook_changing_a_grad_in_place_leaves_a_cotangent_still_in_use_alone():
