@@ -209,7 +209,7 @@ def _lean_plan(roots: list, wanted: Any) -> tuple[list, Any]:
     inputs; None for ``backward``): only their rules need to run.
     """
     records: list = []
-    after: dict = {}  # a leaf -> the serial of its first-made user (runs last)
+    user: dict = {}  # a leaf -> its first-made user (the last to run), None for a bare root
     seen = set()
     stack = []
     for root in roots:
@@ -219,8 +219,8 @@ def _lean_plan(roots: list, wanted: Any) -> tuple[list, Any]:
         if type(root) is OpRecord:
             stack.append(root)
         else:
-            after[root] = _LAST
-    add, push, keep = seen.add, stack.append, records.append
+            user[root] = None
+    add, push, keep, first = seen.add, stack.append, records.append, user.get
     while stack:
         record = stack.pop()
         if record.freed:
@@ -232,9 +232,9 @@ def _lean_plan(roots: list, wanted: Any) -> tuple[list, Any]:
                     add(p)
                     push(p)
             elif p.requires_grad:
-                serial = record.serial
-                if after.get(p, _LAST) > serial:
-                    after[p] = serial
+                other = first(p)
+                if other is None or other.serial >= record.serial:
+                    user[p] = record
     records.sort(key=_SERIAL)
     useful = None
     if wanted is not None:
@@ -244,16 +244,32 @@ def _lean_plan(roots: list, wanted: Any) -> tuple[list, Any]:
                 if p in useful:
                     useful.add(record)
                     break
-    if after:  # each leaf just below its first-made user (the list runs from the end)
-        serials = [r.serial for r in records]
-        for leaf, serial in sorted(after.items(), key=_BY_SERIAL, reverse=True):
-            records.insert(bisect.bisect_left(serials, serial), leaf)
-    return records, useful
+    if not user:
+        return records, useful
+    # Each leaf just before its first-made user: the list is visited from the end. Two
+    # leaves of one record run in the order of its inputs, as in PyTorch.
+    keys = []
+    for leaf, record in user.items():
+        if record is None:
+            keys.append((_LAST, 0, leaf))
+        else:
+            position = [q is leaf for q in record.parents].index(True)
+            keys.append((record.serial, -position, leaf))
+    keys.sort(key=_KEY)
+    serials = [r.serial for r in records]
+    order, start = [], 0
+    for serial, _, leaf in keys:
+        end = bisect.bisect_left(serials, serial, start)
+        order += records[start:end]
+        order.append(leaf)
+        start = end
+    order += records[start:]
+    return order, useful
 
 
-_LAST = float("inf")
+_LAST = float("inf")  # (a root that is a leaf, which nothing else uses)
+_KEY = operator.itemgetter(0, 1)
 _SERIAL = operator.attrgetter("serial")
-_BY_SERIAL = operator.itemgetter(1)
 
 
 def _run_lean(outputs, seeds, inputs, retain_graph):
@@ -387,7 +403,7 @@ def _run_lean(outputs, seeds, inputs, retain_graph):
                 else:
                     wrap_ = Raw._wrap  # (a big one: the backend's add, on every core)
                     cotangents[p] = (wrap_(previous, p.device) + wrap_(gx, p.device)).data
-            g = grads = gx = None
+            g = grads = gx = previous = None
             if not retain_graph:
                 record.free()
     while _QUEUED:

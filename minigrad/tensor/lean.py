@@ -180,7 +180,11 @@ def _negate(g: np.ndarray, record: Any, backend: Any) -> Any:
 def _times(g: np.ndarray, record: Any, backend: Any) -> Any:
     x, y = record.saved
     a, b = x.data, y.data
-    if not (_like(g, a) and _like(g, b)):
+    shape, dtype = g.shape, g.dtype  # (_like, spelled out: this is the hottest rule)
+    if not (
+        type(a) is np.ndarray and type(b) is np.ndarray
+        and a.dtype is dtype and b.dtype is dtype and a.shape == shape and b.shape == shape
+    ):  # fmt: skip
         return None
     px, py = record.parents
     return (_mul(g, b) if px.requires_grad else None, _mul(a, g) if py.requires_grad else None)

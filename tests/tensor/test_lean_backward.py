@@ -249,3 +249,17 @@ def test_leaves_get_their_grad_as_soon_as_it_is_complete():
         w2.register_post_accumulate_grad_hook(lambda t: order.append("w2"))
         ((w1 * 3).exp() * w2).sum().backward()
         assert order == ["w2", "w1"], lib.__name__
+
+
+def test_many_leaves_get_their_grads_in_torch_s_order():
+    order = {}
+    for lib in (mg, torch):
+        seen = order[lib.__name__] = []
+        ws = [lib.full((2,), 1.0 + i / 10, requires_grad=True) for i in range(12)]
+        for i, w in enumerate(ws):
+            w.register_post_accumulate_grad_hook(lambda t, i=i, seen=seen: seen.append(i))
+        h = ws[0] * ws[1]
+        for k, w in enumerate(ws[2:]):
+            h = (h * w).tanh() if k % 2 else h * w + ws[0]  # (ws[0] is used to the end)
+        h.sum().backward()
+    assert order["minigrad"] == order["torch"] and len(order["torch"]) == 12
