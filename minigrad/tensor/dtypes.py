@@ -218,32 +218,52 @@ def natural_dtype(array: np.ndarray) -> np.dtype:
     )
 
 
-def result_dtype(dtypes: list[np.dtype], scalars: list[Any]) -> np.dtype:
-    """The dtype of an operation between tensors of ``dtypes`` and Python ``scalars``.
+def _promoted(dtypes: list[np.dtype]) -> np.dtype | None:
+    """The common dtype of tensors of ``dtypes`` (None for none): a float beats every
+    integer (PyTorch's rule: int64 with float32 is float32, where NumPy widens to float64)."""
+    floats = [d for d in dtypes if is_floating(d)]
+    if floats:
+        return floats[0] if len(floats) == 1 else _float_result(floats)
+    return np.result_type(*dtypes) if dtypes else None
+
+
+def _scalar_dtype(scalar: Any) -> np.dtype:
+    """The dtype a Python number stands for: bool, int64 or the default float."""
+    if isinstance(scalar, (bool, np.bool_)):
+        return bool_
+    if isinstance(scalar, (int, np.integer)):
+        return int64
+    return DEFAULT_FLOAT
+
+
+def _by_category(higher: np.dtype | None, lower: np.dtype | None) -> np.dtype | None:
+    """``higher``, unless ``lower`` is of a higher kind (bool < integer < float): then both
+    promoted together. PyTorch's rule for joining its three groups of operands."""
+    if higher is None or lower is None:
+        return lower if higher is None else higher
+    if is_floating(higher):
+        return higher
+    if higher == bool_ or is_floating(lower):
+        return _promoted([higher, lower])
+    return higher
+
+
+def result_dtype(dtypes: list[np.dtype], scalars: list[Any],
+                 zero_dim: list[np.dtype] = ()) -> np.dtype:  # fmt: skip
+    """The dtype of an operation between tensors of ``dtypes``, Python ``scalars`` and
+    0-d tensors of ``zero_dim`` (PyTorch's ``result_type``).
+
+    Tensors with axes decide among themselves; a 0-d tensor, and then a Python
+    number, only counts when it is of a higher kind (bool < integer < float):
+    a float16 tensor times 2.5, or times a 0-d float64 tensor, stays float16.
 
     >>> result_dtype([float32], [2.5]), result_dtype([int64], [0.5])
     (dtype('float32'), dtype('float32'))
-    >>> result_dtype([int64, float32], [])
-    dtype('float32')
+    >>> result_dtype([int64, float32], []), result_dtype([float16], [], [float64])
+    (dtype('float32'), dtype('float16'))
     """
-    # Among tensors, a float dtype beats every integer one (PyTorch's rule): int64
-    # with float32 is float32, where NumPy would widen it to float64.
-    floats = [d for d in dtypes if is_floating(d)]
-    if floats:
-        strongest = floats[0] if len(floats) == 1 else _float_result(floats)
-    else:
-        strongest = np.result_type(*dtypes) if dtypes else None
-    for scalar in scalars:
-        if isinstance(scalar, bool):
-            own = bool_
-        elif isinstance(scalar, (int, np.integer)):
-            own = int64
-        else:
-            own = DEFAULT_FLOAT
-        # A scalar only matters when it is of a higher kind (bool < int < float).
-        if strongest is None or "biuf".index(own.kind) > "biuf".index(kind(strongest)):
-            strongest = own
-    return strongest
+    wrapped = _promoted([_scalar_dtype(s) for s in scalars])
+    return _by_category(_promoted(list(dtypes)), _by_category(_promoted(list(zero_dim)), wrapped))
 
 
 def is_integer(value: Any) -> bool:

@@ -18,11 +18,11 @@ LOW = ["float16", "bfloat16"]
 
 
 def ours(name, shape=(2,)):
-    return mg.zeros(*shape, dtype=name) if name != "bool" else mg.zeros(*shape) > 0
+    return mg.zeros(shape, dtype=name) if name != "bool" else mg.zeros(shape) > 0
 
 
 def theirs(name, shape=(2,)):
-    return torch.zeros(*shape, dtype=getattr(torch, name))
+    return torch.zeros(shape, dtype=getattr(torch, name))
 
 
 def torch_name(dtype):
@@ -41,8 +41,13 @@ def test_the_dtypes_are_numpys_and_ml_dtypes():
 @pytest.mark.parametrize("a, b", list(itertools.product(NAMES, NAMES)))
 def test_tensor_with_tensor_promotes_as_torch_result_type(a, b):
     want = torch_name(torch.result_type(theirs(a), theirs(b)))
-    assert (ours(a) + ours(b)).dtype.name == want
+    assert (ours(a) * ours(b)).dtype.name == want
     assert dtypes.result_dtype([ours(a).dtype, ours(b).dtype], []).name == want
+    # A 0-d tensor promotes as a number does, unless it is of a higher kind.
+    for shapes in [((2,), ()), ((), (2,)), ((), ())]:
+        x, y = ours(a, shapes[0]), ours(b, shapes[1])
+        want = torch_name(torch.result_type(theirs(a, shapes[0]), theirs(b, shapes[1])))
+        assert (x * y).dtype.name == want, shapes
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -51,8 +56,9 @@ def test_a_python_number_does_not_promote_a_tensor_within_its_kind(name, scalar)
     want = torch_name(torch.result_type(theirs(name), scalar))
     got = dtypes.result_dtype([ours(name).dtype], [scalar]).name
     assert got == want
-    if name != "bool" or not isinstance(scalar, bool):
-        assert (ours(name) * scalar).dtype.name == want
+    assert (ours(name) * scalar).dtype.name == want
+    want = torch_name(torch.result_type(theirs(name, ()), scalar))
+    assert (ours(name, ()) * scalar).dtype.name == want
 
 
 @pytest.mark.parametrize("name", LOW)

@@ -191,7 +191,9 @@ def operands(op: str, *args: Any, floating: bool = False) -> list[Tensor]:
     ]
     tensors = [a for a in args if isinstance(a, Tensor)]
     scalars = [a for a in args if not isinstance(a, Tensor)]
-    dtype = dtypes.result_dtype([t.dtype for t in tensors], scalars)
+    # A 0-d tensor joins in as a number would, unless it is of a higher kind (PyTorch).
+    dtype = dtypes.result_dtype([t.dtype for t in tensors if t.ndim], scalars,
+                                [t.dtype for t in tensors if not t.ndim])  # fmt: skip
     if floating and not dtypes.is_floating(dtype):
         dtype = dtypes.DEFAULT_FLOAT
     result = []
