@@ -19,6 +19,7 @@ from typing import Any
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.composite import composite
 from minigrad.tensor.ops.elementwise import sign, where
 from minigrad.tensor.ops.reductions import amax, amin, normalize_axes, sum
 
@@ -129,6 +130,7 @@ def matrix_norm(x: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
     raise ValueError(f"linalg.matrix_norm: Order {ord!r} not supported.")
 
 
+@composite("norm")
 @dtypes.in_float32
 def norm(x: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
          axis: Any = None, keepdims: Any = None) -> Tensor:  # fmt: skip

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.composite import composite
 from minigrad.tensor.ops.reductions import normalize_axes
 from minigrad.tensor.primitive import Primitive, shifted
 from minigrad.tensor.record import apply
@@ -108,6 +109,7 @@ def _prepared(x: Tensor, axis: int, op: str) -> tuple[Tensor, int | None, bool]:
     return x, axis, axis is not None and x.shape[axis] == 0
 
 
+@composite("log_softmax")
 @dtypes.in_float32
 def log_softmax(x: Tensor, axis: int = -1) -> Tensor:
     """``x - logsumexp(x)`` along ``axis``: log-probabilities, finite for huge scores.
@@ -122,6 +124,7 @@ def log_softmax(x: Tensor, axis: int = -1) -> Tensor:
     return apply(LOG_SOFTMAX, (x,), axis=axis)
 
 
+@composite("softmax")
 @dtypes.in_float32
 def softmax(x: Tensor, axis: int = -1) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``axis``: scores -> probabilities that sum to 1.
