@@ -40,7 +40,7 @@ import numpy as np
 
 from minigrad import backends
 from minigrad.tensor import Tensor, isfinite, no_grad, tensor
-from minigrad.tensor.dtypes import float32, is_floating
+from minigrad.tensor.dtypes import float32, is_low_precision
 
 READY, UNSCALED, STEPPED = "ready", "unscaled", "stepped"  # where one optimizer is in a step
 
@@ -108,12 +108,15 @@ class GradScaler:
         if not self._enabled:
             return outputs
         if isinstance(outputs, Tensor):
-            scaled = outputs * self._scale_on(outputs)
-            # PyTorch's 0-d scale does not widen a tensor with axes of another float
-            # dtype (a 0-d tensor counts as a number there): the product keeps its dtype.
-            if outputs.ndim and is_floating(outputs.dtype) and scaled.dtype != outputs.dtype:
-                scaled = scaled.to(outputs.dtype)
-            return scaled
+            scale = self._scale_on(outputs)
+            if not is_low_precision(outputs.dtype):
+                return outputs * scale
+            # A 16-bit loss: the product is computed in float32 and rounded once (the
+            # scale itself, 2**16 by default, is past float16's largest number). Its
+            # dtype is PyTorch's: a 0-d scale beside a tensor with axes counts as a
+            # number (the tensor's dtype stays); beside a 0-d loss it widens to float32.
+            wide = outputs.to(float32) * scale
+            return wide.to(outputs.dtype) if outputs.ndim else wide
         if isinstance(outputs, (list, tuple)):
             return type(outputs)(self.scale(o) for o in outputs)
         if isinstance(outputs, Iterable):
