@@ -61,6 +61,7 @@ from minigrad.tensor import (
     div,
     mul,
     neg,
+    pow,
     power,
     sign,
     sub,

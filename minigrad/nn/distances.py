@@ -64,11 +64,13 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
 def _clamped_without_gradient(norm: Tensor, eps: float) -> Tensor:
     """``norm``'s values clamped to at least ``eps``, its gradient that of ``norm`` itself.
 
-    PyTorch clamps the norms in place under ``no_grad``; adding the clamp's
-    change as a constant does the same in a graph.
+    PyTorch clamps the norms in place under ``no_grad``. Here the norm minus
+    its own value (0, with the norm's gradient) is added to the clamped value,
+    which it leaves exact; where the norm is infinite, 0 stands in for
+    ``inf - inf``.
     """
     fixed = norm.detach()
-    return norm + (clamp(fixed, min=eps) - fixed)
+    return where(fixed == float("inf"), 0.0, norm - fixed) + clamp(fixed, min=eps)
 
 
 @composite("cosine_similarity")

@@ -162,6 +162,11 @@ def _reduce(op_type: str) -> Callable:
     return convert
 
 
+def _vector_norm2(w: _Writer, op: Op, ins: list[str]) -> list[str]:
+    """The 2-norm row: ``sqrt(sum(x * x))`` over its axes."""
+    return w.node("Sqrt", _reduce("ReduceSum")(w, op, w.node("Mul", [ins[0], ins[0]])))
+
+
 def _sum_to(w: _Writer, op: Op, ins: list[str]) -> list[str]:
     source, target = op.inputs[0].shape, op.out.shape
     lead = len(source) - len(target)
@@ -418,7 +423,7 @@ CONVERTERS: dict[str, Callable[[_Writer, Op, list[str]], list[str]]] = {
     "where": _same("Where"), "matmul": _same("MatMul"), "clone": _same("Identity"),
     "pow_scalar": _pow_scalar,
     "sum": _reduce("ReduceSum"), "max": _reduce("ReduceMax"), "min": _reduce("ReduceMin"),
-    "sum_to": _sum_to,
+    "sum_to": _sum_to, "vector_norm2": _vector_norm2,
     "reshape": _reshape,
     "broadcast_to": _broadcast_to,
     "transpose": lambda w, op, ins: w.node("Transpose", ins, perm=list(op.params["axes"])),

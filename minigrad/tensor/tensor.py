@@ -80,6 +80,9 @@ class Tensor(MoreMethods, TensorBase):
     def __rpow__(self, other: Any) -> Tensor:
         return ew.power(other, self)
 
+    def pow(self, exponent: Any) -> Tensor:
+        return ew.power(self, exponent)
+
     def __matmul__(self, other: Any) -> Tensor:
         return linalg.matmul(self, other)
 
@@ -368,6 +371,9 @@ class Tensor(MoreMethods, TensorBase):
     def __itruediv__(self, other: Any) -> Tensor:
         return inplace.div_(self, other)
 
+    def __ipow__(self, other: Any) -> Tensor:
+        return inplace.pow_(self, other)
+
     def __setitem__(self, index: Any, value: Any) -> None:
         inplace.setitem(self, index, value)
 
@@ -382,6 +388,9 @@ class Tensor(MoreMethods, TensorBase):
 
     def div_(self, other: Any) -> Tensor:
         return inplace.div_(self, other)
+
+    def pow_(self, exponent: Any) -> Tensor:
+        return inplace.pow_(self, exponent)
 
     def zero_(self) -> Tensor:
         return inplace.zero_(self)

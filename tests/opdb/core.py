@@ -87,6 +87,7 @@ CASES = {
     "power:zero_one": unary(lambda x: x**0 + x**1),
     "power:float": unary(lambda x: x**0.5 + x**-1.5, positive),
     "power:rpow": unary(lambda x: 2.0**x),
+    "pow": binary(lambda x, y: x.pow(y) + x.pow(2), (positive, normal)),
     "add:numpy": with_constant(lambda x, c: c + x, lambda x, c: c + x, normal, normal),
     "sub:numpy": with_constant(lambda x, c: c - x, lambda x, c: c - x, normal, normal),
     "mul:numpy": with_constant(lambda x, c: c * x, lambda x, c: c * x, normal, normal),

@@ -57,7 +57,7 @@ SIGN = _map("sign", lambda v, out, x: zeros_like(v))  # piecewise constant: slop
 LOGICAL_NOT = _map("logical_not", None)
 
 MUL = _zip("mul", (lambda v, out, x, y: v * y, lambda v, out, x, y: x * v), saves=(0, 1))
-DIV = _zip("div", (lambda v, out, x, y: v / y, lambda v, out, x, y: -v * out / y),
+DIV = _zip("div", (lambda v, out, x, y: v / y, lambda v, out, x, y: -v * (out / y)),
            saves=(1, "out"))
 # d(x^y)/dy = x^y log x; PyTorch takes it as 0 where x == 0 and y >= 0.
 POW = Primitive("pow", lambda backend, x, y: _power(backend, x, y),
@@ -131,7 +131,8 @@ def _share(x: Tensor, y: Tensor) -> Tensor:
     "Else" includes NaN on either side: PyTorch gives the whole gradient to
     both operands there, as neither loses a comparison with NaN.
     """
-    share = 1.0 - (x < y) - 0.5 * (x == y)  # float32 from the bools: x's dtype (float16, ...)
+    loses = (x < y).to(x.dtype if dtypes.is_floating(x.dtype) else dtypes.DEFAULT_FLOAT)
+    share = 1.0 - loses - 0.5 * (x == y)  # (a number minus a mask is refused, as PyTorch)
     return share if share.dtype == x.dtype or not dtypes.is_floating(x.dtype) else share.to(x.dtype)
 
 
@@ -273,7 +274,8 @@ def div(x: Any, y: Any) -> Tensor:
 
 
 def power(x: Any, y: Any) -> Tensor:
-    """``x ** y``; a Python-number exponent is a parameter, not an input."""
+    """``x ** y`` (also ``mg.pow``, ``x.pow(y)``); a Python-number exponent is a parameter,
+    not an input."""
     if isinstance(x, Tensor) and isinstance(y, (int, float)) and not isinstance(y, bool):
         if not dtypes.is_floating(x.dtype) and not isinstance(y, int):
             x = x.to(dtypes.DEFAULT_FLOAT)  # 4 ** 0.5 is 2.0, not 4 ** 0 (PyTorch promotes)
@@ -286,11 +288,14 @@ def power(x: Any, y: Any) -> Tensor:
                 f"e.g. x.to(mg.float32) ** {y}"
             )
         return apply(POW_SCALAR, (x,), exponent=y)
-    tensors = [t for t in (x, y) if isinstance(t, Tensor)]
     if all(dtypes.is_integer(t) or isinstance(t, bool) or (isinstance(t, Tensor) and
            t.dtype.kind in "biu") for t in (x, y)):  # fmt: skip
         # Integers to integer powers stay integers, as PyTorch (bools count as int64).
-        if all(t.dtype == dtypes.bool_ for t in tensors) and len(tensors) == 2:
+        if (
+            isinstance(y, Tensor)
+            and y.dtype == dtypes.bool_
+            and (isinstance(x, bool) or (isinstance(x, Tensor) and x.dtype == dtypes.bool_))
+        ):  # a bool tensor as the power of a bool (``mask ** True`` is fine, as in PyTorch)
             raise NotImplementedError(
                 "\"pow\" not implemented for 'Bool'\npower: convert one side first, "
                 "e.g. x.to(mg.int64)"
@@ -300,6 +305,9 @@ def power(x: Any, y: Any) -> Tensor:
             return apply(POW, (x.to(dtypes.int64), y.to(dtypes.int64))).to(dtypes.bool_)
         return apply(POW, (x, y))
     return _binary(POW, x, y, floating=True)
+
+
+pow = power  # PyTorch's name (``torch.pow``); ``power`` is NumPy's
 
 
 def maximum(x: Any, y: Any) -> Tensor:
@@ -344,20 +352,15 @@ _BOOL_NEGATION = (
 )
 
 
-def _integral(v: Any) -> bool:
-    return isinstance(v, int) or (isinstance(v, Tensor) and v.data.dtype.kind in "biu")
-
-
 def _refuse_bool_sub(x: Any, y: Any) -> None:
-    """PyTorch's error for ``-`` with a bool tensor (NumPy's would come from inside a kernel).
-
-    With a floating other side minigrad subtracts (``1.0 - mask`` is 0.0 or 1.0), where
-    PyTorch refuses; the rules of several rows are written that way.
-    """
-    bx = isinstance(x, Tensor) and x.data.dtype.kind == "b"
-    by = isinstance(y, Tensor) and y.data.dtype.kind == "b"
-    if not ((bx and _integral(y)) or (by and _integral(x))):
+    """PyTorch's error for ``-`` with a bool tensor on either side (or a bool number beside
+    a tensor): ``1.0 - mask`` is refused, as in PyTorch; ``~mask`` or ``1.0 - mask.float()``
+    say what is meant."""
+    tx, ty = isinstance(x, Tensor), isinstance(y, Tensor)
+    if not (tx or ty):
         return
+    bx = (tx and x.data.dtype.kind == "b") or isinstance(x, (bool, np.bool_))
+    by = (ty and y.data.dtype.kind == "b") or isinstance(y, (bool, np.bool_))
     if bx and by:
         raise RuntimeError(
             "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "

@@ -527,6 +527,11 @@ def div_(x: Tensor, other: Any) -> Tensor:
     return assign(x, lambda old: ew.div(old, other), (other,), "div_")
 
 
+def pow_(x: Tensor, exponent: Any) -> Tensor:
+    """``x **= exponent`` in place; returns ``x``."""
+    return assign(x, lambda old: ew.power(old, exponent), (exponent,), "pow_")
+
+
 def fill_(x: Tensor, value: Any) -> Tensor:
     """Set every element of ``x`` to ``value`` (a number or a 0-d tensor); returns ``x``.
 

@@ -1,12 +1,19 @@
 """Norms: how long a vector is, how big a matrix is (lesson 06).
 
-Every norm here is a composition of rows the table already has (``abs``,
-``sum``, ``max``, ``sqrt``, ``pow``), so its derivative is the chain rule
-through them. One place needs care: the 2-norm ``sqrt(sum(x**2))`` has slope
-``x / norm``, which is 0 / 0 at ``x = 0``. PyTorch defines that slope as 0 (a
-subgradient), and so does ``_root`` below: where the sum is 0, the root is
-taken of 1 and then replaced by 0, so no infinite slope is ever multiplied
-by zero.
+Most norms here are compositions of rows the table already has (``abs``,
+``sum``, ``max``, ``pow``), so their derivative is the chain rule through
+them. The 2-norm is a row of its own, ``vector_norm2``, because the chain rule
+through ``sqrt(sum(x * x))`` rounds differently from PyTorch's rule
+``g * (x / norm)``: where the exact gradient is 0 (a unit vector's length
+along itself) the chain leaves rounding noise of order ``1e-7 / norm`` in
+float32, and PyTorch exact zeros. At ``x = 0`` the slope ``x / norm`` is
+0 / 0; PyTorch defines it as 0 (a subgradient), and so do the row and
+``_root`` below: where the norm is 0, the division is by 1 and the result
+replaced by 0, so no infinite slope is ever multiplied by zero.
+
+Over a single element (every reduced axis of size 1) every norm is ``|x|``,
+as PyTorch computes it: ``x ** 2`` would underflow to 0 for ``|x| < 1e-23``
+in float32, or overflow to inf.
 
 These functions are public as ``mg.linalg.norm``, ``mg.linalg.vector_norm``
 and ``mg.linalg.matrix_norm`` (``minigrad/linalg.py``), and as ``x.norm``.
@@ -21,14 +28,61 @@ from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.composite import composite
 from minigrad.tensor.ops.elementwise import sign, where
-from minigrad.tensor.ops.reductions import amax, amin, normalize_axes, sum
+from minigrad.tensor.ops.reductions import amax, amin, kept_shape, normalize_axes, sum
+from minigrad.tensor.primitive import Primitive, shifted
+from minigrad.tensor.record import apply
+
+
+def _norm2_forward(backend: Any, x: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
+    """``sqrt(sum(x * x))`` over ``axes`` on raw arrays; ``|x|`` where that is one element."""
+    if math.prod(x.shape[a] for a in axes) == 1:
+        return backend.reduce("sum", backend.map("abs", x), axes, keepdims)
+    return backend.map("sqrt", backend.reduce("sum", backend.zip("mul", x, x), axes, keepdims))
+
+
+def _kept_norm(out: Tensor, x: Tensor, axes: tuple[int, ...], keepdims: bool):
+    """The norm with its reduced axes kept as size 1, and a stand-in of 1 where it is 0."""
+    if not keepdims:
+        out = out.reshape(kept_shape(x.shape, axes))
+    zero = out == 0
+    return where(zero, 1.0, out), zero
+
+
+def _norm2_vjp(g, out, inputs, needs, axes, keepdims):
+    # PyTorch's rule, rounded as it rounds: g * (x / norm), and 0 where the norm is 0.
+    (x,) = inputs
+    norm, zero = _kept_norm(out, x, axes, keepdims)
+    if not keepdims:
+        g = g.reshape(norm.shape)
+    return (g * where(zero, 0.0, x / norm),)
+
+
+def _norm2_jvp(tangents, out, inputs, axes, keepdims):
+    # The directional derivative <x, t> / norm, and 0 where the norm is 0.
+    (x,), (t,) = inputs, tangents
+    norm, zero = _kept_norm(out, x, axes, keepdims)
+    slope = sum(x * t, axes, keepdims=True) / norm
+    slope = where(zero, 0.0, slope)
+    return slope if keepdims else slope.reshape(out.shape)
+
+
+VECTOR_NORM2 = Primitive(
+    "vector_norm2",
+    _norm2_forward,
+    vjp=_norm2_vjp,
+    jvp=_norm2_jvp,
+    saves=(0, "out"),
+    batch=lambda xs, batched, axes, keepdims: apply(
+        VECTOR_NORM2, (xs[0],), axes=shifted(axes), keepdims=keepdims
+    ),
+)
 
 
 def _root(total: Tensor, p: float) -> Tensor:
     """``total ** (1 / p)``, with value and slope 0 where ``total`` is 0 (as PyTorch's norms)."""
     empty = total == 0
     safe = where(empty, 1.0, total)
-    return where(empty, 0.0, safe.sqrt() if p == 2 else safe ** (1.0 / p))
+    return where(empty, 0.0, safe ** (1.0 / p))
 
 
 # PyTorch's names for dtypes in its messages.
@@ -73,12 +127,12 @@ def vector_norm(x: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = Fals
         # A count: a step function of x, so its gradient is 0 (PyTorch's), and it
         # stays part of the graph through sign's zero slope.
         return sum((x != 0).to(x.dtype) + sign(x) * 0, axes, keepdim)
-    if ord == 1:
-        return sum(x.abs(), axes, keepdim)
-    if ord == 2:
-        return _root(sum(x * x, axes, keepdim), 2)
     if not isinstance(ord, (int, float)) or isinstance(ord, bool):
         raise TypeError(f"linalg.vector_norm: ord must be a number, not {ord!r}")
+    if ord == 2:
+        return apply(VECTOR_NORM2, (x,), axes=axes, keepdims=bool(keepdim))
+    if ord == 1 or math.prod(x.shape[a] for a in axes) == 1:
+        return sum(x.abs(), axes, keepdim)  # one element: |x| for every p, as PyTorch
     # |x| ** p at x = 0 is 0 (or inf for p < 0) with slope 0, as PyTorch takes it; the
     # formula p |x|^(p-1) would be inf there for p < 1, and inf * 0 is nan.
     zero = x == 0
@@ -114,7 +168,7 @@ def matrix_norm(x: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
     if rows == cols:
         raise ValueError(f"linalg.matrix_norm: dims must be different. Got ({rows}, {cols})")
     if ord == "fro":
-        return _root(sum(x * x, (rows, cols), keepdim), 2)
+        return apply(VECTOR_NORM2, (x,), axes=tuple(sorted((rows, cols))), keepdims=bool(keepdim))
     if ord in (1, -1, math.inf, -math.inf):
         # The sums run down the columns for 1, along the rows for inf.
         along, across = (rows, cols) if ord in (1, -1) else (cols, rows)
