@@ -178,3 +178,39 @@ def test_norm_row_reads_the_same_every_way():
     want = torch.vmap(torch.func.grad(lambda v: torch.linalg.vector_norm(v)))(x)
     got = mg.vmap(mg.grad(lambda v: mg.linalg.vector_norm(v)))(mg.tensor(x.numpy()))
     np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+# -- 4. a position written twice: the last write (in index order) wins, as PyTorch's CPU ----
+# PyTorch's documentation leaves the winner undefined; its CPU scatter keeps the last write
+# along dim, checked here on small tensors. (Its index_put runs in parallel on large ones,
+# where the winner varies from run to run: not tested.) Every writer gets the gradient at
+# its position, overwritten or not.
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("seed", range(4))
+def test_repeated_positions_keep_the_last_write_as_torch(seed, backend):
+    g = torch.Generator().manual_seed(seed)
+    shape = [int(n) for n in torch.randint(1, 4, (3,), generator=g)]
+    d = seed % 3
+    ishape = [int(torch.randint(1, n + 1, (1,), generator=g)) for n in shape]
+    ishape[d] = 3 * shape[d]
+    index = torch.randint(0, shape[d], ishape, generator=g)
+    src = torch.randn(ishape, generator=g, dtype=torch.float64)
+    x0 = torch.randn(shape, generator=g, dtype=torch.float64)
+    rows = index.reshape(-1) % shape[0]
+    calls = {
+        "scatter": lambda x, s, i, r: x.scatter(d, i, s),
+        "index_put": lambda x, s, i, r: x.index_put((r,), s.reshape(-1)[: r.shape[0]]
+                                                    .reshape(-1, 1, 1).expand(-1, *shape[1:])),
+    }  # fmt: skip
+    for name, call in calls.items():
+        tx, ts = x0.clone().requires_grad_(), src.clone().requires_grad_()
+        ty = call(tx, ts, index, rows)
+        ty.backward(torch.ones(shape, dtype=torch.float64) * torch.arange(1.0, 1 + shape[-1]))
+        with mg.backends.use(backend):
+            mx = mg.tensor(x0.numpy(), requires_grad=True)
+            ms = mg.tensor(src.numpy(), requires_grad=True)
+            y = call(mx, ms, mg.tensor(index.numpy()), mg.tensor(rows.numpy()))
+            y.backward(mg.ones(shape, dtype=mg.float64) * mg.arange(1.0, 1 + shape[-1]))
+        assert y.detach().numpy().tolist() == ty.detach().numpy().tolist(), name
+        assert mx.grad.numpy().tolist() == tx.grad.numpy().tolist(), name
+        assert ms.grad.numpy().tolist() == ts.grad.numpy().tolist(), name

@@ -13,8 +13,11 @@ evenly over every element equal to it, as PyTorch does, by the same
 ``where``-and-count construction, so nothing here needs a rule of its own.
 
 Where ``index`` names one position twice, ``scatter`` and ``index_put``
-(without ``accumulate``) are undefined in PyTorch ("the order is
-non-deterministic"); here the written values then add up.
+(without ``accumulate``) keep the value written last, in the order of
+``index``'s elements, as PyTorch's CPU kernels do (its documentation leaves
+the choice undefined): the last writer is found as the ``amax`` of the
+writers' order numbers, scattered. Every writer's gradient is the one at its
+position, as PyTorch's (the overwritten ones carry it through a zero).
 
     >>> import minigrad as mg
     >>> mg.zeros(4).scatter(0, mg.tensor([1, 3]), mg.tensor([5.0, 7.0]))
@@ -23,6 +26,7 @@ non-deterministic"); here the written values then add up.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -44,6 +48,7 @@ from minigrad.tensor.ops.indexing import (
     as_tensor,
     dim_argument,
 )
+from minigrad.tensor.ops.logic import isfinite
 from minigrad.tensor.ops.movement import SCATTER_ADD, _raw_index, getitem, reshape
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
@@ -101,6 +106,31 @@ def _written(index: Tensor, dim: int, x: Tensor) -> Tensor:
     return _scatter_sum(ones, index, dim, x.shape)
 
 
+def _last_writers(order: Tensor, index: Tensor, dim: int, size: int) -> Tensor:
+    """Whether each writer is the last one to its position: ``order`` numbers the
+    writers; ``index`` (order's shape) says where each writes along ``dim``."""
+    start = Tensor.concrete(np.full((*order.shape[:dim], size, *order.shape[dim + 1 :]), -1,
+                                    np.int64), device=order.device)  # fmt: skip
+    last = apply(SCATTER_EXTREMUM, (start, order, index), dim=dim, reduce="amax",
+                 include_self=True)  # fmt: skip
+    return compare("eq", apply(GATHER, (last, index), dim=dim), order)
+
+
+def _overwritten_to_zero(source: Tensor, winner: Tensor) -> Tensor:
+    """``source`` where ``winner``, else 0 that still carries the writer's gradient."""
+    if not dtypes.is_floating(source.dtype):
+        return where(
+            winner, source, Tensor.concrete(np.zeros((), source.dtype), device=source.device)
+        )
+    fixed = source.detach()
+    return where(winner, source, where(isfinite(fixed), source - fixed, 0.0))
+
+
+def _numbered(shape: tuple, device: str) -> Tensor:
+    return Tensor.concrete(np.arange(math.prod(shape), dtype=np.int64).reshape(shape),
+                           device=device)  # fmt: skip
+
+
 def scatter(input: Any, dim: int, index: Any, src: Any = None, *, value: Any = None,
             reduce: str | None = None) -> Tensor:  # fmt: skip
     """``input`` with ``src[p]`` written where ``gather`` would read for ``index[p]``.
@@ -124,6 +154,10 @@ def scatter(input: Any, dim: int, index: Any, src: Any = None, *, value: Any = N
         return reshape(out, ()) if as_tensor(input).ndim == 0 else out
     x, d, index, source = _prepared(input, dim, index, src, value, "scatter")
     hit = compare("gt", _written(index, d, x), 0)
+    if isinstance(src, Tensor) and index.size > 1:  # the last write to a position wins
+        spread = index.broadcast_to(source.shape) if index.shape != source.shape else index
+        winner = _last_writers(_numbered(spread.shape, x.device), spread, d, x.shape[d])
+        source = _overwritten_to_zero(source, winner)
     out = where(hit, _scatter_sum(source, index, d, x.shape), x)
     return reshape(out, ()) if as_tensor(input).ndim == 0 else out
 
@@ -338,9 +372,14 @@ def index_put(input: Any, indices: Any, values: Any, accumulate: bool = False) -
     target = getitem(Tensor.concrete(np.zeros(x.shape, bool), device=x.device), raw).shape
     broadcast_shape(v.shape, target, op="index_put")
     v = broadcast_to(v, target)
-    placed = apply(SCATTER_ADD, (v,), index=raw, shape=x.shape)
     if accumulate:
-        return x + placed
+        return x + apply(SCATTER_ADD, (v,), index=raw, shape=x.shape)
+    if math.prod(target) > 1:  # the last write to a position wins
+        where_to = getitem(_numbered(x.shape, x.device), raw).reshape(-1)
+        order = _numbered((where_to.shape[0],), x.device)
+        winner = _last_writers(order, where_to, 0, x.size).reshape(target)
+        v = _overwritten_to_zero(v, winner)
+    placed = apply(SCATTER_ADD, (v,), index=raw, shape=x.shape)
     ones = Tensor.concrete(np.ones(target, x.dtype), device=x.device)
     hit = compare("gt", apply(SCATTER_ADD, (ones,), index=raw, shape=x.shape), 0)
     return where(hit, placed, x)
