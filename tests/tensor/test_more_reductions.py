@@ -82,7 +82,7 @@ def test_argmax_counts_nan_as_the_largest_and_argmin_as_the_smallest():
 
 
 def test_argmax_of_nothing_is_an_error():
-    with pytest.raises(RuntimeError, match="Expected reduction dim to be specified"):
+    with pytest.raises(IndexError, match="Expected reduction dim to be specified"):  # torch's
         mg.zeros((0, 3)).argmax()
     with pytest.raises(IndexError, match="reduction dim 0 to have non-zero size"):
         mg.zeros((0, 3)).argmax(0)

@@ -170,7 +170,9 @@ def fmod(input: Any, other: Any) -> Tensor:
     """
     x, y = operands("fmod", input, other)
     if x.dtype == dtypes.bool_:
-        x, y = x.to(dtypes.int64), y.to(dtypes.int64)
+        raise NotImplementedError(
+            "\"fmod_cpu\" not implemented for 'Bool'\nfmod: convert first, e.g. x.to(mg.int64)"
+        )
     _check_integer_divisor(x, y)
     r = remainder(x, y)
     flip = logical_and(compare("ne", r, 0), compare("ne", compare("lt", x, 0), compare("lt", y, 0)))

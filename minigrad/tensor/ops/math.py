@@ -354,7 +354,10 @@ def remainder(input: Any, other: Any) -> Tensor:
     """
     x, y = operands("remainder", input, other)
     if x.dtype == dtypes.bool_:
-        x, y = x.to(dtypes.int64), y.to(dtypes.int64)
+        raise NotImplementedError(
+            "\"remainder_cpu\" not implemented for 'Bool'\n"
+            "remainder: convert first, e.g. x.to(mg.int64)"
+        )
     if not dtypes.is_floating(x.dtype) and (y._numpy() == 0).any():
         raise RuntimeError(
             "ZeroDivisionError\nremainder: an integer divisor is 0; use float tensors "

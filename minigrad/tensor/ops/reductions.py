@@ -17,7 +17,6 @@ integer and bool results carry none). ``prod`` and the running totals are in
 
 from __future__ import annotations
 
-import builtins
 from collections import namedtuple
 from typing import Any
 
@@ -179,7 +178,7 @@ def _extremum_along(prim: Primitive, result: type, x: Tensor, axis: Any, keepdim
         return (ew.maximum if prim is MAX else ew.minimum)(x, axis)
     axes, keepdims = _axes_and_keep(x, axis, keepdims, None, keepdim)
     if axis is None or isinstance(axis, (tuple, list)):
-        _check_not_empty(x, axes, prim.name)
+        _check_not_empty(x, axes, prim.name, axis)
         return apply(prim, (x,), axes=axes, keepdims=keepdims)
     indices = _arg_extremum(prim, x, axis, True, None, None, prim.name)
     if x.ndim == 0:
@@ -195,8 +194,18 @@ def _extremum_along(prim: Primitive, result: type, x: Tensor, axis: Any, keepdim
     return result(values, indices if keepdims else indices.reshape(values.shape))
 
 
-def _check_not_empty(x: Tensor, axes: tuple[int, ...], op: str) -> None:
-    if builtins.any(x.shape[a] == 0 for a in axes) or (not axes and x.size == 0):
+def _check_not_empty(x: Tensor, axes: tuple[int, ...], op: str, dim: Any = None) -> None:
+    """PyTorch's errors for a max/min over no elements: with ``dim`` given, an IndexError
+    naming the first empty axis; without, a RuntimeError asking for one."""
+    empty = [a for a in axes if x.shape[a] == 0]
+    if dim is not None and empty:
+        given = [d for d in (dim if isinstance(dim, (tuple, list)) else (dim,))
+                 if int(d) % x.ndim in empty]  # fmt: skip
+        raise IndexError(
+            f"{op}(): Expected reduction dim {given[0]} to have non-zero size.\n"
+            f"(shape {x.shape}); reduce along axes of nonzero size"
+        )
+    if empty or (not axes and x.size == 0):
         raise RuntimeError(
             f"{op}(): Expected reduction dim to be specified for input.numel() == 0. Specify "
             f"the reduction dim with the 'dim' argument.\n(shape {x.shape}, axes {axes})"
@@ -226,15 +235,15 @@ def mean(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepd
     >>> mg.tensor([1, 2]).mean(dtype=mg.float32)
     tensor(1.5)
     """
-    axes, keepdims = _axes_and_keep(x, axis, keepdims, dim, keepdim)
     if dtype is not None:
         x = x.to(dtype)
-    if not dtypes.is_floating(x.dtype):
+    if not dtypes.is_floating(x.dtype):  # checked before the axes, as PyTorch
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {_TORCH_DTYPE_NAMES.get(x.dtype.name, x.dtype.name)}\n"
             "mean: convert first, e.g. x.to(mg.float32).mean(), or give dtype=mg.float32"
         )
+    axes, keepdims = _axes_and_keep(x, axis, keepdims, dim, keepdim)
     return apply(SUM, (x,), axes=axes, keepdims=keepdims) / _count(x, axes)
 
 
@@ -338,14 +347,14 @@ def amax(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepd
     tensor([0. , 0.5, 0.5])
     """
     axes, keepdims = _axes_and_keep(x, axis, keepdims, dim, keepdim)
-    _check_not_empty(x, axes, "amax")
+    _check_not_empty(x, axes, "amax", dim if dim is not None else axis)
     return apply(MAX, (x,), axes=axes, keepdims=keepdims)
 
 
 def amin(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdim=None):
     """Smallest element over ``axis`` (PyTorch's name); tied winners share the gradient evenly."""
     axes, keepdims = _axes_and_keep(x, axis, keepdims, dim, keepdim)
-    _check_not_empty(x, axes, "amin")
+    _check_not_empty(x, axes, "amin", dim if dim is not None else axis)
     return apply(MIN, (x,), axes=axes, keepdims=keepdims)
 
 
@@ -367,7 +376,7 @@ def _arg_extremum(prim: Primitive, x: Tensor, axis: Any, keepdims: bool, dim: An
     shape = x.shape
     if axis is None:
         if x.size == 0:
-            raise RuntimeError(
+            raise IndexError(
                 f"{name}(): Expected reduction dim to be specified for input.numel() == 0.\n"
                 f"(shape {shape}); give dim= along an axis of nonzero size"
             )
@@ -456,6 +465,8 @@ def logsumexp(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, 
     tensor(1000.6932)
     """
     axes, keepdims = _axes_and_keep(x, axis, keepdims, dim, keepdim)
+    if not dtypes.is_floating(x.dtype):  # integers and bools: in the default float, as PyTorch
+        x = x.to(dtypes.DEFAULT_FLOAT)
     if x.size == 0:  # nothing to shift by: the sum of no exps is 0, its log -inf
         m = Tensor.concrete(0.0, dtype=x.dtype, device=x.device)
     else:
