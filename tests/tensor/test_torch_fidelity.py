@@ -214,3 +214,30 @@ def test_repeated_positions_keep_the_last_write_as_torch(seed, backend):
         assert y.detach().numpy().tolist() == ty.detach().numpy().tolist(), name
         assert mx.grad.numpy().tolist() == tx.grad.numpy().tolist(), name
         assert ms.grad.numpy().tolist() == ts.grad.numpy().tolist(), name
+
+
+# -- found by a randomized differential run against torch --------------------------------------
+FOUND_CALLS = {
+    "amax over an empty dim": lambda m, t: m.amax(t([], "float32"), 0),
+    "amin over an empty dim -1": lambda m, t: m.amin(t([[]], "float32"), -1),
+    "amax of nothing": lambda m, t: m.amax(t([], "float32")),
+    "max over an empty dim": lambda m, t: m.max(t([[]], "float32"), 1)[0],
+    "argmax of nothing": lambda m, t: m.argmax(t([], "float32")),
+    "remainder of bools": lambda m, t: m.remainder(t([True], "bool"), t([True], "bool")),
+    "mask % True": lambda m, t: t([True, False], "bool") % True,
+    "mask % 2": lambda m, t: t([True, False], "bool") % 2,
+    "fmod of bools": lambda m, t: m.fmod(t([True], "bool"), t([False], "bool")),
+    "logsumexp of bools": lambda m, t: m.logsumexp(t([True, False], "bool"), 0),
+    "logsumexp of ints": lambda m, t: m.logsumexp(t([[1, 2], [3, 4]], "int64"), 1),
+    "mean of ints, dim out of range": lambda m, t: m.mean(t([1, 2], "int64"), 3),
+}
+
+
+def test_differential_findings_are_torchs():
+    for name, call in FOUND_CALLS.items():
+        ours, theirs = _both(call, "numpy")
+        if ours[0] == "ok" == theirs[0]:
+            assert ours[1] == theirs[1], name
+            np.testing.assert_allclose(ours[2], theirs[2], rtol=1e-6, err_msg=name)
+        else:
+            assert ours == theirs, name
