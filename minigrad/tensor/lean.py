@@ -197,7 +197,7 @@ def _divide(g: np.ndarray, record: Any, backend: Any) -> Any:
     px, py = record.parents
     return (
         _div(g, b) if px.requires_grad else None,
-        _div(_mul(_neg(g), out), b) if py.requires_grad else None,
+        _mul(_neg(g), _div(out, b)) if py.requires_grad else None,  # as the row (torch's rounding)
     )
 
 
@@ -262,7 +262,7 @@ ARRAY_RULES = {
     ew.SUB: (_sub, True),  # g, -g
     ew.NEG: (_negate, True),  # -g
     ew.MUL: (_times, True),  # g * y, x * g
-    ew.DIV: (_divide, True),  # g / y, -g * out / y
+    ew.DIV: (_divide, True),  # g / y, -g * (out / y)
     ew.EXP: (_exp, True),  # g * out
     ew.TANH: (_fused(_TANH_GRAD, True), True),  # tanh_grad(g, out)
     ew.SIGMOID: (_fused(_SIGMOID_GRAD, True), True),  # sigmoid_grad(g, out)
