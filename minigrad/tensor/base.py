@@ -43,6 +43,7 @@ import numpy as np
 from minigrad import backends
 from minigrad.backends.contract import StandIn
 from minigrad.tensor import dtypes
+from minigrad.tensor.mode import current
 
 NOT_NUMBERS = (
     "cannot make a tensor from this data (ragged lists or non-numbers?); "
@@ -466,16 +467,17 @@ class TensorBase:
     def numpy(self, *, force: bool = False) -> np.ndarray:
         """The values as a NumPy array (copied to the host for CUDA tensors).
 
-        A tensor that requires grad is refused, as in PyTorch: the array would be
-        outside the graph, so write ``x.detach().numpy()`` to say so. ``force=True``
-        detaches (and, as PyTorch's, copies).
+        A tensor that requires grad is refused while gradients are recorded, as in
+        PyTorch: the array would be outside the graph, so write ``x.detach().numpy()``
+        to say so (under ``mg.no_grad()`` it is allowed). ``force=True`` detaches
+        (and, as PyTorch's, copies).
 
         >>> import minigrad as mg
         >>> w = mg.ones(2, requires_grad=True)
         >>> w.detach().numpy(), w.numpy(force=True)
         (array([1., 1.], dtype=float32), array([1., 1.], dtype=float32))
         """
-        if self.requires_grad:
+        if self.requires_grad and current().grad_enabled:
             if not force:
                 raise RuntimeError(_NUMPY_OF_GRAD)
             return np.array(self._numpy(), copy=True)
@@ -497,7 +499,13 @@ class TensorBase:
 
     # -- array protocols: NumPy, DLPack and format() read a tensor's numbers ----------
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        """``np.asarray(x)``: the values as one NumPy array (a view of CPU memory)."""
+        """``np.asarray(x)``: the values as one NumPy array (a view of CPU memory).
+
+        Refused for a tensor that requires grad while gradients are recorded, as
+        ``numpy()`` and PyTorch's are: write ``np.asarray(x.detach())``.
+        """
+        if self.requires_grad and current().grad_enabled:
+            raise RuntimeError(_NUMPY_OF_GRAD)
         array = self._numpy()
         if dtype is not None and array.dtype != dtype:
             return array.astype(dtype)
