@@ -125,6 +125,24 @@ class MoreMethods:
     def logical_not(self) -> Any:
         return logic.logical_not(self)
 
+    def eq(self, other: Any) -> Any:
+        return logic.eq(self, other)
+
+    def ne(self, other: Any) -> Any:
+        return logic.ne(self, other)
+
+    def lt(self, other: Any) -> Any:
+        return logic.lt(self, other)
+
+    def le(self, other: Any) -> Any:
+        return logic.le(self, other)
+
+    def gt(self, other: Any) -> Any:
+        return logic.gt(self, other)
+
+    def ge(self, other: Any) -> Any:
+        return logic.ge(self, other)
+
     def isnan(self) -> Any:
         return logic.isnan(self)
 

@@ -241,3 +241,19 @@ def test_differential_findings_are_torchs():
             np.testing.assert_allclose(ours[2], theirs[2], rtol=1e-6, err_msg=name)
         else:
             assert ours == theirs, name
+
+
+def test_comparison_functions_and_methods_are_torchs():
+    calls = {
+        f"{name}{how}": call
+        for name in ("eq", "ne", "lt", "le", "gt", "ge")
+        for how, call in {
+            "(x, y)": lambda m, t, n=name: getattr(m, n)(t([1.0, float("nan"), 3.0], "float32"),
+                                                         t([1.0, 2.0, 4.0], "float32")),
+            "(i, 2)": lambda m, t, n=name: getattr(m, n)(t([1, 2, 3], "int64"), 2),
+            "x.(mask)": lambda m, t, n=name: getattr(t([0, 1], "int32"), n)(t([True, True], "bool")),
+        }.items()
+    }  # fmt: skip
+    for name, call in calls.items():
+        ours, theirs = _both(call, "numpy")
+        assert ours == theirs, name

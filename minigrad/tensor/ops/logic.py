@@ -32,8 +32,8 @@ from minigrad.tensor.ops.reductions import all
 from minigrad.tensor.record import apply
 
 __all__ = [
-    "allclose", "equal", "isclose", "isfinite", "isinf", "isnan", "logical_and", "logical_not",
-    "logical_or", "logical_xor",
+    "allclose", "eq", "equal", "ge", "gt", "isclose", "isfinite", "isinf", "isnan", "le",
+    "logical_and", "logical_not", "logical_or", "logical_xor", "lt", "ne",
 ]  # fmt: skip
 
 
@@ -89,6 +89,43 @@ def logical_not(input: Any) -> Tensor:
     tensor([ True, False, False])
     """
     return apply(LOGICAL_NOT, (_tensor(input),))
+
+
+def eq(input: Any, other: Any) -> Tensor:
+    """``input == other`` elementwise (broadcast), as bools: PyTorch's ``torch.eq``.
+
+    ``ne``, ``lt``, ``le``, ``gt`` and ``ge`` are ``!=``, ``<``, ``<=``, ``>`` and ``>=``.
+
+    >>> import minigrad as mg
+    >>> mg.eq(mg.tensor([1, 2]), 2), mg.lt(mg.tensor([1.0, 2.0]), mg.tensor([2.0, 2.0]))
+    (tensor([False,  True]), tensor([ True, False]))
+    """
+    return compare("eq", _tensor(input), other)
+
+
+def ne(input: Any, other: Any) -> Tensor:
+    """``input != other`` elementwise (see ``eq``)."""
+    return compare("ne", _tensor(input), other)
+
+
+def lt(input: Any, other: Any) -> Tensor:
+    """``input < other`` elementwise (see ``eq``)."""
+    return compare("lt", _tensor(input), other)
+
+
+def le(input: Any, other: Any) -> Tensor:
+    """``input <= other`` elementwise (see ``eq``)."""
+    return compare("le", _tensor(input), other)
+
+
+def gt(input: Any, other: Any) -> Tensor:
+    """``input > other`` elementwise (see ``eq``)."""
+    return compare("gt", _tensor(input), other)
+
+
+def ge(input: Any, other: Any) -> Tensor:
+    """``input >= other`` elementwise (see ``eq``)."""
+    return compare("ge", _tensor(input), other)
 
 
 def isnan(input: Any) -> Tensor:
