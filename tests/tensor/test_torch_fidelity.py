@@ -230,6 +230,13 @@ FOUND_CALLS = {
     "logsumexp of bools": lambda m, t: m.logsumexp(t([True, False], "bool"), 0),
     "logsumexp of ints": lambda m, t: m.logsumexp(t([[1, 2], [3, 4]], "int64"), 1),
     "mean of ints, dim out of range": lambda m, t: m.mean(t([1, 2], "int64"), 3),
+    "0-d x[0]": lambda m, t: t(1.5, "float32")[0],
+    "0-d x[..., None, ::2]": lambda m, t: t(1.5, "float32")[..., None, ::2],
+    "too many indices": lambda m, t: t([[1, 2]], "int64")[0, 0, 0],
+    "index out of bounds": lambda m, t: t([[1, 2]], "int64")[:, 7],
+    "tensor index out of bounds": lambda m, t: t([[1, 2]], "int64")[t([5], "int64")],
+    "0-d diagonal": lambda m, t: m.diagonal(t(1.5, "float32")),
+    "0-d diagonal 0, -1": lambda m, t: m.diagonal(t(1.5, "float32"), 0, 0, -1),
 }
 
 

@@ -310,7 +310,8 @@ def diagonal(x: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1, *,
 
 
 def _diagonal(x: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:
-    d1, d2 = normalize_axes(dim1, x.ndim)[0], normalize_axes(dim2, x.ndim)[0]
+    # A 0-d tensor's dims 0 and -1 both name its one (absent) axis, as in PyTorch.
+    d1, d2 = ((normalize_axes(d, x.ndim) or (0,))[0] for d in (dim1, dim2))
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     rest = [d for d in range(x.ndim) if d not in (d1, d2)]

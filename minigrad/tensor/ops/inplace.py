@@ -85,6 +85,7 @@ from minigrad.tensor.ops.movement import (
     _batch_axis_after,
     _moved_axis,
     astype,
+    index_error,
     reshape,
     transpose,
 )
@@ -603,7 +604,7 @@ def setitem(x: Tensor, index: Any, value: Any) -> None:
     try:
         target = np.broadcast_to(np.empty((), bool), x.shape)[index].shape
     except IndexError as error:
-        raise IndexError(f"{error} (indexing a tensor of shape {x.shape})") from None
+        raise index_error(error, x.shape, index) from None
     value = _as_tensor(value, x)
     if value.device != x.device:
         value = value.to(x.device)

@@ -10,6 +10,7 @@ Their forward-mode rules apply the same rearrangement to the tangent.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -301,6 +302,21 @@ def _raw_index(index: Any, device: str) -> Any:
     return index
 
 
+def index_error(error: Exception, shape: tuple, index: Any) -> IndexError:
+    """NumPy's IndexError for ``x[index]`` with PyTorch's first line (``"dimension"``, not
+    ``"axis"``; ``"tensor of dimension N"``, not ``"array"``), x's shape on the next."""
+    text = str(error)
+    too_many = re.match(r"too many indices for array: array is (\d+)-dimensional", text)
+    if too_many and not shape and dtypes.is_integer(index):
+        text = ("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")  # fmt: skip
+    elif too_many:
+        text = f"too many indices for tensor of dimension {too_many.group(1)}"
+    else:
+        text = re.sub(r"out of bounds for axis (\d+)", r"out of bounds for dimension \1", text)
+    return IndexError(f"{text}\n(indexing a tensor of shape {shape})")
+
+
 def getitem(x: Tensor, index: Any) -> Tensor:
     """``x[index]``: basic slicing, integer-array and boolean-mask indexing.
 
@@ -312,7 +328,7 @@ def getitem(x: Tensor, index: Any) -> Tensor:
     try:
         out = apply(GETITEM, (x,), index=index)
     except IndexError as error:
-        raise IndexError(f"{error} (indexing a tensor of shape {x.shape})") from None
+        raise index_error(error, x.shape, index) from None
     # A basic index makes a view, as in PyTorch.
     note_view(out, x, GETITEM, {"index": index}, current().grad_enabled)
     return out
