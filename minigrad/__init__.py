@@ -10,15 +10,17 @@ The package is laid out like the course (see ``docs/`` and ``lessons/``):
 - ``graph``       the node protocol and the shared topological walk (lesson 02)
 - ``scalar``      ``Value``, a micrograd-style scalar graph (lessons 02-03)
 - ``backends``    kernels over raw arrays: numpy, numba CPU, numba.cuda (10-11)
-- ``tensor``      the core, read in order: dtypes, gradient mode, the primitive
-                  registry, what a tensor is, ``apply``, reverse mode, ``Tensor``,
-                  ``Function``, factories (04-06)
+- ``tensor``      the core, read in order: dtypes, gradient mode and the stack of
+                  transforms (one ``Level`` each), the primitive registry, what a
+                  tensor is, ``apply``, reverse mode, ``Tensor``, ``Function``,
+                  factories (04-06)
 - ``tensor.ops``  the op catalog, one module per family: elementwise, math,
                   activations, movement, indexing, reductions, scans, softmax,
                   linalg, contractions, norms, sorting, padding, pooling,
                   convolution, in-place (04-12), collectives (18)
 - ``tree``        pytrees: nested tuples, lists and dicts taken apart and rebuilt (07)
-- ``transforms``  grad, vjp, jvp, hessian, checkpoint (07-09), vmap (14)
+- ``transforms``  grad, vjp, jvp (the forward interpreter), hessian, checkpoint
+                  (07-09), vmap and its batching interpreter (14)
 - ``compile``     make_graph and jit: tracing, passes, fusion, code generation (13);
                   control flow as graph operations: cond, while_loop, scan (16)
 - ``amp``         mixed precision: ``autocast`` and ``GradScaler`` as ``torch.amp`` (15)

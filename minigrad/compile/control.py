@@ -57,13 +57,13 @@ from minigrad.compile.pytree import flatten, unflatten
 from minigrad.compile.subgraph import Spec, same_type, spec_of, trace_body, type_name
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import every_value
-from minigrad.tensor.batching import BatchedArray
 from minigrad.tensor.factories import full
 from minigrad.tensor.factories import tensor as make_tensor
 from minigrad.tensor.mode import current, no_grad
 from minigrad.tensor.ops.elementwise import where
 from minigrad.tensor.ops.movement import stack
 from minigrad.tensor.tensor import Tensor
+from minigrad.transforms.batched import BatchedArray
 
 
 # -- which reading: a trace, or plain Python --------------------------------------------------

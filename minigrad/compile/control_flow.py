@@ -54,7 +54,6 @@ from minigrad.compile.subgraph import (
     split_for_reverse,
     trace_body,
 )
-from minigrad.tensor.batching import BatchedArray
 from minigrad.tensor.dtypes import is_floating
 from minigrad.tensor.mode import current, is_grad_enabled, no_grad
 from minigrad.tensor.ops.elementwise import where
@@ -62,6 +61,7 @@ from minigrad.tensor.ops.movement import concatenate, stack
 from minigrad.tensor.primitive import Primitive, TensorSpec
 from minigrad.tensor.record import OpRecord, full_like
 from minigrad.tensor.tensor import Tensor
+from minigrad.transforms.batched import BatchedArray
 from minigrad.transforms.forward import jvp
 from minigrad.transforms.vmap import vmap
 

@@ -50,12 +50,12 @@ from minigrad.compile.pytree import flatten
 from minigrad.compile.run import Program, run_through_apply
 from minigrad.compile.trace import Trace
 from minigrad.tensor import autograd
-from minigrad.tensor.batching import BatchedArray
 from minigrad.tensor.dtypes import is_floating
 from minigrad.tensor.mode import enable_grad, fresh_stack
 from minigrad.tensor.primitive import REGISTRY
 from minigrad.tensor.record import zeros_like
 from minigrad.tensor.tensor import Tensor
+from minigrad.transforms.batched import BatchedArray
 
 
 class BodyTrace(Trace):

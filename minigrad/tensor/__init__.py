@@ -2,10 +2,10 @@
 
 The core, bottom to top (each imports only those above it in this list, and
 the op catalog only where ``Tensor`` spells an operation):
-``dtypes``, ``mode`` (gradient mode), ``primitive`` (the registry), ``batching``
-(batched tensors and the batch rules' dispatch, lesson 14), ``base`` (what a
-tensor is), ``record`` (``apply`` and the ``OpRecord``), ``autograd`` (the reverse
-pass), ``tensor`` (the ``Tensor`` class and its operators, with ``more_methods``),
+``dtypes``, ``mode`` (gradient mode and the stack of transforms, ``Level``),
+``primitive`` (the registry), ``base`` (what a tensor is), ``record`` (``apply``
+and the ``OpRecord``), ``autograd`` (the reverse pass), ``tensor`` (the
+``Tensor`` class and its operators, with ``more_methods``),
 ``lean`` (the values a reverse pass without ``create_graph`` runs its rules on),
 ``function`` (custom operations), ``factories`` and ``generator``.
 

@@ -1,7 +1,7 @@
 """``vmap``: write a function for one example, run it on a batch (lesson 14).
 
 ``mg.vmap(f)(xs)`` is ``stack([f(x) for x in xs])`` without the loop: ``f``
-runs once, on *batched* tensors (``minigrad/tensor/batching.py``) that look
+runs once, on *batched* tensors (``minigrad/transforms/batched.py``) that look
 like one example to ``f`` but carry the whole batch, and each operation runs
 its row's batch rule, one kernel call for the batch. Because batching is one
 more reading of the primitive table, it composes with the others:
@@ -40,10 +40,10 @@ from collections.abc import Callable
 from typing import Any
 
 from minigrad import tree
-from minigrad.tensor import batching
-from minigrad.tensor.batching import BatchedArray
 from minigrad.tensor.ops.movement import transpose
 from minigrad.tensor.tensor import Tensor
+from minigrad.transforms import batching
+from minigrad.transforms.batched import BatchedArray
 
 RANDOMNESS = ("error", "different", "same")
 
@@ -198,8 +198,7 @@ def vmap(
     def vmapped(*args: Any, **kwargs: Any) -> Any:
         leaves, size = _batch_inputs(args, in_axes)
         watched = any(axis is not None and _watched(x) for _, x, axis in leaves)
-        level = batching.open_level(size, randomness, watched, axis_name)
-        try:
+        with batching.Level(size, randomness, watched, axis_name) as level:
             wrapped = []
             for path, x, axis in leaves:
                 if axis is None:
@@ -213,8 +212,6 @@ def vmap(
             outs = _leaves(result, out_axes, "output", "out_axes")
             structure = tree.structure(result)
             return tree.unflatten(structure, [_unbatch(o, a, level, p) for p, o, a in outs])
-        finally:
-            batching.close_level(level)
 
     vmapped.__name__ = f"vmap({getattr(f, '__name__', 'f')})"
     return vmapped

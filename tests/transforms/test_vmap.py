@@ -14,10 +14,10 @@ import pytest
 import torch
 
 import minigrad as mg
-from minigrad.tensor import batching
-from minigrad.tensor.batching import BatchingFallbackWarning
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
+from minigrad.transforms import batched, batching
+from minigrad.transforms.batching import BatchingFallbackWarning
 
 RNG = np.random.default_rng(0)
 
@@ -437,7 +437,7 @@ def test_autograd_grad_inside_vmap_with_respect_to_a_closed_over_tensor():
     seen = []
     mg.vmap(lambda a: seen.append((a * w).tanh()) or seen[-1])(mg.tensor(x))
     saved = seen[0]._node.saved_out  # tanh's logical record keeps its output: a batch
-    assert type(saved) is batching.BatchedArray
+    assert type(saved) is batched.BatchedArray
     physical = saved.physical
     assert physical._node.saved_out is physical.data  # the one array, in both records
 

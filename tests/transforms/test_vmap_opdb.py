@@ -23,7 +23,7 @@ from opdb import DATABASE, NO_GRAD, SEEDS
 from opdb.oracles import outputs
 
 import minigrad as mg
-from minigrad.tensor.batching import BatchingFallbackWarning
+from minigrad.transforms.batching import BatchingFallbackWarning
 
 BATCH = 3
 # Cases that cannot be batched, and must say so: batch_norm in training mode

@@ -1,18 +1,18 @@
-"""Batched tensors: the fourth reading of a row, how it acts on a batch (lesson 14).
+"""Batching: the interpreter of ``mg.vmap``, the fourth reading of a row (lesson 14).
 
 Inside ``mg.vmap(f)``, ``f`` sees one example, yet every operation it runs
-acts on the whole batch at once. A *batched* tensor makes that work: its
-``data`` is a ``BatchedArray``, which holds a *physical* tensor whose axis 0
-is the batch and says which vmap ``Level`` that axis belongs to. The tensor's
-``shape`` is the *logical* one, without the batch axis, so ``f``'s code (and
-every shape check in the library) reads one example.
+acts on the whole batch at once. Its arguments are *batched* tensors
+(``batched.py``): each holds a *physical* tensor, batch on axis 0, and the
+vmap ``Level`` below that the batch belongs to.
 
-When an input of an operation is batched, ``apply`` does not call the row's
-kernel: it calls ``batch_forward``, which unwraps the physical tensors of the
-innermost level and runs the row's **batch rule** on them. A rule is an
-ordinary function of tensors, ``batch(xs, batched, **params)``: ``batched[i]``
-says whether ``xs[i]`` carries the batch on axis 0, and the rule returns the
-physical result, batch on axis 0. It runs operations through ``apply``
+Each ``vmap`` opens a ``Level`` on the stack of interpreters
+(``minigrad.tensor.mode``). When an input of an operation is batched at that
+level, ``apply`` hands the operation to it (``claims``) instead of calling
+the row's kernel, and the level runs the row's **batch rule** below itself
+(``process``): its tensors are replaced by their physical tensors, and the
+rule returns the physical result, batch on axis 0. A rule is an ordinary
+function of tensors, ``batch(xs, batched, **params)``: ``batched[i]`` says
+whether ``xs[i]`` carries the batch. It runs operations through ``apply``
 again, so the rules compose: nested vmaps unwrap one level per call, and
 gradients and tangents of the physical tensors are recorded as usual.
 
@@ -46,26 +46,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from minigrad.tensor import mode
-from minigrad.tensor.base import Box
 from minigrad.tensor.mode import current
-from minigrad.tensor.ops import inplace
 from minigrad.tensor.primitive import (
     REGISTRY,
     Primitive,
     aligned,
 )
 from minigrad.tensor.record import apply, record
-
-ESCAPED = (
-    "a batched tensor was used after its vmap returned (it was stored outside f, or "
-    "returned inside a non-tensor); return tensors from f instead, so that vmap can "
-    "unbatch them"
-)
-NOT_VALUES = (
-    "vmap: a batched tensor has no single value: .item(), .numpy(), float() and bool() "
-    "are not supported inside vmap (the batch holds many values). Write the computation "
-    "with tensor operations (e.g. mg.where instead of if), or move it out of vmap"
-)
+from minigrad.transforms.batched import BatchedArray
 
 
 class Level(mode.Level):
@@ -84,9 +72,9 @@ class Level(mode.Level):
         self.name = name
         self.size = size
         self.randomness = randomness
-        # An outer transform (grad) records the physical tensors of this level,
-        # so gradients taken inside it must be recorded too (see reverse.py).
-        self.watched = watched
+        # An outer transform (grad) records the physical tensors of this level (or
+        # of a level outside it), so gradients taken inside must be recorded too.
+        self.watched = watched or any(lv.watched for lv in current().open_levels("batch"))
 
     def __repr__(self) -> str:
         return f"Level({self.id}, size={self.size})"
@@ -113,100 +101,6 @@ class Level(mode.Level):
     def draw(self, make: Callable[[tuple], Any], shape: tuple) -> Any:
         """``batched_draw``: random numbers, one draw per example where asked."""
         return batched_draw(make, shape)
-
-
-def open_level(size: int, randomness: str = "error", watched: bool = False,
-               name: Any = None) -> Level:  # fmt: skip
-    """Start a vmap level over a batch of ``size`` (used by ``mg.vmap``)."""
-    levels = current().open_levels("batch")
-    level = Level(size, randomness, watched or any(lv.watched for lv in levels), name)
-    return level.__enter__()
-
-
-def close_level(level: Level) -> None:
-    """End ``level``: its batched tensors may no longer be used."""
-    level.__exit__()
-
-
-def watched_from_outside() -> bool:
-    """Does an open vmap level hold tensors that an outer transform differentiates?"""
-    return any(level.watched for level in current().open_levels("batch"))
-
-
-class BatchedValueError(AttributeError, RuntimeError):
-    """A batched tensor's values were asked for: inside vmap, or after it returned.
-
-    An ``AttributeError`` too, so that ``hasattr`` and ``getattr(x, name, default)``
-    still answer "no" for an array attribute that a batch does not have.
-    """
-
-
-class BatchedArray(Box):
-    """The ``data`` of a batched tensor: a physical tensor with the batch on axis 0.
-
-    It answers ``shape`` and ``dtype`` like an array, with the *logical*
-    shape, so code that reads a tensor's shape sees one example.
-
-    >>> import minigrad as mg
-    >>> b = BatchedArray(mg.zeros((5, 2, 3)), Level(5, "error", False))
-    >>> b.shape, b.ndim, b
-    ((2, 3), 2, BatchedArray(batch 5 on axis 0, shape (2, 3), float32))
-    """
-
-    __slots__ = ("__weakref__", "dtype", "level", "physical", "shape")
-
-    def __init__(self, physical: Any, level: Level) -> None:
-        self.physical = physical
-        self.level = level
-        self.shape = physical.shape[1:]
-        self.dtype = physical.dtype
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    def detached(self) -> BatchedArray:
-        """The same batch, cut off from every graph (``Tensor.detach`` of a batched tensor)."""
-        return BatchedArray(self.physical.detach(), self.level)
-
-    def __array__(self, *args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError(NOT_VALUES if self.level.open else ESCAPED)
-
-    # -- what the tensor layer asks a stand-in (contract.StandIn, base.Box) ------
-    def to_numpy(self) -> Any:
-        self.__array__()  # raises, saying why: one tensor, many values
-
-    def tensor_repr(self) -> str:
-        return f"BatchedTensor(level={self.level.id}, batch=0, value={self.physical!r})"
-
-    def write(self, x: Any, new: Any) -> None:
-        """Write a batch in place: into the physical tensor, which holds every example."""
-        if isinstance(new, BatchedArray) and new.level.id > self.level.id:
-            raise RuntimeError(inplace.WIDER_MESSAGE)
-        if type(new) is not BatchedArray or new.level is not self.level:  # same for every example
-            new = BatchedArray(
-                x.concrete._wrap(new, x.device).broadcast_to(self.physical.shape), self.level
-            )
-        if new.physical.requires_grad or new.physical._tangents:
-            # A grad (or jvp) outside vmap differentiates through the change: the batch
-            # takes the new physical tensor, whose graph records it. (Writing into the
-            # old memory would change values that graph saved.)
-            self.physical = new.physical
-        else:
-            inplace._write(self.physical, new.physical.data)
-
-    def __getattr__(self, name: str) -> Any:
-        # Reached only for what a BatchedArray lacks (an array's size, strides...):
-        # a kernel was handed a batch, i.e. a batched tensor escaped its vmap.
-        if name == "level" or name.startswith("__"):  # not set up yet (copy, pickle)
-            raise AttributeError(name)
-        raise BatchedValueError(f"{NOT_VALUES if self.level.open else ESCAPED} (asked for .{name})")
-
-    def __repr__(self) -> str:
-        return (
-            f"BatchedArray(batch {self.physical.shape[0]} on axis 0, shape {self.shape}, "
-            f"{self.dtype})"
-        )
 
 
 RANDOM_ERROR = (
@@ -238,11 +132,6 @@ def batched_draw(draw: Callable[[tuple], Any], shape: tuple) -> Any:
     for level in levels:  # outermost first: each wraps the one outside it
         t = type(t)._wrap(BatchedArray(t, level), t.device)
     return t
-
-
-def is_batched(x: Any) -> bool:
-    """Is ``x`` a batched tensor (its data a ``BatchedArray``)?"""
-    return type(getattr(x, "data", None)) is BatchedArray
 
 
 # -- the dispatch: what apply() does when an input is batched -----------------------------
