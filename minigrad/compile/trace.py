@@ -19,15 +19,9 @@ backend raises ``TracerError`` there, naming the line.
 counter, appending to a list: they run while tracing and never again when
 the compiled program is replayed (the graph keeps only tensor operations).
 
-**A trace leaves nothing traced behind.** What the traced code writes into
-objects from outside (``loss.backward()`` into ``p.grad``, an optimizer into
-its ``state``) is written down first (``Trace.remember``) and put back when
-the trace ends, so a trace that fails leaves a model that still trains
-eagerly. A trace that succeeds but left a traced value in such a place raises
-``TracerError``: the compiled program could never write it there. Every other
-traced value that the program kept (in a global, say) expires with the trace
-(``abstract_backend.expire``): using it later raises ``TracerError`` naming
-the traced function.
+**A trace leaves nothing traced behind** (``guards.py``): what the traced
+code writes into objects from outside is put back when the trace ends, and
+traced values it kept expire.
 
 Arguments and results may be tensors or tuples, lists and dicts of them,
 nested (``flatten`` / ``unflatten``); anything else in them is *static*: part
@@ -54,9 +48,9 @@ from minigrad.backends.abstract_backend import (
     TracerError,
     collect,
     expire,
-    user_line,
 )
 from minigrad.compile.graph import Graph, Op, Var
+from minigrad.compile.guards import Guards
 from minigrad.compile.pytree import flatten, unflatten
 from minigrad.tensor.mode import Level
 from minigrad.tensor.primitive import REGISTRY
@@ -74,7 +68,7 @@ VIEWS = frozenset({"astype", "broadcast_to", "getitem", "reshape", "sum_to", "to
 
 
 # -- the trace ------------------------------------------------------------------------------
-class Trace(Level):
+class Trace(Guards, Level):
     """The tracing interpreter: each operation ``apply`` hands it, appended to a graph.
 
     It claims every operation (a trace writes down the whole program, constants
@@ -93,55 +87,6 @@ class Trace(Level):
         self.aliased: set[Var] = set()  # values that may share memory with a view of them
         self.draws: list[Var] = []  # random draws (factories.randn ...), in program order
         self.replay: int | None = None  # while checkpoint recomputes: the next draw to reuse
-        # (object, attribute or None for a dict's items, what it held): put back at the end.
-        self.journal: list[tuple[Any, str | None, Any]] = []
-        self._remembered: set[tuple[int, str | None]] = set()
-
-    def remember(self, obj: Any, attribute: str | None = None) -> None:
-        """Note ``obj.attribute`` (or, with None, the items of dict ``obj``) before a change.
-
-        Called by code that writes into objects from outside the traced
-        function (``backward`` setting ``.grad``, optimizers their state), so
-        that ``restore`` can undo it when the trace ends.
-        """
-        key = (id(obj), attribute)
-        if key in self._remembered:
-            return
-        if attribute is not None and isinstance(getattr(obj, "data", None), AbstractArray):
-            return  # a tensor made inside the trace: nobody outside sees it
-        self._remembered.add(key)
-        if attribute is None:
-            was = {k: dict(v) if isinstance(v, dict) else v for k, v in obj.items()}
-        else:
-            was = getattr(obj, attribute)
-        self.journal.append((obj, attribute, was))
-
-    def leaks(self) -> list[str]:
-        """The remembered places that now hold traced values (which must not outlive the trace)."""
-        leaked = []
-        for obj, attribute, _ in self.journal:
-            if attribute is None:
-                if any(_holds_traced(v) for v in obj.values()):
-                    leaked.append(f"the state of a {type(obj).__name__}")
-            elif _holds_traced(getattr(obj, attribute)):
-                owner = (
-                    f"a tensor of shape {tuple(obj.shape)}"
-                    if hasattr(obj, "shape")
-                    else f"a {type(obj).__name__}"
-                )
-                leaked.append(f".{attribute} of {owner}")
-        return leaked
-
-    def restore(self) -> None:
-        """Put back everything ``remember`` noted, newest change first."""
-        for obj, attribute, was in reversed(self.journal):
-            if attribute is None:
-                obj.clear()
-                obj.update(was)
-            else:
-                setattr(obj, attribute, was)
-        self.journal.clear()
-        self._remembered.clear()
 
     def process(self, prim: Any, inputs: tuple, params: dict) -> Any:
         """``prim(*inputs)`` computed by the levels below (abstract arrays), then recorded."""
@@ -182,41 +127,6 @@ class Trace(Level):
         self.ops.append(Op(prim, (), dict(params), (data.var,)))
         self.draws.append(data.var)
         return data
-
-    def check_in_place(self, tensor: Any, op: str) -> None:
-        """Called by an in-place operation (``x.add_(y)``, ``x[i] = v``) while tracing.
-
-        A traced program changes nothing in place: ``x`` is re-pointed at the
-        result, a new value of the graph (so ``x += 1`` is ``x = x + 1``). That
-        is exact for a value the function made itself and nobody else sees. It
-        would silently differ from eager mode for an argument or a tensor from
-        outside (the change would be lost: the program returns values, it does
-        not write into its caller's tensors) and for a value that shares memory
-        with a view (the view would not see the change): those raise here.
-        """
-        data = tensor.data
-        where = f"\n  at {user_line()}\n"
-        if not isinstance(data, AbstractArray):
-            raise TracerError(
-                f"{op}: in-place change of a tensor from outside the traced function (a "
-                f"parameter, or a module's buffer such as batch_norm's running statistics) "
-                f"is not supported under jit yet.{where}The compiled program returns new "
-                "values; it does not write into tensors it captured. Return the new value "
-                "from the function and assign it outside, or call the function without jit"
-            )
-        v = self.var_of(data, tensor)
-        if v in self.inputs:
-            raise TracerError(
-                f"{op}: in-place change of an argument of the traced function is not "
-                f"supported under jit yet.{where}The caller's tensor would not change. "
-                "Write y = x + ... (a new tensor) and return it instead"
-            )
-        if v in self.aliased:
-            raise TracerError(
-                f"{op}: in-place change of a tensor that shares memory with a view of it "
-                f"(made by reshape, indexing, transpose, broadcast_to, ...) is not supported "
-                f"under jit yet.{where}Change a .clone() of it, or write y = x + ... instead"
-            )
 
     def var_of(self, data: Any, tensor: Any = None, device: str = "cpu") -> Var:
         """The graph variable that holds ``data`` (a tensor's array), adding it if new."""
@@ -266,14 +176,6 @@ class Trace(Level):
             top.var = Var(top.shape, top.dtype, device)
             self.ops.append(Op(prim, in_vars, {}, (top.var,)))
         return data.var
-
-
-def _holds_traced(value: Any) -> bool:
-    if isinstance(value, dict):
-        return any(_holds_traced(v) for v in value.values())
-    if isinstance(value, (list, tuple)):
-        return any(_holds_traced(v) for v in value)
-    return isinstance(getattr(value, "data", None), AbstractArray)
 
 
 def abstract_like(t: Any) -> Any:
