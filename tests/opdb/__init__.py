@@ -80,6 +80,15 @@ DIFFERENTIABLE = sorted(set(DATABASE) - NO_GRAD)
 #: Keys checked against finite differences and for second derivatives.
 SMOOTH = sorted(set(DATABASE) - NOT_SMOOTH - NO_GRAD)
 SECOND_ORDER = sorted(set(DATABASE) - NO_GRAD - FIRST_ORDER_ONLY)
+#: Keys run in float16 and bfloat16 as well (lesson 15): the elementwise, reduction,
+#: matrix product and convolution rows. Keys with a NumPy float64 constant promote by
+#: NumPy's rule (float64), so they stay float32 and up.
+LOW_PRECISION = sorted(
+    k
+    for area in (core, elementwise, reductions, contractions, convolution)
+    for k in area.CASES
+    if not k.endswith(":numpy")
+)
 
 
 def op_of(key: str) -> str:

@@ -17,13 +17,9 @@ from hypothesis import strategies as st
 
 from minigrad import backends
 from minigrad.backends.numba_backend import NUMPY_BELOW
-from opdb import DATABASE, NO_GRAD, SEEDS, contractions, convolution, core, elementwise, reductions
+from opdb import DATABASE, LOW_PRECISION, NO_GRAD, SEEDS
 from opdb.oracles import torch_check_low
 
-AREAS = (core, elementwise, reductions, contractions, convolution)
-# The rows of the issue: elementwise, reductions, matrix products, convolutions. Keys
-# with a NumPy float64 constant promote by NumPy's rule (float64): float32 and up only.
-KEYS = sorted(k for area in AREAS for k in area.CASES if not k.endswith(":numpy"))
 LEAN = settings(max_examples=2, derandomize=True, database=None, deadline=None,
                 phases=[Phase.generate])  # fmt: skip
 
@@ -42,7 +38,7 @@ def backend(request):
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
-@pytest.mark.parametrize("key", KEYS)
+@pytest.mark.parametrize("key", LOW_PRECISION)
 @LEAN
 @given(data=st.data())
 def test_low_precision_rows_match_torch(backend, key, dtype, data):

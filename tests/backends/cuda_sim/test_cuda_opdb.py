@@ -25,9 +25,8 @@ from minigrad import backends
 from minigrad.tensor import dtypes
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # tests/: the database
-from opdb import DATABASE, NO_GRAD, SEEDS
+from opdb import DATABASE, LOW_PRECISION, NO_GRAD, SEEDS
 from opdb.oracles import LOW_TOLERANCE, outputs
-from opdb.test_low_precision import KEYS as LOW_KEYS
 
 TOLERANCE = {np.float32: {"rtol": 1e-4, "atol": 1e-5}, np.float64: {"rtol": 1e-10, "atol": 1e-12}}
 
@@ -89,7 +88,7 @@ def test_operation_on_cuda_equals_the_numpy_reference(name, data, dtype):
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
-@pytest.mark.parametrize("name", LOW_KEYS)
+@pytest.mark.parametrize("name", LOW_PRECISION)
 @settings(max_examples=2, deadline=None, database=None)
 @given(data=st.data())
 def test_low_precision_row_on_cuda_equals_the_numpy_reference(name, dtype, data):
