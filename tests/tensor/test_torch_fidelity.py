@@ -236,6 +236,11 @@ FOUND_CALLS = {
     "index out of bounds": lambda m, t: t([[1, 2]], "int64")[:, 7],
     "tensor index out of bounds": lambda m, t: t([[1, 2]], "int64")[t([5], "int64")],
     "0-d diagonal": lambda m, t: m.diagonal(t(1.5, "float32")),
+    "topk of bools": lambda m, t: m.topk(t([True, False], "bool"), 1)[0],
+    "bool vector @ vector": lambda m, t: t([True], "bool") @ t([True], "bool"),
+    "bool matrix @ vector": lambda m, t: t([[True]], "bool") @ t([True], "bool"),
+    "bool matrix @ matrix": lambda m, t: t([[True]], "bool") @ t([[True]], "bool"),
+    "bool stack @ stack": lambda m, t: t([[[True]]], "bool") @ t([[[True]]], "bool"),
     "0-d diagonal 0, -1": lambda m, t: m.diagonal(t(1.5, "float32"), 0, 0, -1),
 }
 

@@ -96,6 +96,12 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
         raise ShapeError(
             f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D"
         )
+    if a.dtype == dtypes.bool_:  # PyTorch's error names the kernel the shapes lead to
+        kernel = ("dot" if a.ndim == b.ndim == 1 else "addmv_impl_cpu" if b.ndim == 1
+                  else "bmm" if b.ndim >= 3 else "addmm_impl_cpu_")  # fmt: skip
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for 'Bool'\nmatmul: convert first, e.g. a.to(mg.int64)"
+        )
     if a.ndim == 1 or b.ndim == 1:
         # A vector is a matrix with one row (on the left) or one column (on the right).
         left, right = (

@@ -121,6 +121,10 @@ def topk(x: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = 
     x = as_tensor(x)
     dim = dim_argument(dim, axis, x.ndim, default=-1)
     n = x.shape[dim] if x.ndim else 1
+    if x.dtype == dtypes.bool_:
+        raise RuntimeError(
+            "topk does not support bool dtypes on CPU\ntopk: convert first, e.g. x.to(mg.int64)"
+        )
     if not dtypes.is_integer(k) or not 0 <= k <= n:
         raise IndexBoundsError(
             f"selected index k out of range\ntopk: k={k!r}, but dimension {dim} of shape "
