@@ -9,7 +9,8 @@ output written once), its median time, the GB/s that makes, and
 ``copy GB/s / kernel GB/s``: 1.0x is memory speed, the target is at most 1.25x.
 NumPy's own loop for the same op is timed beside it.
 
-    python benchmarks/bandwidth.py [--size N] [--repeats 21] [--all] [--dtype float32] [--threads N]
+    python benchmarks/bandwidth.py [--size N] [--repeats 21] [--all] [--ops OP ...]
+                                   [--dtype float32] [--threads N]
 
 By default the kernels the numba backend runs (the table's ops with a kernel
 policy, ``where``); ``--all`` forces every op of the table through its kernel
@@ -59,6 +60,14 @@ def main() -> None:
     parser.add_argument("--all", action="store_true", help="every op of the table as a kernel")
     parser.add_argument("--dtype", default="float32", choices=("float32", "float64"))
     parser.add_argument("--threads", type=int, help="the kernels' threads (default: every core)")
+    parser.add_argument("--ops", nargs="+", help="only these ops (names of the table)")
+    parser.add_argument(
+        "--clock",
+        choices=("wall", "cpu"),
+        default="wall",
+        help="cpu: the process's CPU seconds (user + system) instead of wall seconds, "
+        "for a machine shared with other work (use with --threads 1)",
+    )
     args = parser.parse_args()
     dtype = np.dtype(args.dtype)
     kernels = NumbaBackend()
@@ -68,11 +77,14 @@ def main() -> None:
     if args.threads:
         kernels.workers = Workers(args.threads)
     reference = NumpyBackend()
-    ops = sorted(ARITY) if args.all else sorted(KERNEL_OPS)
+    ops = args.ops or (sorted(ARITY) if args.all else sorted(KERNEL_OPS))
+    if args.ops:
+        kernels.numpy_ops = frozenset()
     rng = np.random.default_rng(0)
     source = rng.random(args.size).astype(dtype)
     target = np.empty_like(source)
 
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
     rows = {}
     start = time.perf_counter()
     for op in ops:
@@ -91,18 +103,19 @@ def main() -> None:
             arrays = inputs(op, args.size, dtype, np.random.default_rng(1))
             for name in ("copy", "kernel", "numpy"):
                 with np.errstate(all="ignore"):
-                    t = time.perf_counter()
+                    t = clock()
                     if name == "copy":
                         out = np.copyto(target, source)
                     else:
                         out = call(kernels if name == "kernel" else reference, op, arrays)
-                    row[name].append(time.perf_counter() - t)
+                    row[name].append(clock() - t)
                 del out
 
     copy_bytes = 2 * source.nbytes
     print(
         f"Elementwise kernels against memory speed: {args.size:,} {dtype} elements, "
-        f"median of {args.repeats} turns, kernels on {kernels.workers.threads} thread(s)"
+        f"median of {args.repeats} turns, kernels on {kernels.workers.threads} thread(s), "
+        f"{'CPU' if args.clock == 'cpu' else 'wall'} seconds"
     )
     print(f"(kernels compiled or loaded in {compile_seconds:.1f} s)")
     header = f"{'op':<15} {'MB moved':>9} {'kernel ms':>10} {'GB/s':>6} {'copy GB/s':>10}"

@@ -20,14 +20,18 @@ threadIdx.x``. Three patterns cover every primitive:
   a tile of B into shared memory once, and every thread reads each loaded
   number ``TILE`` times from there instead of from global memory.
 
-The one-thread-per-element kernels of ``map``, ``zip`` and ``where`` are
-written as text by the generator that writes the CPU kernels
-(``kernel_cache``): the operation and the number of axes are compile-time
-constants of that text, which is cached on disk by its hash. The others are
-built by small factories here (``reduce_kernel(op, dtype, ...)``, folding
-with the table's scalar function for ``op``), closures that numba also
-caches on disk on a GPU (a closure's cache entry is keyed by the values it
-captured). Under the simulator nothing is cached: there is no machine code.
+Every kernel but the matmul is written as text by the generator that writes
+the CPU kernels (``kernel_cache``), and cached on disk by a hash of that text:
+``map``, ``zip`` and ``where`` from the table's scalar functions, the
+reductions folding with the table's function for each (``REDUCTIONS``: sum
+folds with add), and the data movement (fill, gather, scatter-add) from the
+one statement each element runs (``kernel_cache.thread_source``). The
+operation, the dtype and the number of axes are compile-time constants of
+the text. The tiled matmul stays written out here, a closure factory that
+numba caches on disk on a GPU (a closure's cache entry is keyed by the
+values it captured): it is a contraction, the lesson's own code, and applies
+no function of the table. Under the simulator nothing is cached: there is no
+machine code.
 """
 
 from __future__ import annotations
@@ -37,9 +41,9 @@ from functools import cache
 
 import numba
 from numba import config, cuda
+from numba.np.numpy_support import as_dtype
 
 from minigrad.backends import kernel_cache, strides
-from minigrad.backends.elementwise_ops import OPS, REDUCTIONS
 
 # Under NUMBA_ENABLE_CUDASIM=1 numba runs every CUDA thread as a Python thread:
 # the same code, checked without a GPU, and slow enough to keep sizes small.
@@ -64,14 +68,6 @@ index_to_position = cuda.jit(device=True)(strides.index_to_position)
 # not an op of the contract.
 def copy(x):
     return x
-
-
-# Each reduction folds with a scalar function of the table (sum: add).
-COMBINES = {name: OPS[combine].scalar for name, (combine, _) in REDUCTIONS.items()}
-
-
-def _device(fn):
-    return cuda.jit(device=True)(fn)
 
 
 def _jit(fn):
@@ -102,48 +98,35 @@ def where_kernel(ndim: int):
     return kernel_cache.elementwise_kernel("where", "cuda", ndim)
 
 
-@cache
 def scatter_add_kernel(ndim: int):
     """``target[positions[i]] += values[i]``, atomically: positions may repeat."""
+    return kernel_cache.thread_kernel(
+        f"scatter_add_{ndim}",
+        "size, shape, positions, p_offset, p_strides, values, v_offset, v_strides, target",
+        "size",
+        (
+            f"index = cuda.local.array({ndim}, int64)",
+            "to_index(i, shape, index)",
+            "value = values[index_to_position(index, v_strides, v_offset)]",
+            "position = positions[index_to_position(index, p_strides, p_offset)]",
+            "cuda.atomic.add(target, position, value)",
+        ),
+    )
 
-    def kernel(size, shape, positions, p_offset, p_strides, values, v_offset, v_strides, target):
-        i = cuda.grid(1)
-        if i < size:
-            index = cuda.local.array(ndim, numba.int64)
-            to_index(i, shape, index)
-            value = values[index_to_position(index, v_strides, v_offset)]
-            position = positions[index_to_position(index, p_strides, p_offset)]
-            cuda.atomic.add(target, position, value)
 
-    return _jit(kernel)
-
-
-@cache
 def fill_kernel():
     """``out[i] = value``: a constant travels as a kernel argument, not a copy."""
-
-    def kernel(out, value):
-        i = cuda.grid(1)
-        if i < out.size:
-            out[i] = value
-
-    return _jit(kernel)
+    return kernel_cache.thread_kernel("fill", "out, value", "out.size", ("out[i] = value",))
 
 
-@cache
 def gather_kernel():
     """``out[i] = x[positions[i]]``: integer-array indexing."""
-
-    def kernel(out, x, positions):
-        i = cuda.grid(1)
-        if i < out.size:
-            out[i] = x[positions[i]]
-
-    return _jit(kernel)
+    return kernel_cache.thread_kernel(
+        "gather", "out, x, positions", "out.size", ("out[i] = x[positions[i]]",)
+    )
 
 
 # -- one block per output element: a shared-memory tree ----------------------------------
-@cache
 def reduce_kernel(op: str, dtype: numba.types.Type, kept_ndim: int, reduced_ndim: int,
                   threads: int = REDUCE_THREADS):  # fmt: skip
     """``out[o] = op over the reduced elements of output o``, one block per output.
@@ -157,37 +140,13 @@ def reduce_kernel(op: str, dtype: numba.types.Type, kept_ndim: int, reduced_ndim
     consecutive chunks, one block each, and ``out`` gets ``parts`` partial
     results per output (to be combined by a second, small launch): a huge
     reduction to a few numbers then keeps every multiprocessor busy.
+
+    Written as text by the generator (``kernel_cache.reduce_source(op, "cuda",
+    ...)``), folding with the table's scalar function for ``op``
+    (``elementwise_ops.REDUCTIONS``), as the CPU reduction does.
     """
-    combine = _device(COMBINES[op])
-
-    def kernel(out, x, x_offset, kept_shape, kept_strides, red_shape, red_strides, count, parts,
-               init):  # fmt: skip
-        partial = cuda.shared.array(threads, dtype)
-        t = cuda.threadIdx.x
-        kept = cuda.local.array(kept_ndim, numba.int64)
-        reduced = cuda.local.array(reduced_ndim, numba.int64)
-        chunk = (count + parts - 1) // parts
-        for job in range(cuda.blockIdx.x, out.size, cuda.gridDim.x):
-            to_index(job // parts, kept_shape, kept)
-            base = index_to_position(kept, kept_strides, x_offset)
-            start = (job % parts) * chunk
-            acc = init
-            for r in range(start + t, min(start + chunk, count), cuda.blockDim.x):
-                to_index(r, red_shape, reduced)
-                acc = combine(acc, x[index_to_position(reduced, red_strides, base)])
-            partial[t] = acc
-            cuda.syncthreads()
-            half = cuda.blockDim.x // 2
-            while half > 0:
-                if t < half:
-                    partial[t] = combine(partial[t], partial[t + half])
-                cuda.syncthreads()
-                half //= 2
-            if t == 0:
-                out[job] = partial[0]
-            cuda.syncthreads()  # partial[0] is read before the next job overwrites it
-
-    return _jit(kernel)
+    name = as_dtype(dtype).name
+    return kernel_cache.reduce_kernel(op, "cuda", name, kept_ndim, reduced_ndim, threads)
 
 
 # -- one block per output tile: shared-memory tiling ---------------------------------------

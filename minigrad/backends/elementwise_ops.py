@@ -46,10 +46,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from minigrad.backends import fast_math as fm
 from minigrad.backends import scalar_activations as act
 from minigrad.backends import scalar_functions as f
 from minigrad.backends import scalar_math as m
-from minigrad.backends.fast_math import tanh_float32
 
 # The kernel policies; each but NUMPY names its threshold in crossover.NUMPY_BELOW.
 NUMPY, ELEMENTWISE, FUSED, COMPOSITE = "numpy", "elementwise", "fused", "composite"
@@ -170,13 +170,13 @@ def _relu(x):
 
 # -- the table ----------------------------------------------------------------------------------
 # fmt: off
-# name               scalar function     NumPy spelling                        kernel policy
+# name               scalar function     NumPy spelling                        policy, float32
 # Functions of one number.
 op("neg",            f.neg,              np.negative)
 op("exp",            f.exp,              np.exp)
 op("log",            f.log,              np.log)
 op("sqrt",           f.sqrt,             np.sqrt)
-op("tanh",           f.tanh,             np.tanh,                              NUMPY, tanh_float32)
+op("tanh",           f.tanh,             np.tanh,                              NUMPY, fm.tanh_float32)  # noqa: E501
 op("abs",            f.absolute,         np.abs)
 op("sign",           f.sign,             _sign)
 op("logical_not",    f.logical_not,      np.logical_not)
@@ -199,7 +199,7 @@ op("expm1",          m.expm1,            np.expm1)
 op("log2",           m.log2,             np.log2)
 op("log10",          m.log10,            np.log10)
 op("log1p",          m.log1p,            np.log1p)
-op("erf",            m.erf,              _erf,                                 COMPOSITE)
+op("erf",            m.erf,              _erf,                                 COMPOSITE, fm.erf_float32)  # noqa: E501
 op("square",         m.square,           np.square)
 op("reciprocal",     m.reciprocal,       np.reciprocal)
 op("rsqrt",          m.rsqrt,            lambda x: 1 / np.sqrt(x))
@@ -209,9 +209,9 @@ op("trunc",          m.trunc,            np.trunc)
 op("unit_sign",      m.unit_sign,        lambda x: np.copysign(1, x).astype(x.dtype, copy=False))
 op("round",          m.round_half_even,  np.rint)
 # Activations (the numbers are 1/sqrt(2) and sqrt(2/pi)).
-op("gelu",           act.gelu,           lambda x: x * _normal_cdf(x),         COMPOSITE)
-op("gelu_tanh",      act.gelu_tanh,      _gelu_tanh,                           COMPOSITE)
-op("silu",           act.silu,           lambda x: x * _sigmoid(x),            COMPOSITE)
+op("gelu",           act.gelu,           lambda x: x * _normal_cdf(x),         COMPOSITE, fm.gelu_float32)  # noqa: E501
+op("gelu_tanh",      act.gelu_tanh,      _gelu_tanh,                           COMPOSITE, fm.gelu_tanh_float32)  # noqa: E501
+op("silu",           act.silu,           lambda x: x * _sigmoid(x),            COMPOSITE, fm.silu_float32)  # noqa: E501
 # Functions of two numbers (NumPy broadcasting between the arrays).
 op("add",            f.add,              np.add,                               ELEMENTWISE)
 op("sub",            f.sub,              np.subtract,                          ELEMENTWISE)
@@ -235,7 +235,7 @@ op("remainder",      m.remainder,        np.remainder,                         E
 op("clamp_min",      m.clamp_min,        _larger,                              ELEMENTWISE)
 op("clamp_max",      m.clamp_max,        _smaller,                             ELEMENTWISE)
 # Activations with a parameter (the second array, 0-d).
-op("softplus",       act.softplus,       _softplus,                            ELEMENTWISE)
+op("softplus",       act.softplus,       _softplus,                            ELEMENTWISE, fm.softplus_float32)  # noqa: E501
 op("elu",            act.elu,            _elu,                                 ELEMENTWISE)
 op("leaky_relu",     act.leaky_relu,     _leaky_relu,                          ELEMENTWISE)
 # Fused derivatives (lesson 10): one pass instead of three. g is the cotangent,
@@ -243,9 +243,9 @@ op("leaky_relu",     act.leaky_relu,     _leaky_relu,                          E
 op("tanh_grad",      f.tanh_grad,        lambda g, y: g * (1 - y * y),         FUSED)
 op("sigmoid_grad",   f.sigmoid_grad,     lambda g, y: g * (y * (1 - y)),       FUSED)
 op("relu_grad",      f.relu_grad,        lambda g, x: g * ~(x <= 0),           FUSED)
-op("gelu_grad",      act.gelu_grad,      lambda g, x: g * _gelu_slope(x),      COMPOSITE)
-op("gelu_tanh_grad", act.gelu_tanh_grad, lambda g, x: g * _gelu_tanh_slope(x), COMPOSITE)
-op("silu_grad",      act.silu_grad,      lambda g, x: g * _silu_slope(x),      COMPOSITE)
+op("gelu_grad",      act.gelu_grad,      lambda g, x: g * _gelu_slope(x),      COMPOSITE, fm.gelu_grad_float32)  # noqa: E501
+op("gelu_tanh_grad", act.gelu_tanh_grad, lambda g, x: g * _gelu_tanh_slope(x), COMPOSITE, fm.gelu_tanh_grad_float32)  # noqa: E501
+op("silu_grad",      act.silu_grad,      lambda g, x: g * _silu_slope(x),      COMPOSITE, fm.silu_grad_float32)  # noqa: E501
 # Selection: the one function of three numbers (backend.where).
 op("where",          f.where,            np.where,                             ELEMENTWISE)
 # fmt: on

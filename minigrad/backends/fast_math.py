@@ -1,29 +1,49 @@
-"""Scalar bodies that vectorize, for the float32 kernels of the fusion pass (lesson 13).
+"""Scalar bodies that vectorize, for the float32 kernels (lessons 10, 13).
 
-A fused kernel calls the registry's scalar functions
-(``minigrad.backends.scalar_functions``) on every element. Most are a few
-arithmetic instructions, which LLVM turns into SIMD code. ``tanh`` is a call
-into the C library's ``tanhf``, one element at a time: on the development
-machine that call costs many times what NumPy's own SIMD ``tanh`` does, so a
-kernel that fused ``tanh`` would lose to NumPy running the ops one by one.
+A kernel calls the table's scalar functions (``elementwise_ops``) on every
+element. Most are a few arithmetic instructions, which LLVM turns into SIMD
+code. ``exp``, ``erfc``, ``log1p`` and ``tanh`` are calls into the C library,
+one element at a time: a kernel of gelu or silu then computes at a tenth of
+memory speed, and a fused kernel containing them loses to NumPy running the
+ops one by one (``benchmarks/bandwidth.py`` measures both).
 
-XLA and Eigen answer this the same way: for float32 they compute tanh as a
-rational function, an odd polynomial of degree 13 over an even one of degree
-6, with ``x`` clamped to where tanh is 1 in float32. It is only multiplies
-and adds, so it vectorizes, and its error is a few float32 roundings (the
-tests compare it with float64 ``tanh``). The coefficients are Eigen's
-(``ptanh_float``). Float64 kernels keep the library call.
+So for float32 results the kernels use the bodies here instead: the same
+functions written as multiplies, adds, compares and integer bit operations
+only, with no branch that LLVM cannot turn into a select (each ``a if c else
+b`` here picks between two values already computed). That vectorizes. Their
+error is a few float32 roundings; the tests measure it in units in the last
+place (ulp) against float64 over a sweep of every float32 magnitude, edges
+included (NaN, +-inf, +-0, overflow, underflow, denormals). Float64 kernels
+keep the library calls. XLA and Eigen answer the same question the same way.
 
-The table of elementwise operations (``elementwise_ops``) names it as
-tanh's float32 body; the kernels use it for float32 results only.
+- ``exp_float32``: e^x = 2^n e^r with n = round(x / ln 2), r = x - n ln 2
+  (ln 2 split in two constants, Cody and Waite, so that n ln 2 is exact to
+  float32's precision), e^r by a polynomial, 2^n built from its exponent bits;
+- ``erfc_float32`` for x >= 0: erfc(x) = t e^(-x^2 + P(t)), t = 1 / (1 + x/2)
+  (the form of Numerical Recipes' ``erfcc``, refitted), with e^(-x^2) taken
+  from an exactly split square (``_gauss``): x^2 rounded to float32 is off by
+  up to x^2 / 2^24, and e^-(x^2) is off by as much, relatively: 3e-6 at
+  x = 7, 50 ulp;
+- ``log1p_unit`` for 0 <= u <= 1: 2 atanh(u / (2 + u)), a short odd series;
+- ``tanh_float32``: a rational function (Eigen's ``ptanh_float``).
+
+The activations and ``erf`` are written from these (the generator compiles a
+body together with the helpers of this module that it calls:
+``kernel_cache.jit_scalar``). The coefficients of ``EXP_P`` and ``ERFC_P``
+were fitted here by least squares on Chebyshev points against mpmath
+(relative error 2e-10 and 1e-7 over their ranges).
 
     >>> import numpy as np
     >>> x = np.float32(0.5)
     >>> bool(abs(tanh_float32(x) - np.tanh(np.float64(0.5))) < 1e-7)
     True
+    >>> exp_float32(np.float32(1.0)) == np.float32(np.e), exp_float32(np.float32(-np.inf))
+    (np.True_, np.float32(0.0))
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 # Beyond this |x|, tanh rounds to +-1 in float32.
 CLAMP = 7.90531110763549805
@@ -33,6 +53,35 @@ P = (
     -8.60467152213735e-11, 2.00018790482477e-13, -2.76076847742355e-16,
 )  # fmt: skip
 Q = (4.89352518554385e-03, 2.26843463243900e-03, 1.18534705686654e-04, 1.19825839466702e-06)
+
+# exp: 1/ln 2, and ln 2 = LN2_HI + LN2_LO with LN2_HI's 9 significant bits (n * LN2_HI
+# is exact for the |n| <= 150 that float32 needs). Outside [EXP_LOW, EXP_HIGH] e^x is 0
+# or inf in float32: x is clamped there, and the scaling by 2^n then gives 0 or inf.
+LOG2E = 1.4426950408889634
+LN2_HI, LN2_LO = 0.693359375, -2.12194440054690583e-4
+EXP_LOW, EXP_HIGH = -104.0, 89.0
+# e^r = 1 + r + r^2 EXP_P(r) for |r| <= ln 2 / 2
+EXP_P = (
+    0.5000000013462218, 0.16666666719007703, 0.04166646497612729, 0.008333298480357774,
+    0.0013933643522489316, 0.00019899276221842986,
+)  # fmt: skip
+# erfc(x) = t e^(-x^2 + ERFC_P(t)), t = 1 / (1 + x / 2), x >= 0
+ERFC_P = (
+    -1.2655122251416056, 1.0000236801578288, 0.3740919597182818, 0.09678418949172118,
+    -0.18628806166962186, 0.27886808446307865, -1.1352040003530155, 1.488515889209416,
+    -0.8221522343992277, 0.1708727776720509,
+)  # fmt: skip
+ERFC_HIGH = 11.0  # erfc(x) < 2^-150 beyond: 0 in float32
+# erf(x) = x ERF_P(x^2) for |x| < 1/2: the Taylor series 2/sqrt(pi) sum (-x^2)^k / (k! (2k + 1))
+ERF_P = tuple(
+    1.1283791670955126 * (-1) ** k / (np.prod(np.arange(1, k + 1, dtype=float)) * (2 * k + 1))
+    for k in range(8)
+)
+SQRT_HALF = 0.7071067811865476  # 1 / sqrt(2)
+INV_SQRT_2PI = 0.3989422804014327  # 1 / sqrt(2 pi), the normal density at 0
+SQRT_2_OVER_PI = 0.7978845608028654  # sqrt(2 / pi), in the tanh approximation of gelu
+GELU_CUBIC = 0.044715
+F = np.float32
 
 
 def tanh_float32(x):
@@ -59,3 +108,205 @@ def tanh_float32(x):
     q = x2 * q + t(Q[1])
     q = x2 * q + t(Q[0])
     return x * p / q
+
+
+# -- the pieces ---------------------------------------------------------------------------
+def exp_float32(x):
+    """e^x for a float32 x: 0 below -104, inf above 88.72..., NaN stays NaN.
+
+    >>> exp_float32(F(0.0)), exp_float32(F(100.0)), exp_float32(F(-100.0))
+    (np.float32(1.0), np.float32(inf), np.float32(3.8e-44))
+    """
+    return _exp_sum(x, F(0))
+
+
+def _exp_sum(a, b):
+    """e^(a + b) without rounding a + b, for a float32 a and a small b (|b| < 8).
+
+    n = round((a + b) / ln 2) and r = a + b - n ln 2, computed as (a - n LN2_HI)
+    + b - n LN2_LO: a - n LN2_HI is exact, so r is as accurate as b is. Then
+    e^r by a polynomial and 2^n from its exponent bits.
+    """
+    low, high = F(EXP_LOW), F(EXP_HIGH)
+    c = low if a < low else (high if a > high else a)  # NaN -> high; put back at the end
+    n = np.floor((c + b) * F(LOG2E) + F(0.5))
+    r = ((c - n * F(LN2_HI)) + b) - n * F(LN2_LO)
+    p = F(EXP_P[5])
+    p = p * r + F(EXP_P[4])
+    p = p * r + F(EXP_P[3])
+    p = p * r + F(EXP_P[2])
+    p = p * r + F(EXP_P[1])
+    p = p * r + F(EXP_P[0])
+    y = p * r * r + r + F(1)
+    # 2^n as two factors 2^h 2^(n - h), each a float32 built from its exponent bits
+    # (n + 127 << 23): -150 <= n <= 129 is beyond one factor's range of normal numbers.
+    k = np.int32(n)
+    h = k >> np.int32(1)
+    first = np.int32((h + np.int32(127)) << np.int32(23)).view(np.float32)
+    second = np.int32((k - h + np.int32(127)) << np.int32(23)).view(np.float32)
+    y = y * first * second
+    s = a + b
+    return y if s == s else s
+
+
+def _erfc_positive(z, x, scale):
+    """(erfc(z), e^(-z^2)) for 0 <= z <= ERFC_HIGH, where z^2 = scale x^2, scale 1 or 1/2.
+
+    erfc(z) = t e^(-z^2 + ERFC_P(t)). z^2 rounded to float32 is off by up to
+    z^2 / 2^24, and e^(-z^2) by as much relatively (3e-6 at z = 7: 50 ulp).
+    So it is taken from x = hi + lo, hi x's top 12 significant bits
+    (Veltkamp's split, exact): scale hi^2 is exact, and the rest,
+    scale lo (x + hi), is small enough that its rounding does not show.
+    """
+    t = F(1) / (F(1) + F(0.5) * z)
+    p = F(ERFC_P[9])
+    p = p * t + F(ERFC_P[8])
+    p = p * t + F(ERFC_P[7])
+    p = p * t + F(ERFC_P[6])
+    p = p * t + F(ERFC_P[5])
+    p = p * t + F(ERFC_P[4])
+    p = p * t + F(ERFC_P[3])
+    p = p * t + F(ERFC_P[2])
+    p = p * t + F(ERFC_P[1])
+    p = p * t + F(ERFC_P[0])
+    c = x * F(4097)  # 2^12 + 1
+    hi = c - (c - x)
+    square = -(hi * hi) * scale  # exact
+    rest = -((x - hi) * (x + hi)) * scale
+    return t * _exp_sum(square, rest + p), _exp_sum(square, rest)
+
+
+def log1p_unit(u):
+    """log(1 + u) for 0 <= u <= 1: 2 atanh(s), s = u / (2 + u) <= 1/3, an odd series in s.
+
+    >>> bool(abs(log1p_unit(F(1.0)) - np.log(2)) < 1e-7), log1p_unit(F(0.0))
+    (True, np.float32(0.0))
+    """
+    s = u / (F(2) + u)
+    s2 = s * s
+    p = F(2 / 13)
+    p = p * s2 + F(2 / 11)
+    p = p * s2 + F(2 / 9)
+    p = p * s2 + F(2 / 7)
+    p = p * s2 + F(2 / 5)
+    p = p * s2 + F(2 / 3)
+    return s * (p * s2 + F(2))
+
+
+def _normal_cdf_parts(x):
+    """(Phi(x), e^(-x^2 / 2)) for a float32 x: the normal cdf, erfc(-x / sqrt 2) / 2."""
+    a = abs(x)
+    a = a if a < F(16) else F(16)  # Phi is 0 or 1 in float32 beyond (NaN: put back by callers)
+    erfc, gauss = _erfc_positive(a * F(SQRT_HALF), a, F(0.5))
+    tail = F(0.5) * erfc  # Phi(-|x|)
+    return (tail if x < F(0) else F(1) - tail), gauss
+
+
+def _sigmoid_parts(x):
+    """(sigmoid(x), sigmoid(-x)) = (1 - s, s) from one e^-|x|, each to full precision."""
+    e = exp_float32(-abs(x))
+    big = F(1) / (F(1) + e)
+    small = e * big
+    return (big, small) if x >= F(0) else (small, big)
+
+
+# -- the table's float32 bodies -------------------------------------------------------------
+def erf_float32(x):
+    """erf(x): its Taylor series below |x| = 1/2, 1 - erfc(|x|) above (no cancellation there).
+
+    >>> erf_float32(F(0.0)), erf_float32(F(np.inf)), erf_float32(F(-np.inf))
+    (np.float32(0.0), np.float32(1.0), np.float32(-1.0))
+    """
+    x2 = x * x
+    p = F(ERF_P[7])
+    p = p * x2 + F(ERF_P[6])
+    p = p * x2 + F(ERF_P[5])
+    p = p * x2 + F(ERF_P[4])
+    p = p * x2 + F(ERF_P[3])
+    p = p * x2 + F(ERF_P[2])
+    p = p * x2 + F(ERF_P[1])
+    p = p * x2 + F(ERF_P[0])
+    a = abs(x)
+    a = a if a < F(ERFC_HIGH) else F(ERFC_HIGH)
+    erfc, _ = _erfc_positive(a, a, F(1))
+    big = F(1) - erfc
+    out = x * p if a < F(0.5) else (big if x > F(0) else -big)
+    return out if x == x else x
+
+
+def gelu_float32(x):
+    """x Phi(x) (``scalar_activations.gelu``).
+
+    >>> gelu_float32(F(0.0)), gelu_float32(F(10.0)), gelu_float32(F(-40.0))
+    (np.float32(0.0), np.float32(10.0), np.float32(-0.0))
+    """
+    cdf, _ = _normal_cdf_parts(x)
+    out = x * cdf
+    return out if x == x else x
+
+
+def gelu_grad_float32(g, x):
+    """g (Phi(x) + x phi(x)) (``scalar_activations.gelu_grad``).
+
+    >>> gelu_grad_float32(F(1.0), F(0.0)), gelu_grad_float32(F(2.0), F(10.0))
+    (np.float32(0.49999994), np.float32(2.0))
+    """
+    cdf, gauss = _normal_cdf_parts(x)
+    out = g * (cdf + x * (F(INV_SQRT_2PI) * gauss))
+    return out if x == x else x + g
+
+
+def gelu_tanh_float32(x):
+    """x sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3) (``scalar_activations.gelu_tanh``).
+
+    >>> gelu_tanh_float32(F(0.0)), gelu_tanh_float32(F(10.0)), gelu_tanh_float32(F(-1000.0))
+    (np.float32(0.0), np.float32(10.0), np.float32(-0.0))
+    """
+    u2 = F(2 * SQRT_2_OVER_PI) * (x + F(GELU_CUBIC) * x * x * x)
+    s, _ = _sigmoid_parts(u2)
+    return x * s
+
+
+def gelu_tanh_grad_float32(g, x):
+    """g (s + 2 x s (1 - s) u') with s = sigmoid(2u) (``scalar_activations.gelu_tanh_grad``).
+
+    >>> gelu_tanh_grad_float32(F(1.0), F(0.0)), gelu_tanh_grad_float32(F(3.0), F(10.0))
+    (np.float32(0.5), np.float32(3.0))
+    """
+    k, a = F(SQRT_2_OVER_PI), F(GELU_CUBIC)
+    u2 = F(2) * k * (x + a * x * x * x)
+    s, rest = _sigmoid_parts(u2)
+    slope = k * (F(1) + F(3) * a * x * x)
+    return g * (s + F(2) * x * s * rest * slope)
+
+
+def silu_float32(x):
+    """x sigmoid(x) (``scalar_activations.silu``).
+
+    >>> silu_float32(F(0.0)), silu_float32(F(1000.0)), silu_float32(F(-1000.0))
+    (np.float32(0.0), np.float32(1000.0), np.float32(-0.0))
+    """
+    s, _ = _sigmoid_parts(x)
+    return x * s
+
+
+def silu_grad_float32(g, x):
+    """g s (1 + x (1 - s)) with s = sigmoid(x) (``scalar_activations.silu_grad``).
+
+    >>> silu_grad_float32(F(1.0), F(0.0)), silu_grad_float32(F(2.0), F(1000.0))
+    (np.float32(0.5), np.float32(2.0))
+    """
+    s, rest = _sigmoid_parts(x)
+    return g * (s * (F(1) + x * rest))
+
+
+def softplus_float32(x, threshold):
+    """log(1 + e^x) = max(x, 0) + log1p(e^-|x|), x itself above ``threshold``.
+
+    >>> softplus_float32(F(0.0), F(20.0)) == F(np.log(2)), softplus_float32(F(30.0), F(20.0))
+    (np.True_, np.float32(30.0))
+    """
+    positive = x if x > F(0) else F(0)
+    out = positive + log1p_unit(exp_float32(-abs(x)))
+    out = out if x == x else x
+    return x if x > threshold else out

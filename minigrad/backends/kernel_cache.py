@@ -61,6 +61,7 @@ A cache never breaks a run:
 
 from __future__ import annotations
 
+import dis
 import hashlib
 import importlib.util
 import os
@@ -94,6 +95,41 @@ def flat_layouts(arity: int) -> list[str]:
     return [layout for layout in layouts if "a" in layout]
 
 
+def jit_scalar(function: Any, jit: Any) -> Any:
+    """``jit(function)``, and the functions of its module that it calls compiled by ``jit`` too.
+
+    Compiled code can call only compiled code, so a scalar function that calls a
+    helper of its own module (``fast_math.gelu_float32`` calls ``exp_float32``)
+    is compiled with a copy of that module's namespace in which each helper it
+    reaches is compiled by the same ``jit`` (``njit(inline="always")`` on the
+    CPU, a CUDA device function): the modules themselves stay plain Python,
+    importable without numba. A function that calls no helper is ``jit(function)``.
+
+    >>> calls = []
+    >>> jit_scalar(abs, lambda f: calls.append(f) or f) is abs, calls == [abs]
+    (True, True)
+    """
+    code = getattr(function, "__code__", None)
+    scope = dict(getattr(function, "__globals__", {}))
+    helpers, pending = {}, [code] if code else []
+    while pending:
+        loads = dis.get_instructions(pending.pop())
+        for name in {i.argval for i in loads if i.opname == "LOAD_GLOBAL"}:
+            helper = scope.get(name)
+            if (
+                isinstance(helper, types.FunctionType)
+                and helper.__module__ == function.__module__
+                and name not in helpers
+            ):
+                helpers[name] = helper
+                pending.append(helper.__code__)
+    if not helpers:
+        return jit(function)
+    for name, helper in helpers.items():  # looked up when numba compiles: order is free
+        scope[name] = jit(types.FunctionType(helper.__code__, scope, name, helper.__defaults__))
+    return jit(types.FunctionType(code, scope, function.__name__, function.__defaults__))
+
+
 def _cpu_source(what: str, function: Any) -> str:
     """The CPU kernels of one op: a flat loop per layout, and the strided walk."""
     names = _OPERANDS[: function.__code__.co_argcount]
@@ -107,9 +143,10 @@ def _cpu_source(what: str, function: Any) -> str:
         "",
         'CACHE = "__file__" in globals()  # numba caches functions of a file; in memory, none',
         "",
+        "from minigrad.backends.kernel_cache import jit_scalar",
         f"from {function.__module__} import {function.__name__}",
         "",
-        f'fn = njit(inline="always")({function.__name__})',
+        f'fn = jit_scalar({function.__name__}, njit(inline="always"))',
         'JIT = njit(nogil=True, cache=CACHE, error_model="numpy")',
     ]
     for layout in flat_layouts(len(names)):
@@ -171,9 +208,10 @@ from numba import config, cuda, int64
 CACHE = "__file__" in globals() and not config.ENABLE_CUDASIM
 
 from minigrad.backends.cuda_kernels import index_to_position, to_index
+from minigrad.backends.kernel_cache import jit_scalar
 from {module} import {function}
 
-fn = cuda.jit(device=True)({function})
+fn = jit_scalar({function}, cuda.jit(device=True))
 
 
 @cuda.jit(cache=CACHE)
@@ -223,13 +261,20 @@ def kernel_module(op: str, device: str = "cpu", ndim: int = 1, function: Any = N
 
 def elementwise_kernel(op: str, device: str = "cpu", ndim: int = 1, function: Any = None,
                        layout: str | None = None) -> Any:  # fmt: skip
-    """The compiled kernel of op ``op``: the strided one, or the flat one of ``layout``."""
-    module = kernel_module(op, device, ndim, function)
+    """The compiled kernel of op ``op``: the strided one, or the flat one of ``layout``.
+
+    ``function`` stands in for the op's scalar function: ``elementwise_ops.scalar_body``
+    (the float32 body that vectorizes) or the CUDA backend's ``copy``.
+    """
+    module = kernel_module(op, device, ndim, function or OPS[op].scalar)
     return module.kernel if layout is None else getattr(module, f"flat_{layout}")
 
 
-def reduce_source(op: str) -> str:
-    """The CPU kernel of reduction ``op`` (``elementwise_ops.REDUCTIONS``: sum, max, ...).
+def reduce_source(op: str, device: str = "cpu", dtype: str = "float64", kept_ndim: int = 1,
+                  reduced_ndim: int = 1, threads: int = 256) -> str:  # fmt: skip
+    """The kernel of reduction ``op`` (``elementwise_ops.REDUCTIONS``: sum, max, ...).
+
+    CPU (below); CUDA: ``_cuda_reduce_source``.
 
     ``kernel(start, stop, partial, chunks, kept_shape, reduced_shape, x, x_offset,
     kept_strides, reduced_strides)``: ``partial[t]`` folds chunk ``t % chunks``
@@ -242,6 +287,8 @@ def reduce_source(op: str) -> str:
     """
     combine, identity = REDUCTIONS[op]
     function = OPS[combine].scalar
+    if device == "cuda":
+        return _cuda_reduce_source(op, function, dtype, kept_ndim, reduced_ndim, threads)
     fast = ', fastmath={"reassoc"}' if combine == "add" else ""
     return f'''"""The numba CPU kernel of reduction {op!r} (by minigrad.backends.kernel_cache)."""
 # fingerprint of the sources compiled in: {fingerprint()}
@@ -293,10 +340,125 @@ def kernel(start, stop, partial, chunks, kept_shape, reduced_shape, x, x_offset,
 '''
 
 
+_CUDA_REDUCE_TEMPLATE = '''"""The CUDA kernel of reduction {op!r} ({dtype}).
+
+{kept_ndim} kept axes, {reduced_ndim} reduced; folds with the table's {function!r}
+(REDUCTIONS). Written by minigrad.backends.kernel_cache.
+"""
+# fingerprint of the sources compiled in: {fingerprint}
+import numpy as np
+from numba import config, cuda, int64
+from numba.np.numpy_support import from_dtype
+
+# numba's simulator caches nothing; on a GPU, functions of a file are cached.
+CACHE = "__file__" in globals() and not config.ENABLE_CUDASIM
+
+from minigrad.backends.cuda_kernels import index_to_position, to_index
+from minigrad.backends.kernel_cache import jit_scalar
+from {module} import {function}
+
+fn = jit_scalar({function}, cuda.jit(device=True))
+DTYPE = from_dtype(np.dtype("{dtype}"))
+THREADS = {threads}  # the largest block; blockDim.x is a power of two no larger
+
+
+@cuda.jit(cache=CACHE)
+def kernel(out, x, x_offset, kept_shape, kept_strides, red_shape, red_strides, count, parts, init):
+    """out[job] = {op} over part job % parts of output job // parts, one block per job."""
+    partial = cuda.shared.array(THREADS, DTYPE)
+    t = cuda.threadIdx.x
+    kept = cuda.local.array({kept_ndim}, int64)
+    reduced = cuda.local.array({reduced_ndim}, int64)
+    chunk = (count + parts - 1) // parts
+    for job in range(cuda.blockIdx.x, out.size, cuda.gridDim.x):
+        to_index(job // parts, kept_shape, kept)
+        base = index_to_position(kept, kept_strides, x_offset)
+        start = (job % parts) * chunk
+        acc = init  # the identity: {function}(init, v) is v
+        for r in range(start + t, min(start + chunk, count), cuda.blockDim.x):
+            to_index(r, red_shape, reduced)
+            acc = fn(acc, x[index_to_position(reduced, red_strides, base)])
+        partial[t] = acc
+        cuda.syncthreads()
+        half = cuda.blockDim.x // 2
+        while half > 0:  # a tree in shared memory: log2(blockDim.x) steps
+            if t < half:
+                partial[t] = fn(partial[t], partial[t + half])
+            cuda.syncthreads()
+            half //= 2
+        if t == 0:
+            out[job] = partial[0]
+        cuda.syncthreads()  # partial[0] is read before the next job overwrites it
+'''
+
+
+def _cuda_reduce_source(op: str, function: Any, dtype: str, kept_ndim: int, reduced_ndim: int,
+                        threads: int) -> str:  # fmt: skip
+    """The CUDA kernel of reduction ``op``, one block per output (or part of one).
+
+    ``kernel(out, x, x_offset, kept_shape, kept_strides, red_shape, red_strides,
+    count, parts, init)``: thread t of a block folds the reduced elements t,
+    t + blockDim, ... (neighbouring threads read neighbouring elements:
+    coalesced) with the table's scalar function for ``op``, from ``init``; then
+    the block halves its partial results in shared memory until one is left.
+    With ``parts`` > 1 each output's elements are split into ``parts`` chunks,
+    one block each, and ``out`` holds ``parts`` partial results per output (for
+    a second, small launch to combine).
+    """
+    return _CUDA_REDUCE_TEMPLATE.format(
+        op=op, dtype=dtype, kept_ndim=kept_ndim, reduced_ndim=reduced_ndim, threads=threads,
+        fingerprint=fingerprint(), module=function.__module__, function=function.__name__,
+    )  # fmt: skip
+
+
 @cache
-def reduce_kernel(op: str) -> Any:
-    """The compiled CPU kernel of reduction ``op`` (``reduce_source``), from its cached file."""
-    return load(f"reduce_{op}", reduce_source(op)).kernel
+def reduce_kernel(op: str, device: str = "cpu", dtype: str = "float64", kept_ndim: int = 1,
+                  reduced_ndim: int = 1, threads: int = 256) -> Any:  # fmt: skip
+    """The compiled kernel of reduction ``op`` (``reduce_source``), from its cached file."""
+    name = f"reduce_{op}" if device == "cpu" else f"cuda_reduce_{op}"
+    return load(name, reduce_source(op, device, dtype, kept_ndim, reduced_ndim, threads)).kernel
+
+
+_CUDA_THREAD_TEMPLATE = '''"""The CUDA kernel {what}, one thread per element (by kernel_cache)."""
+from numba import config, cuda, int64
+
+# numba's simulator caches nothing; on a GPU, functions of a file are cached.
+CACHE = "__file__" in globals() and not config.ENABLE_CUDASIM
+
+from minigrad.backends.cuda_kernels import index_to_position, to_index
+
+
+@cuda.jit(cache=CACHE)
+def kernel({parameters}):
+    i = cuda.grid(1)  # one thread per element
+    if i < {size}:
+{body}
+'''
+
+
+def thread_source(what: str, parameters: str, size: str, body: list[str]) -> str:
+    """A CUDA kernel that runs ``body`` once per element ``i < size``, one thread each.
+
+    For the CUDA backend's data movement, which applies no function of the
+    table (a fill, a gather, a scatter-add): the backend says what one element
+    does, the generator writes the kernel around it. ``to_index``,
+    ``index_to_position`` (the shared index math) and ``int64`` are in scope.
+
+    >>> print(thread_source("fill", "out, value", "out.size", ["out[i] = value"])[-60:])
+    kernel(out, value):
+        i = cuda.grid(1)  # one thread per element
+        if i < out.size:
+            out[i] = value
+    <BLANKLINE>
+    """
+    lines = "\n".join(f"        {line}" for line in body)
+    return _CUDA_THREAD_TEMPLATE.format(what=what, parameters=parameters, size=size, body=lines)
+
+
+@cache
+def thread_kernel(what: str, parameters: str, size: str, body: tuple[str, ...]) -> Any:
+    """The compiled kernel of ``thread_source``, from its cached file."""
+    return load(f"cuda_{what}", thread_source(what, parameters, size, list(body))).kernel
 
 
 def fused_source(doc: list[str], functions: list[tuple[str, str]], inputs: list[tuple[str, str]],
@@ -327,14 +489,15 @@ def fused_source(doc: list[str], functions: list[tuple[str, str]], inputs: list[
         "",
         '_CACHE = "__file__" in globals()  # numba caches functions of a file; in memory, none',
     ]
+    lines.append("from minigrad.backends.kernel_cache import jit_scalar as _jit_scalar")
     if device == "cuda":
         lines += ["from numba import cuda as _cuda", ""]
         lines += [f"from {m} import {f} as _py_{f}" for m, f in functions]
-        lines += [f"_{f} = _cuda.jit(device=True)(_py_{f})" for _, f in functions]
+        lines += [f"_{f} = _jit_scalar(_py_{f}, _cuda.jit(device=True))" for _, f in functions]
     else:
         lines += ["from numba import njit as _njit", ""]
         lines += [f"from {m} import {f} as _py_{f}" for m, f in functions]
-        lines += [f'_{f} = _njit(inline="always")(_py_{f})' for _, f in functions]
+        lines += [f'_{f} = _jit_scalar(_py_{f}, _njit(inline="always"))' for _, f in functions]
     bounds = ["_n"] if device == "cuda" else ["_start", "_stop"]
     params = [*bounds, *[n for n, _ in inputs], *[f"out_{n}" for n, _ in outputs]]
     lines += ["", ""]

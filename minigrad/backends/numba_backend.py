@@ -46,7 +46,7 @@ import numpy as np
 from minigrad.backends import kernel_cache
 from minigrad.backends.buffers import BufferPool
 from minigrad.backends.crossover import NUMPY_BELOW
-from minigrad.backends.elementwise_ops import ARITY, BOOL_OPS, NUMPY, OPS
+from minigrad.backends.elementwise_ops import ARITY, BOOL_OPS, NUMPY, OPS, scalar_body
 from minigrad.backends.low_precision import is_low, low_dtype, narrow, widen
 from minigrad.backends.numpy_backend import MAPS, ZIPS, NumpyBackend
 from minigrad.backends.strides import (
@@ -88,8 +88,10 @@ class NumbaBackend(NumpyBackend):
         """``out[i] = f(inputs[0][...], ...)`` for every element of a fresh ``shape`` array.
 
         ``f`` is op ``op``'s scalar function (the table, ``elementwise_ops``;
-        ``where`` is one of its rows too), compiled into a kernel of its own
-        (``kernel_cache``). When every input runs along memory like ``out``, or
+        ``where`` is one of its rows too), or for float32 results its float32
+        body where the table has one (``fast_math``: it vectorizes where the
+        scalar function calls the C library), compiled into a kernel of its
+        own (``kernel_cache``). When every input runs along memory like ``out``, or
         is one number, the kernel is a bare loop over ``i`` (a flat kernel, no
         index arithmetic); otherwise each input is read through its own offset
         and strides, broadcast to ``shape``: no copies either way. The workers
@@ -99,10 +101,11 @@ class NumbaBackend(NumpyBackend):
         if out.size == 0:
             return out
         flat = out.reshape(-1)
+        body = scalar_body(op, out.dtype)  # float32: the body that vectorizes, if the table has one
         layout = _layout(shape, inputs)
         if layout is not None:
             # Every operand runs along memory or is one number: a bare loop.
-            kernel = kernel_cache.elementwise_kernel(op, layout=layout)
+            kernel = kernel_cache.elementwise_kernel(op, function=body, layout=layout)
             arguments = [read_only(a.reshape(-1)) for a in inputs]
             kernel_cache.call(self.workers.run, kernel, out.size, flat, *arguments)
             return out
@@ -113,7 +116,7 @@ class NumbaBackend(NumpyBackend):
         arguments = []
         for (storage, offset, _), strides in zip(storages, flat_strides):
             arguments += [storage, row_starts(flat_shape, strides, offset), int(strides[-1])]
-        kernel = kernel_cache.elementwise_kernel(op)
+        kernel = kernel_cache.elementwise_kernel(op, function=body)
         kernel_cache.call(self.workers.run, kernel, out.size, flat, int(flat_shape[-1]),
                           *arguments)  # fmt: skip
         return out

@@ -148,6 +148,68 @@ def test_the_loop_scan_finds_a_hand_written_kernel(tmp_path):
     assert njit_loops(module) == ["kernels.py:4: reduce_range"]
 
 
+def cuda_kernels(path: Path) -> list[str]:
+    """The CUDA kernels written out in ``path``: functions decorated with ``cuda.jit``, or
+    passed to it (or to ``cuda_kernels._jit``), that are not device functions."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    jitted = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name):
+            called = ast.unparse(node.func)
+            if called == "_jit" or ("cuda.jit" in called and "device=True" not in called):
+                jitted.add(node.args[0].id)
+    found = []
+    for outer in ast.walk(tree):
+        if not isinstance(outer, (ast.Module, ast.FunctionDef)):
+            continue
+        for node in outer.body:
+            if not isinstance(node, ast.FunctionDef):
+                continue
+            decorators = [ast.unparse(d) for d in node.decorator_list]
+            kernel = any("cuda.jit" in d and "device=True" not in d for d in decorators)
+            if kernel or (node.name in jitted and isinstance(outer, ast.FunctionDef)):
+                where = f"{outer.name}." if isinstance(outer, ast.FunctionDef) else ""
+                found.append(f"{path.name}:{node.lineno}: {where}{node.name}")
+    return found
+
+
+def test_every_cuda_kernel_but_the_contractions_is_generated():
+    # map, zip, where, the reductions and the data movement (fill, gather,
+    # scatter-add) are written as text by kernel_cache. The contractions stay
+    # written out: lesson 11's tiled matmul (shared-memory tiles, no function of
+    # the table) and lesson 17's fused attention.
+    allowed = {("cuda_kernels.py", "matmul_kernel.kernel"), ("cuda_attention.py", "*")}
+    found = [
+        hit
+        for path in KERNEL_LAYERS
+        if path.parent.name == "backends" and path.name != "kernel_cache.py"
+        for hit in cuda_kernels(path)
+        if not {(path.name, "*"), (path.name, hit.rsplit(" ", 1)[-1])} & allowed
+    ]
+    assert not found, "hand-written CUDA kernels outside the generator:\n" + "\n".join(found)
+
+
+def test_the_cuda_scan_finds_a_hand_written_kernel(tmp_path):
+    # The old cuda_kernels.reduce_kernel and fill_kernel, in miniature.
+    module = tmp_path / "gpu.py"
+    module.write_text(
+        "from numba import cuda\n\n"
+        "def reduce_kernel(op):\n"
+        "    combine = cuda.jit(device=True)(op)\n\n"
+        "    def kernel(out, x):\n"
+        "        for i in range(x.size):\n"
+        "            out[0] = combine(out[0], x[i])\n\n"
+        "    return _jit(kernel)\n\n"
+        "@cuda.jit\n"
+        "def fill(out, value):\n"
+        "    out[cuda.grid(1)] = value\n\n"
+        "@cuda.jit(device=True)\n"
+        "def helper(x):\n"
+        "    return x\n"
+    )
+    assert cuda_kernels(module) == ["gpu.py:13: fill", "gpu.py:6: reduce_kernel.kernel"]
+
+
 @pytest.mark.parametrize("op", sorted(OPS))
 def test_flat_kernels_do_no_index_arithmetic(op):
     # Operands that run along memory (or are one number) need no strides, no
