@@ -65,9 +65,10 @@ EXP_P = (
     0.5000000013462218, 0.16666666719007703, 0.04166646497612729, 0.008333298480357774,
     0.0013933643522489316, 0.00019899276221842986,
 )  # fmt: skip
-# erfc(x) = t e^(-x^2 + ERFC_P(t)), t = 1 / (1 + x / 2), x >= 0
+# erfc(x) = t e^(-x^2 + ERFC_P(t)), t = 1 / (1 + x / 2), x >= 0. The constant term is
+# nudged by one float32 step so that ERFC_P(1) is exactly 0 in float32: erfc(0) = 1.
 ERFC_P = (
-    -1.2655122251416056, 1.0000236801578288, 0.3740919597182818, 0.09678418949172118,
+    -1.2655123472213745, 1.0000236801578288, 0.3740919597182818, 0.09678418949172118,
     -0.18628806166962186, 0.27886808446307865, -1.1352040003530155, 1.488515889209416,
     -0.8221522343992277, 0.1708727776720509,
 )  # fmt: skip
@@ -149,14 +150,28 @@ def _exp_sum(a, b):
     return y if s == s else s
 
 
+def _erf_small(x):
+    """erf(x) for |x| < 1/2: x ERF_P(x^2), the Taylor series."""
+    x2 = x * x
+    p = F(ERF_P[7])
+    p = p * x2 + F(ERF_P[6])
+    p = p * x2 + F(ERF_P[5])
+    p = p * x2 + F(ERF_P[4])
+    p = p * x2 + F(ERF_P[3])
+    p = p * x2 + F(ERF_P[2])
+    p = p * x2 + F(ERF_P[1])
+    p = p * x2 + F(ERF_P[0])
+    return x * p
+
+
 def _erfc_positive(z, x, scale):
     """(erfc(z), e^(-z^2)) for 0 <= z <= ERFC_HIGH, where z^2 = scale x^2, scale 1 or 1/2.
 
-    erfc(z) = t e^(-z^2 + ERFC_P(t)). z^2 rounded to float32 is off by up to
-    z^2 / 2^24, and e^(-z^2) by as much relatively (3e-6 at z = 7: 50 ulp).
-    So it is taken from x = hi + lo, hi x's top 12 significant bits
-    (Veltkamp's split, exact): scale hi^2 is exact, and the rest,
-    scale lo (x + hi), is small enough that its rounding does not show.
+    Below z = 1/2, 1 - erf(z) by its Taylor series; above, t e^(-z^2 + ERFC_P(t)).
+    z^2 rounded to float32 is off by up to z^2 / 2^24, and e^(-z^2) by as much
+    relatively (3e-6 at z = 7: 50 ulp). So it is taken from x = hi + lo, hi
+    x's top 12 significant bits (Veltkamp's split, exact): scale hi^2 is exact,
+    and the rest, scale lo (x + hi), is small enough that its rounding does not show.
     """
     t = F(1) / (F(1) + F(0.5) * z)
     p = F(ERFC_P[9])
@@ -173,7 +188,9 @@ def _erfc_positive(z, x, scale):
     hi = c - (c - x)
     square = -(hi * hi) * scale  # exact
     rest = -((x - hi) * (x + hi)) * scale
-    return t * _exp_sum(square, rest + p), _exp_sum(square, rest)
+    tail = t * _exp_sum(square, rest + p)
+    erfc = F(1) - _erf_small(z) if z < F(0.5) else tail
+    return erfc, _exp_sum(square, rest)
 
 
 def log1p_unit(u):
@@ -217,20 +234,11 @@ def erf_float32(x):
     >>> erf_float32(F(0.0)), erf_float32(F(np.inf)), erf_float32(F(-np.inf))
     (np.float32(0.0), np.float32(1.0), np.float32(-1.0))
     """
-    x2 = x * x
-    p = F(ERF_P[7])
-    p = p * x2 + F(ERF_P[6])
-    p = p * x2 + F(ERF_P[5])
-    p = p * x2 + F(ERF_P[4])
-    p = p * x2 + F(ERF_P[3])
-    p = p * x2 + F(ERF_P[2])
-    p = p * x2 + F(ERF_P[1])
-    p = p * x2 + F(ERF_P[0])
     a = abs(x)
     a = a if a < F(ERFC_HIGH) else F(ERFC_HIGH)
     erfc, _ = _erfc_positive(a, a, F(1))
     big = F(1) - erfc
-    out = x * p if a < F(0.5) else (big if x > F(0) else -big)
+    out = _erf_small(x) if a < F(0.5) else (big if x > F(0) else -big)
     return out if x == x else x
 
 
@@ -249,7 +257,7 @@ def gelu_grad_float32(g, x):
     """g (Phi(x) + x phi(x)) (``scalar_activations.gelu_grad``).
 
     >>> gelu_grad_float32(F(1.0), F(0.0)), gelu_grad_float32(F(2.0), F(10.0))
-    (np.float32(0.49999994), np.float32(2.0))
+    (np.float32(0.5), np.float32(2.0))
     """
     cdf, gauss = _normal_cdf_parts(x)
     out = g * (cdf + x * (F(INV_SQRT_2PI) * gauss))
