@@ -444,12 +444,12 @@ def thread_source(what: str, parameters: str, size: str, body: list[str]) -> str
     does, the generator writes the kernel around it. ``to_index``,
     ``index_to_position`` (the shared index math) and ``int64`` are in scope.
 
-    >>> print(thread_source("fill", "out, value", "out.size", ["out[i] = value"])[-60:])
-    kernel(out, value):
+    >>> source = thread_source("fill", "out, value", "out.size", ["out[i] = value"])
+    >>> print(source[source.index("def kernel") :].strip())
+    def kernel(out, value):
         i = cuda.grid(1)  # one thread per element
         if i < out.size:
             out[i] = value
-    <BLANKLINE>
     """
     lines = "\n".join(f"        {line}" for line in body)
     return _CUDA_THREAD_TEMPLATE.format(what=what, parameters=parameters, size=size, body=lines)
