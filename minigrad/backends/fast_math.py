@@ -19,11 +19,12 @@ keep the library calls. XLA and Eigen answer the same question the same way.
 - ``exp_float32``: e^x = 2^n e^r with n = round(x / ln 2), r = x - n ln 2
   (ln 2 split in two constants, Cody and Waite, so that n ln 2 is exact to
   float32's precision), e^r by a polynomial, 2^n built from its exponent bits;
-- ``erfc_float32`` for x >= 0: erfc(x) = t e^(-x^2 + P(t)), t = 1 / (1 + x/2)
-  (the form of Numerical Recipes' ``erfcc``, refitted), with e^(-x^2) taken
-  from an exactly split square (``_gauss``): x^2 rounded to float32 is off by
-  up to x^2 / 2^24, and e^-(x^2) is off by as much, relatively: 3e-6 at
-  x = 7, 50 ulp;
+- erfc for x >= 0 (``_erfc_positive``): 1 - erf(x) by erf's Taylor series
+  below 1/2, else t e^(-x^2 + P(t)), t = 1 / (1 + x/2) (the form of Numerical
+  Recipes' ``erfcc``, refitted), with x^2 split exactly (Veltkamp) and the
+  exponent reduced without adding its parts first (``_exp_sum``): x^2 rounded
+  to float32 is off by up to x^2 / 2^24, and e^-(x^2) is off by as much,
+  relatively: 3e-6 at x = 7, 50 ulp;
 - ``log1p_unit`` for 0 <= u <= 1: 2 atanh(u / (2 + u)), a short odd series;
 - ``tanh_float32``: a rational function (Eigen's ``ptanh_float``).
 
