@@ -165,14 +165,23 @@ def _erf_small(x):
     return x * p
 
 
-def _erfc_positive(z, x, scale):
-    """(erfc(z), e^(-z^2)) for 0 <= z <= ERFC_HIGH, where z^2 = scale x^2, scale 1 or 1/2.
+def _square(x, scale):
+    """-scale x^2 as two float32 numbers (exact, small), for ``_exp_sum``; scale 1 or 1/2.
+
+    x^2 rounded to float32 is off by up to x^2 / 2^24, and e^-(x^2) by as much,
+    relatively (3e-6 at x = 7: 50 ulp). So x = hi + lo, hi x's top 12
+    significant bits (Veltkamp's split, exact): scale hi^2 is exact, and the
+    rest, scale lo (x + hi), is small enough that its rounding does not show.
+    """
+    c = x * F(4097)  # 2^12 + 1
+    hi = c - (c - x)
+    return -(hi * hi) * scale, -((x - hi) * (x + hi)) * scale
+
+
+def _erfc_positive(z, square, rest):
+    """erfc(z) for 0 <= z <= ERFC_HIGH, given -z^2 = square + rest (``_square``).
 
     Below z = 1/2, 1 - erf(z) by its Taylor series; above, t e^(-z^2 + ERFC_P(t)).
-    z^2 rounded to float32 is off by up to z^2 / 2^24, and e^(-z^2) by as much
-    relatively (3e-6 at z = 7: 50 ulp). So it is taken from x = hi + lo, hi
-    x's top 12 significant bits (Veltkamp's split, exact): scale hi^2 is exact,
-    and the rest, scale lo (x + hi), is small enough that its rounding does not show.
     """
     t = F(1) / (F(1) + F(0.5) * z)
     p = F(ERFC_P[9])
@@ -185,13 +194,8 @@ def _erfc_positive(z, x, scale):
     p = p * t + F(ERFC_P[2])
     p = p * t + F(ERFC_P[1])
     p = p * t + F(ERFC_P[0])
-    c = x * F(4097)  # 2^12 + 1
-    hi = c - (c - x)
-    square = -(hi * hi) * scale  # exact
-    rest = -((x - hi) * (x + hi)) * scale
     tail = t * _exp_sum(square, rest + p)
-    erfc = F(1) - _erf_small(z) if z < F(0.5) else tail
-    return erfc, _exp_sum(square, rest)
+    return F(1) - _erf_small(z) if z < F(0.5) else tail
 
 
 def log1p_unit(u):
@@ -211,13 +215,10 @@ def log1p_unit(u):
     return s * (p * s2 + F(2))
 
 
-def _normal_cdf_parts(x):
-    """(Phi(x), e^(-x^2 / 2)) for a float32 x: the normal cdf, erfc(-x / sqrt 2) / 2."""
-    a = abs(x)
-    a = a if a < F(16) else F(16)  # Phi is 0 or 1 in float32 beyond (NaN: put back by callers)
-    erfc, gauss = _erfc_positive(a * F(SQRT_HALF), a, F(0.5))
-    tail = F(0.5) * erfc  # Phi(-|x|)
-    return (tail if x < F(0) else F(1) - tail), gauss
+def _normal_cdf(x, a, square, rest):
+    """Phi(x) = erfc(-x / sqrt 2) / 2, given a = min(|x|, 16) and -a^2 / 2 = square + rest."""
+    tail = F(0.5) * _erfc_positive(a * F(SQRT_HALF), square, rest)  # Phi(-|x|)
+    return tail if x < F(0) else F(1) - tail
 
 
 def _sigmoid_parts(x):
@@ -236,9 +237,9 @@ def erf_float32(x):
     (np.float32(0.0), np.float32(1.0), np.float32(-1.0))
     """
     a = abs(x)
-    a = a if a < F(ERFC_HIGH) else F(ERFC_HIGH)
-    erfc, _ = _erfc_positive(a, a, F(1))
-    big = F(1) - erfc
+    a = a if a < F(ERFC_HIGH) else F(ERFC_HIGH)  # erfc is 0 beyond (NaN: put back below)
+    square, rest = _square(a, F(1))
+    big = F(1) - _erfc_positive(a, square, rest)
     out = _erf_small(x) if a < F(0.5) else (big if x > F(0) else -big)
     return out if x == x else x
 
@@ -249,8 +250,10 @@ def gelu_float32(x):
     >>> gelu_float32(F(0.0)), gelu_float32(F(10.0)), gelu_float32(F(-40.0))
     (np.float32(0.0), np.float32(10.0), np.float32(-0.0))
     """
-    cdf, _ = _normal_cdf_parts(x)
-    out = x * cdf
+    a = abs(x)
+    a = a if a < F(16) else F(16)  # Phi is 0 or 1 in float32 beyond (NaN: put back below)
+    square, rest = _square(a, F(0.5))
+    out = x * _normal_cdf(x, a, square, rest)
     return out if x == x else x
 
 
@@ -260,8 +263,11 @@ def gelu_grad_float32(g, x):
     >>> gelu_grad_float32(F(1.0), F(0.0)), gelu_grad_float32(F(2.0), F(10.0))
     (np.float32(0.5), np.float32(2.0))
     """
-    cdf, gauss = _normal_cdf_parts(x)
-    out = g * (cdf + x * (F(INV_SQRT_2PI) * gauss))
+    a = abs(x)
+    a = a if a < F(16) else F(16)  # Phi is 0 or 1 in float32 beyond (NaN: put back below)
+    square, rest = _square(a, F(0.5))
+    density = F(INV_SQRT_2PI) * _exp_sum(square, rest)
+    out = g * (_normal_cdf(x, a, square, rest) + x * density)
     return out if x == x else x + g
 
 
