@@ -291,6 +291,10 @@ def _run_lean(outputs, seeds, inputs, retain_graph):
     cotangents: dict[Any, Any] = {}
     for v, g in zip(roots, seeds):
         cotangents[v] = [cotangents[v], g.data] if v in cotangents else g.data
+    # Arrays someone outside this pass can see (the seeds, a .grad given out, what a
+    # user's rule returned): a leaf's .grad is never one of them, but a copy.
+    exposed = {id(g.data) for g in seeds}
+    unregistered = False
     results: dict[Any, Tensor] = {}
     # (Written for speed: one turn of this loop is most of a step's backward.)
     pop, take, get, builtin = order.pop, cotangents.pop, cotangents.get, REGISTRY.get
@@ -314,9 +318,17 @@ def _run_lean(outputs, seeds, inputs, retain_graph):
                     if v.grad is not None:
                         v.grad = v.grad + plain._wrap(g, v.device)
                     else:
-                        # Taken as it is when nothing else holds it (PyTorch steals it too).
-                        if sys.getrefcount(g) > _SOLE or not _owned(g):
+                        # Taken as it is if it is this pass's own (see _owned). One that
+                        # rules still to run will read is taken too, unless a hook may
+                        # change the .grad in place first: then a copy, as in PyTorch.
+                        hooked = POST_ACCUMULATE_HOOKS and id(v) in POST_ACCUMULATE_HOOKS
+                        if (
+                            id(g) in exposed
+                            or (hooked and sys.getrefcount(g) > _SOLE)
+                            or not _owned(g)
+                        ):
                             g = _copy(g, v.device)
+                        exposed.add(id(g))
                         v.grad = plain._wrap(g, v.device)
                     if POST_ACCUMULATE_HOOKS and id(v) in POST_ACCUMULATE_HOOKS:
                         for hook in tuple(POST_ACCUMULATE_HOOKS[id(v)]):
@@ -333,6 +345,7 @@ def _run_lean(outputs, seeds, inputs, retain_graph):
                     t = record.retained()
                     if t is not None:
                         mine = plain._wrap(g, device)
+                        exposed.add(id(g))
                         t.grad = mine if t.grad is None else t.grad + mine
             else:
                 if record in wanted:
@@ -377,10 +390,14 @@ def _run_lean(outputs, seeds, inputs, retain_graph):
                 else:  # a user's Function, checkpoint: rules that expect plain tensors
                     out, inputs_ = record.unpack(plain)
                     gt = plain._wrap(g, device)
+                    unregistered = True
                 grads = prim.vjp(
                     gt, out, inputs_, record.params, [p.requires_grad for p in parents]
                 )
                 grads = [None if gx is None else gx.data for gx in grads]
+                if unregistered:  # (a user's rule may hand out an array someone holds)
+                    exposed.update([id(gx) for gx in grads])
+                    unregistered = False
                 gt = out = inputs_ = None
                 for p, gx in zip(parents, grads):  # a broken rule must not pass silently
                     if gx is not None and p.requires_grad and gx.shape != p.shape:
@@ -403,8 +420,10 @@ def _run_lean(outputs, seeds, inputs, retain_graph):
                 else:
                     wrap_ = Raw._wrap  # (a big one: the backend's add, on every core)
                     cotangents[p] = (wrap_(previous, p.device) + wrap_(gx, p.device)).data
-            g = grads = gx = previous = None
-            if not retain_graph:
+            g = grads = gx = previous = p = parents = None
+            # Free the saved values, unless nothing but this loop holds the record: then
+            # it goes, with them, when the loop lets go of it (no one can walk it again).
+            if not retain_graph and sys.getrefcount(record) > _TWO_NAMES:
                 record.free()
     while _QUEUED:
         _QUEUED.pop(0)()
@@ -443,7 +462,7 @@ def _total(terms: list, device: str) -> Any:
 
 
 def _owned(data: Any) -> bool:
-    """Whether ``data``, which no one else holds, may become a ``.grad`` as it is (see _own)."""
+    """Whether ``data``, made by this pass, may become a ``.grad`` as it is (see _own)."""
     return (
         type(data) is np.ndarray
         and data.flags.writeable
@@ -464,7 +483,14 @@ def _sole_count() -> int:
     return sys.getrefcount(a)
 
 
+def _two_names_count() -> int:
+    a = object()
+    b = a
+    return sys.getrefcount(b)
+
+
 _SOLE = _sole_count()  # sys.getrefcount of an array a function's one local variable holds
+_TWO_NAMES = _two_names_count()  # ... of an object two local variables hold (v and record)
 
 
 def _run(outputs, seeds, inputs, retain_graph, create_graph):

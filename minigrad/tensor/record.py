@@ -84,9 +84,15 @@ class OpRecord:
                  device: str, outside_since: int | None = None) -> None:  # fmt: skip
         # A parent is the input's own record, the input itself if it is a leaf
         # that requires grad, or (a constant) only its description.
-        self.parents = parents = tuple(
-            [x._node or (x if x.requires_grad else _spec(x)) for x in inputs]
-        )
+        if len(inputs) == 2:  # (most operations: spelled out, no list made)
+            x, y = inputs
+            parents = (
+                x._node or (x if x.requires_grad else _spec(x)),
+                y._node or (y if y.requires_grad else _spec(y)),
+            )
+        else:
+            parents = tuple([x._node or (x if x.requires_grad else _spec(x)) for x in inputs])
+        self.parents = parents
         keep = prim.saved_inputs
         if keep is None or len(keep) == len(inputs):
             self.saved = inputs

@@ -1,5 +1,7 @@
 """The lean reverse pass (create_graph=False): rules on Raw handles, same numbers, nothing leaks."""
 
+import weakref
+
 import numpy as np
 import pytest
 import torch
@@ -263,3 +265,22 @@ def test_many_leaves_get_their_grads_in_torch_s_order():
             h = (h * w).tanh() if k % 2 else h * w + ws[0]  # (ws[0] is used to the end)
         h.sum().backward()
     assert order["minigrad"] == order["torch"] and len(order["torch"]) == 12
+
+
+def test_a_record_someone_still_holds_is_freed_and_one_no_one_holds_just_goes():
+    for lib in (mg, torch):  # h's record is still reachable through h: walking it again fails
+        x = lib.tensor([0.5, 1.0], requires_grad=True)
+        h = (x * x).exp()
+        h.sum().backward()
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            (h * 2).sum().backward()
+    records = []
+    x = mg.tensor([0.5, 1.0], requires_grad=True)
+    y = x
+    for _ in range(3):
+        y = y.exp()
+        records.append(weakref.ref(y._node))
+    y = y.sum()
+    y.backward()
+    assert [r() for r in records] == [None] * 3  # nothing held them: gone with their values
+    assert y._node.freed
