@@ -247,7 +247,7 @@ op("gelu_grad",      act.gelu_grad,      lambda g, x: g * _gelu_slope(x),      C
 op("gelu_tanh_grad", act.gelu_tanh_grad, lambda g, x: g * _gelu_tanh_slope(x), COMPOSITE, fm.gelu_tanh_grad_float32)  # noqa: E501
 op("silu_grad",      act.silu_grad,      lambda g, x: g * _silu_slope(x),      COMPOSITE, fm.silu_grad_float32)  # noqa: E501
 # Selection: the one function of three numbers (backend.where).
-op("where",          f.where,            np.where,                             ELEMENTWISE)
+op("where",          f.where,            np.where,                             ELEMENTWISE, fm.where_float32)  # noqa: E501
 # fmt: on
 
 # The reductions, each by the op of the table that folds two partial results into one

@@ -325,3 +325,20 @@ def softplus_float32(x, threshold):
     out = positive + log1p_unit(exp_float32(-abs(x)))
     out = out if x == x else x
     return x if x > threshold else out
+
+
+def where_float32(c, x, y):
+    """x where c holds, else y, by bits: y ^ ((x ^ y) & mask), mask all ones where c holds.
+
+    ``x if c else y`` on two loaded numbers is what ``scalar_functions.where``
+    says, and LLVM rewrites it as one load from a chosen address, which it
+    vectorizes as a gather: twice the time of a blend. The bits of x and y
+    are copied exactly (NaN payloads, -0.0 included).
+
+    >>> where_float32(True, F(1.0), F(2.0)), where_float32(False, F(1.0), F(-0.0))
+    (np.float32(1.0), np.float32(-0.0))
+    """
+    xi = F(x).view(np.int32)
+    yi = F(y).view(np.int32)
+    mask = -np.int32(c != 0)  # c a bool, or a number (true when nonzero, as in Python)
+    return np.int32(yi ^ ((xi ^ yi) & mask)).view(np.float32)
