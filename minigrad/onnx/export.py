@@ -162,9 +162,15 @@ def _reduce(op_type: str) -> Callable:
     return convert
 
 
-def _vector_norm2(w: _Writer, op: Op, ins: list[str]) -> list[str]:
-    """The 2-norm row: ``sqrt(sum(x * x))`` over its axes."""
-    return w.node("Sqrt", _reduce("ReduceSum")(w, op, w.node("Mul", [ins[0], ins[0]])))
+def _vector_norm(w: _Writer, op: Op, ins: list[str]) -> list[str]:
+    """The p-norm row: ``sqrt(sum(x * x))``, or ``sum(|x| ** p) ** (1 / p)``, over its axes."""
+    p = float(op.params.get("ord", 2.0))
+    if p == 2:
+        return w.node("Sqrt", _reduce("ReduceSum")(w, op, w.node("Mul", [ins[0], ins[0]])))
+    dtype = op.inputs[0].dtype
+    powers = w.node("Pow", [w.node("Abs", ins)[0], w.const(p, dtype)])
+    total = _reduce("ReduceSum")(w, op, powers)
+    return w.node("Pow", [total[0], w.const(1.0 / p, dtype)])
 
 
 def _sum_to(w: _Writer, op: Op, ins: list[str]) -> list[str]:
@@ -423,7 +429,7 @@ CONVERTERS: dict[str, Callable[[_Writer, Op, list[str]], list[str]]] = {
     "where": _same("Where"), "matmul": _same("MatMul"), "clone": _same("Identity"),
     "pow_scalar": _pow_scalar,
     "sum": _reduce("ReduceSum"), "max": _reduce("ReduceMax"), "min": _reduce("ReduceMin"),
-    "sum_to": _sum_to, "vector_norm2": _vector_norm2,
+    "sum_to": _sum_to, "vector_norm": _vector_norm,
     "reshape": _reshape,
     "broadcast_to": _broadcast_to,
     "transpose": lambda w, op, ins: w.node("Transpose", ins, perm=list(op.params["axes"])),

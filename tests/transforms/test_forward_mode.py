@@ -185,7 +185,11 @@ PROGRAMS = {
     "concatenate": (lambda x, y: mg.concatenate([x, y * y], axis=1), [(2, 3), (2, 1)], normal),
     "matmul": (lambda a, b: (a @ b).tanh(), [(2, 3), (3, 2)], normal),
     "softmax": (lambda x: mg.nn.functional.softmax(x, 0) * x, [(2, 3)], normal),
-    "vector_norm2": (lambda x: mg.linalg.vector_norm(x, dim=1) * x.norm(), [(2, 3)], normal),
+    "vector_norm": (
+        lambda x: mg.linalg.vector_norm(x, dim=1) * x.norm(3) * x.norm(1.5, 0).sum(),
+        [(2, 3)],
+        normal,
+    ),
     "log_softmax": (lambda x: mg.nn.functional.log_softmax(x, 1) * x, [(2, 3)], normal),
     "astype": (lambda x: x.to(mg.float32).to(mg.float64) * x, [(2, 3)], normal),
     # the math library (issue 12A): each on a domain where it is defined and smooth

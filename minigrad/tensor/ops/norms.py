@@ -2,11 +2,11 @@
 
 Most norms here are compositions of rows the table already has (``abs``,
 ``sum``, ``max``, ``pow``), so their derivative is the chain rule through
-them. The 2-norm is a row of its own, ``vector_norm2``, because the chain rule
-through ``sqrt(sum(x * x))`` rounds differently from PyTorch's rule
-``g * (x / norm)``: where the exact gradient is 0 (a unit vector's length
-along itself) the chain leaves rounding noise of order ``1e-7 / norm`` in
-float32, and PyTorch exact zeros. At ``x = 0`` the slope ``x / norm`` is
+them. The p-norms with p > 1, the 2-norm among them, are one row of their own,
+``vector_norm``, because the chain rule through ``sqrt(sum(x * x))`` rounds
+differently from PyTorch's rule ``g * (x / norm)``: where the exact gradient
+is 0 (a unit vector's length along itself) the chain leaves rounding noise of
+order ``1e-7 / norm`` in float32, and PyTorch exact zeros. At ``x = 0`` the slope ``x / norm`` is
 0 / 0; PyTorch defines it as 0 (a subgradient), and so do the row and
 ``_root`` below: where the norm is 0, the division is by 1 and the result
 replaced by 0, so no infinite slope is ever multiplied by zero.
@@ -33,11 +33,18 @@ from minigrad.tensor.primitive import Primitive, shifted
 from minigrad.tensor.record import apply
 
 
-def _norm2_forward(backend: Any, x: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
-    """``sqrt(sum(x * x))`` over ``axes`` on raw arrays; ``|x|`` where that is one element."""
+def _norm_forward(backend: Any, x: Any, axes: tuple[int, ...], keepdims: bool,
+                  ord: float = 2.0) -> Any:  # fmt: skip
+    """The ``ord``-norm (``ord > 1``) over ``axes`` on raw arrays: ``sqrt(sum(x * x))`` for
+    2, ``sum(|x| ** p) ** (1 / p)`` otherwise; ``|x|`` where that is one element."""
     if math.prod(x.shape[a] for a in axes) == 1:
         return backend.reduce("sum", backend.map("abs", x), axes, keepdims)
-    return backend.map("sqrt", backend.reduce("sum", backend.zip("mul", x, x), axes, keepdims))
+    if ord == 2:
+        total = backend.reduce("sum", backend.zip("mul", x, x), axes, keepdims)
+        return backend.map("sqrt", total)
+    powers = backend.zip("pow", backend.map("abs", x), backend.full((), ord, x.dtype))
+    total = backend.reduce("sum", powers, axes, keepdims)
+    return backend.zip("pow", total, backend.full((), 1.0 / ord, x.dtype))
 
 
 def _kept_norm(out: Tensor, x: Tensor, axes: tuple[int, ...], keepdims: bool):
@@ -48,32 +55,47 @@ def _kept_norm(out: Tensor, x: Tensor, axes: tuple[int, ...], keepdims: bool):
     return where(zero, 1.0, out), zero
 
 
-def _norm2_vjp(g, out, inputs, needs, axes, keepdims):
-    # PyTorch's rule, rounded as it rounds: g * (x / norm), and 0 where the norm is 0.
+def _slope_parts(x: Tensor, out: Tensor, axes: tuple[int, ...], keepdims: bool, ord: float):
+    """PyTorch's two factors of the slope, rounded as it rounds them: ``x`` (2-norm),
+    ``sign(x) |x|^(p-1)`` (1 < p < 2) or ``x |x|^(p-2)`` (p > 2); and ``norm^(p-1)`` with
+    1 where the norm is 0 (where the slope is 0), and that mask."""
+    norm, zero = _kept_norm(out, x, axes, keepdims)
+    if ord == 2:
+        return x, norm, zero
+    if ord < 2:
+        return sign(x) * x.abs() ** (ord - 1), norm ** (ord - 1), zero
+    return x * x.abs() ** (ord - 2), norm ** (ord - 1), zero
+
+
+def _norm_vjp(g, out, inputs, needs, axes, keepdims, ord=2.0):
+    # PyTorch's rule: g * (x / norm) for the 2-norm, self_scaled * (g / norm^(p-1))
+    # otherwise; 0 where the norm is 0.
     (x,) = inputs
-    norm, zero = _kept_norm(out, x, axes, keepdims)
+    scaled, power, zero = _slope_parts(x, out, axes, keepdims, ord)
     if not keepdims:
-        g = g.reshape(norm.shape)
-    return (g * where(zero, 0.0, x / norm),)
+        g = g.reshape(power.shape)
+    if ord == 2:
+        return (g * where(zero, 0.0, x / power),)
+    return (scaled * where(zero, 0.0, g / power),)
 
 
-def _norm2_jvp(tangents, out, inputs, axes, keepdims):
-    # The directional derivative <x, t> / norm, and 0 where the norm is 0.
+def _norm_jvp(tangents, out, inputs, axes, keepdims, ord=2.0):
+    # The directional derivative <scaled, t> / norm^(p-1), and 0 where the norm is 0.
     (x,), (t,) = inputs, tangents
-    norm, zero = _kept_norm(out, x, axes, keepdims)
-    slope = sum(x * t, axes, keepdims=True) / norm
-    slope = where(zero, 0.0, slope)
+    scaled, power, zero = _slope_parts(x, out, axes, keepdims, ord)
+    slope = where(zero, 0.0, sum(scaled * t, axes, keepdims=True) / power)
     return slope if keepdims else slope.reshape(out.shape)
 
 
-VECTOR_NORM2 = Primitive(
-    "vector_norm2",
-    _norm2_forward,
-    vjp=_norm2_vjp,
-    jvp=_norm2_jvp,
+# The p-norms for p > 1 (2 included): one row, with PyTorch's derivative.
+VECTOR_NORM = Primitive(
+    "vector_norm",
+    _norm_forward,
+    vjp=_norm_vjp,
+    jvp=_norm_jvp,
     saves=(0, "out"),
-    batch=lambda xs, batched, axes, keepdims: apply(
-        VECTOR_NORM2, (xs[0],), axes=shifted(axes), keepdims=keepdims
+    batch=lambda xs, batched, axes, keepdims, ord=2.0: apply(
+        VECTOR_NORM, (xs[0],), axes=shifted(axes), keepdims=keepdims, ord=ord
     ),
 )
 
@@ -129,8 +151,8 @@ def vector_norm(x: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = Fals
         return sum((x != 0).to(x.dtype) + sign(x) * 0, axes, keepdim)
     if not isinstance(ord, (int, float)) or isinstance(ord, bool):
         raise TypeError(f"linalg.vector_norm: ord must be a number, not {ord!r}")
-    if ord == 2:
-        return apply(VECTOR_NORM2, (x,), axes=axes, keepdims=bool(keepdim))
+    if ord > 1:
+        return apply(VECTOR_NORM, (x,), axes=axes, keepdims=bool(keepdim), ord=float(ord))
     if ord == 1 or math.prod(x.shape[a] for a in axes) == 1:
         return sum(x.abs(), axes, keepdim)  # one element: |x| for every p, as PyTorch
     # |x| ** p at x = 0 is 0 (or inf for p < 0) with slope 0, as PyTorch takes it; the
@@ -168,7 +190,8 @@ def matrix_norm(x: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
     if rows == cols:
         raise ValueError(f"linalg.matrix_norm: dims must be different. Got ({rows}, {cols})")
     if ord == "fro":
-        return apply(VECTOR_NORM2, (x,), axes=tuple(sorted((rows, cols))), keepdims=bool(keepdim))
+        axes = tuple(sorted((rows, cols)))
+        return apply(VECTOR_NORM, (x,), axes=axes, keepdims=bool(keepdim), ord=2.0)
     if ord in (1, -1, math.inf, -math.inf):
         # The sums run down the columns for 1, along the rows for inf.
         along, across = (rows, cols) if ord in (1, -1) else (cols, rows)
