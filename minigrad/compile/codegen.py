@@ -1,4 +1,4 @@
-"""Code generation: one kernel for a group of elementwise operations (lesson 13).
+"""Code generation: one kernel for a group of elementwise operations (lessons 13, 15).
 
 A fused group (``fusion.py``) is a handful of elementwise rows of the
 registry that run over one shape, perhaps ending in a sum over everything.
@@ -28,24 +28,62 @@ compiles in.
   added exactly (``math.fsum``).
 - CUDA: ``numba.cuda.jit``, one thread per element in a grid-stride loop;
   no reduction (the backend's reduction kernel runs after it).
+
+float16 and bfloat16 (lesson 15, CPU): the kernel computes in float32 and
+rounds each operation's result to its 16-bit dtype on the next line, where
+eager mode rounds it, so a fused chain gives eager's bits. numba has no
+16-bit float type on the CPU: such arrays travel as ``uint16`` words, widened
+when read and rounded when written by bit arithmetic (``rounding.py``, and
+``low_precision.bfloat16_bits`` for bfloat16). A cast (``astype``) between
+float dtypes is one more line: exact when it widens, a rounding when it narrows.
 """
 
 from __future__ import annotations
 
 import copy
 import functools
+import hashlib
 import keyword
 import math
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from minigrad.backends import elementwise_ops, kernel_cache
+from minigrad.backends import elementwise_ops, kernel_cache, low_precision
+from minigrad.backends.low_precision import is_low
 from minigrad.backends.threads import Workers
+from minigrad.compile import rounding
 from minigrad.compile.graph import Op, Var, uniform_value
 
 _TYPES = {"float32": "_np.float32", "float64": "_np.float64", "bool": "_np.bool_"}
+# A 16-bit value lives in the kernel as a float32 on its dtype's grid: ``_WIDEN`` reads
+# a uint16 word as that float32 (exact), ``_BITS`` rounds a float32 to the word.
+LOW = ("float16", "bfloat16")
+_WIDEN = {"float16": "_np.uint32(_float16_value({})).view(_np.float32)",
+          "bfloat16": "_np.uint32(_bfloat16_value({})).view(_np.float32)"}  # fmt: skip
+_BITS = {d: f"_{d}_bits(_np.int64(_np.float32({{}}).view(_np.uint32)))" for d in LOW}
+_ROUNDING = [(m.__name__, f) for m, fs in [(rounding, ("float16_bits", "float16_value")),
+             (low_precision, ("bfloat16_bits", "bfloat16_value"))] for f in fs]  # fmt: skip
+
+
+def _round(dtype: str, value: str) -> str:
+    """The kernel's expression for ``value`` (a float32) rounded to 16-bit ``dtype``."""
+    return _WIDEN[dtype].format(_BITS[dtype].format(value))
+
+
+@functools.cache
+def _rounding_fingerprint() -> str:
+    """A hash of the bit functions' files: written into a 16-bit kernel's text, so an edit
+    to them makes a new kernel file (numba's cache checks only the kernel's own file)."""
+    files = (rounding.__file__, low_precision.__file__)
+    return hashlib.sha256(b"".join(Path(f).read_bytes() for f in files)).hexdigest()[:16]
+
+
+def _words(a: Any) -> Any:
+    """A 16-bit float array as its uint16 words (a view); any other array as it is."""
+    return a.view(np.uint16) if a.dtype.itemsize == 2 and is_low(a.dtype) else a
 
 
 def identifier(name: str) -> str:
@@ -109,7 +147,8 @@ class FusedKernel:
             _buffer(given.get(j), shape if self.nd else (size,), v.dtype, backend)
             for j, (v, r) in enumerate(zip(self.outs, self.reduced)) if not r
         ]  # fmt: skip
-        sums = kernel_cache.call(self._run_cpu, self.kernel, backend, (*args, *outs))
+        words = [_words(a) for a in (*args, *outs)]  # float16, bfloat16: as uint16 words
+        sums = kernel_cache.call(self._run_cpu, self.kernel, backend, tuple(words))
         return self._results(
             outs, sums, lambda a, v: a.reshape(v.shape),
             lambda s, v: np.asarray(s, dtype=v.dtype).reshape(v.shape),
@@ -171,8 +210,10 @@ def _workers() -> Workers:
 
 def scalar_body(op: Op) -> Any:
     """The scalar function the kernel calls for ``op``: the table's, or for float32 a
-    version that vectorizes (``elementwise_ops.scalar_body``)."""
-    return elementwise_ops.scalar_body(op.prim.scalar, op.out.dtype)
+    version that vectorizes (``elementwise_ops.scalar_body``); a 16-bit result is
+    computed by the float32 one, as eager mode computes it."""
+    dtype = np.float32 if op.out.dtype.name in LOW else op.out.dtype
+    return elementwise_ops.scalar_body(op.prim.scalar, dtype)
 
 
 def _buffer(donated: Any, shape: tuple[int, ...], dtype: Any, backend: Any) -> np.ndarray:
@@ -202,6 +243,9 @@ def kernel_source(ops: Sequence[Op], inputs: Sequence[Var], outputs: Sequence[Va
     reduced_vars = {op.out for op in ops if op.prim.name == "sum"}
     functions = sorted({(scalar_body(op).__module__, scalar_body(op).__name__)
                         for op in ops if op.prim.scalar is not None})  # fmt: skip
+    low = any(v.dtype.name in LOW for op in ops for v in (*op.inputs, *op.outs))
+    if low:
+        functions += _ROUNDING
     doc = [
         f"A fused kernel of {title}, generated by minigrad.compile.codegen (lesson 13).",
         "",
@@ -209,16 +253,30 @@ def kernel_source(ops: Sequence[Op], inputs: Sequence[Var], outputs: Sequence[Va
         + ", ".join(f"{name(v)} {v.type} ({k})" for v, k in zip(inputs, kinds))
         + ".",
     ]
+    if low:
+        doc += ["", "16-bit values are float32 here, each result rounded to its dtype where eager",
+                f"rounds it (bit functions' fingerprint: {_rounding_fingerprint()})."]  # fmt: skip
     # Constants that are one number everywhere become literals of their dtype.
     literal: dict[Var, str] = {}
     for v in constants:
-        literal[v] = f"{_TYPES[v.dtype.name]}({uniform_value(constants[v])!r})"
+        number = uniform_value(constants[v])
+        if v.dtype.name in LOW:  # a 16-bit number is a float32 exactly
+            literal[v] = f"_np.float32({float(number)!r})"
+        else:
+            literal[v] = f"{_TYPES[v.dtype.name]}({number!r})"
     local = {v: f"{name(v)}_i" for v in inputs}  # the generator reads input x into x_i
-    read = lambda v: local.get(v) or literal.get(v) or name(v)
     body = []
+    for v in inputs:
+        if v.dtype.name in LOW:  # read as a uint16 word: widen it to the float32 it holds
+            body.append(f"{name(v)}_f = {_WIDEN[v.dtype.name].format(local[v])}  # {v.type}")
+            local[v] = f"{name(v)}_f"
+    read = lambda v: local.get(v) or literal.get(v) or name(v)
     for op in ops:
         target = name(op.out)
         args = [read(v) for v in op.inputs]
+        if op.prim.name == "astype":
+            body.append(_cast(target, args[0], op.inputs[0].dtype.name, op.out.dtype.name))
+            continue
         if op.prim.name == "sum":
             body.append(f"sum_{target} += {args[0]}  # {target} = sum({args[0]})")
             continue
@@ -230,8 +288,31 @@ def kernel_source(ops: Sequence[Op], inputs: Sequence[Var], outputs: Sequence[Va
         function = scalar_body(op).__name__
         comment = f"{op.prim.name}({', '.join(names[v] for v in op.inputs)})"
         body.append(f"{target} = _{function}({', '.join(args)})  # {comment}")
+        if op.out.dtype.name in LOW:
+            body.append(f"{target} = {_round(op.out.dtype.name, target)}  # to {op.out.type}")
+    stored = lambda v: (
+        _BITS[v.dtype.name].format(read(v)) if v.dtype.name in LOW else read(v)
+    )  # fmt: skip
     return kernel_cache.fused_source(
         doc, functions, [(name(v), k) for v, k in zip(inputs, kinds)], body,
-        [(name(v), read(v)) for v in outputs if v not in reduced_vars],
+        [(name(v), stored(v)) for v in outputs if v not in reduced_vars],
         [name(v) for v in outputs if v in reduced_vars], shape, device,
     )  # fmt: skip
+
+
+def _cast(target: str, value: str, source: str, dtype: str) -> str:
+    """The kernel's line for ``target = astype(value)`` between float dtypes.
+
+    Widening is exact; float64 -> float32 rounds once (``_np.float32``); to a
+    16-bit dtype rounds the float32 value, and from float64 first goes through
+    float32 (ml_dtypes' bfloat16 cast does the same; fusion leaves float64 ->
+    float16 out, which NumPy rounds in one step).
+    """
+    comment = f"  # astype({value}, {dtype})"
+    if dtype == "float64":
+        return f"{target} = _np.float64({value}){comment}"
+    if source == "float64":
+        value = f"_np.float32({value})"
+    if dtype == "float32":
+        return f"{target} = {value}{comment}"
+    return f"{target} = {_round(dtype, value)}{comment}"

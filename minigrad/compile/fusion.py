@@ -1,4 +1,4 @@
-"""Elementwise fusion: connected elementwise operations become one generated kernel (lesson 13).
+"""Elementwise fusion: connected elementwise ops become one generated kernel (lessons 13, 15).
 
 Which operations can share a loop? Those the registry marks elementwise with
 a scalar body (``prim.scalar``: ``out[i]`` depends only on element ``i`` of
@@ -20,6 +20,17 @@ registers and never reaches memory.
     >>> g = optimize(mg.make_graph(lambda a, b: (a * b).tanh().sum())(mg.ones(8), mg.ones(8)))
     >>> [op.name for op in fuse(g, fuse_from=1)]  # (8 elements: too few to pay, by default)
     ['fused_mul_tanh_sum']
+
+float16 and bfloat16 (lesson 15, on the CPU): eager mode computes each 16-bit
+operation in float32 and rounds its result once; a kernel can do the same,
+line by line (``codegen.py``), so elementwise ops on 16-bit values fuse, and
+so do the casts (``astype``) between float dtypes that autocast inserts. What
+the kernel could not compute as eager does stays out: the transcendental
+ops (see ``EXACT``), float64 -> float16 (NumPy rounds it in one step, not
+through float32), an op with a parameter (eager
+converts it to the 16-bit dtype first), a 16-bit op reading float64, the
+casts to and from integers and bools, and 16-bit sums (eager adds in float32,
+the kernel's running total is float64).
 """
 
 from __future__ import annotations
@@ -33,6 +44,25 @@ from minigrad.compile.codegen import FusedKernel, kernel_source, scalar_body
 from minigrad.compile.graph import Graph, Op, Var, uniform_value
 
 FLOATS = ("float32", "float64")
+LOW = ("float16", "bfloat16")
+# The 16-bit ops a kernel computes as eager does: their float32 result is the correctly
+# rounded one in every implementation (IEEE's basic operations, selections, comparisons,
+# rounding to integers). A transcendental float32 body (exp, tanh, sigmoid, ...) may differ
+# from NumPy's in the last bit, and at a 16-bit rounding boundary that moves the 16-bit
+# result (over all 65536 float16 inputs, a handful of them for sigmoid, asinh, log10),
+# so those run unfused on 16-bit values. sqrt too: its value is exact, but its NaN for a
+# negative number has the other sign than NumPy's.
+EXACT = frozenset(
+    ("neg", "abs", "sign", "relu", "square", "reciprocal", "floor", "ceil", "trunc",
+     "round", "add", "sub", "mul", "div", "maximum", "minimum", "clamp_min", "clamp_max",
+     "lt", "le", "gt", "ge", "eq", "ne", "logical_not", "logical_and", "logical_or",
+     "relu_grad", "where")
+)  # fmt: skip
+# The casts a kernel computes as eager does (codegen._cast): between float dtypes,
+# but float64 -> float16, which NumPy rounds directly (through float32 it would round twice).
+CASTS = {(a, b) for a in (*FLOATS, *LOW) for b in (*FLOATS, *LOW) if a != b} - {
+    ("float64", "float16")
+}
 # Longer groups compile for longer (LLVM's time grows with the loop body); a
 # chain longer than this is cut into several kernels.
 MAX_GROUP = 400
@@ -43,9 +73,15 @@ def _fusable(op: Op, fuse_from: int) -> bool:
     device = op.out.device
     if device == "cpu" and importlib.util.find_spec("numba") is None:
         return False
-    if op.out.dtype.name not in (*FLOATS, "bool") or _size(op.out) < fuse_from:
+    if _size(op.out) < fuse_from:
         return False
-    if any(v.dtype.name not in (*FLOATS, "bool") for v in op.inputs):
+    out, ins = op.out.dtype.name, [v.dtype.name for v in op.inputs]
+    if op.prim.name == "astype":
+        return device == "cpu" and (ins[0], out) in CASTS
+    if out in LOW or any(d in LOW for d in ins):
+        if not _low_fusable(op, out, ins):
+            return False
+    elif out not in (*FLOATS, "bool") or any(d not in (*FLOATS, "bool") for d in ins):
         return False
     if op.prim.name == "broadcast_to":
         return device == "cpu" or _is_number(op.inputs[0])
@@ -55,6 +91,20 @@ def _fusable(op: Op, fuse_from: int) -> bool:
     # argument, written into the kernel as a constant.
     arity = scalar_body(op).__code__.co_argcount
     return not op.params or len(op.inputs) + len(op.params) == arity
+
+
+def _low_fusable(op: Op, out: str, ins: list[str]) -> bool:
+    """Whether a kernel computes ``op`` on 16-bit values as eager does: on the CPU, its
+    inputs widened to float32 (16-bit, float32 or bool ones), an ``EXACT`` op with no
+    parameter (or a broadcast), and a 16-bit
+    result rounded to its own dtype (or a bool)."""
+    if op.out.device != "cpu":
+        return False
+    if op.prim.name != "broadcast_to" and (op.params or op.prim.scalar not in EXACT):
+        return False
+    if out in LOW:
+        return all(d in (out, "float32", "bool") for d in ins)
+    return out == "bool" and all(d in (*LOW, "float32", "bool") for d in ins)
 
 
 def _size(v: Var) -> int:
