@@ -275,7 +275,8 @@ def kernel_source(ops: Sequence[Op], inputs: Sequence[Var], outputs: Sequence[Va
         target = name(op.out)
         args = [read(v) for v in op.inputs]
         if op.prim.name == "astype":
-            body.append(_cast(target, args[0], op.inputs[0].dtype.name, op.out.dtype.name))
+            cast = _cast(target, args[0], op.inputs[0].dtype.name, op.out.dtype.name)
+            body.append(f"{cast}  # astype({names[op.inputs[0]]}, {op.out.dtype.name})")
             continue
         if op.prim.name == "sum":
             body.append(f"sum_{target} += {args[0]}  # {target} = sum({args[0]})")
@@ -308,11 +309,10 @@ def _cast(target: str, value: str, source: str, dtype: str) -> str:
     float32 (ml_dtypes' bfloat16 cast does the same; fusion leaves float64 ->
     float16 out, which NumPy rounds in one step).
     """
-    comment = f"  # astype({value}, {dtype})"
     if dtype == "float64":
-        return f"{target} = _np.float64({value}){comment}"
+        return f"{target} = _np.float64({value})"
     if source == "float64":
         value = f"_np.float32({value})"
     if dtype == "float32":
-        return f"{target} = {value}{comment}"
-    return f"{target} = {_round(dtype, value)}{comment}"
+        return f"{target} = {value}"
+    return f"{target} = {_round(dtype, value)}"

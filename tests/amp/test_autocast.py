@@ -323,9 +323,9 @@ def test_nests_with_grad_and_vmap():
     assert batched.dtype == mg.bfloat16
 
 
-def test_jit_shows_the_casts_and_fuses_around_them():
-    """The traced program holds autocast's casts; the float32 work after the cast up still
-    fuses into one kernel (the 16-bit elementwise ops and the casts themselves run unfused).
+def test_jit_shows_the_casts_and_fuses_them():
+    """The traced program holds autocast's casts; fusion puts them into its kernels with
+    the float32 work after the cast up (their lines show in the source).
     256 x 256: as large as fusion's default threshold (``crossover.FUSE_FROM``)."""
     w = mg.tensor(RNG.standard_normal((256, 256)).astype(np.float32))
     x = mg.tensor(RNG.standard_normal((256, 256)).astype(np.float32))
@@ -335,13 +335,15 @@ def test_jit_shows_the_casts_and_fuses_around_them():
             h = (x @ w).float()
             return ((h * 0.5).tanh() * 2.0 + 1.0).sum()
 
+    traced = str(mg.make_graph(f)(x))
+    assert "astype(a, dtype=bfloat16)" in traced and "dtype=float32)" in traced, traced
     fast = mg.jit(f)
     graph = fast.graph(x)
     text = str(graph)
-    assert "astype(a, dtype=bfloat16)" in text and "dtype=float32)" in text, text
     assert "bfloat16[256,256] = matmul" in text, text
     names = [op.name for op in graph]
-    assert any(name.startswith("fused_") and "tanh" in name for name in names), names
+    assert any(name.startswith("fused_astype") and "tanh" in name for name in names), names
     source = fast.source(x)
-    assert "# astype" in source and "# matmul" in source, source
+    assert "# astype(a, bfloat16)" in source and "# matmul" in source, source
+    assert "# astype(h, float32)" in source, source
     np.testing.assert_allclose(fast(x).numpy(), f(x).numpy(), rtol=1e-4)
