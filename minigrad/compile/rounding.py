@@ -19,38 +19,31 @@ on integers, so they run as they are too:
 
 from __future__ import annotations
 
+import numpy as np
+
 
 def float16_bits(bits: int) -> int:
     """The float16 nearest a float32, both as bit patterns (ties to even; inf past 65504).
 
     Normal float16 numbers keep 10 of float32's 23 mantissa bits: re-bias the
     exponent (127 -> 15) and round the 13 dropped bits as ``bfloat16_bits``
-    does its 16. Below 2**-14 the float16 is subnormal, a multiple of 2**-24:
-    shift the full significand right and round what falls off. A NaN stays a
-    NaN with its sign and top payload bits, as NumPy's ``astype`` keeps them.
+    does its 16 (a number from 65520 on carries into inf). Below 2**-14 the
+    float16 is subnormal, a multiple of 2**-24: adding 0.5, whose float32
+    spacing is 2**-24, makes the float32 adder round to that multiple (ties to
+    even), which the sum's low bits then count. A NaN stays a NaN with its sign
+    and top payload bits, as NumPy's ``astype`` keeps them. Three short arms
+    and no loop, so a kernel's loop around it can still vectorize.
     """
     sign = (bits >> 16) & 0x8000
     magnitude = bits & 0x7FFFFFFF
-    if magnitude > 0x7F800000:  # NaN: its top payload bits, at least one of them set
+    if magnitude >= 0x47800000:  # 65536 and up: inf, or a NaN (a payload bit kept set)
         payload = (magnitude >> 13) & 0x3FF
-        return sign | 0x7C00 | (payload if payload else 1)
-    if magnitude >= 0x477FF000:  # 65520 and up (and inf): past the largest float16
-        return sign | 0x7C00
-    if magnitude >= 0x38800000:  # 2**-14 and up: a normal float16
-        rebiased = magnitude - 0x38000000  # exponent 127 -> 15 (112 << 23)
-        lsb = (rebiased >> 13) & 1
-        return sign | ((rebiased + 0xFFF + lsb) >> 13)
-    if magnitude <= 0x33000000:  # at most 2**-25, half the smallest subnormal: to zero
-        return sign
-    exponent = magnitude >> 23
-    significand = (magnitude & 0x7FFFFF) | 0x800000
-    shift = 126 - exponent  # 14..24: the bits below 2**-24
-    kept = significand >> shift
-    dropped = significand & ((1 << shift) - 1)
-    half = 1 << (shift - 1)
-    if dropped > half or (dropped == half and kept & 1):
-        kept += 1  # may carry into the smallest normal, whose bits follow on
-    return sign | kept
+        return sign | 0x7C00 | (payload | (payload == 0)) * (magnitude > 0x7F800000)
+    if magnitude < 0x38800000:  # below 2**-14: a subnormal float16 (or zero)
+        total = np.float32(np.uint32(magnitude).view(np.float32) + np.float32(0.5))
+        return sign | (np.int64(total.view(np.uint32)) - 0x3F000000)  # 0x3F000000: 0.5's bits
+    rebiased = magnitude - 0x38000000  # exponent 127 -> 15 (112 << 23)
+    return sign | ((rebiased + 0xFFF + ((rebiased >> 13) & 1)) >> 13)
 
 
 def float16_value(half_bits: int) -> int:
