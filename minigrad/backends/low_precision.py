@@ -62,7 +62,10 @@ def widen(x: Any) -> Any:
 def narrow(result: Any, dtype: Any) -> Any:
     """A float32 ``result`` rounded to ``dtype`` (nearest, ties to even); bools as they are."""
     result = np.asarray(result)
-    return result.astype(dtype) if result.dtype.kind == "f" else result
+    if result.dtype.kind != "f":
+        return result
+    with np.errstate(over="ignore"):  # beyond the range is inf, as PyTorch's, with no warning
+        return result.astype(dtype)
 
 
 def low_dtype(*arrays: Any) -> Any:

@@ -66,12 +66,14 @@ class Tensor(MoreMethods, TensorBase):
         return ew.mul(self, other)
 
     def __rmul__(self, other: Any) -> Tensor:
-        return ew.mul(other, self)
+        return ew.mul(self, other)  # a number times a tensor is the tensor times it (PyTorch)
 
     def __truediv__(self, other: Any) -> Tensor:
         return ew.div(self, other)
 
     def __rtruediv__(self, other: Any) -> Tensor:
+        if dtypes.is_low_precision(self.dtype) and isinstance(other, (int, float)):
+            return ew.mul(em.reciprocal(self), other)  # PyTorch's order of roundings
         return ew.div(other, self)
 
     def __pow__(self, other: Any) -> Tensor:

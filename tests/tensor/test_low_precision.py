@@ -113,6 +113,43 @@ def test_sums_and_products_accumulate_in_float32(name, backend):
         assert float(mg.nn.functional.conv2d(mg.ones(1, 4096, 1, 1, dtype=name), w)) == 4096
 
 
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+@pytest.mark.parametrize("name", LOW)
+def test_numbers_and_0d_constants_meet_16_bit_tensors_as_in_pytorch(name, backend):
+    # PyTorch's multiply and divide take a constant in second place in float32: a float16
+    # tensor times 65536 (beyond float16's range) is finite. Its other kernels, and these
+    # with a 0-d tensor in first place, round the constant to 16 bits first (inf here);
+    # a number divided by a tensor is the tensor's reciprocal, rounded, times the number.
+    # (minigrad rounds first for a 0-d 16-bit tensor too: not checked here.)
+    torch_dtype = getattr(torch, name)
+    values = [0.5, -3.0, 1.0, 60000.0, float("nan"), float("inf"), -0.0, 2.0**-10]
+    numbers = [65536.0, 70000, 1.00390625, 1e-8, -65520.0, 3, 2.0**-9]
+    ops = [lambda a, b: a * b, lambda a, b: b * a, lambda a, b: a / b, lambda a, b: b / a,
+           lambda a, b: a + b, lambda a, b: b - a, lambda a, b: a < b, lambda a, b: a == b]  # fmt: skip
+    with backends.use(backend):
+        x, t = mg.tensor(values, dtype=name), torch.tensor(values, dtype=torch_dtype)
+        for number in numbers:
+            constants = [(number, number), (mg.tensor(float(number)), torch.tensor(float(number)))]
+            for (constant, reference), op in itertools.product(constants, ops):
+                got, want = op(x, constant), op(t, reference)
+                assert got.dtype.name == torch_name(want.dtype), (number, got, want)
+                np.testing.assert_array_equal(
+                    got.numpy().astype(np.float64), want.double().numpy(), err_msg=str(number)
+                )
+    # Gradients keep the leaves' dtypes, and the constant joins them in float32 as well.
+    for reference, scale in [(torch.tensor(65536.0), mg.tensor(65536.0)), (1e-8, 1e-8)]:
+        x = mg.tensor([0.5, 2.0**-14], dtype=name, requires_grad=True)
+        t = torch.tensor([0.5, 2.0**-14], dtype=torch_dtype, requires_grad=True)
+        (x * scale / scale).sum().backward()
+        (t * reference / reference).sum().backward()
+        assert x.grad.dtype.name == name
+        np.testing.assert_array_equal(x.grad.numpy().astype(np.float64), t.grad.double().numpy())
+    # A 0-d tensor that needs a gradient is cast like any input: its gradient is float32.
+    w, s = mg.tensor([0.5], requires_grad=True), mg.tensor(3.0, requires_grad=True)
+    (w.to(name) * s).sum().backward()
+    assert s.grad.dtype == mg.float32 and w.grad.dtype == mg.float32
+
+
 @pytest.mark.parametrize("name", LOW)
 def test_gradients_arrive_in_the_leafs_dtype(name):
     x = mg.tensor([[0.5, -1.0], [2.0, 0.25]], dtype=name, requires_grad=True)

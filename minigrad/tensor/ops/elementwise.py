@@ -175,8 +175,17 @@ def _needs_derivative(t: Tensor) -> bool:
     return (t.requires_grad and current().grad_enabled) or bool(t._tangents)
 
 
-def operands(op: str, *args: Any, floating: bool = False) -> list[Tensor]:
-    """Turn ``args`` (tensors and Python numbers) into tensors of one dtype and shape."""
+def operands(
+    op: str, *args: Any, floating: bool = False, scalar_second: bool = False
+) -> list[Tensor]:
+    """Turn ``args`` (tensors and Python numbers) into tensors of one dtype and shape.
+
+    With ``scalar_second`` (PyTorch's multiply and divide, lesson 15), a Python number or
+    a 0-d float constant in second place, after a float16/bfloat16 tensor with axes, joins in
+    float32 rather than rounded to 16 bits first: ``half_tensor * 65536.0`` is 32768 where
+    0.5 * 65536 is (65536 itself is beyond float16's range). PyTorch's other kernels, and
+    these with the constant first, round it to the result's dtype first; so do these.
+    """
     tensors = [a for a in args if isinstance(a, Tensor)]
     for a in args:
         if not isinstance(a, (Tensor, int, float, bool)) and not hasattr(a, "__array__"):
@@ -197,9 +206,15 @@ def operands(op: str, *args: Any, floating: bool = False) -> list[Tensor]:
                                 [t.dtype for t in tensors if not t.ndim])  # fmt: skip
     if floating and not dtypes.is_floating(dtype):
         dtype = dtypes.DEFAULT_FLOAT
+    wide = dtypes.compute_dtype(dtype)
     result = []
-    for a in args:
-        if not isinstance(a, Tensor):
+    for k, a in enumerate(args):
+        if wide != dtype and scalar_second and k == 1 and not isinstance(a, Tensor):
+            a = _constant(a, wide, device)
+        elif wide != dtype and scalar_second and k == 1 and not a.ndim and a.dtype.itemsize > 2:
+            keep = dtypes.is_floating(a.dtype) and not _needs_derivative(a)
+            a = a.to(wide if keep else dtype)  # (one that needs a gradient gets it in its dtype)
+        elif not isinstance(a, Tensor):
             a = _constant(a, dtype, device)
         elif a.dtype != dtype:
             a = a.to(dtype)
@@ -219,9 +234,20 @@ def _binary(prim: Primitive, x: Any, y: Any, floating: bool = False) -> Tensor:
     # (Written for speed: every operation of a training step passes here.)
     T = Tensor.concrete
     tx, ty = type(x), type(y)
-    if tx is T and (ty is float or ty is int) and x.data.dtype.kind == "f":
+    # (A number meeting float16 takes the general path: it joins in float32.)
+    if (
+        tx is T
+        and (ty is float or ty is int)
+        and x.data.dtype.kind == "f"
+        and x.data.dtype.itemsize > 2
+    ):
         y, ty = _constant(y, x.data.dtype, x.device), T
-    elif ty is T and (tx is float or tx is int) and y.data.dtype.kind == "f":
+    elif (
+        ty is T
+        and (tx is float or tx is int)
+        and y.data.dtype.kind == "f"
+        and y.data.dtype.itemsize > 2
+    ):
         x, tx = _constant(x, y.data.dtype, y.device), T
     if tx is T and ty is T:
         a, b = x.data, y.data
@@ -235,7 +261,9 @@ def _binary(prim: Primitive, x: Any, y: Any, floating: bool = False) -> Tensor:
             )
         ):
             return apply(prim, (x, y))
-    return apply(prim, tuple(operands(prim.name, x, y, floating=floating)))
+    # (Not for a 0-d x: two 0-d operands promote each other, in the backward pass too.)
+    wide = prim.name in ("mul", "div") and isinstance(x, Tensor) and x.ndim > 0
+    return apply(prim, tuple(operands(prim.name, x, y, floating=floating, scalar_second=wide)))
 
 
 def _unary(prim: Primitive, x: Any) -> Tensor:
