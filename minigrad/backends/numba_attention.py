@@ -50,6 +50,15 @@ def _mask_tile(s, bias, b, has_bias, causal, i0, j0):
                 s[r, c] = -np.inf
 
 
+@njit(inline="always")
+def _seen(causal, i, j0, j1):
+    """How many keys of the tile ``[j0, j1)`` row ``i`` may see: all, or under a causal mask
+    those up to its own position (the rest of the row is masked; its ``exp`` is skipped)."""
+    if not causal:
+        return j1 - j0
+    return max(0, min(j1 - j0, i - j0 + 1))
+
+
 @njit(nogil=True, fastmath=FLAGS, cache=CACHE)
 def forward_range(start, stop, q, k, v, bias, bias_of, has_bias, scale, causal, packed):
     """Tasks ``[start, stop)`` of the forward pass; task = batch * (query tiles) + tile."""
@@ -71,18 +80,20 @@ def forward_range(start, stop, q, k, v, bias, bias_of, has_bias, scale, causal, 
             s = np.dot(qs, k[n, j0:j1].T)
             _mask_tile(s, bias, bias_of[n], has_bias, causal, i0, j0)
             for r in range(rows):
+                seen = _seen(causal, i0 + r, j0, j1)  # keys past the row's own: p = 0, no exp
                 new_m = m[r]
-                for c in range(j1 - j0):
+                for c in range(seen):
                     new_m = max(new_m, s[r, c])
                 if new_m == -np.inf:  # only masked keys so far: nothing to add
                     s[r, :] = zero
                     continue
                 alpha = np.exp(m[r] - new_m)
                 row_sum = zero
-                for c in range(j1 - j0):
+                for c in range(seen):
                     p = np.exp(s[r, c] - new_m)
                     s[r, c] = p
                     row_sum += p
+                s[r, seen:] = zero
                 total[r] = alpha * total[r] + row_sum
                 m[r] = new_m
                 for c in range(ev):
@@ -128,8 +139,10 @@ def backward_range(start, stop, q, k, v, bias, bias_of, has_bias, scale, causal,
                 s = np.dot(qs[i0:i1], kt.T)
                 _mask_tile(s, bias, bias_of[n], has_bias, causal, i0, j0)
                 for r in range(i1 - i0):
-                    for c in range(j1 - j0):
+                    seen = _seen(causal, i0 + r, j0, j1)
+                    for c in range(seen):
                         s[r, c] = np.exp(s[r, c] - lse[i0 + r])  # p, recomputed
+                    s[r, seen:] = zero
                 g_t = go[i0:i1]
                 dv_t += np.dot(s.T, g_t)
                 ds = np.dot(g_t, vt.T)  # dp, then ds = p * (dp - D)

@@ -82,3 +82,22 @@ def test_numpy_array_on_the_left_of_matmul():
     b = np.random.default_rng(6).standard_normal((3, 4))
     case = Case(lambda x: a @ x, lambda t: torch.from_numpy(a) @ t, [b])
     run_torch_check(case, np.random.default_rng(7))
+
+
+def test_a_stack_times_a_matrix_is_one_matrix_product(monkeypatch):
+    """(B, n, k) @ (k, m), every Linear on a batch of sequences, folds the batch into rows
+    as PyTorch does: one 2-D product each way, no per-matrix products of b's cotangent summed
+    over the batch. Values and gradients still PyTorch's."""
+    rng = np.random.default_rng(8)
+    a, b = rng.standard_normal((2, 3, 4, 5)), rng.standard_normal((5, 6))
+    backend = mg.backends.for_device("cpu")
+    shapes = []
+    real = type(backend).matmul
+    monkeypatch.setattr(type(backend), "matmul",
+                        lambda self, x, y: shapes.append((x.shape, y.shape)) or real(self, x, y))  # fmt: skip
+    x, w = mg.tensor(a, requires_grad=True), mg.tensor(b, requires_grad=True)
+    (x @ w).sum().backward()
+    assert shapes and all(len(s) == 2 and len(t) == 2 for s, t in shapes)
+    assert len(shapes) == 3  # forward, and one product per gradient
+    case = Case(lambda x, w: x @ w.T, lambda x, w: x @ w.T, [a, rng.standard_normal((6, 5))])
+    run_torch_check(case, np.random.default_rng(9))

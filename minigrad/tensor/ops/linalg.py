@@ -117,6 +117,13 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
             f"{b.shape[-2]}x{b.shape[-1]})\nmatmul: shapes {a.shape} and {b.shape}: the "
             "last axis of the first must equal the second-to-last axis of the second"
         )
+    if a.ndim > 2 and b.ndim == 2:
+        # (..., n, k) @ (k, m), every nn.Linear on a batch of sequences: the batch's
+        # rows stacked make one (rows, k) @ (k, m) product, as PyTorch folds it. Not
+        # one small product per matrix of the batch, and in the backward pass not a
+        # stack of (k, m) products of b's cotangent then summed over the batch.
+        rows = apply(MATMUL, (a.reshape(math.prod(a.shape[:-1]), a.shape[-1]), b))
+        return rows.reshape((*a.shape[:-1], b.shape[-1]))
     batch = broadcast_shape(a.shape[:-2], b.shape[:-2], op="matmul (batch dimensions)")
     a = broadcast_to(a, batch + a.shape[-2:])
     b = broadcast_to(b, batch + b.shape[-2:])
