@@ -40,6 +40,7 @@ import sys
 from functools import cache
 
 import numba
+import numpy as np
 from numba import config, cuda
 from numba.np.numpy_support import as_dtype
 
@@ -57,6 +58,44 @@ if SIMULATOR:
     # 5 ms thread switch interval each meeting costs milliseconds. 0.1 ms makes
     # the shared-memory kernels about ten times faster there.
     sys.setswitchinterval(min(sys.getswitchinterval(), 1e-4))
+
+
+def _one_shared_array_per_line(self, shape, dtype):
+    """The simulator's ``cuda.shared.array``, made safe for its threads (``FakeCUDAShared.array``).
+
+    The simulator gives every thread of a launch the same NumPy array for one
+    source line: it looks the line up in a dict and, if absent, makes the
+    array and stores it. Between the look-up and the store another thread
+    may run (and with the switch interval above, often does), miss too and
+    store an array of its own: two threads of one block then hold different
+    "shared" tiles, one of them never written (``np.empty``), and the
+    kernel's results are garbage about once in a few hundred launches (the
+    attention kernels' test failed so, once in about eight runs). Here the
+    look-up and the store are one step under a lock; the line is found from
+    the caller's frame (what the simulator reads from a whole traceback).
+    """
+    if shape == 0:  # dynamic shared memory: one buffer, no table
+        return _simulator_shared_array(self, shape, dtype)
+    frame = sys._getframe(1)
+    line = (frame.f_code.co_filename, frame.f_lineno)
+    with _shared_lock:
+        array = self._allocations.get(line)
+        if array is None:
+            if isinstance(dtype, numba.types.Type):
+                dtype = numba.np.numpy_support.as_dtype(dtype)
+            array = self._allocations[line] = np.empty(shape, dtype)
+    return array
+
+
+if SIMULATOR:
+    import threading
+
+    import numba.np.numpy_support
+    from numba.cuda.simulator import kernelapi
+
+    _shared_lock = threading.Lock()
+    _simulator_shared_array = kernelapi.FakeCUDAShared.array
+    kernelapi.FakeCUDAShared.array = _one_shared_array_per_line
 
 # The shared index math, compiled for the GPU.
 to_index = cuda.jit(device=True)(strides.to_index)

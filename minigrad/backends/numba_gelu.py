@@ -46,7 +46,7 @@ P5, P6, P7, P8, P9 = 0.27886807, -1.13520398, 1.48851587, -0.82215223, 0.1708727
 
 @njit(inline="always")
 def _t(x):
-    """``(z, t)`` of one float32 ``x``: ``z = |x| / sqrt 2`` and ``t = 1 / (1 + z / 2)``, float64."""
+    """``(z, t)`` of a float32 ``x``, in float64: ``z = |x| / sqrt 2``, ``t = 1 / (1 + z / 2)``."""
     z = abs(np.float64(x)) * SQRT_HALF
     return z, 1.0 / (1.0 + 0.5 * z)
 
@@ -82,7 +82,7 @@ def _gelu_exponents(x, e):
 @njit(nogil=True, cache=CACHE, error_model="numpy")
 def _gelu_finish(x, e, out):
     for i in range(x.size):
-        z, t = _t(x[i])
+        _, t = _t(x[i])
         xi = np.float64(x[i])
         out[i] = np.float32(xi * _cdf(xi, t, e[i]))
 
@@ -100,7 +100,7 @@ def _slope_exponents(x, e):
 def _slope_finish(g, x, e, out):
     n = x.size
     for i in range(n):
-        z, t = _t(x[i])
+        _, t = _t(x[i])
         xi = np.float64(x[i])
         slope = _cdf(xi, t, e[i]) + xi * INV_SQRT_2PI * e[n + i]
         out[i] = np.float32(np.float64(g[i]) * slope)

@@ -71,3 +71,34 @@ def test_cuda_multihead_attention_matches_torch():
     out.sum().backward()
     tout.sum().backward()
     np.testing.assert_allclose(mx.grad.numpy(), tx.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_the_simulators_shared_arrays_are_one_per_line_under_contention(monkeypatch):
+    """The attention kernels' flake: numba's simulator made a line's shared array on a first
+    look-up that missed, and two threads that both missed held different "shared" tiles
+    (cuda_kernels installs one look-up-and-store under a lock). A slow ``np.empty`` opens the
+    window between look-up and store every time; every thread must still get one array."""
+    import threading
+    import time
+
+    from numba.cuda.simulator import kernelapi
+
+    import minigrad.backends.cuda_kernels  # noqa: F401  (installs the locked look-up)
+
+    real_empty = np.empty
+    monkeypatch.setattr(np, "empty", lambda *a, **k: time.sleep(0.002) or real_empty(*a, **k))
+    shared = kernelapi.FakeCUDAShared(0)
+    threads, got = 8, []
+    barrier = threading.Barrier(threads)
+
+    def thread():
+        barrier.wait()
+        got.append(shared.array((4, 3), np.float64))
+
+    workers = [threading.Thread(target=thread) for _ in range(threads)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert len(got) == threads and len({id(a) for a in got}) == 1
+    assert got[0].shape == (4, 3) and got[0].dtype == np.float64
