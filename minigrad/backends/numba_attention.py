@@ -22,7 +22,10 @@ row, and the backward pass starts each key tile's query loop at that key.
 
 The kernels are ``nogil`` and run on ``threads.Workers`` like the other numba
 kernels (lesson 10). Their floating-point flags allow reassociation (so the
-loops vectorize) but not ``nnan``/``ninf``: the masks are ``-inf``.
+loops vectorize) but not ``nnan``/``ninf``: the masks are ``-inf``. In
+float32 the ``exp`` of the scores is ``_exp_shifted``, a loop that vectorizes
+(numba's ``np.exp`` is one C call per element, and with a small head, 16 or
+32 numbers, those calls were most of a tile's time); float64 keeps ``np.exp``.
 """
 
 from __future__ import annotations
@@ -50,6 +53,39 @@ def _mask_tile(s, bias, b, has_bias, causal, i0, j0):
                 s[r, c] = -np.inf
 
 
+# exp(x) for x <= 0 in float32, in a loop LLVM vectorizes (numba's np.exp calls the C
+# library once per element; scores are softmaxed a tile at a time, so that call dominated
+# a tile of a small head). Cephes' expf: x = n ln 2 + r with |r| <= ln 2 / 2 (ln 2 in two
+# parts, so n ln 2 is exact), exp(r) by a degree-7 polynomial, 2^n built from its bits.
+LOG2E = np.float32(1.4426950408889634)
+LN2_HI, LN2_LO = np.float32(0.693359375), np.float32(-2.12194440e-4)
+EXP_FLOOR = np.float32(-87.33654)  # below: under float32's normal range, taken as 0
+E1, E2, E3 = np.float32(1.9875691500e-4), np.float32(1.3981999507e-3), np.float32(8.3334519073e-3)
+E4, E5, E6 = np.float32(4.1665795894e-2), np.float32(1.6666665459e-1), np.float32(5.0000001201e-1)
+ONE, HALF = np.float32(1), np.float32(0.5)
+
+
+@njit(nogil=True, cache=CACHE)  # no fast-math: the two parts of ln 2 must not be reassociated
+def _exp_shifted(row, count, shift, bits, powers):
+    """``row[c] = exp(row[c] - shift)`` for ``c < count``, float32, every ``row[c] <= shift``.
+
+    ``powers`` is ``bits`` read as float32: ``bits[c] = (n + 127) << 23`` makes
+    ``powers[c] = 2^n``, or 0 where ``x`` is below the floor (``-inf``: a
+    masked key) or NaN (whose NaN the polynomial carries through).
+    """
+    for c in range(count):
+        x = row[c] - shift
+        xc = EXP_FLOOR if x < EXP_FLOOR else x
+        n = np.floor(xc * LOG2E + HALF)
+        r = xc - n * LN2_HI
+        r = r - n * LN2_LO
+        p = ((((E1 * r + E2) * r + E3) * r + E4) * r + E5) * r + E6
+        row[c] = p * r * r + r + ONE
+        bits[c] = (np.int32(n) + np.int32(127)) << np.int32(23) if x >= EXP_FLOOR else 0
+    for c in range(count):
+        row[c] *= powers[c]
+
+
 @njit(inline="always")
 def _seen(causal, i, j0, j1):
     """How many keys of the tile ``[j0, j1)`` row ``i`` may see: all, or under a causal mask
@@ -60,12 +96,17 @@ def _seen(causal, i, j0, j1):
 
 
 @njit(nogil=True, fastmath=FLAGS, cache=CACHE)
-def forward_range(start, stop, q, k, v, bias, bias_of, has_bias, scale, causal, packed):
-    """Tasks ``[start, stop)`` of the forward pass; task = batch * (query tiles) + tile."""
+def forward_range(start, stop, q, k, v, bias, bias_of, has_bias, scale, causal, packed, fast):
+    """Tasks ``[start, stop)`` of the forward pass; task = batch * (query tiles) + tile.
+
+    ``fast``: float32, whose ``exp`` is ``_exp_shifted``'s vectorized loop.
+    """
     length = q.shape[1]
     keys, ev = v.shape[1], v.shape[2]
     tiles = (length + Q_TILE - 1) // Q_TILE
     zero = q.dtype.type(0)
+    bits = np.empty(K_TILE, np.int32)
+    powers = bits.view(np.float32)
     for task in range(start, stop):
         n, i0 = task // tiles, (task % tiles) * Q_TILE
         i1 = min(i0 + Q_TILE, length)
@@ -89,10 +130,15 @@ def forward_range(start, stop, q, k, v, bias, bias_of, has_bias, scale, causal, 
                     continue
                 alpha = np.exp(m[r] - new_m)
                 row_sum = zero
-                for c in range(seen):
-                    p = np.exp(s[r, c] - new_m)
-                    s[r, c] = p
-                    row_sum += p
+                if fast:
+                    _exp_shifted(s[r], seen, new_m, bits, powers)
+                    for c in range(seen):
+                        row_sum += s[r, c]
+                else:
+                    for c in range(seen):
+                        p = np.exp(s[r, c] - new_m)
+                        s[r, c] = p
+                        row_sum += p
                 s[r, seen:] = zero
                 total[r] = alpha * total[r] + row_sum
                 m[r] = new_m
@@ -111,12 +157,14 @@ def forward_range(start, stop, q, k, v, bias, bias_of, has_bias, scale, causal, 
 
 @njit(nogil=True, fastmath=FLAGS, cache=CACHE)
 def backward_range(start, stop, q, k, v, bias, bias_of, has_bias, scale, causal, packed, g,
-                   dq, dk, dv):  # fmt: skip
+                   dq, dk, dv, fast):  # fmt: skip
     """Batch elements ``[start, stop)`` of the backward pass (see the module docstring)."""
     length, e = q.shape[1], q.shape[2]
     keys, ev = v.shape[1], v.shape[2]
     dtype = q.dtype
     zero = dtype.type(0)
+    bits = np.empty(K_TILE, np.int32)
+    powers = bits.view(np.float32)
     for n in range(start, stop):
         qs = q[n] * dtype.type(scale)
         go = np.ascontiguousarray(g[n, :, :ev])
@@ -140,8 +188,11 @@ def backward_range(start, stop, q, k, v, bias, bias_of, has_bias, scale, causal,
                 _mask_tile(s, bias, bias_of[n], has_bias, causal, i0, j0)
                 for r in range(i1 - i0):
                     seen = _seen(causal, i0 + r, j0, j1)
-                    for c in range(seen):
-                        s[r, c] = np.exp(s[r, c] - lse[i0 + r])  # p, recomputed
+                    if fast:  # p, recomputed
+                        _exp_shifted(s[r], seen, lse[i0 + r], bits, powers)
+                    else:
+                        for c in range(seen):
+                            s[r, c] = np.exp(s[r, c] - lse[i0 + r])
                     s[r, seen:] = zero
                 g_t = go[i0:i1]
                 dv_t += np.dot(s.T, g_t)
@@ -165,8 +216,9 @@ def attention(workers, q, k, v, bias, scale: float, causal: bool) -> np.ndarray:
     has_bias = bias3 is not None
     bias3 = bias3 if has_bias else np.zeros((1, 1, 1), q3.dtype)
     tiles = -(-length // Q_TILE)
+    fast = q3.dtype == np.float32
     workers.run(forward_range, n * tiles, q3, k3, v3, bias3, bias_of, has_bias, scale, causal,
-                packed, grain=1)  # fmt: skip
+                packed, fast, grain=1)  # fmt: skip
     return packed.reshape(*q.shape[:-1], ev + 1)
 
 
@@ -183,6 +235,7 @@ def attention_backward(workers, q, k, v, bias, packed, g, scale: float, causal: 
     bias3 = bias3 if has_bias else np.zeros((1, 1, 1), q3.dtype)
     packed = np.ascontiguousarray(packed).reshape(n, length, ev + 1)
     g = np.ascontiguousarray(g).reshape(n, length, ev + 1)
+    fast = q3.dtype == np.float32
     workers.run(backward_range, n, q3, k3, v3, bias3, bias_of, has_bias, scale, causal, packed,
-                g, dq, dk, dv, grain=1)  # fmt: skip
+                g, dq, dk, dv, fast, grain=1)  # fmt: skip
     return grads.reshape(*q.shape[:-2], grads.shape[1])
