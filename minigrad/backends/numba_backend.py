@@ -180,10 +180,6 @@ class NumbaBackend(NumpyBackend):
             if ufunc is not None and x.nbytes >= self.buffers.min_bytes and x.dtype in FLOATS:
                 return self._ufunc(ufunc, x)
             return super().map(op, x)
-        if op == "gelu" and _vector_gelu(x):
-            from minigrad.backends import numba_gelu
-
-            return numba_gelu.gelu(self.workers, x, self.buffers.empty(x.shape, x.dtype))
         return self._elementwise(op, x.shape, _BOOL if op in BOOL_OPS else x.dtype, x)
 
     def zip(self, op: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -203,10 +199,6 @@ class NumbaBackend(NumpyBackend):
             or not self._kernel_pays(math.prod(shape), x.dtype, op)
         ):
             return super().zip(op, x, y)
-        if op == "gelu_grad" and x.shape == y.shape and _vector_gelu(x) and _vector_gelu(y):
-            from minigrad.backends import numba_gelu
-
-            return numba_gelu.gelu_grad(self.workers, x, y, self.buffers.empty(shape, x.dtype))
         return self._elementwise(op, shape, _BOOL if op in BOOL_OPS else x.dtype, x, y)
 
     def where(self, cond: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -414,12 +406,6 @@ def _copyto_range(start: int, stop: int, out: np.ndarray, x: np.ndarray) -> None
 def _copy_range(start: int, stop: int, x: np.ndarray, out: np.ndarray, axis: int) -> None:
     part = (slice(None),) * axis + (slice(start, stop),)
     out[part] = x[part]
-
-
-def _vector_gelu(x: np.ndarray) -> bool:
-    """Whether ``x`` takes ``numba_gelu``'s float32 path (NumPy's SIMD ``exp`` inside), not the
-    generated kernel's per-element ``erfc``: float32 and C-contiguous (read as one flat run)."""
-    return x.dtype == np.float32 and x.flags.c_contiguous
 
 
 def _blas_ready(x: np.ndarray) -> np.ndarray:
