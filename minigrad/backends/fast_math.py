@@ -84,6 +84,23 @@ INV_SQRT_2PI = 0.3989422804014327  # 1 / sqrt(2 pi), the normal density at 0
 SQRT_2_OVER_PI = 0.7978845608028654  # sqrt(2 / pi), in the tanh approximation of gelu
 GELU_CUBIC = 0.044715
 F = np.float32
+LOG1P_P = (2.0, 2 / 3, 2 / 5, 2 / 7, 2 / 9, 2 / 11, 2 / 13)  # 2 atanh(s) / s in s^2
+
+
+def horner(x, coefficients):
+    """c[0] + c[1] x + c[2] x^2 + ..., by Horner's rule, the coefficients in x's type.
+
+    The loop has a fixed count, so the compiler unrolls it: each kernel that calls
+    this is the same straight line of multiplies and adds as if written out.
+
+    >>> horner(F(2.0), (1.0, 3.0, 1.0))  # 1 + 3 x + x^2
+    np.float32(11.0)
+    """
+    t = type(x)
+    p = t(coefficients[len(coefficients) - 1])
+    for k in range(len(coefficients) - 2, -1, -1):
+        p = p * x + t(coefficients[k])
+    return p
 
 
 def tanh_float32(x):
@@ -98,18 +115,7 @@ def tanh_float32(x):
     c = t(CLAMP)
     x = min(max(x, -c), c)
     x2 = x * x
-    p = t(P[6])
-    p = x2 * p + t(P[5])
-    p = x2 * p + t(P[4])
-    p = x2 * p + t(P[3])
-    p = x2 * p + t(P[2])
-    p = x2 * p + t(P[1])
-    p = x2 * p + t(P[0])
-    q = t(Q[3])
-    q = x2 * q + t(Q[2])
-    q = x2 * q + t(Q[1])
-    q = x2 * q + t(Q[0])
-    return x * p / q
+    return x * horner(x2, P) / horner(x2, Q)
 
 
 # -- the pieces ---------------------------------------------------------------------------
@@ -133,13 +139,7 @@ def _exp_sum(a, b):
     c = low if a < low else (high if a > high else a)  # NaN -> high; put back at the end
     n = np.floor((c + b) * F(LOG2E) + F(0.5))
     r = ((c - n * F(LN2_HI)) + b) - n * F(LN2_LO)
-    p = F(EXP_P[5])
-    p = p * r + F(EXP_P[4])
-    p = p * r + F(EXP_P[3])
-    p = p * r + F(EXP_P[2])
-    p = p * r + F(EXP_P[1])
-    p = p * r + F(EXP_P[0])
-    y = p * r * r + r + F(1)
+    y = horner(r, EXP_P) * r * r + r + F(1)
     # 2^n as two factors 2^h 2^(n - h), each a float32 built from its exponent bits
     # (n + 127 << 23): -150 <= n <= 129 is beyond one factor's range of normal numbers.
     k = np.int32(n)
@@ -153,16 +153,7 @@ def _exp_sum(a, b):
 
 def _erf_small(x):
     """erf(x) for |x| < 1/2: x ERF_P(x^2), the Taylor series."""
-    x2 = x * x
-    p = F(ERF_P[7])
-    p = p * x2 + F(ERF_P[6])
-    p = p * x2 + F(ERF_P[5])
-    p = p * x2 + F(ERF_P[4])
-    p = p * x2 + F(ERF_P[3])
-    p = p * x2 + F(ERF_P[2])
-    p = p * x2 + F(ERF_P[1])
-    p = p * x2 + F(ERF_P[0])
-    return x * p
+    return x * horner(x * x, ERF_P)
 
 
 def _square(x, scale):
@@ -184,17 +175,7 @@ def _erfc_positive(z, square, rest):
     Below z = 1/2, 1 - erf(z) by its Taylor series; above, t e^(-z^2 + ERFC_P(t)).
     """
     t = F(1) / (F(1) + F(0.5) * z)
-    p = F(ERFC_P[9])
-    p = p * t + F(ERFC_P[8])
-    p = p * t + F(ERFC_P[7])
-    p = p * t + F(ERFC_P[6])
-    p = p * t + F(ERFC_P[5])
-    p = p * t + F(ERFC_P[4])
-    p = p * t + F(ERFC_P[3])
-    p = p * t + F(ERFC_P[2])
-    p = p * t + F(ERFC_P[1])
-    p = p * t + F(ERFC_P[0])
-    tail = t * _exp_sum(square, rest + p)
+    tail = t * _exp_sum(square, rest + horner(t, ERFC_P))
     return F(1) - _erf_small(z) if z < F(0.5) else tail
 
 
@@ -206,13 +187,7 @@ def log1p_unit(u):
     """
     s = u / (F(2) + u)
     s2 = s * s
-    p = F(2 / 13)
-    p = p * s2 + F(2 / 11)
-    p = p * s2 + F(2 / 9)
-    p = p * s2 + F(2 / 7)
-    p = p * s2 + F(2 / 5)
-    p = p * s2 + F(2 / 3)
-    return s * (p * s2 + F(2))
+    return s * horner(s2, LOG1P_P)
 
 
 def _normal_cdf(x, a, square, rest):
