@@ -48,9 +48,10 @@ fi
 rm -rf "$venv"
 "$python" -m venv "$venv"
 "$venv/bin/python" -m pip install -q --upgrade pip
-# The package and NumPy/numba only. Exercises 11.x run on numba's own CUDA
-# simulator, which needs no GPU, no CUDA toolkit and no numba-cuda.
-"$venv/bin/python" -m pip install -q .
+# The package, NumPy/numba, and ml_dtypes (bfloat16, for lesson 15's checks) only.
+# Exercises 11.x run on numba's own CUDA simulator, which needs no GPU, no CUDA
+# toolkit and no numba-cuda.
+"$venv/bin/python" -m pip install -q ".[bfloat16]"
 NUMBA_ENABLE_CUDASIM=1 "$venv/bin/python" -c "from numba import cuda; import minigrad.grade"
 echo "autograder ready in $venv"
 """
