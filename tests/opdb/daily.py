@@ -105,18 +105,24 @@ def addmm_case(draw, kind):
     return draw(on([small, *mats], [normal] * 3, func(kind, beta=beta, alpha=alpha)))
 
 
+def _dense(t):
+    """A copy of ``t`` with row-major strides: torch.kron raises a view error on some
+    layouts, even ones ``contiguous()`` leaves alone (a size-1 axis with a large stride)."""
+    return t.flatten().clone().view(t.shape)
+
+
 @st.composite
 def kron_case(draw, in_float64=False):
     a = draw(shapes(max_dims=2, max_side=2))
     b = draw(shapes(max_dims=3, max_side=2))
     if not in_float64:
         return draw(on([a, b], [normal, normal], lambda d, rng: (
-            mg.kron, lambda x, y: torch.kron(x.contiguous(), y.contiguous()))))  # fmt: skip
+            mg.kron, lambda x, y: torch.kron(_dense(x), _dense(y)))))  # fmt: skip
     # torch 2.x: kron of integers, or of a transposed view under torch.func.vmap, can raise
-    # a view error; whole numbers are exact in float64, and a contiguous copy has the same values
+    # a view error; whole numbers are exact in float64, and a dense copy has the same values
     return draw(on([a, b], [normal, normal], lambda d, rng: (
         mg.kron,
-        lambda x, y: torch.kron(x.double().contiguous(), y.double().contiguous()).to(
+        lambda x, y: torch.kron(_dense(x.double()), _dense(y.double())).to(
             torch.promote_types(x.dtype, y.dtype)),
     )))  # fmt: skip
 
