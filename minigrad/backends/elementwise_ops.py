@@ -265,6 +265,19 @@ SCALAR_FUNCTIONS: dict[str, Callable] = {name: row.scalar for name, row in OPS.i
 ARITY: dict[str, int] = {name: row.arity for name, row in OPS.items()}
 # The float32 bodies that vectorize (fast_math), used by the kernels for float32 results.
 FAST_FLOAT32: dict[str, Callable] = {n: row.float32 for n, row in OPS.items() if row.float32}
+# The ops whose float32 result is the correctly rounded one in every implementation
+# (IEEE's basic operations, selections, comparisons, rounding to integers): a fused kernel
+# on float16/bfloat16 values (lesson 15) computes them as eager does. A transcendental
+# float32 body (exp, tanh, sigmoid, ...) may differ from NumPy's in the last bit, and at a
+# 16-bit rounding boundary that moves the 16-bit result (over all 65536 float16 inputs, a
+# handful of them for sigmoid, asinh, log10), so those run unfused on 16-bit values. sqrt
+# too: its value is exact, but its NaN for a negative number has the other sign than NumPy's.
+EXACT_IN_FLOAT32 = frozenset(
+    ("neg", "abs", "sign", "relu", "square", "reciprocal", "floor", "ceil", "trunc",
+     "round", "add", "sub", "mul", "div", "maximum", "minimum", "clamp_min", "clamp_max",
+     "lt", "le", "gt", "ge", "eq", "ne", "logical_not", "logical_and", "logical_or",
+     "relu_grad", "where")
+)  # fmt: skip
 # The ops whose result is a bool, whatever the inputs: NumPy's spelling says so.
 BOOL_OPS = frozenset(
     name

@@ -461,6 +461,40 @@ def thread_kernel(what: str, parameters: str, size: str, body: tuple[str, ...]) 
     return load(f"cuda_{what}", thread_source(what, parameters, size, list(body))).kernel
 
 
+_CPU_LOOP_TEMPLATE = '''"""The numba CPU kernel {what}, a loop written by kernel_cache."""
+from numba import njit
+
+CACHE = "__file__" in globals()  # numba caches functions of a file; in memory, none
+
+
+@njit(nogil=True, cache=CACHE)
+def kernel({parameters}):
+{body}
+'''
+
+
+def loop_source(what: str, parameters: str, body: list[str]) -> str:
+    """A numba CPU kernel whose body is ``body``: the CPU's counterpart of ``thread_source``,
+    for data movement that applies no function of the table (an embedding's rows added
+    back into its table): the backend says what the loop does, the generator writes it.
+
+    >>> source = loop_source("fill", "out, value", ["for i in range(out.size):",
+    ...                                             "    out[i] = value"])
+    >>> print(source[source.index("def kernel") :].strip())
+    def kernel(out, value):
+        for i in range(out.size):
+            out[i] = value
+    """
+    lines = "\n".join(f"    {line}" for line in body)
+    return _CPU_LOOP_TEMPLATE.format(what=what, parameters=parameters, body=lines)
+
+
+@cache
+def loop_kernel(what: str, parameters: str, body: tuple[str, ...]) -> Any:
+    """The compiled kernel of ``loop_source``, from its cached file."""
+    return load(f"cpu_{what}", loop_source(what, parameters, list(body))).kernel
+
+
 def fused_source(doc: list[str], functions: list[tuple[str, str]], inputs: list[tuple[str, str]],
                  body: list[str], outputs: list[tuple[str, str]], sums: list[str],
                  shape: tuple[int, ...], device: str) -> tuple[str, bool]:  # fmt: skip

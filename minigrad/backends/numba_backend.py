@@ -461,14 +461,23 @@ def _row_index(shape: tuple[int, ...], index: object, values: np.ndarray) -> np.
 
 def _add_rows(shape: tuple[int, ...], rows: np.ndarray, values: np.ndarray) -> np.ndarray:
     """``out[rows[i]] += values[i]`` for every i, in order as ``np.add.at`` adds them (the same
-    sums), by a compiled loop over whole rows (``numba_scatter``): ``np.add.at`` takes a slow
-    path per element (~10 ms for a GPT's 2048 embedding rows of 64)."""
-    from minigrad.backends import numba_scatter
-
+    sums), by a compiled loop over whole rows (``ADD_ROWS``): ``np.add.at`` takes a slow
+    path per element (~10 ms for a GPT's 2048 embedding rows of 64). An embedding's
+    backward pass (lessons 10, 17): an id may repeat, so its rows' cotangents add up."""
     width = math.prod(shape[1:])
     out = np.zeros((shape[0], width), dtype=values.dtype)
-    numba_scatter.add_rows(out, rows, np.ascontiguousarray(values).reshape(len(rows), width))
+    add_rows = kernel_cache.loop_kernel("add_rows", "out, rows, values", ADD_ROWS)
+    add_rows(out, rows, np.ascontiguousarray(values).reshape(len(rows), width))
     return out.reshape(shape)
+
+
+# out and values 2-D and C-contiguous, rows 1-D: whole rows added, first id first.
+ADD_ROWS = (
+    "for i in range(rows.size):",
+    "    r = rows[i]",
+    "    for c in range(out.shape[1]):",
+    "        out[r, c] += values[i, c]",
+)
 
 
 def _is_basic(index: object) -> bool:

@@ -40,24 +40,15 @@ import math
 from typing import Any
 
 from minigrad.backends.crossover import FUSE_FROM
+from minigrad.backends.elementwise_ops import EXACT_IN_FLOAT32
 from minigrad.compile.codegen import FusedKernel, kernel_source, scalar_body
 from minigrad.compile.graph import Graph, Op, Var, uniform_value
 
 FLOATS = ("float32", "float64")
 LOW = ("float16", "bfloat16")
-# The 16-bit ops a kernel computes as eager does: their float32 result is the correctly
-# rounded one in every implementation (IEEE's basic operations, selections, comparisons,
-# rounding to integers). A transcendental float32 body (exp, tanh, sigmoid, ...) may differ
-# from NumPy's in the last bit, and at a 16-bit rounding boundary that moves the 16-bit
-# result (over all 65536 float16 inputs, a handful of them for sigmoid, asinh, log10),
-# so those run unfused on 16-bit values. sqrt too: its value is exact, but its NaN for a
-# negative number has the other sign than NumPy's.
-EXACT = frozenset(
-    ("neg", "abs", "sign", "relu", "square", "reciprocal", "floor", "ceil", "trunc",
-     "round", "add", "sub", "mul", "div", "maximum", "minimum", "clamp_min", "clamp_max",
-     "lt", "le", "gt", "ge", "eq", "ne", "logical_not", "logical_and", "logical_or",
-     "relu_grad", "where")
-)  # fmt: skip
+# The 16-bit ops a kernel computes as eager does: the table's (elementwise_ops), whose
+# float32 result is correctly rounded in every implementation.
+EXACT = EXACT_IN_FLOAT32
 # The casts a kernel computes as eager does (codegen._cast): between float dtypes,
 # but float64 -> float16, which NumPy rounds directly (through float32 it would round twice).
 CASTS = {(a, b) for a in (*FLOATS, *LOW) for b in (*FLOATS, *LOW) if a != b} - {

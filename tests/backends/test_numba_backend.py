@@ -351,7 +351,7 @@ def test_outer_products_are_a_multiply(dtype, shape):
                                         ((3, 0), (4,))])  # fmt: skip
 def test_embedding_rows_add_up_as_np_add_at_does(monkeypatch, dtype, shape, ids):
     """An integer array of rows (an embedding's backward, ids repeating and negative) is added
-    by numba_scatter's loop, not np.add.at's slow path: the same sums, bit for bit."""
+    by the generated row loop (ADD_ROWS), not np.add.at's slow path: the same sums, bit for bit."""
     rng = np.random.default_rng(11)
     index = rng.integers(-shape[0], shape[0], ids)
     values = rng.standard_normal(ids + shape[1:]).astype(dtype)
