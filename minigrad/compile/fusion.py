@@ -26,7 +26,7 @@ operation in float32 and rounds its result once; a kernel can do the same,
 line by line (``codegen.py``), so elementwise ops on 16-bit values fuse, and
 so do the casts (``astype``) between float dtypes that autocast inserts. What
 the kernel could not compute as eager does stays out: the transcendental
-ops (see ``EXACT``), float64 -> float16 (NumPy rounds it in one step, not
+ops (the table's ``EXACT_IN_FLOAT32``), float64 -> float16 (NumPy rounds it in one step, not
 through float32), an op with a parameter (eager
 converts it to the 16-bit dtype first), a 16-bit op reading float64, the
 casts to and from integers and bools, and 16-bit sums (eager adds in float32,
@@ -46,9 +46,6 @@ from minigrad.compile.graph import Graph, Op, Var, uniform_value
 
 FLOATS = ("float32", "float64")
 LOW = ("float16", "bfloat16")
-# The 16-bit ops a kernel computes as eager does: the table's (elementwise_ops), whose
-# float32 result is correctly rounded in every implementation.
-EXACT = EXACT_IN_FLOAT32
 # The casts a kernel computes as eager does (codegen._cast): between float dtypes,
 # but float64 -> float16, which NumPy rounds directly (through float32 it would round twice).
 CASTS = {(a, b) for a in (*FLOATS, *LOW) for b in (*FLOATS, *LOW) if a != b} - {
@@ -86,12 +83,12 @@ def _fusable(op: Op, fuse_from: int) -> bool:
 
 def _low_fusable(op: Op, out: str, ins: list[str]) -> bool:
     """Whether a kernel computes ``op`` on 16-bit values as eager does: on the CPU, its
-    inputs widened to float32 (16-bit, float32 or bool ones), an ``EXACT`` op with no
+    inputs widened to float32 (16-bit, float32 or bool ones), an ``EXACT_IN_FLOAT32`` op with no
     parameter (or a broadcast), and a 16-bit
     result rounded to its own dtype (or a bool)."""
     if op.out.device != "cpu":
         return False
-    if op.prim.name != "broadcast_to" and (op.params or op.prim.scalar not in EXACT):
+    if op.prim.name != "broadcast_to" and (op.params or op.prim.scalar not in EXACT_IN_FLOAT32):
         return False
     if out in LOW:
         return all(d in (out, "float32", "bool") for d in ins)

@@ -206,18 +206,17 @@ def operands(
                                 [t.dtype for t in tensors if not t.ndim])  # fmt: skip
     if floating and not dtypes.is_floating(dtype):
         dtype = dtypes.DEFAULT_FLOAT
-    wide = dtypes.compute_dtype(dtype)
+    second = dtypes.compute_dtype(dtype) if scalar_second else dtype  # see the docstring
     result = []
     for k, a in enumerate(args):
-        if wide != dtype and scalar_second and k == 1 and not isinstance(a, Tensor):
-            a = _constant(a, wide, device)
-        elif wide != dtype and scalar_second and k == 1 and not a.ndim and a.dtype.itemsize > 2:
-            keep = dtypes.is_floating(a.dtype) and not _needs_derivative(a)
-            a = a.to(wide if keep else dtype)  # (one that needs a gradient gets it in its dtype)
-        elif not isinstance(a, Tensor):
-            a = _constant(a, dtype, device)
+        target = second if k == 1 else dtype
+        if not isinstance(a, Tensor):
+            a = _constant(a, target, device)
         elif a.dtype != dtype:
-            a = a.to(dtype)
+            # a 0-d float constant wider than 16 bits; one that needs a gradient is cast,
+            # so that its gradient arrives in its own dtype
+            constant = not a.ndim and dtypes.is_floating(a.dtype) and a.dtype.itemsize > 2
+            a = a.to(target if constant and not _needs_derivative(a) else dtype)
         result.append(a)
     shapes = [t.shape for t in result]
     if any(s != shapes[0] for s in shapes):
