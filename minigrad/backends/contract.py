@@ -10,7 +10,7 @@ Guarantees that hold for every method:
 
 - **fresh or read-only results.** A result may share memory with an input
   only where NumPy would return a view (``broadcast_to``, ``reshape``,
-  ``transpose``, basic ``getitem``); no method ever writes into an input.
+  ``transpose``, basic ``getitem``, ``diagonal``); no method ever writes into an input.
   The tensor layer relies on it: arrays are never changed after they are made.
 - **NumPy's dtypes.** A result has the dtype NumPy gives for the same
   operation (``zip("lt", ...)`` is bool, float32 stays float32).
@@ -145,6 +145,10 @@ class Backend(Protocol):
 
     def getitem(self, x: Array, index: object) -> Array:
         """``x[index]`` with NumPy's rules: basic indexing a view, advanced a copy."""
+
+    def diagonal(self, x: Array, offset: int, dim1: int, dim2: int) -> Array:
+        """The ``offset``-th diagonal of axes ``dim1``, ``dim2`` as the last axis: a view
+        (``strides.diagonal_strides``) that can be written through where ``x`` can."""
 
     def scatter_add(self, shape: tuple[int, ...], index: object, values: Array) -> Array:
         """Zeros of ``shape`` with ``values`` added at ``index``; repeated positions add up."""

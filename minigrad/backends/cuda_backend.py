@@ -40,6 +40,7 @@ from minigrad.backends.strides import (
     broadcast_strides,
     coalesce,
     contiguous_strides,
+    diagonal_strides,
     window_strides,
 )
 
@@ -371,6 +372,10 @@ class CudaBackend:
     def transpose(self, x: CudaArray, axes: tuple[int, ...]) -> CudaArray:
         shape, strides = _axes(x, axes)
         return CudaArray(x.buffer, shape, strides, x.offset)
+
+    def diagonal(self, x: CudaArray, offset: int, dim1: int, dim2: int) -> CudaArray:
+        shape, strides, start = diagonal_strides(x.shape, x.strides, offset, dim1, dim2)
+        return CudaArray(x.buffer, shape, strides, x.offset + start)
 
     def getitem(self, x: CudaArray, index: object) -> CudaArray:
         if indexing.is_basic(index):

@@ -102,7 +102,19 @@ class NumpyBackend:
         return np.transpose(x, axes)
 
     def getitem(self, x: np.ndarray, index: object) -> np.ndarray:
-        return np.asarray(x[index])
+        out = x[index]
+        if not isinstance(out, np.ndarray):  # an integer for every axis: NumPy gives a
+            # number; with a trailing ... it gives the 0-d view PyTorch's x[i] is
+            out = x[(*index, Ellipsis) if isinstance(index, tuple) else (index, Ellipsis)]
+        return out
+
+    def diagonal(self, x: np.ndarray, offset: int, dim1: int, dim2: int) -> np.ndarray:
+        # NumPy's diagonal is a view, made read-only for fear of surprises; PyTorch's
+        # can be written through (x.diagonal().zero_()), so this one can too, where x can.
+        out = np.diagonal(x, offset, dim1, dim2)
+        if x.flags.writeable:
+            out.flags.writeable = True
+        return out
 
     def scatter_add(self, shape: tuple[int, ...], index: object, values: np.ndarray) -> np.ndarray:
         # np.add.at, unlike out[index] += values, adds every repeated index.

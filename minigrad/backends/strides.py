@@ -230,3 +230,30 @@ def window_strides(
         *(st * d for st, d in zip(spatial_strides, dilation)),
     )
     return new_shape, new_strides
+
+
+def diagonal_strides(
+    shape: tuple[int, ...], strides: tuple[int, ...], offset: int, dim1: int, dim2: int
+) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """Shape, strides and start of the ``offset``-th diagonal of axes ``dim1``, ``dim2``
+    (PyTorch's ``diagonal``, a view: no copy).
+
+    The two axes go, and one new last axis walks the diagonal: one step along it
+    is one step along both, so its stride is the sum of theirs. The diagonal
+    starts ``offset`` elements along ``dim2`` (above the main one) or ``-offset``
+    along ``dim1`` (below); one that misses the matrix is empty.
+
+    >>> diagonal_strides((2, 3), (3, 1), offset=1, dim1=0, dim2=1)
+    ((2,), (4,), 1)
+    >>> diagonal_strides((2, 3), (3, 1), offset=-5, dim1=0, dim2=1)
+    ((0,), (4,), 0)
+    """
+    n1, n2 = shape[dim1], shape[dim2]
+    length = max(0, min(n1, n2 - offset) if offset >= 0 else min(n1 + offset, n2))
+    start = 0
+    if length:
+        start = offset * strides[dim2] if offset >= 0 else -offset * strides[dim1]
+    keep = [d for d in range(len(shape)) if d not in (dim1, dim2)]
+    new_shape = (*(shape[d] for d in keep), length)
+    new_strides = (*(strides[d] for d in keep), strides[dim1] + strides[dim2])
+    return new_shape, new_strides, start

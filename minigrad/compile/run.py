@@ -51,7 +51,7 @@ from minigrad import backends
 from minigrad.backends.numpy_backend import MAPS, ZIPS
 from minigrad.compile.pytree import flatten, unflatten
 from minigrad.tensor.mode import current
-from minigrad.tensor.ops.broadcasting import broadcast_to
+from minigrad.tensor.ops.broadcasting import stretch_to
 from minigrad.tensor.record import apply
 from minigrad.tensor.tensor import Tensor
 
@@ -224,7 +224,7 @@ def _broadcast_for_rules(args: tuple, shape: tuple) -> tuple:
     """
     state = current()
     needs = lambda a: (a.requires_grad and state.grad_enabled) or bool(a._tangents)
-    return tuple(broadcast_to(a, shape) if a.shape != shape and needs(a) else a for a in args)
+    return tuple(stretch_to(a, shape) if a.shape != shape and needs(a) else a for a in args)
 
 
 def run_graph(graph: Any, args: Sequence[Any]) -> Any:

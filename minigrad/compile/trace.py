@@ -63,7 +63,7 @@ from minigrad.tensor.tensor import Tensor
 PASS_THROUGH = frozenset({"checkpoint"})
 
 # Rows whose eager result may share memory with their input (a view).
-VIEWS = frozenset({"astype", "broadcast_to", "getitem", "reshape", "sum_to", "to",
+VIEWS = frozenset({"astype", "broadcast_to", "diagonal", "getitem", "reshape", "sum_to", "to",
                    "transpose", "windows"})  # fmt: skip
 
 

@@ -49,7 +49,7 @@ _QUEUED: list[Any] = []
 
 def vertex(t: Tensor) -> Any:
     """Where ``t`` sits in the graph the reverse pass walks: its record, or itself if a leaf."""
-    return t._node if t._node is not None else t
+    return t._node or t  # (a view refused in graphs raises here: base.StaleView)
 
 
 def _grad_parents(v: Any) -> list[Any]:

@@ -192,16 +192,15 @@ def set_version(data: Any, version: int) -> None:
 
 
 # -- views: which tensor a view was cut from ----------------------------------------------
-# A view (a basic slice, a reshape, a transpose or an expand of a tensor, CPU or
-# CUDA, made with gradient mode on) lives in its base's memory. It carries
-# ``_view = (base, primitive, params)``: it is ``primitive(base, **params)``; the
-# base carries ``_views``, weak references to its views. An in-place change
-# through a view changes the base, and every graph involved learns of it
-# (``inplace.py``). A view keeps its base alive, as in PyTorch. A view made under
-# ``no_grad`` carries ``_view = (base, NO_GRAD_VIEW, None)`` and is not among the
-# base's ``_views``: a change through it with gradient mode on is PyTorch's error.
-# Both fields are left unset on every other tensor, so making a tensor costs
-# nothing more.
+# A view (a basic slice, a reshape, a transpose, a diagonal or an expand of a tensor,
+# CPU or CUDA) lives in its base's memory. It carries ``_view = (base, primitive,
+# params)``: it is ``primitive(base, **params)``; the base carries ``_views``, weak
+# references to its views. An in-place change through a view changes the base, and
+# every graph involved learns of it (``inplace.py``). A view keeps its base alive, as
+# in PyTorch. A view made under ``no_grad`` carries ``_view = (base, NO_GRAD_VIEW,
+# None)``: a change through it with gradient mode on is PyTorch's error, and so is
+# using it in a graph after its memory was changed in place (``StaleView``). Both
+# fields are left unset on every other tensor, so making a tensor costs nothing more.
 
 #: The primitive slot of ``_view`` for a view made with gradient mode off (PyTorch's
 #: CreationMeta::NO_GRAD_MODE).
@@ -223,10 +222,7 @@ def note_view(view: Any, base: Any, prim: Any, params: dict, grad_enabled: bool 
     """Remember that ``view`` (made by ``prim`` from ``base``) shares ``base``'s memory."""
     if view is base or not shares_memory(view.data, base.data):
         return
-    if not grad_enabled:
-        view._view = (base, NO_GRAD_VIEW, None)
-        return
-    view._view = (base, prim, params)
+    view._view = (base, prim, params) if grad_enabled else (base, NO_GRAD_VIEW, None)
     views = getattr(base, "_views", None)
     if views is None:
         views = base._views = []
@@ -252,6 +248,35 @@ def multi_output_views(views: tuple, name: str) -> tuple:
             params.origin = (name, i)
             view._view = (link[0], link[1], params)
     return views
+
+
+class StaleView:
+    """The record slot of a view that PyTorch will not let into a graph any more.
+
+    A view made under ``no_grad`` (or one of several views a function returns,
+    ``split``) whose memory was changed in place, its base requiring grad: PyTorch
+    cannot tell which graph the view should now have, so it refuses to use the
+    view in a recorded operation, with ``message``. The view gets this object as
+    its ``_node`` (``inplace.py``); a record names its parent as ``x._node or
+    ...`` (``record.py``), and that truth test is the refusal, so a recorded
+    operation on the view raises and nothing else pays for the check. Under
+    ``no_grad``, or through ``detach()``, the view's numbers are still there.
+    """
+
+    __slots__ = ("message",)
+    parents: tuple = ()
+    label = ""
+    segment = None
+    requires_grad = True
+
+    class prim:  # what a tensor's repr reads (PyTorch prints grad_fn=<Invalid>)
+        name = "Invalid"
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+    def __bool__(self) -> bool:
+        raise RuntimeError(self.message)
 
 
 def view_of(t: Any) -> tuple | None:

@@ -83,7 +83,8 @@ class OpRecord:
     def __init__(self, prim: Primitive, inputs: tuple, params: dict, out_data: Any,
                  device: str, outside_since: int | None = None) -> None:  # fmt: skip
         # A parent is the input's own record, the input itself if it is a leaf
-        # that requires grad, or (a constant) only its description.
+        # that requires grad, or (a constant) only its description. (The truth test
+        # of ``x._node`` is where a view refused in graphs raises: base.StaleView.)
         if len(inputs) == 2:  # (most operations: spelled out, no list made)
             x, y = inputs
             parents = (

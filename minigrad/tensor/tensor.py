@@ -287,7 +287,7 @@ class Tensor(MoreMethods, TensorBase):
         return movement.unsqueeze(self, axis)
 
     def broadcast_to(self, shape: tuple[int, ...]) -> Tensor:
-        return broadcasting.expand_view(self, shape)
+        return broadcasting.broadcast_to(self, shape)
 
     def expand(self, *sizes: Any) -> Tensor:
         return rearrange.expand(self, *sizes)

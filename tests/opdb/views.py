@@ -105,6 +105,76 @@ def expand_without_overlap_written_through(m, d):
     return x, e, a.grad
 
 
+def base_of_broadcast_to_changed(m, d):
+    a = _t(m, [[1.0, 2]], d, True)
+    x = a * 1
+    e = m.broadcast_to(x, (3, 2))
+    x.mul_(_t(m, [[2.0, 3]], d))
+    (e * e).sum().backward()
+    return e, a.grad
+
+
+def broadcast_to_written_into(m, d):
+    x = _t(m, [1.0, 2], d)
+    m.broadcast_to(x, (3, 2)).add_(1)
+    return (x,)
+
+
+def broadcast_to_without_overlap_written_through(m, d):
+    x = _t(m, [1.0, 2], d)
+    with m.no_grad():
+        m.broadcast_to(x, (1, 2)).mul_(3)
+    return (x,)
+
+
+def diagonal_written_through_in_a_graph(m, d):
+    a = _t(m, [[0.0, 1, 2], [3, 4, 5], [6, 7, 8]], d, True)
+    x = a * 1
+    v = x.diagonal(1)
+    v.mul_(a[0, :2])
+    (x * x).sum().backward()
+    return x, v, a.grad
+
+
+def base_of_a_diagonal_changed(m, d):
+    a = _t(m, [[[1.0, 2], [3, 4]], [[5, 6], [7, 8]]], d, True)
+    x = a * 1
+    v = m.diagonal(x, -1, 2, 0)
+    x.mul_(2)
+    (v * v).sum().backward()
+    return v, a.grad
+
+
+def diagonal_of_a_strided_base_zeroed(m, d):
+    x = _t(m, [[0.0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]], d)
+    v = x.T[::2].diagonal()
+    v.zero_()
+    return x, v
+
+
+def diagonal_of_a_leaf_changed(m, d):
+    a = _t(m, [[1.0, 2], [3, 4]], d, True)
+    a.diagonal().add_(1)
+    return (a,)
+
+
+def diagonal_beyond_the_matrix_copied_into(m, d):
+    x = _t(m, [[1.0, 2], [3, 4]], d)
+    v = x.diagonal(2)
+    v.copy_(_t(m, [5.0], d)[:0])
+    return x, v
+
+
+def base_of_broadcast_tensors_and_meshgrid_changed(m, d):
+    a = _t(m, [[1.0], [2]], d, True)
+    x = a * 1
+    b, _ = m.broadcast_tensors(x, _t(m, [0.0, 0, 0], d))
+    g, _ = m.meshgrid(x[:, 0], _t(m, [0.0, 0, 0], d), indexing="ij")
+    x.mul_(3)
+    (b * g).sum().backward()
+    return b, g, a.grad
+
+
 def no_grad_view_changed_with_a_tensor_that_requires_grad(m, d):
     x = _t(m, [0.0, 0, 0], d)
     with m.no_grad():
@@ -145,6 +215,65 @@ def no_grad_view_changed_under_no_grad(m, d):
         v.add_(1)
     y.sum().backward()
     return y.detach(), v
+
+
+def _no_grad_view_of_a_graph_tensor(m, d):
+    a = _t(m, [1.0, 2, 3], d, True)
+    x = a * 1
+    with m.no_grad():
+        v = x[0:2]
+    return x, v
+
+
+def no_grad_view_used_after_its_base_changed(m, d):
+    x, v = _no_grad_view_of_a_graph_tensor(m, d)
+    x.mul_(2)
+    return (v * 3,)
+
+
+def no_grad_view_used_after_its_base_changed_under_no_grad(m, d):
+    x, v = _no_grad_view_of_a_graph_tensor(m, d)
+    with m.no_grad():
+        x.mul_(2)
+    return (v.sum(),)
+
+
+def no_grad_view_read_after_its_base_changed(m, d):
+    x, v = _no_grad_view_of_a_graph_tensor(m, d)
+    x[1:].mul_(2)
+    with m.no_grad():
+        w = v * 3
+    return w, v.detach() + 1, v == 4
+
+
+def view_of_a_no_grad_view_used_after_the_base_changed(m, d):
+    x, v = _no_grad_view_of_a_graph_tensor(m, d)
+    w = v[1:]
+    x.add_(1)
+    return (w * 3,)
+
+
+def no_grad_diagonal_of_a_leaf_used_after_a_step(m, d):
+    p = _t(m, [[1.0, 2], [3, 4]], d, True)
+    with m.no_grad():
+        v = p.diagonal()
+        p.mul_(0.5)
+    return (v.exp(),)
+
+
+def split_piece_used_after_its_base_changed(m, d):
+    y = _t(m, [[1.0, 2, 3], [4, 5, 6]], d, True) * 1
+    piece = y.split(1)[0]
+    y.mul_(2)
+    return (piece * 3,)
+
+
+def element_of_a_vector_changed(m, d):
+    a = _t(m, [1.0, 2, 3], d, True)
+    y = a * 1
+    y[1].mul_(3)
+    y.sum().backward()
+    return y, a.grad
 
 
 def split_piece_changed(m, d):

@@ -174,6 +174,7 @@ PROGRAMS = {
     "reshape": (lambda x: x.reshape(3, 2).exp(), [(2, 3)], normal),
     "transpose": (lambda x: x.T @ x, [(2, 3)], normal),
     "getitem": (lambda x: x[1:, ::2] * x[np.array([0, 0, 1])][:, :2], [(2, 3)], normal),
+    "diagonal": (lambda x: x.diagonal(1, -1, 0).sum(0) * x.diagonal(-1), [(3, 2, 3)], normal),
     "scatter_add": (lambda x: _scatter_add(x) ** 2, [(3, 2)], normal),
     "gather": (lambda x: x.gather(1, mg.tensor([[2, 2], [0, 1]])) ** 2, [(2, 3)], normal),
     "scatter_add_along": (

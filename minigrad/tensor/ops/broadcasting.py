@@ -2,12 +2,13 @@
 
 NumPy broadcasting lines two shapes up from the right; each pair of sizes must
 be equal or contain a 1, and the result takes the larger. ``broadcast_to``
-copies a tensor along the new or size-1 axes (as a stride-0 view: no memory).
+copies a tensor along the new or size-1 axes (as a stride-0 view: no memory);
+``stretch_to`` is the same for an operation's own use, without a view's bookkeeping.
 
 Its backward is ``sum_to``: every copy of an element received a gradient, and
 the element's gradient is their sum. And ``sum_to``'s backward is
 ``broadcast_to``. Elementwise operations broadcast their inputs with
-``broadcast_to`` *before* the kernel runs, so each elementwise rule only ever
+``stretch_to`` *before* the kernel runs, so each elementwise rule only ever
 sees equal shapes and is right on broadcast inputs by construction.
 """
 
@@ -87,12 +88,12 @@ BROADCAST_TO = Primitive(
     "broadcast_to",
     lambda backend, x, shape: backend.broadcast_to(x, shape),
     linear=(lambda g, x, shape: sum_to(g, x.shape),),
-    batch=lambda xs, batched, shape: broadcast_to(ranked(xs[0], len(shape)), (len(xs[0]), *shape)),
+    batch=lambda xs, batched, shape: stretch_to(ranked(xs[0], len(shape)), (len(xs[0]), *shape)),
 )
 SUM_TO = Primitive(
     "sum_to",
     _sum_to_forward,
-    linear=(lambda g, x, shape: broadcast_to(g, x.shape),),
+    linear=(lambda g, x, shape: stretch_to(g, x.shape),),
     batch=lambda xs, batched, shape: _sum_to_batched(xs[0], shape),
 )
 
@@ -104,11 +105,13 @@ def _sum_to_batched(x: Tensor, shape: tuple[int, ...]) -> Tensor:
     return summed.reshape((len(x), *shape))
 
 
-def broadcast_to(x: Tensor, shape: tuple[int, ...]) -> Tensor:
-    """``x`` repeated along new or size-1 axes to ``shape`` (no copy).
+def stretch_to(x: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """``x`` repeated along new or size-1 axes to ``shape`` (no copy), for an operation's own
+    use: the broadcasts inside ``x + y`` and inside the derivative rules, which nobody else
+    sees, so they skip the bookkeeping of a view (``broadcast_to`` below is the user's).
 
     >>> import minigrad as mg
-    >>> mg.tensor([1.0, 2.0]).broadcast_to((2, 2))
+    >>> stretch_to(mg.tensor([1.0, 2.0]), (2, 2))
     tensor([[1., 2.],
             [1., 2.]])
     """
@@ -132,13 +135,19 @@ def broadcast_to(x: Tensor, shape: tuple[int, ...]) -> Tensor:
     return apply(BROADCAST_TO, (x,), shape=shape)
 
 
-def expand_view(x: Tensor, shape: tuple[int, ...]) -> Tensor:
-    """``broadcast_to`` as the user calls it (``x.expand``, ``mg.broadcast_to``): a view of
-    ``x``, so that a recorded in-place change of ``x`` reaches it (``inplace.py``).
+def broadcast_to(x: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """``x`` repeated along new or size-1 axes to ``shape``: a view (no copy), as in PyTorch.
 
-    (The broadcasts inside operations, which nobody else sees, skip the bookkeeping.)
+    A recorded in-place change of ``x`` reaches the view (``inplace.py``); writing
+    into the view itself is refused where two of its elements are one memory
+    location (PyTorch's error).
+
+    >>> import minigrad as mg
+    >>> mg.broadcast_to(mg.tensor([1.0, 2.0]), (2, 2))
+    tensor([[1., 2.],
+            [1., 2.]])
     """
-    out = broadcast_to(x, shape)
+    out = stretch_to(x, shape)
     note_view(out, x, BROADCAST_TO, {"shape": tuple(shape)}, current().grad_enabled)
     return out
 

@@ -8,7 +8,7 @@ the carried ones next and the contracted ones last, flatten each group, and
 multiply. A repeated subscript in one operand (``"ii->i"``) reads a diagonal.
 
 So ``einsum`` is a composition of rows the table already has (``transpose``,
-``reshape``, ``getitem``, ``sum``, ``matmul``), not a row of its own: its
+``reshape``, ``diagonal``, ``sum``, ``matmul``), not a row of its own: its
 derivative is the chain rule through them, which makes the transpose of an
 einsum an einsum again (``d/da einsum("ij,jk->ik")`` is ``"ik,jk->ij"``: a
 matmul with ``b`` transposed), forward mode and higher order come for free,
@@ -17,6 +17,8 @@ einsum the same way, by ``bmm``.
 
 ``tensordot``, ``outer``, ``diag``, ``diagonal``, ``trace``, ``tril`` and
 ``triu`` are written out directly: each is a line or two of the same rows.
+``diagonal`` is the ``diagonal`` row (``movement.py``): a view, as in PyTorch, so
+``x.diagonal().zero_()`` changes ``x``; ``diag`` of a matrix is a copy, as PyTorch's.
 """
 
 from __future__ import annotations
@@ -28,11 +30,20 @@ import numpy as np
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.base import note_view
 from minigrad.tensor.composite import composite
+from minigrad.tensor.mode import current
 from minigrad.tensor.ops.broadcasting import ShapeError
 from minigrad.tensor.ops.elementwise import where
 from minigrad.tensor.ops.linalg import matmul
-from minigrad.tensor.ops.movement import SCATTER_ADD, getitem, reshape, transpose
+from minigrad.tensor.ops.movement import (
+    DIAGONAL,
+    SCATTER_ADD,
+    diagonal_positions,
+    reshape,
+    transpose,
+)
+from minigrad.tensor.ops.rearrange import clone
 from minigrad.tensor.ops.reductions import SUM, normalize_axes
 from minigrad.tensor.record import apply
 
@@ -285,17 +296,6 @@ def outer(a: Any, b: Any) -> Tensor:
     return reshape(a, (-1, 1)) * reshape(b, (1, -1))
 
 
-def _diagonal_positions(n1: int, n2: int, offset: int) -> tuple[np.ndarray, np.ndarray]:
-    """Rows and columns of the ``offset``-th diagonal of an ``n1`` x ``n2`` matrix.
-
-    >>> _diagonal_positions(2, 3, 1)
-    (array([0, 1]), array([1, 2]))
-    """
-    length = max(0, min(n1, n2 - offset) if offset >= 0 else min(n1 + offset, n2))
-    steps = np.arange(length)
-    return (steps, steps + offset) if offset >= 0 else (steps - offset, steps)
-
-
 def diagonal(x: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1, *,
              axis1: Any = None, axis2: Any = None) -> Tensor:  # fmt: skip
     """The ``offset``-th diagonal of the matrices in axes ``dim1``, ``dim2``, as the last axis.
@@ -310,13 +310,18 @@ def diagonal(x: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1, *,
 
 
 def _diagonal(x: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:
+    if not dtypes.is_integer(offset):
+        raise TypeError(
+            f"diagonal(): argument 'offset' (position 2) must be int, not {type(offset).__name__}"
+        )
     # A 0-d tensor's dims 0 and -1 both name its one (absent) axis, as in PyTorch.
     d1, d2 = ((normalize_axes(d, x.ndim) or (0,))[0] for d in (dim1, dim2))
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    rest = [d for d in range(x.ndim) if d not in (d1, d2)]
-    rows, cols = _diagonal_positions(x.shape[d1], x.shape[d2], int(offset))
-    return getitem(transpose(x, (*rest, d1, d2)), (Ellipsis, rows, cols))
+    params = {"offset": int(offset), "dim1": d1, "dim2": d2}
+    out = apply(DIAGONAL, (x,), **params)
+    note_view(out, x, DIAGONAL, params, current().grad_enabled)  # a view, as in PyTorch
+    return out
 
 
 def diag(x: Tensor, diagonal: int = 0, *, k: Any = None) -> Tensor:
@@ -330,11 +335,11 @@ def diag(x: Tensor, diagonal: int = 0, *, k: Any = None) -> Tensor:
     """
     offset = int(k if k is not None else diagonal)
     if x.ndim == 2:
-        return _diagonal(x, offset, 0, 1)
+        return clone(_diagonal(x, offset, 0, 1))  # a copy, as PyTorch's
     if x.ndim != 1:
         raise ShapeError(f"diag(): Supports 1D or 2D tensors. Got {x.ndim}D\n(shape {x.shape})")
     n = x.shape[0] + abs(offset)
-    index = _diagonal_positions(n, n, offset)
+    index = diagonal_positions(n, n, offset)
     return apply(SCATTER_ADD, (x,), index=index, shape=(n, n))
 
 

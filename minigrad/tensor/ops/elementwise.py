@@ -23,7 +23,7 @@ from minigrad.backends.numpy_backend import ZIPS
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.mode import current
-from minigrad.tensor.ops.broadcasting import broadcast_shape, broadcast_to, common_shape
+from minigrad.tensor.ops.broadcasting import broadcast_shape, common_shape, stretch_to
 from minigrad.tensor.primitive import Primitive, aligned
 from minigrad.tensor.record import apply, zeros_like
 
@@ -221,7 +221,7 @@ def operands(
     shapes = [t.shape for t in result]
     if any(s != shapes[0] for s in shapes):
         shape = common_shape(shapes, op)
-        result = [broadcast_to(t, shape) if _needs_derivative(t) else t for t in result]
+        result = [stretch_to(t, shape) if _needs_derivative(t) else t for t in result]
     return result
 
 
@@ -367,9 +367,9 @@ def where(cond: Any, x: Any, y: Any) -> Tensor:
         cond = cond.to(x.device)
     shape = broadcast_shape(cond.shape, x.shape, y.shape, op="where")
     if x.shape != shape and _needs_derivative(x):
-        x = broadcast_to(x, shape)
+        x = stretch_to(x, shape)
     if y.shape != shape and _needs_derivative(y):
-        y = broadcast_to(y, shape)
+        y = stretch_to(y, shape)
     return apply(WHERE, (cond, x, y))
 
 

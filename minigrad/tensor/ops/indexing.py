@@ -36,7 +36,7 @@ import numpy as np
 from minigrad.backends.contract import TracerError
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_shape, broadcast_to
+from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_shape, stretch_to
 from minigrad.tensor.ops.elementwise import add, compare, where
 from minigrad.tensor.ops.movement import astype, getitem, reshape
 from minigrad.tensor.ops.reductions import normalize_axes
@@ -287,7 +287,7 @@ def index_select(x: Tensor, dim: int, index: Any, *, axis: Any = None) -> Tensor
     k = index.size
     shape = (*x.shape[:dim], k, *x.shape[dim + 1 :])
     spread = reshape(index, [k if d == dim else 1 for d in range(x.ndim)])
-    return gather(x, dim, broadcast_to(spread, shape))
+    return gather(x, dim, stretch_to(spread, shape))
 
 
 def take_along_dim(x: Tensor, indices: Any, dim: int | None = None, *, axis: Any = None):
@@ -318,8 +318,8 @@ def take_along_dim(x: Tensor, indices: Any, dim: int | None = None, *, axis: Any
         off = [1 if d == dim else n for d, n in enumerate(x.shape)]
         off_index = [1 if d == dim else n for d, n in enumerate(indices.shape)]
         common = broadcast_shape(tuple(off), tuple(off_index), op="take_along_dim")
-        x = broadcast_to(x, tuple(x.shape[dim] if d == dim else n for d, n in enumerate(common)))
-        indices = broadcast_to(
+        x = stretch_to(x, tuple(x.shape[dim] if d == dim else n for d, n in enumerate(common)))
+        indices = stretch_to(
             indices, tuple(indices.shape[dim] if d == dim else n for d, n in enumerate(common))
         )
     n = x.shape[dim]

@@ -69,6 +69,7 @@ from minigrad.tensor.base import (
     NO_GRAD_VIEW,
     Box,
     MultiOutputView,
+    StaleView,
     set_version,
     version_of,
     view_of,
@@ -78,13 +79,15 @@ from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.mode import current
 from minigrad.tensor.ops import elementwise as ew
 from minigrad.tensor.ops import math as em
-from minigrad.tensor.ops.broadcasting import BROADCAST_TO, broadcast_to
+from minigrad.tensor.ops.broadcasting import BROADCAST_TO, stretch_to
 from minigrad.tensor.ops.movement import (
+    DIAGONAL,
     GETITEM,
     RESHAPE,
     _batch_axis_after,
     _moved_axis,
     astype,
+    diagonal_positions,
     index_error,
     reshape,
     transpose,
@@ -304,6 +307,8 @@ def assign(x: Tensor, compute: Any, operands: tuple = (), op: str = "", *,
             new = _check_result(x, compute(_alias(x)), op, cast_check)
             _write(x, new.data)
         set_version(x.data, version)
+        if not isinstance(x.data, Box):
+            _stale_views_of(x)
         return x
     if not isinstance(x.data, Box) and _overlaps(x.data):
         raise RuntimeError(_OVERLAP_MESSAGE.format(shape=x.shape))
@@ -346,13 +351,21 @@ _MULTI_OUTPUT_MESSAGE = (
 
 # PyTorch's names for the view a message is about.
 _VIEW_NAMES = {"getitem": "Slice", "reshape": "View", "transpose": "Permute",
-               "broadcast_to": "Expand"}  # fmt: skip
+               "broadcast_to": "Expand", "diagonal": "Diagonal"}  # fmt: skip
 
 
 def _check_view_made_with_grad(x: Tensor, recorded: bool) -> None:
     """PyTorch's error for a change, with gradient mode on, through a view made under
-    ``no_grad`` (or a view of one) of a tensor in a graph: whether the change should
-    reach the base's graph is unclear, so PyTorch forbids it."""
+    ``no_grad`` (or a view of one) of a tensor in a graph, or through one of several
+    views a function returned: whether the change should reach the base's graph is
+    unclear, so PyTorch forbids it."""
+    message = _refusal(x, recorded)
+    if message is not None:
+        raise RuntimeError(message)
+
+
+def _refusal(x: Tensor, recorded: bool) -> str | None:
+    """The message of ``_check_view_made_with_grad`` for ``x``, or None if the change is allowed."""
     link, first, in_graph = view_of(x), True, recorded
     while link is not None:
         base, prim, params = link
@@ -368,18 +381,68 @@ def _check_view_made_with_grad(x: Tensor, recorded: bool) -> None:
                 if base.requires_grad or not recorded
                 else NO_GRAD_VIEW_MESSAGE[:88]
             )
-            raise RuntimeError(start + _MULTI_OUTPUT_MESSAGE)
+            return start + _MULTI_OUTPUT_MESSAGE
         if prim is NO_GRAD_VIEW:
             if not in_graph:
-                return
+                return None
             if first:
-                raise RuntimeError(NO_GRAD_VIEW_MESSAGE)
+                return NO_GRAD_VIEW_MESSAGE
             name = _VIEW_NAMES.get(view_of(x)[1].name, "View")
             if name == "Slice" and isinstance(view_of(x)[2]["index"], int):
                 name = "Select"
-            raise RuntimeError(f"Output 0 of {name} is a view of a view which was created in "
-                               + NO_GRAD_VIEW_MESSAGE[len("A view was created in "):])  # fmt: skip
+            return (f"Output 0 of {name} is a view of a view which was created in "
+                    + NO_GRAD_VIEW_MESSAGE[len("A view was created in "):])  # fmt: skip
         link, first = view_of(base), False
+    return None
+
+
+# -- views whose memory changed under them ------------------------------------------------
+# PyTorch rebases an ordinary view onto its base's new graph when the base changes
+# (``_refresh_views``). A view made under no_grad, or one of several a function
+# returned, it cannot rebase: it refuses the view in any later recorded operation
+# ("... its base or another view of its base has been modified inplace ..."). The
+# refusal is set here, when the memory changes, so using a view costs nothing more.
+def _marked(view: Tensor) -> bool:
+    """Whether ``view`` is one PyTorch cannot rebase (made under no_grad, one of several
+    outputs), or a view of one."""
+    link = view_of(view)
+    while link is not None:
+        if link[1] is NO_GRAD_VIEW or isinstance(link[2], MultiOutputView):
+            return True
+        link = view_of(link[0])
+    return False
+
+
+def _stale(view: Tensor) -> None:
+    """Refuse ``view`` and the views made of it in later recorded operations."""
+    message = _refusal(view, True)
+    if message is not None:
+        view._node = StaleView(message.replace("is being modified", _INDIRECTLY, 1))
+        view.requires_grad = True
+    for inner in views_from(view):
+        _stale(inner)
+
+
+_INDIRECTLY = "its base or another view of its base has been modified"
+
+
+def _stale_views_of(x: Tensor) -> None:
+    """After a change of x's memory that recorded nothing: refuse the marked views that
+    share it, if the tensor they are views of requires grad (PyTorch's test at their next
+    use in a graph)."""
+    root = x
+    while view_of(root) is not None:
+        root = view_of(root)[0]
+    if root.requires_grad:
+        _stale_marked(root)
+
+
+def _stale_marked(base: Tensor) -> None:
+    for view in views_from(base):
+        if _marked(view):
+            _stale(view)
+        else:
+            _stale_marked(view)
 
 
 def _writes_through(x: Tensor) -> bool:
@@ -404,6 +467,12 @@ def _place(prim: Any, params: dict, base: Tensor, view_value: Tensor) -> Tensor:
     """The base, with the elements that the view ``prim(base, **params)`` reads replaced."""
     if prim is GETITEM:
         return apply(INDEX_PUT, (base, view_value), index=params["index"])
+    if prim is DIAGONAL:  # PyTorch's diagonal_scatter: the two axes last, the diagonal put
+        d1, d2, shape = params["dim1"], params["dim2"], base.shape
+        order = (*(d for d in range(base.ndim) if d not in (d1, d2)), d1, d2)
+        index = (Ellipsis, *diagonal_positions(shape[d1], shape[d2], params["offset"]))
+        placed = apply(INDEX_PUT, (transpose(base, order), view_value), index=index)
+        return transpose(placed, tuple(int(a) for a in np.argsort(order)))
     if prim is RESHAPE or prim is BROADCAST_TO:  # the view covers the whole base, once
         return reshape(view_value, base.shape)
     inverse = tuple(int(a) for a in np.argsort(params["axes"]))  # TRANSPOSE
@@ -448,9 +517,13 @@ def _write_recorded(x: Tensor, compute: Any, op: str, cast_check: bool, version:
 
 
 def _refresh_views(base: Tensor) -> None:
-    """Give every live view of ``base`` (and their views) a graph made from base's new one."""
+    """Give every live view of ``base`` (and their views) a graph made from base's new one;
+    the views PyTorch cannot rebase are refused instead (``_stale``)."""
     for view in views_from(base):
         _, prim, params = view_of(view)
+        if prim is NO_GRAD_VIEW or isinstance(params, MultiOutputView):
+            _stale(view)
+            continue
         again = apply(prim, (base,), **params)  # the same view, now of the changed base
         view._node, view._tangents, view.requires_grad = (again._node, again._tangents,
                                                           again.requires_grad)  # fmt: skip
@@ -621,7 +694,7 @@ def setitem(x: Tensor, index: Any, value: Any) -> None:
         ) from None
 
     def put(old: Tensor) -> Tensor:
-        v = value if value.shape == target else broadcast_to(value, target)
+        v = value if value.shape == target else stretch_to(value, target)
         return apply(INDEX_PUT, (old, v), index=index)
 
     def write(array: np.ndarray) -> None:

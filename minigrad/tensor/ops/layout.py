@@ -23,7 +23,7 @@ import numpy as np
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_shape, broadcast_to, expand_view
+from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_shape, broadcast_to, stretch_to
 from minigrad.tensor.ops.elementwise import compare, where
 from minigrad.tensor.ops.indexing import index_select
 from minigrad.tensor.ops.movement import concatenate, getitem, permute, reshape
@@ -74,7 +74,7 @@ def expand_as(input: Tensor, other: Tensor) -> Tensor:
     tensor([[1., 2.],
             [1., 2.]])
     """
-    return expand_view(input, other.shape)
+    return broadcast_to(input, other.shape)
 
 
 def contiguous(input: Tensor) -> Tensor:
@@ -241,7 +241,7 @@ def broadcast_tensors(*tensors: Any) -> tuple[Tensor, ...]:
     """
     tensors = tuple(_tensor(x) for x in tensors)
     shape = broadcast_shape(*(x.shape for x in tensors), op="broadcast_tensors")
-    return tuple(broadcast_to(x, shape) for x in tensors)
+    return tuple(broadcast_to(x, shape) for x in tensors)  # views, as PyTorch's
 
 
 def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
@@ -369,7 +369,7 @@ def diff(input: Any, n: int = 1, dim: int = -1, prepend: Any = None, append: Any
             continue
         extra = _tensor(extra)
         if extra.ndim == 0:  # a number: one slice of it
-            extra = broadcast_to(extra, (*x.shape[:d], 1, *x.shape[d + 1 :]))
+            extra = stretch_to(extra, (*x.shape[:d], 1, *x.shape[d + 1 :]))
         parts.append(extra)
     pieces = [p for p in (parts[0], x, parts[1]) if p is not None]
     if len(pieces) > 1:
@@ -415,6 +415,6 @@ def diag_embed(input: Any, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
     padded = pad(x, (k, 0) if k >= 0 else (0, -k))
     rows, cols = np.arange(m)[:, None], np.arange(m)[None, :]
     mask = Tensor.concrete(cols - rows == k, device=x.device)
-    spread = broadcast_to(reshape(padded, (*padded.shape[:-1], 1, m)), (*padded.shape[:-1], m, m))
+    spread = stretch_to(reshape(padded, (*padded.shape[:-1], 1, m)), (*padded.shape[:-1], m, m))
     out = where(mask, spread, Tensor.concrete(np.zeros((), x.dtype), device=x.device))
     return movedim(out, (-2, -1), (d1, d2))

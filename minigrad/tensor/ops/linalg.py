@@ -15,7 +15,7 @@ import numpy as np
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_shape, broadcast_to
+from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_shape, stretch_to
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
 
@@ -125,6 +125,6 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
         rows = apply(MATMUL, (a.reshape(math.prod(a.shape[:-1]), a.shape[-1]), b))
         return rows.reshape((*a.shape[:-1], b.shape[-1]))
     batch = broadcast_shape(a.shape[:-2], b.shape[:-2], op="matmul (batch dimensions)")
-    a = broadcast_to(a, batch + a.shape[-2:])
-    b = broadcast_to(b, batch + b.shape[-2:])
+    a = stretch_to(a, batch + a.shape[-2:])
+    b = stretch_to(b, batch + b.shape[-2:])
     return apply(MATMUL, (a, b))

@@ -22,7 +22,7 @@ from typing import Any
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.composite import composite
-from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_shape, broadcast_to
+from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_shape, stretch_to
 from minigrad.tensor.ops.elementwise import abs, sqrt, where
 from minigrad.tensor.ops.linalg import matmul
 from minigrad.tensor.ops.movement import concatenate, reshape, unsqueeze
@@ -245,7 +245,7 @@ def cross(input: Any, other: Any, dim: int | None = None) -> Tensor:
     if a.dtype != b.dtype:
         common = dtypes.result_dtype([a.dtype, b.dtype], [])
         a, b = a.to(common), b.to(common)
-    a, b = broadcast_to(a, shape), broadcast_to(b, shape)
+    a, b = stretch_to(a, shape), stretch_to(b, shape)
     a0, a1, a2 = (narrow(a, dim, i, 1) for i in range(3))
     b0, b1, b2 = (narrow(b, dim, i, 1) for i in range(3))
     parts = [a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0]

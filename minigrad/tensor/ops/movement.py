@@ -68,6 +68,38 @@ TO_DEVICE = Primitive(
 )
 
 
+# A diagonal is a view too (new strides, no copy); its transpose puts the cotangent
+# back on the diagonal of zeros.
+DIAGONAL = Primitive(
+    "diagonal",
+    lambda backend, x, offset, dim1, dim2: backend.diagonal(x, offset, dim1, dim2),
+    linear=(lambda g, x, offset, dim1, dim2: _onto_diagonal(g, x.shape, offset, dim1, dim2),),
+    batch=lambda xs, batched, offset, dim1, dim2: apply(
+        DIAGONAL, (xs[0],), offset=offset, dim1=dim1 + 1, dim2=dim2 + 1
+    ),
+)
+
+
+def diagonal_positions(n1: int, n2: int, offset: int) -> tuple[np.ndarray, np.ndarray]:
+    """Rows and columns of the ``offset``-th diagonal of an ``n1`` x ``n2`` matrix.
+
+    >>> diagonal_positions(2, 3, 1)
+    (array([0, 1]), array([1, 2]))
+    """
+    length = max(0, min(n1, n2 - offset) if offset >= 0 else min(n1 + offset, n2))
+    steps = np.arange(length)
+    return (steps, steps + offset) if offset >= 0 else (steps - offset, steps)
+
+
+def _onto_diagonal(g: Tensor, shape: tuple, offset: int, dim1: int, dim2: int) -> Tensor:
+    """Zeros of ``shape`` with ``g`` on the diagonal that ``DIAGONAL`` reads (its transpose):
+    the two axes moved last, ``g`` added at the diagonal's positions, the axes moved back."""
+    order = (*(d for d in range(len(shape)) if d not in (dim1, dim2)), dim1, dim2)
+    index = (Ellipsis, *diagonal_positions(shape[dim1], shape[dim2], offset))
+    out = apply(SCATTER_ADD, (g,), index=index, shape=tuple(shape[d] for d in order))
+    return transpose(out, tuple(int(a) for a in np.argsort(order)))
+
+
 def _concat_transpose(g, *inputs, axis):
     cotangents, start = [], 0
     for x in inputs:

@@ -29,7 +29,7 @@ from typing import Any
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.base import multi_output_views
-from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_to, expand_view
+from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_to, stretch_to
 from minigrad.tensor.ops.movement import concatenate, getitem, reshape, sizes, transpose
 from minigrad.tensor.ops.reductions import normalize_axes
 from minigrad.tensor.primitive import Primitive
@@ -110,7 +110,7 @@ def expand(x: Tensor, *sizes_: Any) -> Tensor:
         if n < -1:
             raise ShapeError(f"expand: size {n} at position {d} of {list(shape)} is negative")
     shape = tuple(x.shape[d - lead] if n == -1 else n for d, n in enumerate(shape))
-    return expand_view(x, shape)
+    return broadcast_to(x, shape)
 
 
 def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -249,7 +249,7 @@ def repeat(x: Tensor, *repeats: Any) -> Tensor:
     shape = (1,) * (len(counts) - x.ndim) + x.shape
     # Axis i becomes the pair (copies, size): broadcast the copies, merge the pair.
     interleaved = reshape(x, tuple(n for size in shape for n in (1, size)))
-    spread = broadcast_to(interleaved, tuple(n for r, s in zip(counts, shape) for n in (r, s)))
+    spread = stretch_to(interleaved, tuple(n for r, s in zip(counts, shape) for n in (r, s)))
     return reshape(spread, tuple(r * s for r, s in zip(counts, shape)))
 
 

@@ -35,7 +35,7 @@ from minigrad.backends.contract import TracerError
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.ops.arithmetic import floor_divide
-from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_shape, broadcast_to
+from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_shape, stretch_to
 from minigrad.tensor.ops.elementwise import compare, exp, log, where
 from minigrad.tensor.ops.indexing import (
     GATHER,
@@ -340,7 +340,7 @@ def index_add(input: Any, dim: int, index: Any, source: Any, *, alpha: Any = 1) 
         src = src.to(x.dtype)
     if not dtypes.is_floating(x.dtype):
         alpha = int(alpha)  # a float factor of integers is truncated first (as in PyTorch)
-    spread = broadcast_to(reshape(index, [k if a == d else 1 for a in range(x.ndim)]), want)
+    spread = stretch_to(reshape(index, [k if a == d else 1 for a in range(x.ndim)]), want)
     added = _scatter_sum(src if alpha == 1 else src * alpha, spread, d, x.shape)
     return x + added
 
@@ -371,7 +371,7 @@ def index_put(input: Any, indices: Any, values: Any, accumulate: bool = False) -
         )
     target = getitem(Tensor.concrete(np.zeros(x.shape, bool), device=x.device), raw).shape
     broadcast_shape(v.shape, target, op="index_put")
-    v = broadcast_to(v, target)
+    v = stretch_to(v, target)
     if accumulate:
         return x + apply(SCATTER_ADD, (v,), index=raw, shape=x.shape)
     if math.prod(target) > 1:  # the last write to a position wins
@@ -403,5 +403,5 @@ def masked_select(input: Any, mask: Any) -> Tensor:
     # The mask decides the result's shape, so it is read here (a TracerError under jit
     # when it is computed inside the traced function; a constant mask is fine).
     positions = np.broadcast_to(m._numpy(), shape).reshape(-1)
-    flat = reshape(broadcast_to(x, shape), -1)
+    flat = reshape(stretch_to(x, shape), -1)
     return getitem(flat, Tensor.concrete(np.flatnonzero(positions), device=x.device))
