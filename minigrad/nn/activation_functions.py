@@ -1,6 +1,7 @@
 """More activations, each a composition of registry rows (lesson 06).
 
-``relu6``, ``hardsigmoid`` and ``hardswish`` are piecewise polynomials;
+``relu6``, ``hardsigmoid``, ``hardswish``, ``softshrink`` and ``hardshrink`` are
+piecewise polynomials; ``tanhshrink`` is ``x - tanh(x)``;
 ``mish``, ``logsigmoid``, ``softsign``, ``celu`` and ``selu`` smooth curves
 built from ``softplus``, ``elu``, ``tanh``; ``glu`` gates one half of its
 input with the sigmoid of the other; ``softmin`` is ``softmax(-x)``. None
@@ -175,6 +176,65 @@ def glu(input: Any, dim: int = -1) -> Tensor:
     return x.narrow(dim, 0, half) * sigmoid(x.narrow(dim, half, half))
 
 
+def tanhshrink(input: Any) -> Tensor:
+    """``x - tanh(x)``: near 0 like ``x^3 / 3``, far out like ``x -+ 1``.
+
+    Integers are promoted to float by ``tanh``, as in PyTorch (its definition is this line).
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.tanhshrink(mg.tensor([0.0, 1.0]))
+    tensor([0.   , 0.2384])
+    """
+    x = input if isinstance(input, Tensor) else Tensor.concrete(input)
+    return x - tanh(x)
+
+
+def _shrink_input(kernel: str, input: Any, name: str, lambd: Any) -> tuple[Tensor, float]:
+    x = _activation_input(kernel, input)
+    return x, _number(name, "lambd", lambd)
+
+
+def softshrink(input: Any, lambd: float = 0.5) -> Tensor:
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between.
+
+    The gradient is 0 on the closed band ``[-lambd, lambd]`` (at its ends too)
+    and 1 outside it, and NaN stays NaN with slope 1, as PyTorch's element-at-a-time
+    kernel gives (its vectorized loop gives NaN slope 0 and writes +0 for -0: see
+    docs/api.md). A negative, NaN or unrepresentable ``lambd`` is PyTorch's error.
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.softshrink(mg.tensor([-2.0, 0.25, 1.0]))
+    tensor([-1.5,  0. ,  0.5])
+    """
+    x, lambd = _shrink_input("softshrink_check", input, "softshrink", lambd)
+    high = float(dtypes.finfo(x.dtype).max)
+    if not 0 <= lambd <= high:
+        names = {"float32": "Float", "float64": "Double", "float16": "Half"}
+        raise RuntimeError(
+            f"lambda must be in range [0, {high:g}] for input dtype "
+            f"{names.get(x.dtype.name, 'BFloat16')}, but found {lambd:g}\n"
+            "softshrink zeroes the band [-lambd, lambd]: give a lambd of 0 or more"
+        )
+    inside = (x >= -lambd) & (x <= lambd)  # NaN is outside: it passes with slope 1
+    outside = where(x > lambd, x - lambd, where(x < -lambd, x + lambd, x))
+    zero = where(inside, x.detach(), 0.0) * 0.0  # x * 0 on the band: -0 stays -0, as PyTorch's
+    return where(inside, zero, outside)
+
+
+def hardshrink(input: Any, lambd: float = 0.5) -> Tensor:
+    """``x`` outside the closed band ``[-lambd, lambd]``, 0 on it.
+
+    The gradient is 0 on the band (its ends included) and 1 outside it; NaN stays
+    NaN with slope 1 (PyTorch's element-at-a-time kernel; see ``softshrink``).
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.hardshrink(mg.tensor([-2.0, 0.5, 1.0]))
+    tensor([-2.,  0.,  1.])
+    """
+    x, lambd = _shrink_input("hardshrink_cpu", input, "hardshrink", lambd)
+    return where((x >= -lambd) & (x <= lambd), 0.0, x)
+
+
 def implicit_dim(name: str, ndim: int) -> int:
     """PyTorch's old default axis for softmax-like functions called without ``dim``."""
     warnings.warn(
@@ -272,6 +332,46 @@ class Softsign(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         return softsign(input)
+
+
+class Tanhshrink(Module):
+    """``x - tanh(x)``, elementwise."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return tanhshrink(input)
+
+
+class Softshrink(Module):
+    """``x -+ lambd`` outside ``[-lambd, lambd]``, 0 on it, elementwise.
+
+    >>> import minigrad as mg
+    >>> mg.nn.Softshrink(0.25)
+    Softshrink(0.25)
+    """
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input: Tensor) -> Tensor:
+        return softshrink(input, self.lambd)
+
+    def extra_repr(self) -> str:
+        return str(self.lambd)
+
+
+class Hardshrink(Module):
+    """``x`` outside ``[-lambd, lambd]``, 0 on it, elementwise."""
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input: Tensor) -> Tensor:
+        return hardshrink(input, self.lambd)
+
+    def extra_repr(self) -> str:
+        return str(self.lambd)
 
 
 class CELU(Module):

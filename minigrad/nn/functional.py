@@ -34,6 +34,7 @@ from typing import Any
 from minigrad.nn.activation_functions import (
     celu,
     glu,
+    hardshrink,
     hardsigmoid,
     hardswish,
     logsigmoid,
@@ -41,7 +42,9 @@ from minigrad.nn.activation_functions import (
     relu6,
     selu,
     softmin,
+    softshrink,
     softsign,
+    tanhshrink,
 )
 from minigrad.nn.affine import bilinear, linear
 from minigrad.nn.attention import scaled_dot_product_attention
@@ -90,13 +93,15 @@ __all__ = [
     "avg_pool2d", "batch_norm", "bilinear", "binary_cross_entropy",
     "binary_cross_entropy_with_logits", "celu", "conv1d", "conv2d", "conv_transpose1d",
     "conv_transpose2d", "cosine_embedding_loss", "cosine_similarity", "cross_entropy", "dropout",
-    "elu", "embedding", "fold", "gelu", "glu", "group_norm", "hardsigmoid", "hardswish",
-    "hardtanh", "huber_loss", "instance_norm", "interpolate", "kl_div", "l1_loss", "layer_norm",
+    "elu", "embedding", "fold", "gelu", "glu", "group_norm", "hardshrink", "hardsigmoid",
+    "hardswish", "hardtanh", "huber_loss", "instance_norm", "interpolate", "kl_div", "l1_loss",
+    "layer_norm",
     "leaky_relu", "linear", "log_softmax", "logsigmoid", "margin_ranking_loss", "max_pool1d",
     "max_pool2d", "mish", "mse_loss", "nll_loss", "normalize", "one_hot", "pad",
     "pairwise_distance", "pixel_shuffle", "pixel_unshuffle", "relu", "relu6", "rms_norm",
     "scaled_dot_product_attention", "selu",
-    "sigmoid", "silu", "smooth_l1_loss", "softmax", "softmin", "softplus", "softsign", "tanh",
+    "sigmoid", "silu", "smooth_l1_loss", "softmax", "softmin", "softplus", "softshrink",
+    "softsign", "tanh", "tanhshrink",
     "triplet_margin_loss", "unfold",
 ]  # fmt: skip
 

@@ -65,6 +65,7 @@ from minigrad.tensor.ops.contractions import (
     tril,
     triu,
 )
+from minigrad.tensor.ops.counting import count_nonzero, nanmean, nansum
 from minigrad.tensor.ops.elementwise import (
     abs,
     add,
@@ -408,6 +409,7 @@ __all__ += [
     "clamp_max",
     "clamp_min",
     "copysign",
+    "count_nonzero",
     "cross",
     "cummax",
     "cummin",
@@ -451,6 +453,8 @@ __all__ += [
     "mm",
     "mv",
     "nan_to_num",
+    "nanmean",
+    "nansum",
     "ne",
     "nonzero",
     "repeat_interleave",

@@ -22,6 +22,7 @@ from minigrad.tensor import dtypes as dt
 from minigrad.tensor.base import TensorBase
 from minigrad.tensor.ops import (
     arithmetic,
+    counting,
     layout,
     logic,
     matrix_products,
@@ -215,6 +216,16 @@ class MoreMethods:
 
     def masked_select(self, mask: Any) -> Any:
         return scattering.masked_select(self, mask)
+
+    # -- reductions that skip NaN or count ----------------------------------------------
+    def count_nonzero(self, dim: Any = None) -> Any:
+        return counting.count_nonzero(self, dim)
+
+    def nansum(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:
+        return counting.nansum(self, dim, keepdim, dtype=dtype)
+
+    def nanmean(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:
+        return counting.nanmean(self, dim, keepdim, dtype=dtype)
 
     # -- order statistics and running extremes -------------------------------------------
     def median(self, dim: Any = None, keepdim: bool = False) -> Any:

@@ -44,6 +44,17 @@ def specials(rng, shape):
     return np.asarray(np.where(pick, values[rng.integers(0, 5, size=shape)], x))
 
 
+def shrink_kinks(rng, shape):
+    """The ends of softshrink's and hardshrink's band [-0.5, 0.5], and points either side."""
+    return np.asarray(rng.choice([-1.0, -0.5, -0.0, 0.0, 0.25, 0.5, 1.0], size=shape))
+
+
+def _integer_input(name):
+    """``name`` of an int64 tensor (rounded inputs): PyTorch promotes it to float32."""
+    return (lambda x: getattr(F, name)(x.round().to(mg.int64)),
+            lambda t: getattr(TF, name)(t.round().to(torch.int64)))  # fmt: skip
+
+
 def finite_specials(rng, shape):
     """``specials`` without NaN (see ``NAN_SLOPE_OPEN``)."""
     x = specials(rng, shape)
@@ -260,7 +271,8 @@ def _constant(array, like):
 
 ELEMENTWISE = {
     "relu6": wide, "hardsigmoid": wide, "hardswish": wide, "mish": normal, "logsigmoid": wide,
-    "softsign": normal, "celu": normal, "selu": normal,
+    "softsign": normal, "celu": normal, "selu": normal, "tanhshrink": wide,
+    "softshrink": normal, "hardshrink": normal,
 }  # fmt: skip
 CASES = {f"nn.functional.{name}": elementwise(*_both(name), [domain])
          for name, domain in ELEMENTWISE.items()}  # fmt: skip
@@ -269,7 +281,9 @@ CASES = {f"nn.functional.{name}": elementwise(*_both(name), [domain])
 # hardsigmoid, celu and selu are made of: hardtanh's is 1 below 8 float64 elements
 # and 0 from there, elu's 1 or NaN (torch 2.x, CPU). No NaN there; tests/tensor/
 # test_torch_semantics.py pins minigrad's choice (the scalar path's, 1).
-NAN_SLOPE_OPEN = {"hardswish", "relu6", "hardsigmoid", "celu", "selu"}
+# softshrink and hardshrink likewise: slope 1 at NaN element by element, 0 in the vector loop.
+NAN_SLOPE_OPEN = {"hardswish", "relu6", "hardsigmoid", "celu", "selu", "softshrink",
+                  "hardshrink"}  # fmt: skip
 CASES |= {
     f"nn.functional.{name}:specials": elementwise(
         *_both(name), [finite_specials if name in NAN_SLOPE_OPEN else specials]
@@ -281,6 +295,11 @@ CASES |= {
     "nn.functional.hardsigmoid:at_bounds": elementwise(*_both("hardsigmoid"), [kinks]),
     "nn.functional.hardswish:at_bounds": elementwise(*_both("hardswish"), [kinks]),
     "nn.functional.celu:alpha": elementwise(*_with("celu", alpha=0.5), [normal]),
+    "nn.functional.softshrink:at_bounds": elementwise(*_both("softshrink"), [shrink_kinks]),
+    "nn.functional.hardshrink:at_bounds": elementwise(*_both("hardshrink"), [shrink_kinks]),
+    "nn.functional.softshrink:lambd": elementwise(*_with("softshrink", lambd=0.3), [normal]),
+    "nn.functional.hardshrink:lambd": elementwise(*_with("hardshrink", lambd=1.25), [wide]),
+    "nn.functional.tanhshrink:int64": elementwise(*_integer_input("tanhshrink"), [wide]),
     "nn.functional.glu": glu_case(),
     "nn.functional.softmin": softmin_case(),
     "nn.functional.linear": linear_case(),
@@ -302,9 +321,10 @@ SPECIALS = {key for key in CASES if key.endswith(":specials")}
 NOT_SMOOTH: set[str] = SPECIALS | {
     "nn.functional.relu6:at_bounds", "nn.functional.hardsigmoid:at_bounds",
     "nn.functional.hardswish:at_bounds", "nn.functional.normalize:zeros",
+    "nn.functional.softshrink:at_bounds", "nn.functional.hardshrink:at_bounds",
     "nn.functional.cosine_similarity:zeros",
 }  # fmt: skip
-NO_GRAD: set[str] = set()
+NO_GRAD: set[str] = {"nn.functional.tanhshrink:int64"}
 FIRST_ORDER_ONLY: set[str] = SPECIALS | {
     "nn.functional.normalize:zeros", "nn.functional.cosine_similarity:zeros",
 }  # fmt: skip

@@ -194,7 +194,64 @@ def _zeros(rng, shape):
     return np.zeros(shape)
 
 
+def specials(rng, shape):
+    """Normal numbers, about half of them replaced by NaN, +-inf, +-0."""
+    x = np.asarray(rng.standard_normal(shape))
+    values = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0])
+    return np.asarray(np.where(rng.random(shape) < 0.5, values[rng.integers(0, 5, shape)], x))
+
+
+def no_nan_specials(rng, shape):
+    """``specials`` with +-inf and +-0 only: an all-NaN slice is where nanmean's gradient
+    is not PyTorch's (docs/api.md)."""
+    x = specials(rng, shape)
+    return np.asarray(np.where(np.isnan(x), 2.5, x))
+
+
+@st.composite
+def _nan_reduction(draw, name, domain=normal, cast=None, min_side=0):
+    """``mg.name(x, dim, keepdim)`` (or the method) over None, an int, a tuple or ``()``,
+    on shapes with size-0 and size-1 axes; ``cast`` turns the input into int64 or bool."""
+    shape = draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=min_side, max_side=3))
+    arrays, views, _ = draw(inputs([shape], [domain]))
+    axis = draw(axis_spec(len(shape)) | st.just(()))
+    keep = draw(st.booleans())
+    method = draw(st.booleans())
+    options = {} if name == "count_nonzero" else {"keepdim": keep}
+
+    def mine(x):
+        x = x if cast is None else cast(x)
+        return (
+            getattr(x, name)(axis, **options) if method else getattr(mg, name)(x, axis, **options)
+        )
+
+    def theirs(t):
+        t = t if cast is None else cast(t)
+        return getattr(torch, name)(t, axis, **options) if axis is not None else getattr(
+            torch, name)(t, **options)  # fmt: skip
+
+    return Case(_viewed(mine, views), _viewed(theirs, views), arrays)
+
+
+def _to_int64(x):
+    return x.to(mg.int64) if isinstance(x, mg.Tensor) else x.to(torch.int64)
+
+
+def _nonzero_mask(x):
+    return x != 0
+
+
 CASES = {
+    "nansum": _nan_reduction("nansum"),
+    "nansum:specials": _nan_reduction("nansum", specials),
+    # The mean of nothing is NaN (0 / 0): its case is values only, as its gradient
+    # is empty and forward mode's 0 / 0 tangent is NaN (torch.func's too).
+    "nanmean": _nan_reduction("nanmean", min_side=1),
+    "nanmean:empty": _nan_reduction("nanmean"),
+    "nanmean:specials": _nan_reduction("nanmean", no_nan_specials, min_side=1),
+    "count_nonzero": _nan_reduction("count_nonzero", specials),
+    "count_nonzero:int64": _nan_reduction("count_nonzero", small_integers, _to_int64),
+    "count_nonzero:bool": _nan_reduction("count_nonzero", small_integers, _nonzero_mask),
     "prod": reduction("prod", _torch_prod),
     "prod:zeros": reduction("prod", _torch_prod, small_integers),
     "prod:empty": _with_empty("prod", _torch_prod),
@@ -224,7 +281,9 @@ CASES = {
     "norm": one_input(_tensor_norm, min_dims=1),
 }
 # Ties (the winners share the slope) and the kink of every norm at zero.
-NOT_SMOOTH = {"amax:ties", "amin:ties", "linalg.norm:zero"}
-NO_GRAD = {"argmax", "argmin", "argmax:ties", "argmin:ties", "any", "all"}
+NOT_SMOOTH = {"amax:ties", "amin:ties", "linalg.norm:zero", "nansum:specials",
+              "nanmean:specials"}  # fmt: skip
+NO_GRAD = {"argmax", "argmin", "argmax:ties", "argmin:ties", "any", "all", "count_nonzero",
+           "count_nonzero:int64", "count_nonzero:bool", "nanmean:empty"}  # fmt: skip
 # At x = 0 the 2-norm has no second derivative (PyTorch's and ours are conventions).
-FIRST_ORDER_ONLY = {"linalg.norm:zero"}
+FIRST_ORDER_ONLY = {"linalg.norm:zero", "nansum:specials", "nanmean:specials"}

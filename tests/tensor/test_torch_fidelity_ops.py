@@ -1,0 +1,186 @@
+"""PyTorch's behaviour for issue 22's last operators and scalar rules: count_nonzero, nansum,
+nanmean, tanhshrink, softshrink and hardshrink. Each result (value bits, dtype, gradient) or
+error (type, first line) is torch's, on the numpy and numba backends."""
+
+import numpy as np
+import pytest
+import torch
+from test_torch_fidelity import BACKENDS
+
+import minigrad as mg
+
+F, TF = mg.nn.functional, torch.nn.functional
+NAN, INF = float("nan"), float("inf")
+DTYPES = {"bool": (mg.bool_, torch.bool), "int64": (mg.int64, torch.int64),
+          "int32": (mg.int32, torch.int32), "float32": (mg.float32, torch.float32),
+          "float64": (mg.float64, torch.float64), "float16": (mg.float16, torch.float16),
+          "bfloat16": (mg.bfloat16, torch.bfloat16)}  # fmt: skip
+
+
+def _bits(values: np.ndarray) -> bytes:
+    """The exact bits of a result (float16/bfloat16 widened exactly to float32 first)."""
+    return np.ascontiguousarray(values).tobytes()
+
+
+def outcome(call):
+    """``("ok", dtype name, shape, value bits)`` or ``(exception type, first line)``."""
+    try:
+        r = call()
+    except Exception as error:
+        return type(error).__name__, str(error).splitlines()[0] if str(error) else ""
+    if isinstance(r, torch.Tensor):
+        name = str(r.dtype).removeprefix("torch.")
+        r = r.detach()
+        values = (r.float() if r.dtype in (torch.float16, torch.bfloat16) else r).numpy()
+    else:
+        name = str(r.dtype)
+        values = (r.to(mg.float32) if r.dtype.itemsize == 2 and r.dtype.kind in "fV"
+                  else r).detach().numpy()  # fmt: skip
+    return "ok", name, tuple(values.shape), _bits(values)
+
+
+def both(call, backend):
+    def make(lib, k):
+        return lambda values, dtype: lib.tensor(values, dtype=DTYPES[dtype][k])
+
+    with mg.backends.use(backend):
+        ours = outcome(lambda: call(mg, make(mg, 0)))
+    return ours, outcome(lambda: call(torch, make(torch, 1)))
+
+
+def check(calls, backend):
+    for name, call in calls.items():
+        ours, theirs = both(call, backend)
+        assert ours == theirs, name
+
+
+def functional(m):
+    return F if m is mg else TF
+
+
+# -- count_nonzero, nansum, nanmean ----------------------------------------------------------
+GRID = [[0.0, NAN, -0.0, 2.0], [1.0, INF, 0.0, -INF], [NAN, NAN, NAN, NAN]]
+REDUCTION_CALLS = {
+    "count_nonzero(x)": lambda m, t: m.count_nonzero(t(GRID, "float32")),
+    "count_nonzero(x, 0)": lambda m, t: m.count_nonzero(t(GRID, "float32"), 0),
+    "x.count_nonzero((0, 1))": lambda m, t: t(GRID, "float64").count_nonzero((0, 1)),
+    "count_nonzero(x, ())": lambda m, t: m.count_nonzero(t(GRID, "float32"), ()),
+    "count_nonzero(x, [-1])": lambda m, t: m.count_nonzero(t(GRID, "float32"), dim=[-1]),
+    "count_nonzero(x, (0, -2))": lambda m, t: m.count_nonzero(t(GRID, "float32"), (0, -2)),
+    "count_nonzero(x, 2)": lambda m, t: m.count_nonzero(t(GRID, "float32"), 2),
+    "count_nonzero(x, 1.0)": lambda m, t: m.count_nonzero(t(GRID, "float32"), dim=1.0),
+    "count_nonzero(0-d, 0)": lambda m, t: m.count_nonzero(t(3.0, "float32"), 0),
+    "count_nonzero(empty, 0)": lambda m, t: m.count_nonzero(t(np.zeros((0, 3)), "float32"), 0),
+    "count_nonzero(mask)": lambda m, t: m.count_nonzero(t([True, False, True], "bool")),
+    "count_nonzero(int32)": lambda m, t: m.count_nonzero(t([[1, 0], [0, 0]], "int32"), 1),
+    "count_nonzero(half)": lambda m, t: m.count_nonzero(t([0.0, 1e-8, 2.0], "float16")),
+    "nansum(x)": lambda m, t: m.nansum(t(GRID[:1], "float32")),
+    "nansum(x, 1)": lambda m, t: m.nansum(t(GRID, "float64"), 1),
+    "nansum(i, dtype)": lambda m, t: m.nansum(
+        t([[1, 2]], "int64"), 1, dtype=DTYPES["float32"][m is torch]
+    ),
+    "nansum(mask)": lambda m, t: m.nansum(t([True, True], "bool")),
+    "nanmean(x)": lambda m, t: m.nanmean(t([1.0, NAN, 3.0, 0.5], "float32")),
+    "nanmean(x, 1)": lambda m, t: m.nanmean(t(GRID, "float32"), 1),
+    "x.nanmean(1, keepdim)": lambda m, t: t(GRID, "float64").nanmean(1, keepdim=True),
+    "nanmean(x, (0, 1))": lambda m, t: m.nanmean(t([[1.0, NAN], [4.0, 2.0]], "float32"), (0, 1)),
+    "nanmean(x, ())": lambda m, t: m.nanmean(t([[1.0, NAN], [4.0, 2.0]], "float32"), ()),
+    "nanmean(x, 1, dtype)": lambda m, t: m.nanmean(
+        t(GRID, "float32"), 1, dtype=DTYPES["float64"][m is torch]
+    ),
+    "nanmean(x, dtype=int)": lambda m, t: m.nanmean(
+        t(GRID, "float32"), dtype=DTYPES["int64"][m is torch]
+    ),
+    "nanmean(i)": lambda m, t: m.nanmean(t([1, 2], "int64")),
+    "nanmean(mask)": lambda m, t: m.nanmean(t([True], "bool")),
+    "nanmean(i, dtype)": lambda m, t: m.nanmean(
+        t([1, 2], "int64"), dtype=DTYPES["float32"][m is torch]
+    ),
+    "nanmean(empty, 0)": lambda m, t: m.nanmean(t(np.zeros((0, 3)), "float32"), 0),
+    "nanmean(empty, 1)": lambda m, t: m.nanmean(t(np.zeros((0, 3)), "float32"), 1),
+    "nanmean(x, 3)": lambda m, t: m.nanmean(t(GRID, "float32"), 3),
+    "nanmean(half)": lambda m, t: m.nanmean(t([1.0, NAN, 2.0, 4.0], "float16")),
+    "nanmean(0-d nan)": lambda m, t: m.nanmean(t(NAN, "float32")),
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_count_nonzero_nansum_nanmean_are_torchs(backend):
+    check(REDUCTION_CALLS, backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_nan_reductions_give_nan_elements_no_gradient_as_torch(backend):
+    data = [[1.0, NAN, 3.0], [NAN, 2.0, -INF], [0.5, 0.25, NAN]]
+    for reduce in ("nansum", "nanmean"):
+        for dim in (None, 0, 1, (0, 1)):
+            with mg.backends.use(backend):
+                x = mg.tensor(data, requires_grad=True)
+                getattr(mg, reduce)(x, dim).sum().backward()
+            tx = torch.tensor(data, requires_grad=True)
+            getattr(torch, reduce)(tx, dim).sum().backward()
+            assert _bits(x.grad.numpy()) == _bits(tx.grad.numpy()), (reduce, dim)
+    assert mg.count_nonzero(mg.tensor(data, requires_grad=True)).requires_grad is False
+
+
+# -- tanhshrink, softshrink, hardshrink ------------------------------------------------------
+SHRINK_CALLS = {
+    "softshrink(-1)": lambda m, t: functional(m).softshrink(t([1.0], "float32"), -1),
+    "softshrink(-1) double": lambda m, t: functional(m).softshrink(t([1.0], "float64"), -1.0),
+    "softshrink(-1) half": lambda m, t: functional(m).softshrink(t([1.0], "float16"), -1.0),
+    "softshrink(-1) bfloat16": lambda m, t: functional(m).softshrink(t([1.0], "bfloat16"), -1),
+    "softshrink(1e39)": lambda m, t: functional(m).softshrink(t([1.0], "float32"), 1e39),
+    "softshrink(nan)": lambda m, t: functional(m).softshrink(t([1.0], "float32"), NAN),
+    "softshrink(inf)": lambda m, t: functional(m).softshrink(t([1.0], "float64"), INF),
+    "softshrink(0)": lambda m, t: functional(m).softshrink(t([1.0, -0.0, -2], "float32"), 0),
+    "softshrink(int)": lambda m, t: functional(m).softshrink(t([1, 2], "int64")),
+    "softshrink(mask)": lambda m, t: functional(m).softshrink(t([True], "bool")),
+    "softshrink(half)": lambda m, t: functional(m).softshrink(t([1.0, 0.3, -0.7], "float16")),
+    "softshrink(0.3)": lambda m, t: functional(m).softshrink(
+        t([0.35, -0.31, 0.3, 1.7], "float32"), 0.3
+    ),
+    "hardshrink(-1)": lambda m, t: functional(m).hardshrink(t([1.0, -0.5], "float32"), -1),
+    "hardshrink(nan)": lambda m, t: functional(m).hardshrink(t([1.0, -0.5], "float32"), NAN),
+    "hardshrink(int)": lambda m, t: functional(m).hardshrink(t([1, 2], "int64")),
+    "hardshrink(mask)": lambda m, t: functional(m).hardshrink(t([True], "bool")),
+    "hardshrink(half)": lambda m, t: functional(m).hardshrink(t([1.0, 0.5, -0.7], "float16")),
+    "tanhshrink(int)": lambda m, t: functional(m).tanhshrink(t([1, 0, 2], "int64")),
+    "tanhshrink(mask)": lambda m, t: functional(m).tanhshrink(t([True], "bool")),
+    "tanhshrink(0-d)": lambda m, t: functional(m).tanhshrink(t(INF, "float64")),
+    "Softshrink(0.25)": lambda m, t: m.nn.Softshrink(0.25)(t([0.5, -0.25, 0.1], "float64")),
+    "Hardshrink()": lambda m, t: m.nn.Hardshrink()(t([0.5, -0.75, 0.1], "float64")),
+    "Tanhshrink()": lambda m, t: m.nn.Tanhshrink()(t([0.5, -0.75, 0.1], "float64")),
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_shrink_activations_are_torchs(backend):
+    check(SHRINK_CALLS, backend)
+    assert [repr(mg.nn.Softshrink(0.25)), repr(mg.nn.Hardshrink()), repr(mg.nn.Tanhshrink())] == [
+        repr(torch.nn.Softshrink(0.25)),
+        repr(torch.nn.Hardshrink()),
+        repr(torch.nn.Tanhshrink()),
+    ]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_shrink_values_and_slopes_at_the_band_ends_and_at_nan_are_torchs(backend, dtype):
+    # Fewer than 8 elements a call: PyTorch's element-at-a-time path, whose rule minigrad
+    # keeps (its vector loop gives NaN slope 0; docs/api.md).
+    points = [[-0.5, 0.5, NAN], [INF, -INF, -0.0], [0.0, 0.3, -0.7], [0.7, -0.5000001, 0.25]]
+    for name in ("softshrink", "hardshrink", "tanhshrink"):
+        for values in points:
+            with mg.backends.use(backend):
+                x = mg.tensor(values, dtype=DTYPES[dtype][0], requires_grad=True)
+                y = getattr(F, name)(x)
+                y.backward(mg.ones_like(y))
+            tx = torch.tensor(values, dtype=DTYPES[dtype][1], requires_grad=True)
+            ty = getattr(TF, name)(tx)
+            ty.backward(torch.ones_like(ty))
+            if name == "tanhshrink":  # tanh itself may differ in the last bit
+                np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=1e-6)
+                np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-6)
+                continue
+            assert _bits(y.detach().numpy()) == _bits(ty.detach().numpy()), (name, values)
+            assert _bits(x.grad.numpy()) == _bits(tx.grad.numpy()), (name, values)
