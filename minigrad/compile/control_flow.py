@@ -3,29 +3,42 @@
 A control-flow row is a primitive like ``exp`` or ``matmul``, with two
 differences: its parameters hold programs (the branches, the test, the body:
 closed ``Graph`` s from ``minigrad.compile.subgraph``), and it gives several
-results (the carry, the stacked outputs). So it is not run through ``apply``
-(one result) but through its own door, ``bind``, which asks the same
-questions in the same order as ``apply`` and answers each with a rule of
-the row:
+results (the carry, the stacked outputs). It is bound like any row,
+``apply(SCAN, inputs, **params)``, through the one stack of interpreters
+(``minigrad.tensor.mode``): the innermost level that claims the inputs
+processes it, in the stack's order and no other. Each level's ``process``
+sees the row is one of several results (``multiple_results``) and reads the
+row's rule for its kind of level, ``prim.rules[level.kind]``, as it reads
+``prim.jvp`` or ``prim.batch`` of a one-result row:
 
-1. **vmap** (an input is batched): the batch rule. ``scan`` and a ``cond``
-   whose predicate is the same for the batch run *once* on the physical
-   arrays, with their bodies vmapped. A ``cond`` whose predicate differs
-   between examples runs both branches and selects (``where``); a
-   ``while_loop`` whose test differs runs until every example is done, each
-   example keeping its carry once its own test says stop.
-2. **forward mode** (an input carries a tangent): the jvp rule is the same
-   row on a bigger body: the body's jvp, carrying tangents beside values.
-3. **reverse mode** (an input requires grad): the row runs forward and the
-   results get a record whose vjp rule is *another control-flow operation*.
-   For ``scan`` that is a scan running backwards in time over the residuals
-   the forward scan kept, per step, exactly the values the body's own rules
-   save (``split_for_reverse``). For ``cond``, a ``cond`` over the
-   branches' vjps. A ``while_loop`` has no reverse mode: how many steps to
-   run backwards is not known before it runs (use ``scan`` or ``fori_loop``
-   with Python-int bounds, a static trip count).
-4. otherwise the row's **forward**: while tracing, one operation written into
-   the program; on arrays, the compiled body (``program_of``) once per step.
+- **forward** (``jvp``: an input carries the level's tangent): the same row
+  on a bigger body, the body's jvp, carrying tangents beside values, bound
+  below the level.
+- **batch** (``vmap``: an input is batched at the level): ``scan`` and a
+  ``cond`` whose predicate is the same for the batch run *once* on the
+  physical arrays, with their bodies vmapped. A ``cond`` whose predicate
+  differs between examples runs both branches and selects (``where``); a
+  ``while_loop`` whose test differs runs until every example is done, each
+  example keeping its carry once its own test says stop.
+- **trace** (``jit``, ``make_graph``): the row, computed below on abstract
+  arrays, written into the program as one operation with several results.
+- a level with no rule for the row (autocast, or a level of your own) binds
+  it below itself with ``apply``, as it binds any row.
+
+**The base** (no level claims it): the row's **forward** on arrays (the
+compiled body, ``program_of``, once per step), or, where reverse mode needs
+it (an input requires grad), its **reverse rule**: the row runs forward and
+the results get a record whose vjp rule is *another control-flow operation*.
+For ``scan`` that is a scan running backwards in time over the residuals the
+forward scan kept, per step, exactly the values the body's own rules save
+(``split_for_reverse``). For ``cond``, a ``cond`` over the branches' vjps.
+A ``while_loop`` has no reverse mode: how many steps to run backwards is not
+known before it runs (use ``scan`` or ``fori_loop`` with Python-int bounds, a
+static trip count). Reverse mode is the eager tape, under every level; a
+level whose values the tape differentiates (a trace writing the program, a
+batch level's per-example values: batching's "two records") runs the reverse
+rule at its own place in the stack, so the residual-keeping forward it binds
+is processed by that level like any operation.
 
 The rules make new bodies by tracing functions of old ones (``vmap`` of a
 body, ``jvp`` of a body), so the rows compose with each other and with
@@ -34,6 +47,7 @@ themselves: ``grad`` of ``grad``, ``vmap`` of ``grad``, ``jit`` of all of it.
 
 from __future__ import annotations
 
+import functools
 import types
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -59,7 +73,7 @@ from minigrad.tensor.mode import current, is_grad_enabled, no_grad
 from minigrad.tensor.ops.elementwise import where
 from minigrad.tensor.ops.movement import concatenate, stack
 from minigrad.tensor.primitive import Primitive, TensorSpec
-from minigrad.tensor.record import OpRecord, full_like
+from minigrad.tensor.record import OpRecord, apply, full_like
 from minigrad.tensor.tensor import Tensor
 from minigrad.transforms.batched import BatchedArray
 from minigrad.transforms.forward import jvp
@@ -75,9 +89,10 @@ REVERSE_WHILE = (
 
 
 class ControlPrimitive(Primitive):
-    """A control-flow row: ``forward`` on arrays, and the rules ``bind`` reads (see above)."""
+    """A control-flow row: ``forward`` on arrays, its base, and one rule per kind of level."""
 
-    __slots__ = ("batch_rule", "jvp_params", "out_types", "prune", "reverse_rule")
+    __slots__ = ("batch_rule", "jvp_params", "out_types", "prune", "reverse_rule", "rules")
+    multiple_results = True
 
     def __init__(self, name: str, forward: Callable[..., Any], *, out_types: Callable,
                  batch_rule: Callable, jvp_params: Callable,
@@ -88,89 +103,39 @@ class ControlPrimitive(Primitive):
         self.batch_rule = batch_rule
         self.jvp_params = jvp_params
         self.reverse_rule = reverse_rule
+        # What a level of each kind does with the row (its ``process`` reads them).
+        self.rules = {
+            "forward": functools.partial(_forward_rule, self),
+            "batch": functools.partial(_batch_rule, self),
+            "trace": functools.partial(_trace_rule, self),
+        }
 
-    def bind(self, inputs: Sequence[Any], params: dict) -> list[Any]:
-        return bind(self, list(inputs), params)
+    def base(self, inputs: Sequence[Any], params: dict) -> list[Any]:
+        """``apply`` with no level claiming: reverse mode's records, or the values."""
+        if differentiated(inputs):
+            return self.reverse(inputs, params)
+        return evaluate(self, inputs, params)
 
-
-def bind(prim: ControlPrimitive, inputs: list[Any], params: dict) -> list[Any]:
-    """Run control-flow row ``prim`` on tensors: its door (see the module docstring).
-
-    The derivative rules come before the batch rule: a tangent or a gradient
-    asked for *inside* vmap belongs to the logical (per-example) values, so
-    the rule runs on those, and the row it binds meets the batch rule next.
-    """
-    state = current()
-    levels = _live_levels(inputs)
-    if levels:
-        return _jvp(prim, inputs, params, levels[-1])
-    if state.grad_enabled and any(t.requires_grad for t in inputs):
-        if prim.reverse_rule is None:
+    def reverse(self, inputs: Sequence[Any], params: dict) -> list[Any]:
+        """The results, recorded for reverse mode by the row's reverse rule."""
+        if self.reverse_rule is None:
             raise RuntimeError(REVERSE_WHILE)
-        if state.open_levels("batch") and any(_watched_outside(t) for t in inputs):
-            raise NotImplementedError(
-                f"{prim.name}: a gradient taken inside vmap of values that an outer gradient "
-                "also differentiates is not supported; take the outer gradient of a function "
-                "without the inner one, or run the inner gradient without vmap"
-            )
-        return prim.reverse_rule(inputs, params)
-    if state.open_levels("batch"):
-        level = _innermost(inputs)
-        if level is not None:
-            return prim.batch_rule(inputs, params, level)
-    return evaluate(prim, inputs, params)
+        return self.reverse_rule(list(inputs), params)
 
 
-def _live_levels(inputs: Sequence[Any]) -> list[Any]:
-    """The live forward-mode levels whose tangents the inputs carry, outermost first."""
-    state = current()
-    return [
-        level
-        for level in state.open_levels("forward")
-        if level.id < state.ceiling and level.claims(inputs, {})
-    ]
+def bind(prim: ControlPrimitive, inputs: Sequence[Any], params: dict) -> list[Any]:
+    """``apply(prim, inputs, **params)``: the one door, for a list of inputs and a dict."""
+    return apply(prim, tuple(inputs), **params)
 
 
-def _watched_outside(t: Any) -> bool:
-    data = t.data
-    while type(data) is BatchedArray:
-        if data.physical.requires_grad:
-            return True
-        data = data.physical.data
-    return False
+def differentiated(inputs: Sequence[Any]) -> bool:
+    """Does reverse mode need records of an operation on ``inputs``?"""
+    return is_grad_enabled() and any(t.requires_grad for t in inputs)
 
 
-def _innermost(inputs: Sequence[Any]) -> Any:
-    level = None
-    for t in inputs:
-        data = t.data
-        if type(data) is BatchedArray and (level is None or data.level.id > level.id):
-            level = data.level
-    return level
-
-
-def evaluate(prim: ControlPrimitive, inputs: Sequence[Any], params: dict) -> list[Any]:
-    """The forward reading: one operation of the program being traced, or computed now."""
-    types_ = prim.out_types(inputs, params)
-    state = current()
-    if state.tracing is not None or any(isinstance(t.data, AbstractArray) for t in inputs):
-        tracing = state.tracing
-        in_vars = tuple(tracing.var_of(t.data, t) for t in inputs)
-        outs = []
-        for shape, dtype, device in types_:
-            data = AbstractArray(shape, dtype)
-            data.var = Var(shape, dtype, device)
-            outs.append(Tensor._wrap(data, device))
-        tracing.ops.append(Op(prim, in_vars, dict(params), tuple(t.data.var for t in outs)))
-        return outs
-    device = inputs[0].device if inputs else types_[0][2]
-    arrays = prim.forward(backends.for_device(device), *[t.data for t in inputs], **params)
-    arrays = arrays if len(types_) > 1 else (arrays,)
-    return [Tensor._wrap(a, d) for a, (_, _, d) in zip(arrays, types_)]
-
-
-# -- forward mode: the same row on the body's jvp ----------------------------------------------
-def _jvp(prim: ControlPrimitive, inputs: list[Any], params: dict, level: Any) -> list[Any]:
+def _forward_rule(prim: ControlPrimitive, level: Any, inputs: tuple, params: dict) -> list[Any]:
+    """A forward level's reading: the same row on the body's jvp, bound below the level."""
+    inputs = list(inputs)
     with level.lowered():  # the rule must not see its own level (minigrad.tensor.mode)
         floats = [is_floating(t.dtype) for t in inputs]
         tangents = [_tangent(t, level.id) for t, f in zip(inputs, floats) if f]
@@ -184,6 +149,60 @@ def _jvp(prim: ControlPrimitive, inputs: list[Any], params: dict, level: Any) ->
     return primals
 
 
+def _batch_rule(prim: ControlPrimitive, level: Any, inputs: tuple, params: dict) -> list[Any]:
+    """A batch level's reading: the row's batch rule (a gradient inside vmap: see above)."""
+    if differentiated(inputs):  # of the per-example values: recorded on them, at this level
+        if prim.reverse_rule is not None and any(_watched_outside(t) for t in inputs):
+            raise NotImplementedError(
+                f"{prim.name}: a gradient taken inside vmap of values that an outer gradient "
+                "also differentiates is not supported; take the outer gradient of a function "
+                "without the inner one, or run the inner gradient without vmap"
+            )
+        return prim.reverse(inputs, params)  # what it binds comes back to this level
+    return prim.batch_rule(list(inputs), params, level)
+
+
+def _trace_rule(prim: ControlPrimitive, level: Any, inputs: tuple, params: dict) -> list[Any]:
+    """A trace's reading: one operation of several results, written into the program."""
+    if differentiated(inputs):  # the reverse rule's forward (residuals and all) is traced
+        return prim.reverse(inputs, params)
+    with level.lowered():
+        outs = apply(prim, inputs, **params)
+    level.record(prim, inputs, params, outs)
+    return outs
+
+
+def _watched_outside(t: Any) -> bool:
+    data = t.data
+    while type(data) is BatchedArray:
+        if data.physical.requires_grad:
+            return True
+        data = data.physical.data
+    return False
+
+
+def _live_levels(inputs: Sequence[Any]) -> list[Any]:
+    """The live forward-mode levels whose tangents the inputs carry, outermost first."""
+    state = current()
+    return [
+        level
+        for level in state.open_levels("forward")
+        if level.id < state.ceiling and level.claims(inputs, {})
+    ]
+
+
+def evaluate(prim: ControlPrimitive, inputs: Sequence[Any], params: dict) -> list[Any]:
+    """The row's forward: computed now, or (below a trace) the results' shapes and dtypes."""
+    types_ = prim.out_types(inputs, params)
+    if any(isinstance(t.data, AbstractArray) for t in inputs):
+        return [Tensor._wrap(AbstractArray(shape, dtype), dev) for shape, dtype, dev in types_]
+    device = inputs[0].device if inputs else types_[0][2]
+    arrays = prim.forward(backends.for_device(device), *[t.data for t in inputs], **params)
+    arrays = arrays if len(types_) > 1 else (arrays,)
+    return [Tensor._wrap(a, d) for a, (_, _, d) in zip(arrays, types_)]
+
+
+# -- forward mode: the same row on the body's jvp ----------------------------------------------
 def _tangent(t: Any, level: int) -> Any:
     tangent = t._tangents.get(level) if t._tangents else None
     return tangent if tangent is not None else full_like(t, 0)
@@ -452,7 +471,8 @@ def _scan_batch(inputs: list[Any], params: dict, level: Any) -> list[Any]:
     ]  # fmt: skip
     new_body, extra, _ = trace_body(batched_body, specs, name=f"{body.name}_batched")
     new_body = closed(new_body, extra)
-    outs = bind(SCAN, [*p_consts, *p_carry, *p_xs], {**params, "body": new_body})
+    with level.lowered():  # the physical row: for the levels below
+        outs = bind(SCAN, [*p_consts, *p_carry, *p_xs], {**params, "body": new_body})
     n = len(carry)
     results = outs[:n] + [_move(y, 1, 0) for y in outs[n:]]
     return [Tensor._wrap(BatchedArray(r, level), r.device) for r in results]
@@ -595,7 +615,8 @@ def _cond_batch(inputs: list[Any], params: dict, level: Any) -> list[Any]:
         mapped = vmap(lambda *leaves, b=branch: call_graph(b, leaves), in_axes=tuple(axes))
         graph, extra, _ = trace_body(mapped, specs, name=f"{branch.name}_batched")
         new.append(closed(graph, extra))
-    outs = bind(COND, [index, *physical], {"branches": tuple(new)})
+    with level.lowered():  # the physical row: for the levels below
+        outs = bind(COND, [index, *physical], {"branches": tuple(new)})
     return [Tensor._wrap(BatchedArray(o, level), o.device) for o in outs]
 
 
@@ -672,7 +693,8 @@ def _while_batch(inputs: list[Any], params: dict, level: Any) -> list[Any]:
     new_cond, extra, _ = trace_body(any_running, specs, name=f"{cond.name}_batched")
     new_body, extra2, _ = trace_body(step_running, specs, name=f"{body.name}_batched")
     new_cond, new_body = closed(new_cond, extra), closed(new_body, extra2)
-    outs = bind(WHILE, [*p_consts, *p_carry], {**params, "cond": new_cond, "body": new_body})
+    with level.lowered():  # the physical row: for the levels below
+        outs = bind(WHILE, [*p_consts, *p_carry], {**params, "cond": new_cond, "body": new_body})
     return [Tensor._wrap(BatchedArray(o, level), o.device) for o in outs]
 
 

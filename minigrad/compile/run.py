@@ -196,9 +196,9 @@ def run_through_apply(graph: Any, leaves: Sequence[Any]) -> list[Any]:
     for v, value in graph.constants.items():
         values[v] = Tensor(np.array(value), device=v.device)
     for op in graph.ops:
-        bind = getattr(op.prim, "bind", None)
-        if bind is not None:  # cond, while_loop, scan (lesson 16): several results
-            values.update(zip(op.outs, bind([values[v] for v in op.inputs], op.params)))
+        if op.prim.multiple_results:  # cond, while_loop, scan (lesson 16): several results
+            results = apply(op.prim, tuple(values[v] for v in op.inputs), **op.params)
+            values.update(zip(op.outs, results))
             continue
         if len(op.outs) != 1 or not hasattr(op.prim, "vjp"):
             raise TypeError(f"{graph.name}: {op.prim.name} is not a primitive of the registry")

@@ -90,6 +90,8 @@ class Trace(Guards, Level):
 
     def process(self, prim: Any, inputs: tuple, params: dict) -> Any:
         """``prim(*inputs)`` computed by the levels below (abstract arrays), then recorded."""
+        if prim.multiple_results:  # control flow (lesson 16): the row's own rule, several results
+            return prim.rules[self.kind](self, inputs, params)
         with self.lowered():
             out = apply(prim, inputs, **params)
         self.record(prim, inputs, params, out)
@@ -100,16 +102,19 @@ class Trace(Guards, Level):
         if prim.name in PASS_THROUGH:
             return
         in_vars = tuple(self.var_of(t.data, t) for t in inputs)
-        data = out.data
-        v = Var(data.shape, data.dtype, out.device)
-        if not isinstance(data, AbstractArray) or data.var is not None:
-            # A row whose forward returned its input unchanged: the result
-            # still gets an array (and a variable) of its own.
-            out.data = data = AbstractArray(data.shape, data.dtype)
-        data.var = v
-        self.ops.append(Op(prim, in_vars, dict(params), (v,)))
+        outs = out if prim.multiple_results else (out,)  # control flow: several (lesson 16)
+        out_vars = []
+        for t in outs:
+            data = t.data
+            if not isinstance(data, AbstractArray) or data.var is not None:
+                # A row whose forward returned its input unchanged: the result
+                # still gets an array (and a variable) of its own.
+                t.data = data = AbstractArray(data.shape, data.dtype)
+            data.var = Var(data.shape, data.dtype, t.device)
+            out_vars.append(data.var)
+        self.ops.append(Op(prim, in_vars, dict(params), tuple(out_vars)))
         if prim.name in VIEWS:
-            self.aliased.update((*in_vars, v))
+            self.aliased.update((*in_vars, *out_vars))
 
     def draw(self, prim: Any, params: dict, device: str) -> AbstractArray:
         """Called by ``randn``/``rand`` while tracing: a draw becomes an operation of the program.

@@ -62,6 +62,8 @@ class Primitive:
         "batch", "derivatives", "differentiable", "form", "forward", "jvp_rule", "name",
         "saved_inputs", "saves", "saves_output", "scalar", "transpose", "transposes", "vjp_rule",
     )  # fmt: skip
+    #: One result (a tensor). Control flow's rows (lesson 16) give several (a list).
+    multiple_results = False
 
     def __init__(
         self,

@@ -91,6 +91,8 @@ class Level(mode.Level):
 
     def process(self, prim: Primitive, inputs: tuple, params: dict) -> Any:
         """The batched result: the row's batch rule on the physical tensors, run below."""
+        if prim.multiple_results:  # control flow (lesson 16): the row's own rule, several results
+            return prim.rules[self.kind](self, inputs, params)
         with self.lowered():
             physical = batch_forward(self, prim, inputs, params)
         device = params.get("device", inputs[0].device if inputs else physical.device)

@@ -52,6 +52,8 @@ class ForwardLevel(Level):
 
     def process(self, prim: Primitive, inputs: tuple, params: dict) -> Tensor:
         """The value, computed below this level, with its tangent by the row's ``jvp`` rule."""
+        if prim.multiple_results:  # control flow (lesson 16): the row's own rule, values and tangents
+            return prim.rules[self.kind](self, inputs, params)
         with self.lowered():  # the rule must not see its own level (perturbation confusion)
             out = apply(prim, inputs, **params)
             tangents = [t._tangents.get(self.id) if t._tangents else None for t in inputs]
