@@ -116,16 +116,29 @@ class ControlPrimitive(Primitive):
             return self.reverse(inputs, params)
         return evaluate(self, inputs, params)
 
-    def reverse(self, inputs: Sequence[Any], params: dict) -> list[Any]:
-        """The results, recorded for reverse mode by the row's reverse rule."""
+    def reverse(self, inputs: Sequence[Any], params: dict,
+                forward: Callable | None = None) -> list[Any]:  # fmt: skip
+        """The results, recorded for reverse mode by the row's reverse rule.
+
+        ``forward(inputs, params)`` computes the (maybe changed) row it runs
+        forward without recording it here; by default bound again, unrecorded.
+        """
         if self.reverse_rule is None:
             raise RuntimeError(REVERSE_WHILE)
-        return self.reverse_rule(list(inputs), params)
+        return self.reverse_rule(list(inputs), params, forward or _unrecorded(self))
 
 
 def bind(prim: ControlPrimitive, inputs: Sequence[Any], params: dict) -> list[Any]:
     """``apply(prim, inputs, **params)``: the one door, for a list of inputs and a dict."""
     return apply(prim, tuple(inputs), **params)
+
+
+def _unrecorded(prim: ControlPrimitive) -> Callable:
+    def forward(inputs: Sequence[Any], params: dict) -> list[Any]:
+        with no_grad():
+            return bind(prim, inputs, params)
+
+    return forward
 
 
 def differentiated(inputs: Sequence[Any]) -> bool:
@@ -151,15 +164,16 @@ def _forward_rule(prim: ControlPrimitive, level: Any, inputs: tuple, params: dic
 
 def _batch_rule(prim: ControlPrimitive, level: Any, inputs: tuple, params: dict) -> list[Any]:
     """A batch level's reading: the row's batch rule (a gradient inside vmap: see above)."""
-    if differentiated(inputs):  # of the per-example values: recorded on them, at this level
-        if prim.reverse_rule is not None and any(_watched_outside(t) for t in inputs):
-            raise NotImplementedError(
-                f"{prim.name}: a gradient taken inside vmap of values that an outer gradient "
-                "also differentiates is not supported; take the outer gradient of a function "
-                "without the inner one, or run the inner gradient without vmap"
-            )
-        return prim.reverse(inputs, params)  # what it binds comes back to this level
-    return prim.batch_rule(list(inputs), params, level)
+
+    def batched(inputs: Sequence[Any], params: dict) -> list[Any]:
+        return prim.batch_rule(list(inputs), params, level)
+
+    if differentiated(inputs):
+        # A gradient inside vmap: of the per-example values, recorded on them (the
+        # logical record), while the physical row binds below as usual, recorded
+        # there too when an outer gradient watches it (batching's "two records").
+        return prim.reverse(inputs, params, batched)
+    return batched(inputs, params)
 
 
 def _trace_rule(prim: ControlPrimitive, level: Any, inputs: tuple, params: dict) -> list[Any]:
@@ -170,15 +184,6 @@ def _trace_rule(prim: ControlPrimitive, level: Any, inputs: tuple, params: dict)
         outs = apply(prim, inputs, **params)
     level.record(prim, inputs, params, outs)
     return outs
-
-
-def _watched_outside(t: Any) -> bool:
-    data = t.data
-    while type(data) is BatchedArray:
-        if data.physical.requires_grad:
-            return True
-        data = data.physical.data
-    return False
 
 
 def _live_levels(inputs: Sequence[Any]) -> list[Any]:
@@ -395,7 +400,7 @@ def _scan_parts(inputs: Sequence[Any], params: dict) -> tuple[list, list, list]:
     return list(inputs[:nc]), list(inputs[nc : nc + ncar]), list(inputs[nc + ncar :])
 
 
-def _scan_reverse(inputs: list[Any], params: dict) -> list[Any]:
+def _scan_reverse(inputs: list[Any], params: dict, forward: Callable) -> list[Any]:
     consts, carry, xs = _scan_parts(inputs, params)
     nc, ncar = len(consts), len(carry)
     body = params["body"]
@@ -406,8 +411,7 @@ def _scan_reverse(inputs: list[Any], params: dict) -> list[Any]:
         for i, t in enumerate(inputs)
     ]
     split = split_for_reverse(body, nc, ncar, differentiable)
-    with no_grad():
-        outs = bind(SCAN, inputs, {**params, "body": split.forward})
+    outs = forward(inputs, {**params, "body": split.forward})
     n_res = split.residual_count
     results, residuals = outs[: len(outs) - n_res], outs[len(outs) - n_res :]
 
@@ -568,12 +572,11 @@ def _cond_types(inputs: Sequence[Any], params: dict) -> list[tuple]:
     return [(v.shape, v.dtype, v.device) for v in params["branches"][0].outputs]
 
 
-def _cond_reverse(inputs: list[Any], params: dict) -> list[Any]:
+def _cond_reverse(inputs: list[Any], params: dict, forward: Callable) -> list[Any]:
     index, operands = inputs[0], inputs[1:]
     branches = params["branches"]
     differentiable = [is_floating(t.dtype) for t in operands]
-    with no_grad():
-        results = bind(COND, inputs, params)
+    results = forward(inputs, params)
 
     def transpose(cotangents: list[Any], needs: Sequence[bool]) -> list[Any]:
         key = ("vjp", tuple(differentiable))

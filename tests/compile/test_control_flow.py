@@ -13,6 +13,8 @@ import torch
 
 import minigrad as mg
 from minigrad.compile.control_flow import SCAN
+from minigrad.tensor.mode import Level
+from minigrad.tensor.record import apply
 
 RNG = np.random.default_rng(0)
 W = RNG.normal(size=(3, 3)) * 0.6
@@ -176,6 +178,76 @@ def test_vmap_of_scan_matches_torch_func_vmap():
         )
     )(torch.tensor(hs.detach().numpy()))
     _close(per, tref.detach().numpy())
+
+
+# -- the one stack: control flow meets each level in the stack's order ---------------------------
+class _Watcher(Level):
+    """A level of one's own: notes each row it is handed, with its inputs' shapes."""
+
+    kind = "watch"
+
+    def __init__(self):
+        super().__init__()
+        self.seen = []
+
+    def process(self, prim, inputs, params):
+        self.seen.append((prim.name, [tuple(t.shape) for t in inputs]))
+        with self.lowered():
+            return apply(prim, inputs, **params)
+
+
+@pytest.mark.parametrize("inside_vmap", [False, True])
+def test_a_level_of_ones_own_sees_control_flow_through_its_process(inside_vmap):
+    # jit (outermost), vmap, and a watcher between them or inside vmap: the watcher is
+    # handed the scan as the stack's order says: the batched scan (a carry of 4 examples)
+    # when vmap is inside it, the per-example scan when it is inside vmap.
+    hs = mg.tensor(RNG.normal(size=(4, 3)))
+    _, xs, w = _args()
+    watchers = []
+
+    def per_example(h):
+        if not inside_vmap:
+            return _scanned(h, xs, w)
+        with _Watcher() as watcher:
+            watchers.append(watcher)
+            return _scanned(h, xs, w)
+
+    def program(hs):
+        if inside_vmap:
+            return mg.vmap(per_example)(hs)
+        with _Watcher() as watcher:
+            watchers.append(watcher)
+            return mg.vmap(per_example)(hs)
+
+    last, ys = mg.jit(program)(hs)
+    (watcher,) = watchers
+    scans = [shapes for name, shapes in watcher.seen if name == "scan"]
+    # inputs: w (a constant of the body), the carry, xs
+    assert scans == ([[(3, 3), (3,), (6, 3)]] if inside_vmap else [[(3, 3), (4, 3), (6, 3)]])
+    ref = torch.func.vmap(lambda h: _rnn(torch, h, torch.tensor(XS), torch.tensor(W)))(
+        torch.tensor(hs.numpy())
+    )
+    _close(last, ref[0].numpy())
+    _close(ys, ref[1].numpy())
+
+
+def test_gradients_of_per_example_gradients_through_scan_and_cond_match_torch():
+    # grad of vmap of grad: the inner gradient records the per-example scan, the outer one
+    # the batched scan it became (the fixed order of an older bind refused this nesting).
+    hs = mg.tensor(RNG.normal(size=(4, 3)))
+    _, xs, w = _args()
+    inner = lambda h: _loss(_scanned)(h, xs, w) + _branchy(h)
+    ours = mg.jit(mg.grad(lambda hs: (mg.vmap(mg.grad(inner))(hs) ** 2).sum()))(hs)
+    txs, tw = torch.tensor(XS), torch.tensor(W)
+    tinner = lambda h: (
+        _loss(lambda h, xs, w: _rnn(torch, h, xs, w))(h, txs, tw)
+        + torch.where(h.sum() > 0, (h.exp() * h).sum(), (h.sin() * 3).sum())
+    )
+    tgrad = torch.func.grad
+    theirs = tgrad(lambda hs: (torch.func.vmap(tgrad(tinner))(hs) ** 2).sum())(
+        torch.tensor(hs.numpy())
+    )
+    _close(ours, theirs.detach().numpy(), 1e-10)
 
 
 def _branchy(x):
