@@ -1,6 +1,7 @@
 """Static graphs (lesson 13): trace a program once, print it, draw it, optimize it, compile it.
 
 - ``trace``   ``make_graph``: run a function on abstract tensors, write down each operation
+  (``guards``: what a trace must not leave behind; ``side_doors``: draws, kernel calls)
 - ``graph``   ``Graph``, ``Op``, ``Var``: the program as data, printed like a jaxpr
 - ``run``     replaying a graph: a tight loop over raw arrays, or through ``apply``
 - ``passes``  dead code, common subexpressions, constants, algebra (Graph -> Graph)

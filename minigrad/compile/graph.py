@@ -247,6 +247,12 @@ class DrawnNode:
         self.segment = None  # the loop body or branch it belongs to (draw boxes it)
 
 
+def graph_name(f: Any) -> str:
+    """The name a graph traced from function ``f`` prints with (``graph`` for a lambda)."""
+    name = getattr(f, "__name__", "graph")
+    return "graph" if name.startswith("<") else name
+
+
 def _unnamed(graph: Graph) -> Graph:
     return Graph(graph.inputs, graph.ops, graph.outputs, graph.constants, name=graph.name)
 

@@ -17,9 +17,22 @@ trace stops with a ``TracerError`` that says what to write instead.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
-from minigrad.backends.abstract_backend import AbstractArray, TracerError, user_line
+from minigrad.backends.abstract_backend import (
+    AbstractArray,
+    TracerError,
+    collect,
+    expire,
+    user_line,
+)
+
+# Rows whose eager result may share memory with their input (a view): the trace
+# notes both as ``aliased``, and an in-place change of either is refused.
+VIEWS = frozenset({"astype", "broadcast_to", "diagonal", "getitem", "reshape", "sum_to", "to",
+                   "transpose", "windows"})  # fmt: skip
 
 
 class Guards:
@@ -69,6 +82,35 @@ class Guards:
                 leaked.append(f".{attribute} of {owner}")
         return leaked
 
+    @contextlib.contextmanager
+    def nothing_left_behind(self, f: Any, name: str) -> Iterator[list]:
+        """Around a trace of ``f``: yields the list of traced arrays, ``collect``'s.
+
+        If the trace fails, everything remembered is put back; when it ends, every
+        traced array expires, and traced values left in remembered places raise.
+        """
+        with collect() as made:
+            try:
+                yield made
+                leaked = self.leaks()
+            except BaseException:
+                self.restore()  # a failed trace changes nothing outside it
+                raise
+            finally:
+                expire(made, traced_name(f))
+        self.refuse_leaks(leaked, name)
+
+    def refuse_leaks(self, leaked: list[str], name: str) -> None:
+        """Put everything back and raise, if the trace left traced values in ``leaked`` places."""
+        if leaked:
+            self.restore()
+            raise TracerError(
+                f"{name}: the traced function left traced values in {'; '.join(leaked)}, "
+                "which belong to objects from outside it; the compiled program cannot write "
+                "there.\nThey were put back as they were. Return what you need instead: "
+                "mg.value_and_grad(loss)(params, ...) gives the gradients as results."
+            )
+
     def restore(self) -> None:
         """Put back everything ``remember`` noted, newest change first."""
         for obj, attribute, was in reversed(self.journal):
@@ -114,6 +156,12 @@ class Guards:
                 f"(made by reshape, indexing, transpose, broadcast_to, ...) is not supported "
                 f"under jit yet.{where}Change a .clone() of it, or write y = x + ... instead"
             )
+
+
+def traced_name(f: Any) -> str:
+    """How a traced value that outlived its trace names the function it came from."""
+    name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
+    return f"{name} (traced by jit or make_graph)"
 
 
 def _holds_traced(value: Any) -> bool:

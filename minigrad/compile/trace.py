@@ -2,30 +2,21 @@
 
 ``make_graph(f)(*args)`` calls ``f`` on tensors that hold an ``AbstractArray``
 (a shape and a dtype, no numbers: ``minigrad.backends.abstract_backend``).
-Every operation goes through ``apply`` (lesson 04), which calls the row's
-``forward`` - on the abstract backend, so it only works out the result's
-shape and dtype - and then hands the operation to the ``Trace`` below, which
-appends it to the graph. The program's own Python runs as usual: loops
-unroll, ``if`` on a shape or a Python number picks a branch once, and
-calls to ``mg.grad`` or ``mg.jvp`` inside ``f`` run their backward or
-tangent rules through ``apply`` too, so those operations land in the graph
-as well (forward and backward in one program).
+Every operation goes through ``apply`` (lesson 04), which hands it to the open
+``Trace``, one more level on the stack of interpreters (``tensor/mode.py``):
+the levels below compute it on the abstract backend (only the result's shape
+and dtype), and the trace appends it to the graph. The program's own Python
+runs as usual: loops unroll, ``if`` on a shape or a Python number picks a
+branch once, and ``mg.grad`` inside ``f`` runs its rules through ``apply``
+too, so forward and backward land in one program.
 
 What cannot be traced is Python that reads a *value*: ``if x.sum() > 0``,
-``float(x)``, ``x.item()``, ``x.numpy()``, ``print(x)``. The abstract
-backend raises ``TracerError`` there, naming the line.
-
-**Side effects happen once, at trace time.** A ``print`` of a shape, a
-counter, appending to a list: they run while tracing and never again when
-the compiled program is replayed (the graph keeps only tensor operations).
-
-**A trace leaves nothing traced behind** (``guards.py``): what the traced
-code writes into objects from outside is put back when the trace ends, and
-traced values it kept expire.
-
-Arguments and results may be tensors or tuples, lists and dicts of them,
-nested (``flatten`` / ``unflatten``); anything else in them is *static*: part
-of the signature, the same Python object on every call.
+``float(x)``, ``x.item()``, ``print(x)``. The abstract backend raises
+``TracerError`` there, naming the line. **Side effects happen once**, at
+trace time: a ``print`` of a shape or a counter runs while tracing, never
+when the compiled program is replayed. And a trace leaves nothing traced
+behind (``guards.py``); random draws and kernel calls made outside ``apply``
+enter by ``side_doors.py``.
 
     >>> import minigrad as mg
     >>> graph = mg.make_graph(lambda x, y: (x * y).sum())(mg.ones(3), mg.ones(3))
@@ -43,38 +34,23 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from minigrad import backends
-from minigrad.backends.abstract_backend import (
-    AbstractArray,
-    TracerError,
-    collect,
-    expire,
-)
-from minigrad.compile.graph import Graph, Op, Var
-from minigrad.compile.guards import Guards
+from minigrad.backends.abstract_backend import AbstractArray
+from minigrad.compile.graph import Graph, Op, Var, graph_name
+from minigrad.compile.guards import VIEWS, Guards
 from minigrad.compile.pytree import flatten, unflatten
+from minigrad.compile.side_doors import SideDoors
 from minigrad.tensor.mode import Level
-from minigrad.tensor.primitive import REGISTRY
 from minigrad.tensor.record import apply
 from minigrad.tensor.tensor import Tensor
 
-# Rows whose forward returns a value the program already computed: checkpoint's
-# node (lesson 09) hands on its function's output, whose operations were traced.
-# The graph gets no operation for them; reverse mode still sees their records.
+# Rows that hand on a value the program already computed (checkpoint's node, lesson
+# 09, whose function's operations were traced): no operation of the graph.
 PASS_THROUGH = frozenset({"checkpoint"})
 
-# Rows whose eager result may share memory with their input (a view).
-VIEWS = frozenset({"astype", "broadcast_to", "diagonal", "getitem", "reshape", "sum_to", "to",
-                   "transpose", "windows"})  # fmt: skip
 
-
-# -- the trace ------------------------------------------------------------------------------
-class Trace(Guards, Level):
-    """The tracing interpreter: each operation ``apply`` hands it, appended to a graph.
-
-    It claims every operation (a trace writes down the whole program, constants
-    included), computes it below itself (on the abstract backend: shapes and
-    dtypes only) and records it.
-    """
+class Trace(Guards, SideDoors, Level):
+    """The tracing interpreter: it claims every operation (the whole program is written
+    down), computes it below itself (abstract arrays: shapes and dtypes) and records it."""
 
     kind = "trace"
 
@@ -85,8 +61,6 @@ class Trace(Guards, Level):
         self.captured: dict[int, tuple[Var, Any]] = {}  # id(tensor) -> (Var, tensor)
         self.inputs: set[Var] = set()  # the traced function's arguments
         self.aliased: set[Var] = set()  # values that may share memory with a view of them
-        self.draws: list[Var] = []  # random draws (factories.randn ...), in program order
-        self.replay: int | None = None  # while checkpoint recomputes: the next draw to reuse
 
     def process(self, prim: Any, inputs: tuple, params: dict) -> Any:
         """``prim(*inputs)`` computed by the levels below (abstract arrays), then recorded."""
@@ -116,23 +90,6 @@ class Trace(Guards, Level):
         if prim.name in VIEWS:
             self.aliased.update((*in_vars, *out_vars))
 
-    def draw(self, prim: Any, params: dict, device: str) -> AbstractArray:
-        """Called by ``randn``/``rand`` while tracing: a draw becomes an operation of the program.
-
-        The program draws when it runs, so each call gets new numbers. While
-        checkpoint recomputes a function (``replay`` set), its draws are the
-        ones the program made the first time, reused in order.
-        """
-        data = AbstractArray(params["shape"], params["dtype"])
-        if self.replay is not None and self.replay < len(self.draws):
-            data.var = self.draws[self.replay]
-            self.replay += 1
-            return data
-        data.var = Var(data.shape, data.dtype, device)
-        self.ops.append(Op(prim, (), dict(params), (data.var,)))
-        self.draws.append(data.var)
-        return data
-
     def var_of(self, data: Any, tensor: Any = None, device: str = "cpu") -> Var:
         """The graph variable that holds ``data`` (a tensor's array), adding it if new."""
         device = tensor.device if tensor is not None else device
@@ -144,7 +101,7 @@ class Trace(Guards, Level):
                 self.constants[data.var] = data.value
                 return data.var
             if data.made is not None:  # a kernel called outside apply (autograd's in-place sum)
-                return self._made(data, device)
+                return self.made_var(data, device)  # side_doors.py
             raise RuntimeError("minigrad.compile: an abstract array that no operation made")
         if tensor is None:
             raise RuntimeError("minigrad.compile: a raw array from outside the traced function")
@@ -154,91 +111,35 @@ class Trace(Guards, Level):
             known = self.captured[id(tensor)] = (Var(data.shape, data.dtype, device), tensor)
         return known[0]
 
-    def _made(self, data: AbstractArray, device: str) -> Var:
-        """Write down ``backend.map``/``zip`` calls made outside ``apply`` as their primitives.
-
-        Such calls may build on each other (a gradient summed in place, term
-        after term), so the walk to the first known array uses a stack, not recursion.
-        """
-        stack = [data]
-        while stack:
-            top = stack[-1]
-            waiting = [
-                a for a in top.made[2]
-                if isinstance(a, AbstractArray) and a.var is None and a.value is None
-            ]  # fmt: skip
-            if waiting:
-                stack.extend(waiting)
-                continue
-            stack.pop()
-            if top.var is not None:
-                continue
-            _, op, arrays = top.made
-            prim = REGISTRY.get(op)
-            if prim is None or prim.scalar != op:
-                raise RuntimeError(f"minigrad.compile: cannot trace a direct {op!r} kernel call")
-            in_vars = tuple(self.var_of(a, device=device) for a in arrays)
-            top.var = Var(top.shape, top.dtype, device)
-            self.ops.append(Op(prim, in_vars, {}, (top.var,)))
-        return data.var
-
-
-def abstract_like(t: Any) -> Any:
-    """A tensor of ``t``'s shape, dtype and device, holding no numbers."""
-    return Tensor._wrap(AbstractArray(t.shape, t.dtype), t.device)
-
 
 def trace(f: Callable[..., Any], args: Sequence[Any], static_argnums: Sequence[int] = (),
           name: str | None = None) -> Graph:  # fmt: skip
-    """Trace ``f(*args)`` into a ``Graph`` (``static_argnums``: arguments passed as they are)."""
+    """Trace ``f(*args)`` into a ``Graph`` (``static_argnums``: arguments passed as they are).
+
+    Arguments and results may be tensors or tuples, lists and dicts of them,
+    nested; anything else in them is *static*: part of the signature.
+    """
     static = set(static_argnums)
-    dynamic = [a for i, a in enumerate(args) if i not in static]
-    leaves, in_tree = flatten(dynamic)
-    inputs = [abstract_like(t) for t in leaves]
-    in_vars = []
+    leaves, in_tree = flatten([a for i, a in enumerate(args) if i not in static])
+    inputs = [Tensor._wrap(AbstractArray(t.shape, t.dtype), t.device) for t in leaves]
     for t in inputs:
         t.data.var = Var(t.shape, t.dtype, t.device)
-        in_vars.append(t.data.var)
+    in_vars = [t.data.var for t in inputs]
     rebuilt = iter(unflatten(in_tree, inputs))
     call_args = [a if i in static else next(rebuilt) for i, a in enumerate(args)]
     recorder = Trace()
     recorder.inputs.update(in_vars)
-    name = name or _name_of(f)
-    with recorder, collect() as made:
+    name = name or graph_name(f)
+    with recorder, recorder.nothing_left_behind(f, name) as made:  # guards.py
         made.extend(t.data for t in inputs)
-        try:
-            with backends.abstract():
-                result = f(*call_args)
-            out_leaves, out_tree = flatten(result)
-            outputs = [recorder.var_of(t.data, t) for t in out_leaves]
-            leaked = recorder.leaks()
-        except BaseException:
-            recorder.restore()  # a failed trace changes nothing outside it
-            raise
-        finally:
-            expire(made, _qualified_name(f))
-    if leaked:
-        recorder.restore()
-        raise TracerError(
-            f"{name}: the traced function left traced values in {'; '.join(leaked)}, "
-            "which belong to objects from outside it; the compiled program cannot write "
-            "there.\nThey were put back as they were. Return what you need instead: "
-            "mg.value_and_grad(loss)(params, ...) gives the gradients as results."
-        )
+        with backends.abstract():
+            result = f(*call_args)
+        out_leaves, out_tree = flatten(result)
+        outputs = [recorder.var_of(t.data, t) for t in out_leaves]
     return Graph(
         in_vars, recorder.ops, outputs, recorder.constants, list(recorder.captured.values()),
         in_tree, out_tree, name=name,
     )  # fmt: skip
-
-
-def _qualified_name(f: Any) -> str:
-    name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
-    return f"{name} (traced by jit or make_graph)"
-
-
-def _name_of(f: Any) -> str:
-    name = getattr(f, "__name__", "graph")
-    return "graph" if name.startswith("<") else name
 
 
 def make_graph(f: Callable[..., Any], static_argnums: int | Sequence[int] = ()) -> Callable:

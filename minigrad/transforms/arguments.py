@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from minigrad import tree
-from minigrad.tensor import factories
+from minigrad.tensor import dtypes, factories
 from minigrad.tensor.tensor import Tensor
 
 
@@ -146,3 +146,37 @@ def primals_and_tangents(
             f"length, got {len(primals)} primals and {len(tangents)} tangents"
         )
     return tuple(primals), tuple(tangents)
+
+
+def flat_primals_and_tangents(
+    primals: Any, tangents: Any, where: str
+) -> tuple[list[Tensor], list[Tensor], tree.TreeDef]:
+    """``jvp``'s arguments checked and flattened: the primals' leaves as tensors, a tangent
+    for each (same shape and dtype), and the primals' structure (``minigrad.tree``)."""
+    primals, tangents = primals_and_tangents(primals, tangents, where)
+    flat, structure = tree.flatten(primals)
+    try:
+        flat_tangents = structure.flatten_up_to(tangents, "tangents")
+    except ValueError as error:
+        raise ValueError(
+            f"{where}(f, primals, tangents): Expected the tangents to have the structure of "
+            f"the primals, {structure} ({error})"
+        ) from None
+    xs = [as_tensor(x, where) for x in flat]
+    vs = [_tangent_for(i, x, t, where) for i, (x, t) in enumerate(zip(xs, flat_tangents))]
+    return xs, vs, structure
+
+
+def _tangent_for(i: int, x: Tensor, t: Any, where: str) -> Tensor:
+    if not dtypes.is_floating(x.dtype):
+        raise TypeError(
+            f"{where}: primal {i} has dtype {x.dtype.name}; forward mode needs floating point "
+            "inputs (convert with .to(mg.float32))"
+        )
+    t = t if isinstance(t, Tensor) else factories.tensor(t, dtype=x.dtype, device=x.device)
+    if t.shape != x.shape:
+        raise ValueError(
+            f"{where}(f, primals, tangents): Expected primals and tangents to have the same "
+            f"shape, but primal {i} has shape {x.shape} and its tangent has shape {t.shape}"
+        )
+    return t if t.dtype == x.dtype else t.to(x.dtype)

@@ -6,14 +6,18 @@ vmap level (``batching.Level``) that axis belongs to. The tensor's ``shape``
 is the *logical* one, without the batch axis, so ``f``'s code (and every
 shape check in the library) reads one example. What a batched tensor cannot
 give is a single value: ``.item()`` or ``float()`` inside vmap raise, saying
-why, and so does a batched tensor kept after its vmap returned.
+why, and so does a batched tensor kept after its vmap returned. A random
+draw inside vmap (``batched_draw``) is one per example or one for the whole
+batch, as vmap's ``randomness`` says.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from minigrad.tensor.base import Box
+from minigrad.tensor.mode import current
 from minigrad.tensor.ops import inplace
 
 ESCAPED = (
@@ -108,3 +112,35 @@ class BatchedArray(Box):
 def is_batched(x: Any) -> bool:
     """Is ``x`` a batched tensor (its data a ``BatchedArray``)?"""
     return type(getattr(x, "data", None)) is BatchedArray
+
+
+# -- random numbers inside vmap: one draw per example, or one for all ---------------------
+RANDOM_ERROR = (
+    "vmap: called random operation while in randomness error mode. Please either use the "
+    "'same' or 'different' randomness flags on vmap or perform the randomness operation out "
+    "of vmap"
+)
+
+
+def random_sizes() -> list[Any]:
+    """The open vmap levels a random draw must cover, outermost first (``randomness``).
+
+    ``"error"`` raises (as ``torch.func.vmap``); ``"different"`` asks for one draw
+    per example of that level; ``"same"`` shares one draw across it.
+    """
+    levels = current().open_levels("batch")
+    if any(level.randomness == "error" for level in levels):
+        raise RuntimeError(RANDOM_ERROR)
+    return [level for level in levels if level.randomness == "different"]
+
+
+def batched_draw(draw: Callable[[tuple], Any], shape: tuple) -> Any:
+    """``draw(shape)``, inside vmap one draw per example where asked.
+
+    ``draw(sizes)`` makes a tensor of random numbers of shape ``sizes``.
+    """
+    levels = random_sizes() if current().open_levels("batch") else []
+    t = draw((*(level.size for level in levels), *shape))
+    for level in levels:  # outermost first: each wraps the one outside it
+        t = type(t)._wrap(BatchedArray(t, level), t.device)
+    return t

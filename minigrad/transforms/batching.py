@@ -53,7 +53,7 @@ from minigrad.tensor.primitive import (
     aligned,
 )
 from minigrad.tensor.record import apply, record
-from minigrad.transforms.batched import BatchedArray
+from minigrad.transforms.batched import BatchedArray, batched_draw
 
 
 class Level(mode.Level):
@@ -103,37 +103,6 @@ class Level(mode.Level):
     def draw(self, make: Callable[[tuple], Any], shape: tuple) -> Any:
         """``batched_draw``: random numbers, one draw per example where asked."""
         return batched_draw(make, shape)
-
-
-RANDOM_ERROR = (
-    "vmap: called random operation while in randomness error mode. Please either use the "
-    "'same' or 'different' randomness flags on vmap or perform the randomness operation out "
-    "of vmap"
-)
-
-
-def random_sizes() -> list[Level]:
-    """The open vmap levels a random draw must cover, outermost first (``randomness``).
-
-    ``"error"`` raises (as ``torch.func.vmap``); ``"different"`` asks for one draw
-    per example of that level; ``"same"`` shares one draw across it.
-    """
-    levels = current().open_levels("batch")
-    if any(level.randomness == "error" for level in levels):
-        raise RuntimeError(RANDOM_ERROR)
-    return [level for level in levels if level.randomness == "different"]
-
-
-def batched_draw(draw: Callable[[tuple], Any], shape: tuple) -> Any:
-    """``draw(shape)``, inside vmap one draw per example where asked.
-
-    ``draw(sizes)`` makes a tensor of random numbers of shape ``sizes``.
-    """
-    levels = random_sizes() if current().open_levels("batch") else []
-    t = draw((*(level.size for level in levels), *shape))
-    for level in levels:  # outermost first: each wraps the one outside it
-        t = type(t)._wrap(BatchedArray(t, level), t.device)
-    return t
 
 
 # -- the dispatch: what apply() does when an input is batched -----------------------------

@@ -33,12 +33,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from minigrad import tree
-from minigrad.tensor import dtypes, factories
+from minigrad.tensor import factories
 from minigrad.tensor.mode import Level
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply, zeros_like
 from minigrad.tensor.tensor import Tensor
-from minigrad.transforms.arguments import as_tensor, outputs_of, primals_and_tangents, split_aux
+from minigrad.transforms.arguments import flat_primals_and_tangents, outputs_of, split_aux
 
 
 class ForwardLevel(Level):
@@ -52,7 +52,7 @@ class ForwardLevel(Level):
 
     def process(self, prim: Primitive, inputs: tuple, params: dict) -> Tensor:
         """The value, computed below this level, with its tangent by the row's ``jvp`` rule."""
-        if prim.multiple_results:  # control flow (lesson 16): the row's own rule, values and tangents
+        if prim.multiple_results:  # control flow (lesson 16): its own rule, several results
             return prim.rules[self.kind](self, inputs, params)
         with self.lowered():  # the rule must not see its own level (perturbation confusion)
             out = apply(prim, inputs, **params)
@@ -133,21 +133,6 @@ def push_forward(
     return outs, tangents, structure, aux
 
 
-def _check_tangent(i: int, x: Tensor, t: Any) -> Tensor:
-    if not dtypes.is_floating(x.dtype):
-        raise TypeError(
-            f"jvp: primal {i} has dtype {x.dtype.name}; forward mode needs floating point "
-            "inputs (convert with .to(mg.float32))"
-        )
-    t = t if isinstance(t, Tensor) else factories.tensor(t, dtype=x.dtype, device=x.device)
-    if t.shape != x.shape:
-        raise ValueError(
-            "jvp(f, primals, tangents): Expected primals and tangents to have the same shape, "
-            f"but primal {i} has shape {x.shape} and its tangent has shape {t.shape}"
-        )
-    return t if t.dtype == x.dtype else t.to(x.dtype)
-
-
 def jvp(
     f: Callable[..., Any],
     primals: Sequence[Any],
@@ -168,17 +153,7 @@ def jvp(
     >>> t                                      # d/dx e^x = e^x
     tensor([1.    , 2.7183])
     """
-    primals, tangents = primals_and_tangents(primals, tangents, "jvp")
-    flat, structure = tree.flatten(primals)
-    try:
-        flat_tangents = structure.flatten_up_to(tangents, "tangents")
-    except ValueError as error:
-        raise ValueError(
-            f"jvp(f, primals, tangents): Expected the tangents to have the structure of the "
-            f"primals, {structure} ({error})"
-        ) from None
-    xs = [as_tensor(x, "jvp") for x in flat]
-    vs = [_check_tangent(i, x, t) for i, (x, t) in enumerate(zip(xs, flat_tangents))]
+    xs, vs, structure = flat_primals_and_tangents(primals, tangents, "jvp")
 
     def of_leaves(*leaves: Tensor) -> Any:
         return f(*tree.unflatten(structure, leaves))
