@@ -46,6 +46,11 @@ the smaller id; nesting (``jvp`` of ``vmap`` of ``jit``) is the stack's order.
 4. Open it around the user's code: ``with Autocast(...):`` pushes it on this
    thread's stack and pops it at the end (``Level.__enter__``/``__exit__``).
 
+Control flow's rows (``cond``, ``scan``, ``while_loop``: lesson 16) reach
+``process`` like any other, with several results (``prim.multiple_results``,
+a list): a level that binds them below with ``apply`` needs nothing more; the
+built-in levels read the row's rule for their kind, ``prim.rules[self.kind]``.
+
 Gradient mode and the stack belong to the thread that sets them, as in
 PyTorch: one thread's ``no_grad`` block or trace does not reach another
 thread.
