@@ -48,7 +48,7 @@ class BatchedArray(Box):
 
     >>> import minigrad as mg
     >>> from minigrad.transforms.batching import Level
-    >>> b = BatchedArray(mg.zeros((5, 2, 3)), Level(5, "error", False))
+    >>> b = BatchedArray(mg.zeros((5, 2, 3)), Level(5, "error"))
     >>> b.shape, b.ndim, b
     ((2, 3), 2, BatchedArray(batch 5 on axis 0, shape (2, 3), float32))
     """

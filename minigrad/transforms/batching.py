@@ -67,14 +67,11 @@ class Level(mode.Level):
 
     kind = "batch"
 
-    def __init__(self, size: int, randomness: str, watched: bool, name: Any = None) -> None:
+    def __init__(self, size: int, randomness: str, name: Any = None) -> None:
         super().__init__()
         self.name = name
         self.size = size
         self.randomness = randomness
-        # An outer transform (grad) records the physical tensors of this level (or
-        # of a level outside it), so gradients taken inside must be recorded too.
-        self.watched = watched or any(lv.watched for lv in current().open_levels("batch"))
 
     def __repr__(self) -> str:
         return f"Level({self.id}, size={self.size})"

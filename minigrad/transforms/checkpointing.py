@@ -62,6 +62,7 @@ from minigrad.tensor.record import OpRecord, apply, records_made
 from minigrad.tensor.tensor import Tensor
 from minigrad.transforms.arguments import argnums_partial
 from minigrad.transforms.forward import alias
+from minigrad.transforms.reverse import made_now
 
 _segment_ids = itertools.count(1)
 
@@ -99,8 +100,12 @@ def _in_forward_mode(t: Tensor) -> bool:
 
 
 def _leaf(x: Tensor) -> Tensor:
-    """A leaf that shares ``x``'s data: gradients stop here and go nowhere else."""
-    return x.detach().requires_grad_()
+    """A copy that shares ``x``'s data: gradients stop here and go nowhere else.
+
+    Made as ``grad`` makes its copies (``reverse.made_now``), so that a ``grad``
+    around the checkpoint sees them as made inside it, not as tensors from outside.
+    """
+    return made_now(x)
 
 
 def _newer(roots: list[Tensor], since: int, stop: set[int]) -> list[Any]:

@@ -5,22 +5,43 @@ style of JAX and ``torch.func``, where derivatives are functions you can
 transform again. ``mg.grad(mg.grad(f))`` is the second derivative, and
 ``mg.jvp(mg.grad(f), ...)`` a Hessian-vector product.
 
-How nesting works. Each transform differentiates with respect to its own
-copies of the arguments, never the caller's tensors:
+**One more level on the stack.** Each ``grad`` (or ``vjp``) opens a
+``ReverseLevel`` on the stack of interpreters (``minigrad.tensor.mode``)
+while ``f`` runs, and differentiates with respect to its own copies of the
+arguments (``watch``): recorded as made inside the level, they carry the
+caller's values, label and forward-mode tangents (so an outer ``jvp`` sees
+through). The graph itself is minigrad's one eager tape; the level only has
+to answer one question when its backward pass runs: *must that pass be
+recorded* (``create_graph``), because something outside will differentiate
+what it computes? That is so when ``f`` used a tensor that something
+outside the level differentiates:
 
-- an argument that already requires grad (an outer ``grad`` is watching it)
-  is passed through ``alias``, a recorded identity: the inner gradient is
-  taken with respect to the alias, and the outer graph stays connected;
-- any other argument becomes a fresh leaf sharing its data, which keeps the
-  argument's forward-mode tangents (so an outer ``jvp`` sees through).
+- a tensor that requires grad and was made before the level opened: a leaf
+  of the eager base (a weight ``f`` closed over, an argument that already
+  requires grad) or a result of an enclosing ``grad`` that is still open;
+- inside ``vmap``, a batched tensor whose physical tensor is such a tensor
+  (lesson 14: an outer ``grad`` records the physical batch).
+
+The level sees every operation ``f`` runs: ``apply`` asks it (``claims``)
+before the levels below it. The first operation with such an input makes the
+level *nested*; from then on it lets every operation pass. Its backward pass
+then records, so an enclosing ``grad`` (or the caller's ``.backward()``,
+reaching the weight) differentiates through it, as ``torch.func.grad`` sits
+above PyTorch's autograd. Otherwise the pass runs without recording, on the
+lean path of ``autograd.py``, and the results come back detached.
+
+Why not functorch's design, a wrapper per tensor and level, or JAX's
+(reverse = linearize, then transpose)? Both give each level its own graph,
+so every operation inside ``grad`` is processed once per level. minigrad
+has one tape already, which every level shares; the only thing a level
+adds is the decision above, taken from what passed through it (a glance at
+the inputs of each operation until the answer is yes), never from a walk
+over the graph afterwards. The rule is "used", not "depends on": a
+tensor from outside used in a branch that never reaches the result also
+makes the pass record, which costs time, never a wrong gradient.
 
 Arguments and results may be pytrees (``minigrad.tree``): ``mg.grad(loss)(params,
 x)`` with ``params`` a dict of tensors gives a dict of gradients.
-
-The backward pass records its own graph (``create_graph=True``) only when
-something outside still needs it: when ``f``'s graph reaches a tensor that
-requires grad and is not one of ours. Forward-mode tangents flow through the
-backward pass either way, because tangents propagate even under ``no_grad``.
 
     >>> import minigrad as mg
     >>> f = lambda x: x ** 3
@@ -30,14 +51,14 @@ backward pass either way, because tangents propagate even under ``no_grad``.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from minigrad import tree
-from minigrad.graph import topological_order
 from minigrad.tensor import autograd, dtypes, factories
-from minigrad.tensor.mode import current, enable_grad
+from minigrad.tensor.base import Box
+from minigrad.tensor.mode import Level, enable_grad
+from minigrad.tensor.record import OpRecord, apply, records_made
 from minigrad.tensor.tensor import Tensor
 from minigrad.transforms.arguments import (
     argnums_partial,
@@ -47,21 +68,69 @@ from minigrad.transforms.arguments import (
     outputs_of,
     split_aux,
 )
-from minigrad.transforms.forward import alias
+from minigrad.transforms.forward import ALIAS, alias
+
+_BOXES = Box.kinds
 
 
-def watch(x: Any, where: str) -> Tensor:
-    """Our own differentiable copy of argument ``x`` (see the module docstring)."""
-    x = as_tensor(x, where)
-    if not dtypes.is_floating(x.dtype):
-        raise TypeError(
-            f"{where} requires real-valued (floating point) inputs, but got {x.dtype.name}; "
-            "convert with .to(mg.float32)"
-        )
-    if x.requires_grad:
-        with enable_grad():
-            return alias(x)
-    return _keeping_tangents(x, x.detach().requires_grad_())
+class ReverseLevel(Level):
+    """One open ``grad`` or ``vjp``: its own tensors, and whether it is nested (see above)."""
+
+    kind = "reverse"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.start = records_made()  # records made from now on are this level's (or inner ones')
+        self.nested = False  # f used a tensor that something outside differentiates
+
+    def outside(self, t: Tensor) -> bool:
+        """Does something outside this level differentiate ``t``?"""
+        if t.requires_grad:
+            node = t._node
+            if node is None or node.serial < self.start:  # a leaf, or made before we opened
+                return True
+        data = t.data  # inside vmap: the physical batch (lesson 14)
+        return type(data) in _BOXES and self.outside(data.physical)
+
+    def claims(self, inputs: Sequence[Tensor], params: dict) -> bool:
+        """Until nested: does an input come from outside? (Then ``process`` notes it.)"""
+        if self.nested:
+            return False
+        return any([self.outside(t) for t in inputs])
+
+    def process(self, prim: Any, inputs: tuple, params: dict) -> Tensor:
+        """Note that the backward pass must be recorded, and run the operation below."""
+        self.nested = True
+        with self.lowered():
+            return apply(prim, inputs, **params)
+
+    def watch(self, x: Any, where: str) -> Tensor:
+        """Our own differentiable copy of argument ``x``."""
+        x = as_tensor(x, where)
+        if not dtypes.is_floating(x.dtype):
+            raise TypeError(
+                f"{where} requires real-valued (floating point) inputs, but got "
+                f"{x.dtype.name}; convert with .to(mg.float32)"
+            )
+        if x.requires_grad:  # an identity recorded on x: the outer graph stays connected
+            with enable_grad():
+                return alias(x)  # (the level sees x come from outside: nested)
+        self.nested = self.nested or self.outside(x)  # a physical batch recorded outside
+        return _keeping_tangents(x, made_now(x))
+
+
+def made_now(x: Tensor) -> Tensor:
+    """A copy of ``x`` that requires grad and counts as made now: no leaf, but a record.
+
+    Its record (an identity on a constant) has the clock's current time, so
+    every open ``ReverseLevel`` sees it as made inside, not as a tensor from
+    outside (a leaf belongs to the eager base). Checkpoint's copies are made so too.
+    """
+    copy = x.detach()
+    node = OpRecord(ALIAS, (copy,), {}, copy.data, copy.device)  # its parent: a constant
+    copy.requires_grad = True
+    copy._node = node
+    return copy
 
 
 def _keeping_tangents(x: Tensor, copy: Tensor) -> Tensor:
@@ -78,41 +147,6 @@ def _keeping_tangents(x: Tensor, copy: Tensor) -> Tensor:
     return copy
 
 
-# Leaves of transforms that have returned: nothing differentiates with respect to
-# them any more, so finding one in a graph does not mean an outer graph is needed.
-# (Keyed by id: a Tensor's == is elementwise, so it cannot sit in a WeakSet.)
-_retired: weakref.WeakValueDictionary[int, Tensor] = weakref.WeakValueDictionary()
-
-
-def retire(leaves: Sequence[Tensor]) -> None:
-    _retired.update((id(x), x) for x in leaves)
-
-
-def outer_graph_needed(outputs: Sequence[Tensor], ours: Sequence[Tensor]) -> bool:
-    """Does the graph of ``outputs`` reach a tensor that requires grad and is not ours?
-
-    Then an outer transform (or the caller's own ``backward``) will
-    differentiate our result, so the backward pass must record its graph.
-    """
-    mine = {id(x) for x in ours}
-
-    def parents(t: Tensor) -> tuple:
-        if id(t) in mine:
-            return ()
-        return tuple(p for p in t._parents if p.requires_grad)
-
-    if any(not x.is_leaf for x in ours):  # an alias: an outer graph is watching
-        return True
-    # Inside vmap (lesson 14), an outer grad may be recording the batch.
-    if any(level.watched for level in current().open_levels("batch")):
-        return True
-    roots = [o for o in outputs if o.requires_grad]
-    return any(
-        t.is_leaf and id(t) not in mine and _retired.get(id(t)) is not t
-        for t in topological_order(roots, parents=parents)
-    )
-
-
 def detached(x: Tensor) -> Tensor:
     """``x`` without its graph but with its forward-mode tangents."""
     return _keeping_tangents(x, x.detach())
@@ -123,10 +157,16 @@ def _detached_tree(value: Any) -> Any:
     return tree.map(lambda v: detached(v) if isinstance(v, Tensor) else v, value)
 
 
-def watch_tree(chosen: tuple, where: str) -> tuple[list[Tensor], tree.TreeDef]:
-    """Our own differentiable copies of every tensor in ``chosen``, and their structure."""
+def watched_run(f: Callable[..., Any], chosen: tuple, has_aux: bool, where: str) -> tuple:
+    """Run ``f`` on our copies of the tensors in ``chosen`` inside a new ``ReverseLevel``.
+
+    Returns ``(result, aux, copies, structure, nested)``.
+    """
     flat, structure = tree.flatten(chosen)
-    return [watch(x, where) for x in flat], structure
+    with ReverseLevel() as level, enable_grad():
+        copies = [level.watch(x, where) for x in flat]
+        result, aux = split_aux(f(*tree.unflatten(structure, copies)), has_aux, where)
+    return result, aux, copies, structure, level.nested
 
 
 def pullback(
@@ -178,13 +218,9 @@ def value_and_grad(
 
     def value_and_grad_f(*args: Any) -> Any:
         of_chosen, chosen = argnums_partial(f, args, normalize_argnums(argnums, len(args), "grad"))
-        leaves, structure = watch_tree(chosen, "grad")
-        with enable_grad():
-            out, aux = split_aux(of_chosen(*tree.unflatten(structure, leaves)), has_aux, "grad")
+        out, aux, copies, structure, nested = watched_run(of_chosen, chosen, has_aux, "grad")
         out = _scalar_output(out, "grad")
-        nested = outer_graph_needed([out], leaves)
-        grads = pullback([out], leaves, [None], create_graph=nested)
-        retire(leaves)
+        grads = pullback([out], copies, [None], create_graph=nested)
         answer = like_argnums(argnums, tree.unflatten(structure, grads))
         if nested:
             return ((out, aux), answer) if has_aux else (out, answer)
@@ -233,12 +269,8 @@ def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[An
     >>> vjp_fn(mg.tensor([1.0, 10.0]))
     (tensor([ 2., 40.]),)
     """
-    leaves, structure = watch_tree(primals, "vjp")
-    with enable_grad():
-        result, aux = split_aux(f(*tree.unflatten(structure, leaves)), has_aux, "vjp")
+    result, aux, copies, structure, nested = watched_run(f, primals, has_aux, "vjp")
     outs, out_structure = outputs_of(result, "vjp")
-    nested = outer_graph_needed(outs, leaves)
-    retire(leaves)  # from here on only vjp_fn differentiates with respect to them
 
     def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
         if isinstance(cotangent, list) and out_structure.kind is tuple:
@@ -259,7 +291,7 @@ def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[An
                     f"output {k} has a shape of {o.shape}"
                 )
         record = nested or any(u.requires_grad for u in us)
-        return tree.unflatten(structure, pullback(outs, leaves, us, create_graph=record))
+        return tree.unflatten(structure, pullback(outs, copies, us, create_graph=record))
 
     shown = result if nested else _detached_tree(result)
     if has_aux:

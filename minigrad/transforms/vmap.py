@@ -197,8 +197,7 @@ def vmap(
     @functools.wraps(f)
     def vmapped(*args: Any, **kwargs: Any) -> Any:
         leaves, size = _batch_inputs(args, in_axes)
-        watched = any(axis is not None and _watched(x) for _, x, axis in leaves)
-        with batching.Level(size, randomness, watched, axis_name) as level:
+        with batching.Level(size, randomness, axis_name) as level:
             wrapped = []
             for path, x, axis in leaves:
                 if axis is None:
@@ -216,12 +215,3 @@ def vmap(
     vmapped.__name__ = f"vmap({getattr(f, '__name__', 'f')})"
     return vmapped
 
-
-def _watched(x: Tensor) -> bool:
-    """Does an outer ``grad`` differentiate ``x`` (at any batch level below it)?"""
-    while True:
-        if x.requires_grad:
-            return True
-        if type(x.data) is not BatchedArray:
-            return False
-        x = x.data.physical
