@@ -7,7 +7,11 @@ never require grad, and nothing is kept for a backward pass.
 **The stack of interpreters.** Every transform that changes what an operation
 *means* is a ``Level`` on one stack: forward mode (``mg.jvp``, lesson 07),
 tracing (``mg.jit``, ``mg.make_graph``, lesson 13), batching (``mg.vmap``,
-lesson 14), autocast (lesson 15). ``apply`` (``record.py``) is the door of
+lesson 14), autocast (lesson 15). Reverse mode's function transforms
+(``mg.grad``, ``mg.vjp``, lesson 08) open a level too, which changes no
+operation: it notes whether ``f`` used a tensor that something outside it
+differentiates, and so whether its backward pass must be recorded.
+``apply`` (``record.py``) is the door of
 every operation, and it is a *bind*, as in JAX (Autodidax) and functorch's
 dynamic layers: it asks the innermost level whose kind the inputs carry to
 process the primitive; with no such level left, it runs the kernel and
