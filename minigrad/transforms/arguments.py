@@ -8,7 +8,9 @@ anything, and they are answered here once:
   function of those arguments alone, the others held where the caller put them;
 - which outputs? ``f`` returns a pytree of Tensors (``minigrad.tree``: a
   Tensor, or tuples, lists, dicts of them), taken apart by ``outputs_of``,
-  possibly with auxiliary data beside them (``split_aux``);
+  possibly with auxiliary data beside them (``split_aux``); ``grad`` needs
+  one floating-point scalar (``scalar_output``), and ``vjp_fn`` one
+  cotangent per output, of its shape (``cotangents_of``);
 - what shape of answer? one result for an int ``argnums``, a tuple for a
   tuple (``like_argnums``), as in JAX and ``torch.func``.
 
@@ -124,6 +126,44 @@ def outputs_of(result: Any, where: str) -> tuple[tuple[Tensor, ...], tree.TreeDe
             f"and dicts of Tensors), got {type(result).__name__}"
         )
     return tuple(outs), structure
+
+
+def scalar_output(out: Any, where: str) -> Tensor:
+    """``out`` if it is a floating-point scalar tensor, as ``grad`` needs; else a clear error."""
+    if not isinstance(out, Tensor):
+        raise TypeError(
+            f"{where}: Gradient only defined for scalar-output functions; f returned "
+            f"{type(out).__name__}, not a Tensor"
+        )
+    if out.shape != ():
+        raise TypeError(
+            f"Gradient only defined for scalar-output functions. Output had shape: {out.shape}."
+        )
+    if not dtypes.is_floating(out.dtype):
+        raise TypeError(f"{where}: f must return a floating point scalar, got {out.dtype.name}")
+    return out
+
+
+def cotangents_of(cotangent: Any, outs: Sequence[Tensor], structure: tree.TreeDef) -> tuple:
+    """``vjp_fn``'s argument as one tensor per output, checked against the outputs."""
+    if isinstance(cotangent, list) and structure.kind is tuple:
+        cotangent = tuple(cotangent)  # a list for a tuple of outputs: as before
+    try:
+        us = structure.flatten_up_to(cotangent, "cotangent")
+    except ValueError as error:
+        kind = getattr(structure.kind, "__name__", "tensor")
+        raise ValueError(
+            f"vjp_fn: expected a {kind} of {len(outs)} cotangent(s), one per output of f, "
+            f"with the structure of f's result {structure} ({error})"
+        ) from None
+    us = tuple(as_tensor(u, "vjp_fn") for u in us)
+    for k, (o, u) in enumerate(zip(outs, us)):
+        if u.shape != o.shape:
+            raise ValueError(
+                f"vjp_fn: Mismatch in shape: cotangent {k} has a shape of {u.shape} and "
+                f"output {k} has a shape of {o.shape}"
+            )
+    return us
 
 
 def primals_and_tangents(

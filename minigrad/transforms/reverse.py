@@ -5,40 +5,38 @@ style of JAX and ``torch.func``, where derivatives are functions you can
 transform again. ``mg.grad(mg.grad(f))`` is the second derivative, and
 ``mg.jvp(mg.grad(f), ...)`` a Hessian-vector product.
 
-**One more level on the stack.** Each ``grad`` (or ``vjp``) opens a
+**A level on the stack.** Each ``grad`` (or ``vjp``) opens a
 ``ReverseLevel`` on the stack of interpreters (``minigrad.tensor.mode``)
 while ``f`` runs, and differentiates with respect to its own copies of the
-arguments (``watch``): recorded as made inside the level, they carry the
-caller's values, label and forward-mode tangents (so an outer ``jvp`` sees
-through). The graph itself is minigrad's one eager tape; the level only has
-to answer one question when its backward pass runs: *must that pass be
-recorded* (``create_graph``), because something outside will differentiate
-what it computes? That is so when ``f`` used a tensor that something
-outside the level differentiates:
+arguments (``watch``), which keep the caller's values, label and
+forward-mode tangents (so an outer ``jvp`` sees through). The graph is
+minigrad's one eager tape, shared by every level; a level only answers one
+question: *must its backward pass be recorded* (``create_graph``), because
+something outside will differentiate what it computes? Yes when ``f`` used
+a tensor that something outside the level differentiates:
 
 - a tensor that requires grad and was made before the level opened: a leaf
   of the eager base (a weight ``f`` closed over, an argument that already
   requires grad) or a result of an enclosing ``grad`` that is still open;
-- inside ``vmap``, a batched tensor whose physical tensor is such a tensor
-  (lesson 14: an outer ``grad`` records the physical batch).
+- inside ``vmap``, a batched tensor whose physical tensor is one (lesson 14:
+  an outer ``grad`` records the physical batch).
 
-The level sees every operation ``f`` runs: ``apply`` asks it (``claims``)
-before the levels below it. The first operation with such an input makes the
-level *nested*; from then on it lets every operation pass. Its backward pass
-then records, so an enclosing ``grad`` (or the caller's ``.backward()``,
-reaching the weight) differentiates through it, as ``torch.func.grad`` sits
-above PyTorch's autograd. Otherwise the pass runs without recording, on the
-lean path of ``autograd.py``, and the results come back detached.
+``apply`` asks the level about every operation of ``f`` (``claims``) before
+the levels below it. The first one with such an input makes it *nested*.
+Its backward pass then records, so that an enclosing ``grad``, or the
+caller's ``.backward()`` reaching the weight, differentiates through it, as
+``torch.func.grad`` sits above PyTorch's autograd. Otherwise the pass runs
+unrecorded, on the lean path of ``autograd.py``, and the results come back
+detached. (The level's own copies are records made when it opened, not
+leaves, so the record clock tells them from everything older.)
 
-Why not functorch's design, a wrapper per tensor and level, or JAX's
-(reverse = linearize, then transpose)? Both give each level its own graph,
-so every operation inside ``grad`` is processed once per level. minigrad
-has one tape already, which every level shares; the only thing a level
-adds is the decision above, taken from what passed through it (a glance at
-the inputs of each operation until the answer is yes), never from a walk
-over the graph afterwards. The rule is "used", not "depends on": a
-tensor from outside used in a branch that never reaches the result also
-makes the pass record, which costs time, never a wrong gradient.
+Why not functorch's design (a wrapper per tensor and level) or JAX's
+(linearize, then transpose)? Both give each level a graph of its own, and
+every operation is processed once per level. With one tape, a level needs
+only that decision, read off the operations as they pass, never from a walk
+over the graph afterwards. It reads "used", not "depends on": a tensor from
+outside used where it never reaches the result also makes the pass record,
+which costs time, never a wrong gradient.
 
 Arguments and results may be pytrees (``minigrad.tree``): ``mg.grad(loss)(params,
 x)`` with ``params`` a dict of tensors gives a dict of gradients.
@@ -63,9 +61,11 @@ from minigrad.tensor.tensor import Tensor
 from minigrad.transforms.arguments import (
     argnums_partial,
     as_tensor,
+    cotangents_of,
     like_argnums,
     normalize_argnums,
     outputs_of,
+    scalar_output,
     split_aux,
 )
 from minigrad.transforms.forward import ALIAS, alias
@@ -191,21 +191,6 @@ def pullback(
     return tuple(factories.zeros_like(x) if g is None else g for x, g in zip(inputs, grads))
 
 
-def _scalar_output(out: Any, where: str) -> Tensor:
-    if not isinstance(out, Tensor):
-        raise TypeError(
-            f"{where}: Gradient only defined for scalar-output functions; f returned "
-            f"{type(out).__name__}, not a Tensor"
-        )
-    if out.shape != ():
-        raise TypeError(
-            f"Gradient only defined for scalar-output functions. Output had shape: {out.shape}."
-        )
-    if not dtypes.is_floating(out.dtype):
-        raise TypeError(f"{where}: f must return a floating point scalar, got {out.dtype.name}")
-    return out
-
-
 def value_and_grad(
     f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
 ) -> Callable[..., Any]:
@@ -219,7 +204,7 @@ def value_and_grad(
     def value_and_grad_f(*args: Any) -> Any:
         of_chosen, chosen = argnums_partial(f, args, normalize_argnums(argnums, len(args), "grad"))
         out, aux, copies, structure, nested = watched_run(of_chosen, chosen, has_aux, "grad")
-        out = _scalar_output(out, "grad")
+        out = scalar_output(out, "grad")
         grads = pullback([out], copies, [None], create_graph=nested)
         answer = like_argnums(argnums, tree.unflatten(structure, grads))
         if nested:
@@ -273,23 +258,7 @@ def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[An
     outs, out_structure = outputs_of(result, "vjp")
 
     def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
-        if isinstance(cotangent, list) and out_structure.kind is tuple:
-            cotangent = tuple(cotangent)  # a list for a tuple of outputs: as before
-        try:
-            us = out_structure.flatten_up_to(cotangent, "cotangent")
-        except ValueError as error:
-            kind = getattr(out_structure.kind, "__name__", "tensor")
-            raise ValueError(
-                f"vjp_fn: expected a {kind} of {len(outs)} cotangent(s), one per output of f, "
-                f"with the structure of f's result {out_structure} ({error})"
-            ) from None
-        us = tuple(as_tensor(u, "vjp_fn") for u in us)
-        for k, (o, u) in enumerate(zip(outs, us)):
-            if u.shape != o.shape:
-                raise ValueError(
-                    f"vjp_fn: Mismatch in shape: cotangent {k} has a shape of {u.shape} and "
-                    f"output {k} has a shape of {o.shape}"
-                )
+        us = cotangents_of(cotangent, outs, out_structure)
         record = nested or any(u.requires_grad for u in us)
         return tree.unflatten(structure, pullback(outs, copies, us, create_graph=record))
 

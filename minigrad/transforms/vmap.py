@@ -214,4 +214,3 @@ def vmap(
 
     vmapped.__name__ = f"vmap({getattr(f, '__name__', 'f')})"
     return vmapped
-
