@@ -46,7 +46,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from minigrad.tensor import mode
-from minigrad.tensor.mode import current
 from minigrad.tensor.primitive import (
     REGISTRY,
     Primitive,

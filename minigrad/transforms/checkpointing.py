@@ -62,7 +62,7 @@ from minigrad.tensor.record import OpRecord, apply, records_made
 from minigrad.tensor.tensor import Tensor
 from minigrad.transforms.arguments import argnums_partial
 from minigrad.transforms.forward import alias
-from minigrad.transforms.reverse import made_now
+from minigrad.transforms.reverse import new_leaf
 
 _segment_ids = itertools.count(1)
 
@@ -100,12 +100,12 @@ def _in_forward_mode(t: Tensor) -> bool:
 
 
 def _leaf(x: Tensor) -> Tensor:
-    """A copy that shares ``x``'s data: gradients stop here and go nowhere else.
+    """A leaf that shares ``x``'s data: gradients stop here and go nowhere else.
 
-    Made as ``grad`` makes its copies (``reverse.made_now``), so that a ``grad``
+    Made as ``grad`` makes its copies (``reverse.new_leaf``), so that a ``grad``
     around the checkpoint sees them as made inside it, not as tensors from outside.
     """
-    return made_now(x)
+    return new_leaf(x)
 
 
 def _newer(roots: list[Tensor], since: int, stop: set[int]) -> list[Any]:

@@ -27,8 +27,9 @@ Its backward pass then records, so that an enclosing ``grad``, or the
 caller's ``.backward()`` reaching the weight, differentiates through it, as
 ``torch.func.grad`` sits above PyTorch's autograd. Otherwise the pass runs
 unrecorded, on the lean path of ``autograd.py``, and the results come back
-detached. (The level's own copies are records made when it opened, not
-leaves, so the record clock tells them from everything older.)
+detached. (The record clock tells what was made inside; a leaf counts as
+made before unless a reverse level made it: its copies, an inner level's,
+checkpoint's.)
 
 Why not functorch's design (a wrapper per tensor and level) or JAX's
 (linearize, then transpose)? Both give each level a graph of its own, and
@@ -55,8 +56,8 @@ from typing import Any
 from minigrad import tree
 from minigrad.tensor import autograd, dtypes, factories
 from minigrad.tensor.base import Box
-from minigrad.tensor.mode import Level, enable_grad
-from minigrad.tensor.record import OpRecord, apply, records_made
+from minigrad.tensor.mode import Level, current, enable_grad
+from minigrad.tensor.record import apply, records_made
 from minigrad.tensor.tensor import Tensor
 from minigrad.transforms.arguments import (
     argnums_partial,
@@ -68,7 +69,7 @@ from minigrad.transforms.arguments import (
     scalar_output,
     split_aux,
 )
-from minigrad.transforms.forward import ALIAS, alias
+from minigrad.transforms.forward import alias
 
 _BOXES = Box.kinds
 
@@ -81,13 +82,17 @@ class ReverseLevel(Level):
     def __init__(self) -> None:
         super().__init__()
         self.start = records_made()  # records made from now on are this level's (or inner ones')
+        self.leaves: dict[int, Tensor] = {}  # leaves made inside it (``new_leaf``), by id
         self.nested = False  # f used a tensor that something outside differentiates
 
     def outside(self, t: Tensor) -> bool:
         """Does something outside this level differentiate ``t``?"""
         if t.requires_grad:
             node = t._node
-            if node is None or node.serial < self.start:  # a leaf, or made before we opened
+            if node is None:
+                if id(t) not in self.leaves:  # a leaf of the base (or of an outer level)
+                    return True
+            elif node.serial < self.start:  # made before we opened
                 return True
         data = t.data  # inside vmap: the physical batch (lesson 14)
         return type(data) in _BOXES and self.outside(data.physical)
@@ -116,21 +121,18 @@ class ReverseLevel(Level):
             with enable_grad():
                 return alias(x)  # (the level sees x come from outside: nested)
         self.nested = self.nested or self.outside(x)  # a physical batch recorded outside
-        return _keeping_tangents(x, made_now(x))
+        return _keeping_tangents(x, new_leaf(x))
 
 
-def made_now(x: Tensor) -> Tensor:
-    """A copy of ``x`` that requires grad and counts as made now: no leaf, but a record.
+def new_leaf(x: Tensor) -> Tensor:
+    """A leaf that shares ``x``'s data, which every open ``ReverseLevel`` counts as its own.
 
-    Its record (an identity on a constant) has the clock's current time, so
-    every open ``ReverseLevel`` sees it as made inside, not as a tensor from
-    outside (a leaf belongs to the eager base). Checkpoint's copies are made so too.
+    (Made inside them all: not a tensor from outside.) Checkpoint's copies are made so too.
     """
-    copy = x.detach()
-    node = OpRecord(ALIAS, (copy,), {}, copy.data, copy.device)  # its parent: a constant
-    copy.requires_grad = True
-    copy._node = node
-    return copy
+    leaf = x.detach().requires_grad_()
+    for level in current().open_levels("reverse"):
+        level.leaves[id(leaf)] = leaf  # (kept alive while the level is open: no id reused)
+    return leaf
 
 
 def _keeping_tangents(x: Tensor, copy: Tensor) -> Tensor:

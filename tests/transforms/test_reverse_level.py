@@ -70,7 +70,7 @@ def test_aux_that_depends_on_the_outer_argument_keeps_its_graph():
     # The output of the inner grad does not read w, its aux does: the inner level
     # still sees w come from outside, and the aux stays in the outer graph.
     def outer(lib, w, c):
-        inner = lambda y: ((y * y).sum(), (w * y).sum())  # noqa: E731
+        inner = lambda y: ((y * y).sum(), (w * y).sum())
         grad = tf.grad if lib is torch else mg.grad
         return grad(inner, has_aux=True)(c)[1]
 
@@ -139,3 +139,30 @@ def test_a_grad_in_one_thread_does_not_reach_another():
     thread.join(5)
     assert not results["b"].requires_grad and results["a"].requires_grad
     np.testing.assert_allclose(results["a"].detach().numpy(), [12.0])
+
+
+def test_inside_grad_the_argument_is_a_leaf_as_in_torch_func():
+    seen = {}
+
+    def f(lib, x):
+        seen[lib.__name__] = (x.is_leaf, x.grad_fn is None, x.requires_grad)
+        return (x * x).sum()
+
+    tf.grad(lambda x: f(torch, x))(torch.tensor([1.0, 2.0]))
+    mg.grad(lambda x: f(mg, x))(mg.tensor([1.0, 2.0]))
+    assert seen["minigrad"] == seen["torch"] == (True, True, True)
+
+
+def test_checkpoint_and_an_inner_grad_of_a_constant_leave_the_outer_grad_unrecorded():
+    # Their leaves are made inside the outer level: not tensors from outside.
+    c = t64([1.0, 2.0])
+
+    def f(x):
+        inner = mg.grad(lambda y: (y**3).sum())(c)
+        return mg.checkpoint(lambda x: (x.tanh() * x).sum(), x) + (inner * x).sum()
+
+    g = mg.grad(f)(t64([0.5, 1.0]))
+    assert not g.requires_grad
+    x = torch.tensor([0.5, 1.0], dtype=torch.float64)
+    want = tf.grad(lambda x: (x.tanh() * x).sum() + (3 * torch.tensor([1.0, 4.0]) * x).sum())(x)
+    np.testing.assert_allclose(g.numpy(), want.numpy())
