@@ -142,7 +142,12 @@ def _unrecorded(prim: ControlPrimitive) -> Callable:
 
 
 def differentiated(inputs: Sequence[Any]) -> bool:
-    """Does reverse mode need records of an operation on ``inputs``?"""
+    """Does reverse mode need records of an operation on ``inputs``?
+
+    >>> import minigrad as mg
+    >>> differentiated([mg.ones(2, requires_grad=True)]), differentiated([mg.ones(2)])
+    (True, False)
+    """
     return is_grad_enabled() and any(t.requires_grad for t in inputs)
 
 

@@ -248,7 +248,12 @@ class DrawnNode:
 
 
 def graph_name(f: Any) -> str:
-    """The name a graph traced from function ``f`` prints with (``graph`` for a lambda)."""
+    """The name a graph traced from function ``f`` prints with (``graph`` for a lambda).
+
+    >>> def loss(x): ...
+    >>> graph_name(loss), graph_name(lambda x: x)
+    ('loss', 'graph')
+    """
     name = getattr(f, "__name__", "graph")
     return "graph" if name.startswith("<") else name
 

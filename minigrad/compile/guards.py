@@ -159,7 +159,12 @@ class Guards:
 
 
 def traced_name(f: Any) -> str:
-    """How a traced value that outlived its trace names the function it came from."""
+    """How a traced value that outlived its trace names the function it came from.
+
+    >>> def step(x): ...
+    >>> traced_name(step)
+    'step (traced by jit or make_graph)'
+    """
     name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
     return f"{name} (traced by jit or make_graph)"
 

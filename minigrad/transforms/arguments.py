@@ -192,7 +192,13 @@ def flat_primals_and_tangents(
     primals: Any, tangents: Any, where: str
 ) -> tuple[list[Tensor], list[Tensor], tree.TreeDef]:
     """``jvp``'s arguments checked and flattened: the primals' leaves as tensors, a tangent
-    for each (same shape and dtype), and the primals' structure (``minigrad.tree``)."""
+    for each (same shape and dtype), and the primals' structure (``minigrad.tree``).
+
+    >>> import minigrad as mg
+    >>> xs, vs, _ = flat_primals_and_tangents(({"w": mg.ones(2)},), ({"w": [1.0, 0.0]},), "jvp")
+    >>> xs, vs
+    ([tensor([1., 1.])], [tensor([1., 0.])])
+    """
     primals, tangents = primals_and_tangents(primals, tangents, where)
     flat, structure = tree.flatten(primals)
     try:
