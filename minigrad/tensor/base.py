@@ -199,8 +199,10 @@ def set_version(data: Any, version: int) -> None:
 # every graph involved learns of it (``inplace.py``). A view keeps its base alive, as
 # in PyTorch. A view made under ``no_grad`` carries ``_view = (base, NO_GRAD_VIEW,
 # None)``: a change through it with gradient mode on is PyTorch's error, and so is
-# using it in a graph after its memory was changed in place (``StaleView``). Both
-# fields are left unset on every other tensor, so making a tensor costs nothing more.
+# using it in a graph after its memory was changed in place (``StaleView``); it is
+# among its base's ``_views`` only where that can happen, if the tensor it is a view
+# of requires grad (not, say, in a backward pass). Both fields are None on every
+# other tensor.
 
 #: The primitive slot of ``_view`` for a view made with gradient mode off (PyTorch's
 #: CreationMeta::NO_GRAD_MODE).
@@ -222,7 +224,17 @@ def note_view(view: Any, base: Any, prim: Any, params: dict, grad_enabled: bool 
     """Remember that ``view`` (made by ``prim`` from ``base``) shares ``base``'s memory."""
     if view is base or not shares_memory(view.data, base.data):
         return
-    view._view = (base, prim, params) if grad_enabled else (base, NO_GRAD_VIEW, None)
+    if not grad_enabled:
+        view._view = (base, NO_GRAD_VIEW, None)
+        if type(base) is TensorBase._raw:
+            return  # a backward pass's value (lean.py): never in a graph
+        root = base
+        while getattr(root, "_view", None) is not None:
+            root = root._view[0]
+        if not root.requires_grad:
+            return  # only a change of a tensor that requires grad refuses it (inplace.py)
+    else:
+        view._view = (base, prim, params)
     views = getattr(base, "_views", None)
     if views is None:
         views = base._views = []
@@ -395,6 +407,7 @@ class TensorBase:
         self._node = None
         self._tangents = None
         self._label = label
+        self._view = self._views = None
         self.requires_grad = False
         if requires_grad:
             self.requires_grad_(True)
@@ -420,6 +433,7 @@ class TensorBase:
         t._node = None
         t._tangents = None
         t._label = ""
+        t._view = t._views = None  # (set, not left missing: reading a missing slot is slow)
         return t
 
     # -- what a tensor is ---------------------------------------------------

@@ -307,7 +307,7 @@ def assign(x: Tensor, compute: Any, operands: tuple = (), op: str = "", *,
             new = _check_result(x, compute(_alias(x)), op, cast_check)
             _write(x, new.data)
         set_version(x.data, version)
-        if not isinstance(x.data, Box):
+        if view_of(x) is not None or getattr(x, "_views", None):  # (else no view to refuse)
             _stale_views_of(x)
         return x
     if not isinstance(x.data, Box) and _overlaps(x.data):
