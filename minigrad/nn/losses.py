@@ -295,7 +295,7 @@ def binary_cross_entropy(
 
 def _clamped_log(x: Tensor) -> Tensor:
     """``max(log x, -100)``; the inner max keeps ``log`` away from 0 so its slope stays finite."""
-    return maximum(log(maximum(x, 1e-45)), -100.0)
+    return maximum(log(maximum(x, x.new_full((), 1e-45))), x.new_full((), -100.0))
 
 
 @composite("binary_cross_entropy_with_logits")

@@ -30,6 +30,7 @@ from minigrad.tensor.ops import (
     search,
     statistics,
 )
+from minigrad.tensor.ops.elementwise import tensor_arguments
 from minigrad.tensor.ops.movement import astype, sizes
 
 
@@ -98,15 +99,19 @@ class MoreMethods:
         return arithmetic.copysign(self, other)
 
     def hypot(self, other: Any) -> Any:
+        tensor_arguments("hypot", other, method=True)
         return arithmetic.hypot(self, other)
 
     def logaddexp(self, other: Any) -> Any:
+        tensor_arguments("logaddexp", other, method=True)
         return arithmetic.logaddexp(self, other)
 
     def fmax(self, other: Any) -> Any:
+        tensor_arguments("fmax", other, method=True)
         return arithmetic.fmax(self, other)
 
     def fmin(self, other: Any) -> Any:
+        tensor_arguments("fmin", other, method=True)
         return arithmetic.fmin(self, other)
 
     def nan_to_num(self, nan: float = 0.0, posinf: float | None = None,
@@ -115,12 +120,15 @@ class MoreMethods:
 
     # -- truth tests --------------------------------------------------------------------
     def logical_and(self, other: Any) -> Any:
+        tensor_arguments("logical_and", other, method=True)
         return logic.logical_and(self, other)
 
     def logical_or(self, other: Any) -> Any:
+        tensor_arguments("logical_or", other, method=True)
         return logic.logical_or(self, other)
 
     def logical_xor(self, other: Any) -> Any:
+        tensor_arguments("logical_xor", other, method=True)
         return logic.logical_xor(self, other)
 
     def logical_not(self) -> Any:
@@ -155,13 +163,16 @@ class MoreMethods:
 
     def isclose(self, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
                 equal_nan: bool = False) -> Any:  # fmt: skip
+        tensor_arguments("isclose", other, method=True)
         return logic.isclose(self, other, rtol, atol, equal_nan)
 
     def allclose(self, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
                  equal_nan: bool = False) -> bool:  # fmt: skip
+        tensor_arguments("allclose", other, method=True)
         return logic.allclose(self, other, rtol, atol, equal_nan)
 
     def equal(self, other: Any) -> bool:
+        tensor_arguments("equal", other, method=True)
         return logic.equal(self, other)
 
     # -- layout -------------------------------------------------------------------------

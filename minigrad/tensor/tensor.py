@@ -163,9 +163,11 @@ class Tensor(MoreMethods, TensorBase):
         return ew.sign(self)
 
     def maximum(self, other: Any) -> Tensor:
+        ew.tensor_arguments("maximum", other, method=True)
         return ew.maximum(self, other)
 
     def minimum(self, other: Any) -> Tensor:
+        ew.tensor_arguments("minimum", other, method=True)
         return ew.minimum(self, other)
 
     def where(self, condition: Any, other: Any) -> Tensor:
@@ -179,7 +181,15 @@ class Tensor(MoreMethods, TensorBase):
     exp2, expm1, log2, log10, log1p, erf = em.exp2, em.expm1, em.log2, em.log10, em.log1p, em.erf
     square, reciprocal, rsqrt = em.square, em.reciprocal, em.rsqrt
     floor, ceil, trunc, fix, round = em.floor, em.ceil, em.trunc, em.fix, em.round
-    atan2 = arctan2 = em.atan2
+
+    def atan2(self, other: Any) -> Tensor:
+        ew.tensor_arguments("atan2", other, method=True)
+        return em.atan2(self, other)
+
+    def arctan2(self, other: Any) -> Tensor:
+        ew.tensor_arguments("arctan2", other, method=True)
+        return em.arctan2(self, other)
+
     clamp = clip = em.clamp
     remainder = __mod__ = em.remainder
 

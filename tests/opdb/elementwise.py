@@ -118,6 +118,7 @@ CASES.update(
         ),
         # two inputs
         "atan2": elementwise(mg.atan2, torch.atan2, [normal, nonzero]),
+        "arctan2": elementwise(mg.arctan2, torch.arctan2, [normal, nonzero]),
         "atan2:method": elementwise(
             lambda y, x: y.arctan2(x), lambda y, x: y.arctan2(x), [normal, normal]
         ),

@@ -211,7 +211,7 @@ def test_functions_equal_methods():
         (x.permute(1, 0), x.T),
         (mg.squeeze(mg.unsqueeze(x, 0)), x),
         (mg.matmul(x, y), x @ y),
-        (mg.maximum(x, 0.0), x.relu()),
+        (mg.maximum(x, mg.zeros_like(x)), x.relu()),
         (mg.where(x > 0, x, 0.0), x.relu()),
         (mg.broadcast_to(x, (4, 2, 3)).sum(0), 4 * x),
         (mg.sum_to(mg.broadcast_to(x, (4, 2, 3)), (2, 3)), 4 * x),

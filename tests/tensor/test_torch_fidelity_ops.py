@@ -184,3 +184,60 @@ def test_shrink_values_and_slopes_at_the_band_ends_and_at_nan_are_torchs(backend
                 continue
             assert _bits(y.detach().numpy()) == _bits(ty.detach().numpy()), (name, values)
             assert _bits(x.grad.numpy()) == _bits(tx.grad.numpy()), (name, values)
+
+
+# -- a Python number where PyTorch takes tensors only ----------------------------------------
+TENSORS_ONLY = ["maximum", "minimum", "fmax", "fmin", "atan2", "arctan2", "hypot", "logaddexp",
+                "logical_and", "logical_or", "logical_xor", "isclose", "allclose", "equal"]  # fmt: skip
+NUMBER_SECOND = ["eq", "ne", "lt", "le", "gt", "ge", "copysign", "fmod", "clamp_min",
+                 "clamp_max", "remainder", "pow", "add", "mul", "sub", "div"]  # fmt: skip
+
+
+def _number_calls():
+    calls = {}
+    for name in TENSORS_ONLY + NUMBER_SECOND:
+        for dtype in ("float32", "int64"):
+            for number in (2.0, 2, True, np.float64(0.5)):
+                calls[f"{name}(x, {number!r}) {dtype}"] = lambda m, t, n=name, d=dtype, c=number: (
+                    getattr(m, n)(t([1, 2], d), c)
+                )
+                calls[f"{name}({number!r}, x) {dtype}"] = lambda m, t, n=name, d=dtype, c=number: (
+                    getattr(m, n)(c, t([1, 2], d))
+                )
+                if not hasattr(mg.Tensor, name):
+                    continue  # (x.add and friends: not methods in minigrad yet)
+                calls[f"x.{name}({number!r}) {dtype}"] = lambda m, t, n=name, d=dtype, c=number: (
+                    getattr(t([1, 2], d), n)(c)
+                )
+            calls[f"{name}(x, y) {dtype}"] = lambda m, t, n=name, d=dtype: getattr(m, n)(
+                t([1, 2], d), t([2, 1], d)
+            )
+    return calls
+
+
+def _kind(outcome):
+    """An error as its type and first line; a result as its dtype and shape (the values of
+    these functions on a number are checked by their opdb rows)."""
+    return outcome[:2] if outcome[0] != "ok" else outcome[:3]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_number_is_refused_where_torch_refuses_it(backend):
+    for name, call in _number_calls().items():
+        ours, theirs = both(lambda m, t, c=call: _as_tensor(c(m, t), m), backend)
+        assert _kind(ours) == _kind(theirs), name
+
+
+def _as_tensor(result, m):
+    """``allclose`` and ``equal`` answer a Python bool."""
+    return m.tensor(result) if isinstance(result, bool) else result
+
+
+def test_internal_users_of_maximum_still_run():
+    # binary_cross_entropy's clamped log was the package's one caller with a number.
+    p = mg.tensor([0.25, 0.5, 0.75], requires_grad=True)
+    tp = torch.tensor([0.25, 0.5, 0.75], requires_grad=True)
+    y = [0.0, 1.0, 1.0]
+    F.binary_cross_entropy(p, mg.tensor(y)).backward()
+    TF.binary_cross_entropy(tp, torch.tensor(y)).backward()
+    np.testing.assert_allclose(p.grad.numpy(), tp.grad.numpy(), rtol=1e-6)

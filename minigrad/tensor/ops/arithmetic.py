@@ -27,7 +27,16 @@ from typing import Any
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.ops.elementwise import abs, compare, exp, operands, sqrt, where
+from minigrad.tensor.ops.elementwise import (
+    abs,
+    compare,
+    exp,
+    operands,
+    sqrt,
+    tensor_arguments,
+    tensor_first,
+    where,
+)
 from minigrad.tensor.ops.logic import isinf, isnan, logical_and, logical_or
 from minigrad.tensor.ops.math import UNIT_SIGN, clamp, floor, log1p, remainder, trunc
 from minigrad.tensor.ops.rearrange import clone
@@ -62,6 +71,7 @@ def clamp_min(input: Any, min: Any) -> Tensor:
     >>> mg.clamp_min(mg.tensor([-1.0, 2.0]), 0)
     tensor([0., 2.])
     """
+    tensor_first("clamp_min", input, min)
     return clamp(input, min=min)
 
 
@@ -72,6 +82,7 @@ def clamp_max(input: Any, max: Any) -> Tensor:
     >>> mg.tensor([-1.0, 2.0]).clamp_max(1)
     tensor([-1.,  1.])
     """
+    tensor_first("clamp_max", input, max)
     return clamp(input, max=max)
 
 
@@ -168,6 +179,7 @@ def fmod(input: Any, other: Any) -> Tensor:
     >>> mg.fmod(mg.tensor([-7, 7]), 3), mg.fmod(mg.tensor([5.5]), mg.tensor([-2.0]))
     (tensor([-1,  1]), tensor([1.5]))
     """
+    tensor_first("fmod", input, other)
     x, y = operands("fmod", input, other)
     if x.dtype == dtypes.bool_:
         raise NotImplementedError(
@@ -242,6 +254,7 @@ def copysign(input: Any, other: Any) -> Tensor:
     >>> mg.copysign(mg.tensor([1.0, 2.0, -3.0]), mg.tensor([-1.0, -0.0, 5.0]))
     tensor([-1., -2.,  3.])
     """
+    tensor_first("copysign", input, other)
     x, y = operands("copysign", input, other, floating=True)
     # The sign bit, which -0.0 and a negative NaN carry too (no comparison sees them).
     negative = compare("lt", apply(UNIT_SIGN, (y,)), 0)
@@ -256,6 +269,7 @@ def hypot(input: Any, other: Any) -> Tensor:
     >>> mg.hypot(mg.tensor([3.0, float("inf")]), mg.tensor([4.0, float("nan")]))
     tensor([ 5., inf])
     """
+    tensor_arguments("hypot", input, other)
     x, y = operands("hypot", input, other)
     _not_for("hypot", x, "bi", "hypot_cpu")
     # The larger side times sqrt(1 + ratio^2), ratio <= 1: no square overflows (above
@@ -280,9 +294,10 @@ def logaddexp(input: Any, other: Any) -> Tensor:
     """``log(exp(x) + exp(y))`` without overflow; floats only (as in PyTorch).
 
     >>> import minigrad as mg
-    >>> mg.logaddexp(mg.tensor([1000.0, float("-inf")], dtype=mg.float64), 1000.0)
-    tensor([1000.6931, 1000.    ], dtype=float64)
+    >>> mg.logaddexp(mg.tensor([1000.0, float("-inf")]), mg.tensor(1000.0))
+    tensor([1000.6932, 1000.    ])
     """
+    tensor_arguments("logaddexp", input, other)
     x, y = operands("logaddexp", input, other)
     _not_for("logaddexp", x, "bi", "logaddexp_cpu")
     # The larger plus log(1 + e^(smaller - larger)): the exponent is <= 0, so it never
@@ -304,6 +319,7 @@ def fmax(input: Any, other: Any) -> Tensor:
     >>> mg.fmax(mg.tensor([1.0, nan, nan]), mg.tensor([nan, 2.0, nan]))
     tensor([ 1.,  2., nan])
     """
+    tensor_arguments("fmax", input, other)
     x, y = operands("fmax", input, other)
     return where(logical_or(compare("ge", x, y), isnan(y)), x, y)
 
@@ -315,6 +331,7 @@ def fmin(input: Any, other: Any) -> Tensor:
     >>> mg.fmin(mg.tensor([1.0, float("nan")]), mg.tensor([3.0, 2.0]))
     tensor([1., 2.])
     """
+    tensor_arguments("fmin", input, other)
     x, y = operands("fmin", input, other)
     return where(logical_or(compare("le", x, y), isnan(y)), x, y)
 

@@ -337,14 +337,55 @@ def power(x: Any, y: Any) -> Tensor:
 pow = power  # PyTorch's name (``torch.pow``); ``power`` is NumPy's
 
 
-def maximum(x: Any, y: Any) -> Tensor:
-    """Elementwise maximum; on ties each side gets half the gradient."""
-    return _binary(MAXIMUM, x, y)
+def tensor_arguments(op: str, *values: Any, method: bool = False) -> None:
+    """PyTorch's TypeError for a function that takes tensors only (``torch.maximum(x, 2.0)``,
+    ``atan2``, ``hypot``, ``logical_and``, ...): the first argument that is not a tensor,
+    named and counted as PyTorch counts it (a method's ``other`` is position 1).
+
+    >>> tensor_arguments("maximum", 2.0)
+    Traceback (most recent call last):
+    TypeError: maximum(): argument 'input' (position 1) must be Tensor, not float
+    maximum takes tensors only, as PyTorch's: give the number as a tensor, e.g. mg.tensor(2.0)
+    """
+    names = ("other",) if method else ("input", "other")
+    for position, (name, value) in enumerate(zip(names, values), start=1):
+        if not isinstance(value, Tensor):
+            raise TypeError(
+                f"{op}(): argument '{name}' (position {position}) must be Tensor, not "
+                f"{dtypes.type_name(value)}\n{op} takes tensors only, as PyTorch's: give the "
+                "number as a tensor, e.g. mg.tensor(2.0)"
+            )
 
 
-def minimum(x: Any, y: Any) -> Tensor:
-    """Elementwise minimum; on ties each side gets half the gradient."""
-    return _binary(MINIMUM, x, y)
+def tensor_first(op: str, input: Any, other: Any) -> None:
+    """PyTorch's TypeError for a function whose ``other`` may be a number but whose ``input``
+    must be a tensor (``torch.eq(2, x)``, ``copysign``, ``fmod``, ``clamp_min``)."""
+    if not isinstance(input, Tensor):
+        got = ", ".join("Tensor" if isinstance(v, Tensor) else dtypes.type_name(v)
+                        for v in (input, other))  # fmt: skip
+        raise TypeError(
+            f"{op}() received an invalid combination of arguments - got ({got}), but expected "
+            f"one of:\n * (Tensor input, Tensor other)\n * (Tensor input, Number other)"
+        )
+
+
+def maximum(input: Any, other: Any) -> Tensor:
+    """Elementwise maximum of two tensors; on ties each side gets half the gradient.
+
+    A Python number is refused, as in PyTorch (``clamp(x, min=0)`` is the spelling).
+
+    >>> import minigrad as mg
+    >>> mg.maximum(mg.tensor([1.0, 5.0]), mg.tensor([3.0, 2.0]))
+    tensor([3., 5.])
+    """
+    tensor_arguments("maximum", input, other)
+    return _binary(MAXIMUM, input, other)
+
+
+def minimum(input: Any, other: Any) -> Tensor:
+    """Elementwise minimum of two tensors; on ties each side gets half the gradient."""
+    tensor_arguments("minimum", input, other)
+    return _binary(MINIMUM, input, other)
 
 
 def compare(name: str, x: Any, y: Any) -> Tensor:

@@ -14,7 +14,7 @@ under vmap with nothing new. The IEEE facts they rest on:
     >>> x = mg.tensor([1.0, float("nan"), float("inf"), 0.0])
     >>> mg.isnan(x), mg.isfinite(x)
     (tensor([False,  True, False, False]), tensor([ True, False, False,  True]))
-    >>> mg.logical_and(x, 1)
+    >>> mg.logical_and(x, mg.tensor(1))
     tensor([ True,  True,  True, False])
 """
 
@@ -27,7 +27,15 @@ import numpy as np
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.ops.elementwise import COMPARISONS, LOGICAL_NOT, abs, compare, operands
+from minigrad.tensor.ops.elementwise import (
+    COMPARISONS,
+    LOGICAL_NOT,
+    abs,
+    compare,
+    operands,
+    tensor_arguments,
+    tensor_first,
+)
 from minigrad.tensor.ops.reductions import all
 from minigrad.tensor.record import apply
 
@@ -58,6 +66,7 @@ def logical_and(input: Any, other: Any) -> Tensor:
     >>> mg.logical_and(mg.tensor([0, 1, 2]), mg.tensor([True, True, False]))
     tensor([False,  True, False])
     """
+    tensor_arguments("logical_and", input, other)
     return apply(COMPARISONS["logical_and"], tuple(operands("logical_and", input, other)))
 
 
@@ -68,6 +77,7 @@ def logical_or(input: Any, other: Any) -> Tensor:
     >>> mg.logical_or(mg.tensor([0.0, 0.0, 3.0]), mg.tensor([0.0, -1.0, 0.0]))
     tensor([False,  True,  True])
     """
+    tensor_arguments("logical_or", input, other)
     return apply(COMPARISONS["logical_or"], tuple(operands("logical_or", input, other)))
 
 
@@ -78,7 +88,8 @@ def logical_xor(input: Any, other: Any) -> Tensor:
     >>> mg.tensor([0, 1, 2]).logical_xor(mg.tensor([1, 1, 0]))
     tensor([ True, False,  True])
     """
-    return compare("ne", _truth(_tensor(input)), _truth(_tensor(other)))
+    tensor_arguments("logical_xor", input, other)
+    return compare("ne", _truth(input), _truth(other))
 
 
 def logical_not(input: Any) -> Tensor:
@@ -100,32 +111,38 @@ def eq(input: Any, other: Any) -> Tensor:
     >>> mg.eq(mg.tensor([1, 2]), 2), mg.lt(mg.tensor([1.0, 2.0]), mg.tensor([2.0, 2.0]))
     (tensor([False,  True]), tensor([ True, False]))
     """
-    return compare("eq", _tensor(input), other)
+    tensor_first("eq", input, other)
+    return compare("eq", input, other)
 
 
 def ne(input: Any, other: Any) -> Tensor:
     """``input != other`` elementwise (see ``eq``)."""
-    return compare("ne", _tensor(input), other)
+    tensor_first("ne", input, other)
+    return compare("ne", input, other)
 
 
 def lt(input: Any, other: Any) -> Tensor:
     """``input < other`` elementwise (see ``eq``)."""
-    return compare("lt", _tensor(input), other)
+    tensor_first("lt", input, other)
+    return compare("lt", input, other)
 
 
 def le(input: Any, other: Any) -> Tensor:
     """``input <= other`` elementwise (see ``eq``)."""
-    return compare("le", _tensor(input), other)
+    tensor_first("le", input, other)
+    return compare("le", input, other)
 
 
 def gt(input: Any, other: Any) -> Tensor:
     """``input > other`` elementwise (see ``eq``)."""
-    return compare("gt", _tensor(input), other)
+    tensor_first("gt", input, other)
+    return compare("gt", input, other)
 
 
 def ge(input: Any, other: Any) -> Tensor:
     """``input >= other`` elementwise (see ``eq``)."""
-    return compare("ge", _tensor(input), other)
+    tensor_first("ge", input, other)
+    return compare("ge", input, other)
 
 
 def isnan(input: Any) -> Tensor:
@@ -180,7 +197,8 @@ def isclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
     >>> mg.isclose(mg.tensor([1.0, 1.1, float("inf")]), mg.tensor([1.0 + 1e-6, 1.0, float("inf")]))
     tensor([ True, False,  True])
     """
-    a, b = _tensor(input), _tensor(other)
+    tensor_arguments("isclose", input, other)
+    a, b = input, other
     if a.dtype != b.dtype:
         raise RuntimeError(
             f"{a.dtype.name} did not match {b.dtype.name}\n"
@@ -212,6 +230,7 @@ def allclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
     >>> mg.allclose(mg.tensor([1.0, 2.0]), mg.tensor([1.0, 2.0 + 1e-7]))
     True
     """
+    tensor_arguments("allclose", input, other)
     return bool(all(isclose(input, other, rtol, atol, equal_nan)).item())
 
 
@@ -222,7 +241,8 @@ def equal(input: Any, other: Any) -> bool:
     >>> mg.equal(mg.tensor([1, 2]), mg.tensor([1, 2])), mg.equal(mg.ones(2), mg.ones(3))
     (True, False)
     """
-    a, b = _tensor(input), _tensor(other)
+    tensor_arguments("equal", input, other)
+    a, b = input, other
     if a.shape != b.shape:
         return False
     return bool(all(compare("eq", a, b)).item())

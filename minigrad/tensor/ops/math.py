@@ -26,7 +26,7 @@ import numpy as np
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.ops.elementwise import _map, _zip, exp, operands, where
+from minigrad.tensor.ops.elementwise import _map, _zip, exp, operands, tensor_arguments, where
 from minigrad.tensor.ops.rearrange import clone
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply, zeros_like
@@ -339,6 +339,7 @@ def atan2(input: Any, other: Any) -> Tensor:
     >>> mg.atan2(mg.tensor([1.0, 1.0]), mg.tensor([1.0, -1.0])) / 3.14159265
     tensor([0.25, 0.75])
     """
+    tensor_arguments("atan2", input, other)
     return _binary(ATAN2, input, other)
 
 
@@ -395,6 +396,14 @@ def clamp(input: Any, min: Any = None, max: Any = None) -> Tensor:
 # NumPy's names (and PyTorch's aliases for them).
 arcsin, arccos, arctan = asin, acos, atan
 arcsinh, arccosh, arctanh = asinh, acosh, atanh
-arctan2 = atan2
+def arctan2(input: Any, other: Any) -> Tensor:
+    """NumPy's name for ``atan2``.
+
+    >>> import minigrad as mg
+    >>> mg.arctan2(mg.tensor(0.0), mg.tensor(-1.0))
+    tensor(3.1416)
+    """
+    tensor_arguments("arctan2", input, other)
+    return _binary(ATAN2, input, other)
 fix = trunc
 clip = clamp
