@@ -396,6 +396,8 @@ def clamp(input: Any, min: Any = None, max: Any = None) -> Tensor:
 # NumPy's names (and PyTorch's aliases for them).
 arcsin, arccos, arctan = asin, acos, atan
 arcsinh, arccosh, arctanh = asinh, acosh, atanh
+
+
 def arctan2(input: Any, other: Any) -> Tensor:
     """NumPy's name for ``atan2``.
 
@@ -405,5 +407,7 @@ def arctan2(input: Any, other: Any) -> Tensor:
     """
     tensor_arguments("arctan2", input, other)
     return _binary(ATAN2, input, other)
+
+
 fix = trunc
 clip = clamp
