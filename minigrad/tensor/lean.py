@@ -134,6 +134,22 @@ for _op, _name, _swapped in [
 ]:  # fmt: skip
     setattr(Raw, _name, _operator(_op, _name, _swapped))
 
+_raw_over = Raw.__rtruediv__
+
+
+def _number_over_raw(self: Raw, other: Any) -> Any:
+    """``number / raw`` as ``Tensor.__rtruediv__`` computes it: ``reciprocal(raw) * number``
+    (PyTorch's two roundings), so that a rule gives the graph-building pass's bits."""
+    if (type(other) is float or type(other) is int) and self.data.dtype.kind == "f":
+        r = object.__new__(Raw)
+        r.data = _for_device(self.device).map("reciprocal", self.data)
+        r.device = self.device
+        return r * other
+    return _raw_over(self, other)
+
+
+Raw.__rtruediv__ = _number_over_raw
+
 # The reverse pass (autograd, below this module) finds the class here, as
 # operations find ``Tensor`` in ``TensorBase.concrete``.
 TensorBase._raw = Raw

@@ -72,8 +72,10 @@ class Tensor(MoreMethods, TensorBase):
         return ew.div(self, other)
 
     def __rtruediv__(self, other: Any) -> Tensor:
-        if dtypes.is_low_precision(self.dtype) and isinstance(other, (int, float)):
-            return ew.mul(em.reciprocal(self), other)  # PyTorch's order of roundings
+        # ``2.0 / x`` is ``reciprocal(x) * 2.0`` in PyTorch, for every dtype: two roundings
+        # (and its gradient is those two rows'), not one division.
+        if isinstance(other, (int, float)):
+            return ew.mul(em.reciprocal(self), other)
         return ew.div(other, self)
 
     def __pow__(self, other: Any) -> Tensor:

@@ -241,3 +241,75 @@ def test_internal_users_of_maximum_still_run():
     F.binary_cross_entropy(p, mg.tensor(y)).backward()
     TF.binary_cross_entropy(tp, torch.tensor(y)).backward()
     np.testing.assert_allclose(p.grad.numpy(), tp.grad.numpy(), rtol=1e-6)
+
+
+# -- number / tensor: PyTorch's reciprocal(x) * number, for every dtype -----------------------
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_number_over_tensor_is_torchs_reciprocal_times_number_bit_for_bit(backend, dtype):
+    # (about 30% of these quotients differ in the last bit from one rounded division)
+    rng = np.random.default_rng(3)
+    a = np.concatenate([rng.standard_normal(300) * 3, [0.0, -0.0, INF, -INF, NAN, 1e-40]])
+    g = rng.standard_normal(a.shape)
+    for c in (3.0, 0.1, -2.5, 7, True):
+        with mg.backends.use(backend):
+            x = mg.tensor(a, dtype=DTYPES[dtype][0], requires_grad=True)
+            y = c / x
+            y.backward(mg.tensor(g, dtype=DTYPES[dtype][0]))
+            fused = mg.jit(lambda x, c=c: c / x + 0.0)(x.detach())
+        tx = torch.tensor(a, dtype=DTYPES[dtype][1], requires_grad=True)
+        ty = c / tx
+        ty.backward(torch.tensor(g, dtype=DTYPES[dtype][1]))
+        assert _bits(y.detach().numpy()) == _bits(ty.detach().numpy()), c
+        assert _bits(x.grad.numpy()) == _bits(tx.grad.numpy()), c
+        assert _bits(fused.numpy()) == _bits(y.detach().numpy()), c
+
+
+def test_number_over_integer_and_bool_tensors_is_torchs():
+    for dtype in ("int64", "int32", "bool"):
+        ours, theirs = both(lambda m, t, d=dtype: 3.0 / t([1, 0, 3, 7, 6], d), "numpy")
+        assert ours == theirs, dtype
+        ours, theirs = both(lambda m, t, d=dtype: 7 / t([1, 0, 3, 7, 6], d), "numpy")
+        assert ours == theirs, dtype
+
+
+def test_the_lean_pass_divides_a_number_as_the_graph_pass_does():
+    from minigrad.tensor import lean
+
+    a = np.array([3.0, 0.7, -2.0, 1e-3, 0.0], np.float32)
+    raw = lean.Raw._wrap(a, "cpu")
+    for c in (0.1, 3.0, -7):
+        assert _bits((c / raw).data) == _bits((c / mg.tensor(a)).numpy())
+
+
+# -- a 16-bit tensor (0-d too) times or over a Python number ---------------------------------
+SIXTEEN_BIT_CALLS = {
+    f"{dtype} {shape} {name} {c!r}": (
+        lambda m, t, d=dtype, s=shape, f=fn, c=c: f(t(np.full(s, 0.5), d), c)
+    )
+    for dtype, constants in (("float16", [70000.0, 1e5, 65520.0, 3e-8, 1e-9, 0.1]),
+                             ("bfloat16", [1e39, 3.3e38, 1e-40, 1.00390625, 0.1]))
+    for shape in ((), (2,))
+    for c in constants
+    for name, fn in {"x * c": lambda x, c: x * c, "c * x": lambda x, c: c * x,
+                     "x + c": lambda x, c: x + c, "x - c": lambda x, c: x - c,
+                     "c - x": lambda x, c: c - x, "x / c": lambda x, c: x / c,
+                     "c / x": lambda x, c: c / x, "x ** c": lambda x, c: x ** min(c, 3.0)}.items()
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_sixteen_bit_tensors_with_a_number_are_torchs_bit_for_bit(backend):
+    check(SIXTEEN_BIT_CALLS, backend)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_the_slope_of_a_0d_sixteen_bit_tensor_times_a_number_is_torchs(dtype):
+    for c in (70000.0, 3e-8, 1.00390625, 0.1):
+        for op in (lambda x, c=c: x * c, lambda x, c=c: x / c, lambda x, c=c: c * x):
+            x = mg.tensor(0.5, dtype=DTYPES[dtype][0], requires_grad=True)
+            tx = torch.tensor(0.5, dtype=DTYPES[dtype][1], requires_grad=True)
+            op(x).backward(mg.tensor(0.75, dtype=DTYPES[dtype][0]))
+            op(tx).backward(torch.tensor(0.75, dtype=DTYPES[dtype][1]))
+            assert x.grad.dtype == x.dtype, c
+            assert _bits(x.grad.to(mg.float32).numpy()) == _bits(tx.grad.float().numpy()), c

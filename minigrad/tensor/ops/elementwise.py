@@ -56,9 +56,16 @@ ABS = _map("abs", lambda v, out, x: v * sign(x), saves=(0,))
 SIGN = _map("sign", lambda v, out, x: zeros_like(v))  # piecewise constant: slope 0 (PyTorch)
 LOGICAL_NOT = _map("logical_not", None)
 
-MUL = _zip("mul", (lambda v, out, x, y: v * y, lambda v, out, x, y: x * v), saves=(0, 1))
-DIV = _zip("div", (lambda v, out, x, y: v / y, lambda v, out, x, y: -v * (out / y)),
-           saves=(1, "out"))
+def _in_dtype_of(g: Tensor, x: Any) -> Tensor:
+    """A cotangent in its input's dtype, as PyTorch's engine gives it: a 0-d float16 ``x``
+    times a Python number computes in float32 (``x * 70000.0``), and so does its slope."""
+    return g if g.dtype == x.dtype or not dtypes.is_floating(x.dtype) else g.to(x.dtype)
+
+
+MUL = _zip("mul", (lambda v, out, x, y: _in_dtype_of(v * y, x), lambda v, out, x, y: x * v),
+           saves=(0, 1))  # fmt: skip
+DIV = _zip("div", (lambda v, out, x, y: _in_dtype_of(v / y, x),
+                   lambda v, out, x, y: -v * (out / y)), saves=(1, "out"))  # fmt: skip
 # d(x^y)/dy = x^y log x; PyTorch takes it as 0 where x == 0 and y >= 0.
 POW = Primitive("pow", lambda backend, x, y: _power(backend, x, y),
                 derivatives=(lambda v, out, x, y: v * _power_slope(x, y),
@@ -181,9 +188,10 @@ def operands(
     """Turn ``args`` (tensors and Python numbers) into tensors of one dtype and shape.
 
     With ``scalar_second`` (PyTorch's multiply and divide, lesson 15), a Python number or
-    a 0-d float constant in second place, after a float16/bfloat16 tensor with axes, joins in
-    float32 rather than rounded to 16 bits first: ``half_tensor * 65536.0`` is 32768 where
-    0.5 * 65536 is (65536 itself is beyond float16's range). PyTorch's other kernels, and
+    a 0-d float constant in second place, after a float16/bfloat16 tensor (a Python number
+    after a 0-d one too), joins in float32 rather than rounded to 16 bits first:
+    ``half_tensor * 65536.0`` is 32768 where 0.5 * 65536 is (65536 itself is beyond
+    float16's range). PyTorch's other kernels, and
     these with the constant first, round it to the result's dtype first; so do these.
     """
     tensors = [a for a in args if isinstance(a, Tensor)]
@@ -260,8 +268,10 @@ def _binary(prim: Primitive, x: Any, y: Any, floating: bool = False) -> Tensor:
             )
         ):
             return apply(prim, (x, y))
-    # (Not for a 0-d x: two 0-d operands promote each other, in the backward pass too.)
-    wide = prim.name in ("mul", "div") and isinstance(x, Tensor) and x.ndim > 0
+    # A 0-d x takes a Python number so too (PyTorch's rule for every 16-bit tensor); not a
+    # 0-d tensor, which a 0-d x promotes with (its slope comes back in x's dtype: MUL, DIV).
+    wide = (prim.name in ("mul", "div") and isinstance(x, Tensor)
+            and (x.ndim > 0 or not isinstance(y, Tensor)))  # fmt: skip
     return apply(prim, tuple(operands(prim.name, x, y, floating=floating, scalar_second=wide)))
 
 

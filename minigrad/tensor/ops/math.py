@@ -60,7 +60,7 @@ LOG1P = _map("log1p", lambda v, out, x: v / (x + 1), saves=(0,))
 # d erf(x) = 2/sqrt(pi) e^(-x^2): the normal density, scaled.
 ERF = _map("erf", lambda v, out, x: v * TWO_OVER_SQRT_PI * exp(-x * x), saves=(0,))
 SQUARE = _map("square", lambda v, out, x: 2 * v * x, saves=(0,))
-RECIPROCAL = _map("reciprocal", lambda v, out, x: -v * out * out, saves=("out",))
+RECIPROCAL = _map("reciprocal", lambda v, out, x: -v * (out * out), saves=("out",))  # (torch's)
 # d x^(-1/2) = -x^(-3/2) / 2 = -out^3 / 2.
 RSQRT = _map("rsqrt", lambda v, out, x: -0.5 * v * out * out * out, saves=("out",))
 # Step functions: the slope is 0 almost everywhere, and PyTorch says 0 at the steps too.
