@@ -290,6 +290,9 @@ class StaleView:
     def __bool__(self) -> bool:
         raise RuntimeError(self.message)
 
+    def retain(self, tensor: Any) -> None:
+        """``retain_grad()``: accepted, as by PyTorch (no gradient can reach the view)."""
+
 
 def view_of(t: Any) -> tuple | None:
     """``(base, primitive, params)`` if ``t`` is a known view, else None."""

@@ -246,6 +246,13 @@ def no_grad_view_read_after_its_base_changed(m, d):
     return w, v.detach() + 1, v == 4
 
 
+def no_grad_view_asked_to_retain_its_grad_after_its_base_changed(m, d):
+    x, v = _no_grad_view_of_a_graph_tensor(m, d)
+    x.mul_(2)
+    v.retain_grad()
+    return (x,)
+
+
 def view_of_a_no_grad_view_used_after_the_base_changed(m, d):
     x, v = _no_grad_view_of_a_graph_tensor(m, d)
     w = v[1:]
