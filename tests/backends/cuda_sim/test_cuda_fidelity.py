@@ -41,3 +41,27 @@ def test_scatter_keeps_the_last_write_on_cuda():
     (ty * torch.arange(1.0, 4.0)).sum().backward()
     assert y.cpu().detach().numpy().tolist() == ty.detach().numpy().tolist()
     assert s.grad.numpy().tolist() == ts.grad.numpy().tolist()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_number_over_tensor_on_cuda_is_torchs_reciprocal_times_number(dtype):
+    # (issue 22: ``c / x`` is reciprocal(x) * c in PyTorch; the CPU cases are in
+    # tests/tensor/test_torch_fidelity_ops.py)
+    rng = np.random.default_rng(5)
+    a, g = rng.standard_normal(64) * 3, rng.standard_normal(64)
+    x = mg.tensor(a, dtype=getattr(mg, dtype), requires_grad=True)
+    y = 0.1 / x.to("cuda")
+    y.backward(mg.tensor(g, dtype=getattr(mg, dtype)).to("cuda"))
+    tx = torch.tensor(a, dtype=getattr(torch, dtype), requires_grad=True)
+    ty = 0.1 / tx
+    ty.backward(torch.tensor(g, dtype=getattr(torch, dtype)))
+    assert y.cpu().detach().numpy().tobytes() == ty.detach().numpy().tobytes()
+    assert x.grad.numpy().tobytes() == tx.grad.numpy().tobytes()
+
+
+def test_a_0d_half_tensor_times_a_large_number_on_cuda_is_torchs():
+    x = mg.tensor(0.5, dtype=mg.float16).to("cuda")
+    t = torch.tensor(0.5, dtype=torch.float16)
+    for c in (70000.0, 3e-8):
+        assert float((x * c).cpu().to(mg.float32)) == float(t * c)
+        assert float((x / (1 / c)).cpu().to(mg.float32)) == float(t / (1 / c))
