@@ -141,7 +141,10 @@ def _kernel(op: Any) -> Any:
     device = op.inputs[0].device if op.inputs else op.out.device
     backend = backends.for_device(device)
     name = getattr(op.prim, "scalar", None)
-    if device == "cpu" and name is not None and op.out.shape and not op.params:
+    # (Not on 16-bit values: NumPy would promote a float16 tensor and a float32 constant to
+    # float32, where the backend rounds the result to float16 as eager mode does.)
+    low = any(v.dtype.name in ("float16", "bfloat16") for v in (*op.inputs, op.out))
+    if device == "cpu" and name is not None and op.out.shape and not op.params and not low:
         function = MAPS.get(name) if len(op.inputs) == 1 else ZIPS.get(name)
         numpy_runs = getattr(backend, "numpy_runs", None)
         if function is not None and numpy_runs and numpy_runs(name, math.prod(op.out.shape)):

@@ -259,10 +259,13 @@ def test_round_halves_to_even_and_rounds_to_decimals_as_torch():
 
 def test_aliases_are_the_same_functions():
     pairs = [("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan"), ("arcsinh", "asinh"),
-             ("arccosh", "acosh"), ("arctanh", "atanh"), ("arctan2", "atan2"), ("fix", "trunc")]  # fmt: skip
+             ("arccosh", "acosh"), ("arctanh", "atanh"), ("fix", "trunc")]  # fmt: skip
     for alias, name in pairs:
         assert getattr(mg, alias) is getattr(mg, name)
         assert getattr(mg.Tensor, alias) is getattr(mg.Tensor, name)
+    # arctan2 is atan2 with its own name in PyTorch's errors ("arctan2(): argument 'other'...")
+    y, x = mg.tensor([1.0, -2.0]), mg.tensor([-1.0, 0.5])
+    assert mg.arctan2(y, x).tolist() == mg.atan2(y, x).tolist() == y.arctan2(x).tolist()
 
 
 # -- float32 kernels against float64 ----------------------------------------------------------------

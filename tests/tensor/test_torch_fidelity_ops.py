@@ -313,3 +313,14 @@ def test_the_slope_of_a_0d_sixteen_bit_tensor_times_a_number_is_torchs(dtype):
             op(tx).backward(torch.tensor(0.75, dtype=DTYPES[dtype][1]))
             assert x.grad.dtype == x.dtype, c
             assert _bits(x.grad.to(mg.float32).numpy()) == _bits(tx.grad.float().numpy()), c
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_jit_of_a_sixteen_bit_tensor_with_a_number_is_eager_mode_bit_for_bit(dtype):
+    # (small graphs ran NumPy's own functions, which promote float16 and a float32
+    # constant to float32)
+    x = mg.tensor(np.linspace(-3, 3, 7), dtype=DTYPES[dtype][0])
+    for fn in (lambda x: x * 70000.0, lambda x: 0.1 / x, lambda x: (-x) * 3.0 + 1.0):
+        eager, compiled = fn(x), mg.jit(fn)(x)
+        assert compiled.dtype == eager.dtype
+        assert _bits(compiled.to(mg.float32).numpy()) == _bits(eager.to(mg.float32).numpy())
