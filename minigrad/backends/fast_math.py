@@ -87,11 +87,20 @@ F = np.float32
 LOG1P_P = (2.0, 2 / 3, 2 / 5, 2 / 7, 2 / 9, 2 / 11, 2 / 13)  # 2 atanh(s) / s in s^2
 
 
+def muladd(a, b, c):
+    """a * b + c. Compiled, one fused multiply-add (``numba_kernels.muladd``): one rounding.
+
+    >>> muladd(F(2.0), F(3.0), F(1.0))
+    np.float32(7.0)
+    """
+    return a * b + c
+
+
 def horner(x, coefficients):
     """c[0] + c[1] x + c[2] x^2 + ..., by Horner's rule, the coefficients in x's type.
 
     The loop has a fixed count, so the compiler unrolls it: each kernel that calls
-    this is the same straight line of multiplies and adds as if written out.
+    this is the same straight line of fused multiply-adds as if written out.
 
     >>> horner(F(2.0), (1.0, 3.0, 1.0))  # 1 + 3 x + x^2
     np.float32(11.0)
@@ -99,7 +108,7 @@ def horner(x, coefficients):
     t = type(x)
     p = t(coefficients[len(coefficients) - 1])
     for k in range(len(coefficients) - 2, -1, -1):
-        p = p * x + t(coefficients[k])
+        p = muladd(p, x, t(coefficients[k]))
     return p
 
 
@@ -137,9 +146,9 @@ def _exp_sum(a, b):
     """
     low, high = F(EXP_LOW), F(EXP_HIGH)
     c = low if a < low else (high if a > high else a)  # NaN -> high; put back at the end
-    n = np.floor((c + b) * F(LOG2E) + F(0.5))
-    r = ((c - n * F(LN2_HI)) + b) - n * F(LN2_LO)
-    y = horner(r, EXP_P) * r * r + r + F(1)
+    n = np.floor(muladd(c + b, F(LOG2E), F(0.5)))
+    r = muladd(-n, F(LN2_LO), muladd(-n, F(LN2_HI), c) + b)  # the first is exact
+    y = muladd(r * r, horner(r, EXP_P), r) + F(1)
     # 2^n as two factors 2^h 2^(n - h), each a float32 built from its exponent bits
     # (n + 127 << 23): -150 <= n <= 129 is beyond one factor's range of normal numbers.
     k = np.int32(n)

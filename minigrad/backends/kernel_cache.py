@@ -95,7 +95,7 @@ def flat_layouts(arity: int) -> list[str]:
     return [layout for layout in layouts if "a" in layout]
 
 
-def jit_scalar(function: Any, jit: Any) -> Any:
+def jit_scalar(function: Any, jit: Any, native: dict[str, Any] | None = None) -> Any:
     """``jit(function)``, and the functions of its module that it calls compiled by ``jit`` too.
 
     Compiled code can call only compiled code, so a scalar function that calls a
@@ -104,6 +104,8 @@ def jit_scalar(function: Any, jit: Any) -> Any:
     reaches is compiled by the same ``jit`` (``njit(inline="always")`` on the
     CPU, a CUDA device function): the modules themselves stay plain Python,
     importable without numba. A function that calls no helper is ``jit(function)``.
+    ``native`` names helpers that have a compiled stand-in, used instead
+    (``numba_kernels.NATIVE``: ``fast_math.muladd`` as one fused multiply-add).
 
     >>> calls = []
     >>> jit_scalar(abs, lambda f: calls.append(f) or f) is abs, calls == [abs]
@@ -126,6 +128,9 @@ def jit_scalar(function: Any, jit: Any) -> Any:
     if not helpers:
         return jit(function)
     for name, helper in helpers.items():  # looked up when numba compiles: order is free
+        if native and name in native:
+            scope[name] = native[name]
+            continue
         scope[name] = jit(types.FunctionType(helper.__code__, scope, name, helper.__defaults__))
     return jit(types.FunctionType(code, scope, function.__name__, function.__defaults__))
 
@@ -144,9 +149,10 @@ def _cpu_source(what: str, function: Any) -> str:
         'CACHE = "__file__" in globals()  # numba caches functions of a file; in memory, none',
         "",
         "from minigrad.backends.kernel_cache import jit_scalar",
+        "from minigrad.backends.numba_kernels import NATIVE",
         f"from {function.__module__} import {function.__name__}",
         "",
-        f'fn = jit_scalar({function.__name__}, njit(inline="always"))',
+        f'fn = jit_scalar({function.__name__}, njit(inline="always"), NATIVE)',
         'JIT = njit(nogil=True, cache=CACHE, error_model="numpy")',
     ]
     for layout in flat_layouts(len(names)):
@@ -530,8 +536,11 @@ def fused_source(doc: list[str], functions: list[tuple[str, str]], inputs: list[
         lines += [f"_{f} = _jit_scalar(_py_{f}, _cuda.jit(device=True))" for _, f in functions]
     else:
         lines += ["from numba import njit as _njit", ""]
+        lines += ["from minigrad.backends.numba_kernels import NATIVE as _NATIVE", ""]
         lines += [f"from {m} import {f} as _py_{f}" for m, f in functions]
-        lines += [f'_{f} = _jit_scalar(_py_{f}, _njit(inline="always"))' for _, f in functions]
+        lines += [
+            f'_{f} = _jit_scalar(_py_{f}, _njit(inline="always"), _NATIVE)' for _, f in functions
+        ]
     bounds = ["_n"] if device == "cuda" else ["_start", "_stop"]
     params = [*bounds, *[n for n, _ in inputs], *[f"out_{n}" for n, _ in outputs]]
     lines += ["", ""]
