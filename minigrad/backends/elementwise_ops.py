@@ -230,7 +230,7 @@ op("logical_and",    f.logical_and,      np.logical_and)
 op("logical_or",     f.logical_or,       np.logical_or)
 op("atan2",          m.atan2,            np.arctan2)
 # NumPy's remainder makes several passes; clamp is a maximum-like pass (measured: the kernel wins).
-op("remainder",      m.remainder,        np.remainder,                         ELEMENTWISE)
+op("remainder",      m.remainder,        np.remainder,                         ELEMENTWISE, fm.remainder_float32)  # noqa: E501
 # clamp_min and clamp_max keep a NaN from either side, as maximum does, and x at a tie.
 op("clamp_min",      m.clamp_min,        _larger,                              ELEMENTWISE)
 op("clamp_max",      m.clamp_max,        _smaller,                             ELEMENTWISE)

@@ -24,7 +24,9 @@ from minigrad.backends.crossover import NUMPY_BELOW
 from minigrad.backends.elementwise_ops import OPS
 from minigrad.backends.numba_backend import NumbaBackend
 
-BODIES = sorted(n for n, row in OPS.items() if row.float32 and n not in ("tanh", "where"))
+BODIES = sorted(
+    n for n, row in OPS.items() if row.float32 and n not in ("tanh", "where", "remainder")
+)
 SLACK = 4  # ulp a body may lose beyond the C library's kernel
 
 
@@ -130,3 +132,26 @@ def test_float32_where_copies_the_chosen_bits():
     kernel = kernel_cache.elementwise_kernel("where", function=OPS["where"].float32, layout="aaa")
     kernel(0, x.size, out, c, x, y)
     np.testing.assert_array_equal(out.view(np.int32), np.where(c, x, y).view(np.int32))
+
+
+def test_float32_remainder_is_exact():
+    # The fixed-step body against NumPy's remainder (fmod, exact, then y's sign):
+    # bit for bit, over pairs of every magnitude, the sweep and its edges.
+    rng = np.random.default_rng(0)
+    patterns = rng.integers(0, 0x7F800000, (2, 20000)).astype(np.uint32).view(np.float32)
+    signs = np.where(rng.random((2, 20000)) < 0.5, 1, -1).astype(np.float32)
+    x, y = patterns * signs
+    edges = sweep()
+    grid_x, grid_y = (a.ravel() for a in np.meshgrid(edges[::8], edges[::8]))
+    near = rng.standard_normal((2, 20000)).astype(np.float32) * np.float32(50)
+    x = np.concatenate([x, grid_x, near[0], edges])
+    y = np.concatenate([y, grid_y, near[1], edges[::-1]])
+    out = np.empty_like(x)
+    kernel = kernel_cache.elementwise_kernel(
+        "remainder", function=OPS["remainder"].float32, layout="aa"
+    )
+    kernel(0, x.size, out, x, y)
+    with np.errstate(all="ignore"):
+        want = np.remainder(x, y)
+    same = (out.view(np.int32) == want.view(np.int32)) | (np.isnan(out) & np.isnan(want))
+    assert same.all(), (x[~same][:5], y[~same][:5], out[~same][:5], want[~same][:5])
