@@ -166,6 +166,7 @@ PROGRAMS = {
     "broadcast_to": (lambda x: x.broadcast_to((2, 3)) * x.exp(), [(1, 3)], normal),
     "sum_to": (lambda x: x.sum_to((1, 3)) * x.sum_to((1, 3)), [(2, 3)], normal),
     "sum": (lambda x: x.sum(0) ** 2, [(2, 3)], normal),
+    "nansum": (lambda x: mg.nansum(x, 1) ** 2, [(2, 3)], normal),
     "max": (lambda x: x.amax(1) ** 2, [(2, 3)], apart),
     "min": (lambda x: x.amin(0) * x.min(), [(2, 3)], apart),
     "prod": (lambda x: x.prod(1) * x.prod(), [(2, 3)], normal),

@@ -2,8 +2,10 @@
 
 Each is a composition of rows, so it needs no derivative of its own:
 
-- ``nansum`` sums ``where(isnan(x), 0, x)``: NaN elements add nothing and,
-  through ``where``, get a zero gradient; every other element gets ``g``;
+- ``nansum`` is a row of its own: it sums ``where(isnan(x), 0, x)``, and its
+  derivative is PyTorch's, ``g * (x == x)``: a mask *multiplied* in, so a NaN
+  element's slope is ``0 * g`` (NaN where ``g`` is inf, as over an all-NaN slice of
+  ``nanmean``, where ``where`` would say 0);
 - ``nanmean`` is ``nansum`` over the count of elements that are not NaN
   (PyTorch's definition): an all-NaN slice is ``0 / 0``, NaN;
 - ``count_nonzero`` sums the bool ``x != 0`` (NaN is not zero), an int64
@@ -21,14 +23,39 @@ from typing import Any
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.ops.elementwise import where
 from minigrad.tensor.ops.logic import isnan
-from minigrad.tensor.ops.reductions import normalize_axes, sum
+from minigrad.tensor.ops.reductions import SUM, _expand, normalize_axes, sum
+from minigrad.tensor.primitive import Primitive, shifted
+from minigrad.tensor.record import apply
 
 __all__ = ["count_nonzero", "nanmean", "nansum"]
 
 _TORCH_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
                 "uint8": "Byte", "bool": "Bool"}  # fmt: skip
+
+
+def _nansum_forward(backend: Any, x: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
+    number = backend.zip("eq", x, x)  # False only at NaN
+    clean = backend.where(number, x, backend.full((), 0, x.dtype))
+    return backend.reduce("sum", clean, axes, keepdims)
+
+
+def _nansum_vjp(g: Any, out: Any, inputs: Any, needs: Any, axes: Any, keepdims: bool) -> Any:
+    (x,) = inputs
+    return (_expand(g, x, axes, keepdims) * (x == x),)
+
+
+def _nansum_jvp(tangents: Any, out: Any, inputs: Any, axes: Any, keepdims: bool) -> Any:
+    (x,) = inputs
+    return apply(SUM, (tangents[0] * (x == x),), axes=axes, keepdims=keepdims)
+
+
+# A sum that reads NaN as 0: linear in the numbers, its transpose masks the cotangent.
+NANSUM = Primitive(
+    "nansum", _nansum_forward, vjp=_nansum_vjp, jvp=_nansum_jvp, saves=(0,),
+    batch=lambda xs, batched, axes, keepdims: apply(
+        NANSUM, (xs[0],), axes=shifted(axes), keepdims=keepdims),
+)  # fmt: skip
 
 
 def _tensor(x: Any) -> Tensor:
@@ -76,7 +103,7 @@ def count_nonzero(input: Any, dim: Any = None) -> Tensor:
 
 
 def nansum(input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    """The sum over ``dim`` with NaN read as zero; NaN elements get a zero gradient.
+    """The sum over ``dim`` with NaN read as zero; NaN elements get a zero gradient (``0 * g``).
 
     Integer and bool tensors have no NaN: theirs is the plain sum (int64, as ``sum``).
 
@@ -88,9 +115,14 @@ def nansum(input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
     if dtype is not None:
         x = x.to(dtype)
     axes = _axes("nansum", x, dim)
-    if dtypes.is_floating(x.dtype):
-        x = where(isnan(x), 0.0, x)
-    return sum(x, axes, bool(keepdim))
+    if not dtypes.is_floating(x.dtype):
+        return sum(x, axes, bool(keepdim))
+    return _nansum_row(x, axes, bool(keepdim))
+
+
+@dtypes.in_float32
+def _nansum_row(x: Tensor, axes: tuple[int, ...], keepdims: bool) -> Tensor:
+    return apply(NANSUM, (x,), axes=axes, keepdims=keepdims)
 
 
 def nanmean(input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
