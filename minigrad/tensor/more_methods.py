@@ -41,15 +41,19 @@ class MoreMethods:
 
     # -- matrix products ------------------------------------------------------------
     def mm(self, mat2: Any) -> Any:
+        tensor_arguments("mm", mat2, method=True, names=("input", "mat2"))
         return matrix_products.mm(self, mat2)
 
     def bmm(self, mat2: Any) -> Any:
+        tensor_arguments("bmm", mat2, method=True, names=("input", "mat2"))
         return matrix_products.bmm(self, mat2)
 
     def mv(self, vec: Any) -> Any:
+        tensor_arguments("mv", vec, method=True, names=("input", "vec"))
         return matrix_products.mv(self, vec)
 
     def dot(self, tensor: Any) -> Any:
+        tensor_arguments("dot", tensor, method=True, names=("input", "tensor"))
         return matrix_products.dot(self, tensor)
 
     def addmm(self, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
@@ -59,9 +63,11 @@ class MoreMethods:
         return matrix_products.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
 
     def kron(self, other: Any) -> Any:
+        tensor_arguments("kron", other, method=True, names=("input", "other"))
         return matrix_products.kron(self, other)
 
     def cross(self, other: Any, dim: int | None = None) -> Any:
+        tensor_arguments("cross", other, method=True, names=("input", "other"))
         return matrix_products.cross(self, other, dim)
 
     # -- elementwise arithmetic -------------------------------------------------------
@@ -226,6 +232,7 @@ class MoreMethods:
         return scattering.index_put(self, indices, values, accumulate)
 
     def masked_select(self, mask: Any) -> Any:
+        tensor_arguments("masked_select", mask, method=True, names=("input", "mask"))
         return scattering.masked_select(self, mask)
 
     # -- reductions that skip NaN or count ----------------------------------------------

@@ -324,3 +324,22 @@ def test_jit_of_a_sixteen_bit_tensor_with_a_number_is_eager_mode_bit_for_bit(dty
         eager, compiled = fn(x), mg.jit(fn)(x)
         assert compiled.dtype == eager.dtype
         assert _bits(compiled.to(mg.float32).numpy()) == _bits(eager.to(mg.float32).numpy())
+
+
+PRODUCTS = ["mm", "bmm", "mv", "dot", "kron", "cross", "cdist", "masked_select"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_products_and_masked_select_refuse_a_number_as_torch(backend):
+    for name in PRODUCTS:
+        for number in (2.0, 3, True):
+            calls = {
+                "(x, c)": lambda m, t, n=name, c=number: getattr(m, n)(t([[1.0, 2.0]], "float32"), c),
+                "(c, x)": lambda m, t, n=name, c=number: getattr(m, n)(c, t([[1.0, 2.0]], "float32")),
+                "x.(c)": lambda m, t, n=name, c=number: getattr(t([[1.0, 2.0]], "float32"), n)(c),
+            }  # fmt: skip
+            for how, call in calls.items():
+                if how == "x.(c)" and not hasattr(torch.Tensor, name):
+                    continue
+                ours, theirs = both(call, backend)
+                assert ours == theirs, f"{name}{how} {number!r}"

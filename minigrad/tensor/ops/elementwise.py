@@ -347,7 +347,8 @@ def power(x: Any, y: Any) -> Tensor:
 pow = power  # PyTorch's name (``torch.pow``); ``power`` is NumPy's
 
 
-def tensor_arguments(op: str, *values: Any, method: bool = False) -> None:
+def tensor_arguments(op: str, *values: Any, method: bool = False,
+                     names: tuple[str, ...] = ("input", "other")) -> None:  # fmt: skip
     """PyTorch's TypeError for a function that takes tensors only (``torch.maximum(x, 2.0)``,
     ``atan2``, ``hypot``, ``logical_and``, ...): the first argument that is not a tensor,
     named and counted as PyTorch counts it (a method's ``other`` is position 1).
@@ -357,7 +358,7 @@ def tensor_arguments(op: str, *values: Any, method: bool = False) -> None:
     TypeError: maximum(): argument 'input' (position 1) must be Tensor, not float
     maximum takes tensors only, as PyTorch's: give the number as a tensor, e.g. mg.tensor(2.0)
     """
-    names = ("other",) if method else ("input", "other")
+    names = names[1:] if method else names
     for position, (name, value) in enumerate(zip(names, values), start=1):
         if not isinstance(value, Tensor):
             raise TypeError(

@@ -23,7 +23,7 @@ from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.composite import composite
 from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_shape, stretch_to
-from minigrad.tensor.ops.elementwise import abs, sqrt, where
+from minigrad.tensor.ops.elementwise import abs, sqrt, tensor_arguments, where
 from minigrad.tensor.ops.linalg import matmul
 from minigrad.tensor.ops.movement import concatenate, reshape, unsqueeze
 from minigrad.tensor.ops.rearrange import narrow
@@ -68,6 +68,7 @@ def mm(input: Any, mat2: Any) -> Tensor:
     >>> mg.mm(mg.ones((2, 3)), mg.ones((3, 1))).tolist()
     [[3.0], [3.0]]
     """
+    tensor_arguments("mm", input, mat2, names=("input", "mat2"))
     a, b = _tensor(input), _tensor(mat2)
     _dims(a, 2, "self must be a matrix")
     _dims(b, 2, "mat2 must be a matrix")
@@ -83,6 +84,7 @@ def bmm(input: Any, mat2: Any) -> Tensor:
     >>> mg.bmm(mg.ones((4, 2, 3)), mg.ones((4, 3, 5))).shape
     (4, 2, 5)
     """
+    tensor_arguments("bmm", input, mat2, names=("input", "mat2"))
     a, b = _tensor(input), _tensor(mat2)
     _dims(a, 3, "batch1 must be a 3D tensor")
     _dims(b, 3, "batch2 must be a 3D tensor")
@@ -104,6 +106,7 @@ def mv(input: Any, vec: Any) -> Tensor:
     >>> mg.mv(mg.tensor([[1.0, 2.0], [3.0, 4.0]]), mg.tensor([1.0, -1.0]))
     tensor([-1., -1.])
     """
+    tensor_arguments("mv", input, vec, names=("input", "vec"))
     a, v = _tensor(input), _tensor(vec)
     if a.ndim != 2 or v.ndim != 1:
         raise ShapeError(
@@ -127,6 +130,7 @@ def dot(input: Any, tensor: Any) -> Tensor:
     >>> mg.dot(mg.tensor([1, 2, 3]), mg.tensor([4, 5, 6]))
     tensor(32)
     """
+    tensor_arguments("dot", input, tensor, names=("input", "tensor"))
     a, b = _tensor(input), _tensor(tensor)
     if a.ndim != 1 or b.ndim != 1:
         raise ShapeError(
@@ -208,6 +212,7 @@ def kron(input: Any, other: Any) -> Tensor:
     tensor([[1., 2., 0., 0.],
             [0., 0., 1., 2.]])
     """
+    tensor_arguments("kron", input, other, names=("input", "other"))
     a, b = _tensor(input), _tensor(other)
     ndim = max(a.ndim, b.ndim)
     a_shape, b_shape = _padded(a.shape, ndim), _padded(b.shape, ndim)
@@ -226,6 +231,7 @@ def cross(input: Any, other: Any, dim: int | None = None) -> Tensor:
     >>> mg.cross(mg.tensor([1.0, 0.0, 0.0]), mg.tensor([0.0, 1.0, 0.0]), dim=0)
     tensor([0., 0., 1.])
     """
+    tensor_arguments("cross", input, other, names=("input", "other"))
     a, b = _tensor(input), _tensor(other)
     shape = broadcast_shape(a.shape, b.shape, op="cross")
     if dim is None:
@@ -267,6 +273,7 @@ def cdist(x1: Any, x2: Any, p: float = 2.0, compute_mode: str | None = None) -> 
     >>> mg.cdist(mg.tensor([[0.0, 0.0]]), mg.tensor([[3.0, 4.0], [0.0, 0.0]]))
     tensor([[5., 0.]])
     """
+    tensor_arguments("cdist", x1, x2, names=("x1", "x2"))
     a, b = _tensor(x1), _tensor(x2)
     if a.ndim < 2 or b.ndim < 2:
         which, t = ("X1", a) if a.ndim < 2 else ("X2", b)

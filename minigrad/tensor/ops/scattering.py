@@ -36,7 +36,7 @@ from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.ops.arithmetic import floor_divide
 from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_shape, stretch_to
-from minigrad.tensor.ops.elementwise import compare, exp, log, where
+from minigrad.tensor.ops.elementwise import compare, exp, log, tensor_arguments, where
 from minigrad.tensor.ops.indexing import (
     GATHER,
     SCATTER_ADD_ALONG,
@@ -393,6 +393,7 @@ def masked_select(input: Any, mask: Any) -> Tensor:
     >>> mg.masked_select(x, x > 0)
     tensor([1., 4.])
     """
+    tensor_arguments("masked_select", input, mask, names=("input", "mask"))
     x = as_tensor(input)
     m = as_tensor(mask, x)
     if m.dtype != dtypes.bool_:
