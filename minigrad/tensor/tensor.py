@@ -249,6 +249,7 @@ class Tensor(MoreMethods, TensorBase):
         return scans.cumprod(self, axis, **aliases)
 
     def outer(self, other: Any) -> Tensor:
+        ew.tensor_arguments("outer", other, method=True, names=("input", "vec2"))
         return contractions.outer(self, other)
 
     def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1, **aliases: Any) -> Tensor:

@@ -326,7 +326,7 @@ def test_jit_of_a_sixteen_bit_tensor_with_a_number_is_eager_mode_bit_for_bit(dty
         assert _bits(compiled.to(mg.float32).numpy()) == _bits(eager.to(mg.float32).numpy())
 
 
-PRODUCTS = ["mm", "bmm", "mv", "dot", "kron", "cross", "cdist", "masked_select"]
+PRODUCTS = ["mm", "bmm", "mv", "dot", "kron", "cross", "cdist", "masked_select", "outer"]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

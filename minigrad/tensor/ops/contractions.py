@@ -34,7 +34,7 @@ from minigrad.tensor.base import note_view
 from minigrad.tensor.composite import composite
 from minigrad.tensor.mode import current
 from minigrad.tensor.ops.broadcasting import ShapeError
-from minigrad.tensor.ops.elementwise import where
+from minigrad.tensor.ops.elementwise import tensor_arguments, where
 from minigrad.tensor.ops.linalg import matmul
 from minigrad.tensor.ops.movement import (
     DIAGONAL,
@@ -288,6 +288,7 @@ def outer(a: Any, b: Any) -> Tensor:
     tensor([[  1,  10, 100],
             [  2,  20, 200]])
     """
+    tensor_arguments("outer", a, b, names=("input", "vec2"))
     a, b = _tensors([a, b])
     for name, v in (("self", a), ("vec2", b)):
         if v.ndim != 1:
