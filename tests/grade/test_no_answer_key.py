@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import gc
 import json
 import os
 import re
@@ -275,31 +276,28 @@ def module_code(text: str, lesson: str):
     return _compiled(text, str(path))
 
 
-_SYNTAX: dict[tuple, bool] = {}
+_CODE: dict[tuple, object] = {}
 _STUBS: dict[tuple, object] = {}
+_BINDS: dict[str, object] = {}
 
 
 def pasted(stub: str, candidate: dict, target: dict, lesson: str) -> list | None:
-    """The stub, then the candidate in place of the target: code objects run in order in one
-    namespace, as one file would run (the stub compiled once, each candidate in a file of its own).
-    """
-    key = (candidate["source"], tuple(candidate["imports"]))
-    if key not in _SYNTAX:
-        text = "\n".join([*candidate["imports"], candidate["source"]])
-        _SYNTAX[key] = _compiled(text, lesson) is not None
-    if not _SYNTAX[key]:
-        return None
+    """The stub, then the candidate, then the candidate bound to the target's name: code
+    objects run in order in one namespace, as one file would run. The stub is compiled once,
+    each candidate once, in a file of its own (whichever target it is tried in)."""
     # A __future__ import opens each part (as it opened the whole file).
     future = [line for line in candidate["imports"] if line.startswith("from __future__")]
     imports = [line for line in candidate["imports"] if line not in future]
+    key = (candidate["source"], tuple(candidate["imports"]))
+    if key not in _CODE:
+        _CODE[key] = module_code("\n".join([*future, *imports, candidate["source"]]) + "\n", lesson)
     if (stub, tuple(future)) not in _STUBS:
         _STUBS[stub, tuple(future)] = module_code("\n".join([*future, stub]) + "\n", lesson)
-    stub_code = _STUBS[stub, tuple(future)]
-    text = "\n".join(
-        [*future, *imports, candidate["source"], f"{target['path']} = {candidate['name']}"]
-    )
-    code = module_code(text + "\n", lesson)
-    return None if code is None or stub_code is None else [stub_code, code]
+    bind = f"{target['path']} = {candidate['name']}"
+    if bind not in _BINDS:
+        _BINDS[bind] = _compiled(bind, lesson)
+    parts = [_STUBS[stub, tuple(future)], _CODE[key], _BINDS[bind]]
+    return None if None in parts else parts
 
 
 def _in_process(
@@ -318,9 +316,13 @@ def _forked(
 ) -> dict:
     """``_in_process`` in a forked child; nothing it does reaches this process."""
     read, write = os.pipe()
+    # The collector's objects so far stay out of the child's collections: a collection that
+    # walked them would copy every page of this (large) process into the child.
+    gc.freeze()
     pid = os.fork()
     if pid == 0:  # the child: score, report, leave without any cleanup
         try:
+            gc.disable()  # it lives a few seconds at most
             os.close(read)
             result = _in_process(parts, lesson, checks, inputs, light, limit)
             os.write(write, json.dumps({str(k): v for k, v in result.items()}).encode())
