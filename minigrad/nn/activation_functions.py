@@ -31,6 +31,7 @@ Two things the compositions must get right, as PyTorch does:
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 from minigrad.nn.module import Module
@@ -341,7 +342,23 @@ class Tanhshrink(Module):
         return tanhshrink(input)
 
 
-class Softshrink(Module):
+class _Shrink(Module):
+    """A layer of ``function(x, lambd)``: the band's half-width is its one setting."""
+
+    function: Callable[[Tensor, float], Tensor]
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input: Tensor) -> Tensor:
+        return self.function(input, self.lambd)
+
+    def extra_repr(self) -> str:
+        return str(self.lambd)
+
+
+class Softshrink(_Shrink):
     """``x -+ lambd`` outside ``[-lambd, lambd]``, 0 on it, elementwise.
 
     >>> import minigrad as mg
@@ -349,29 +366,13 @@ class Softshrink(Module):
     Softshrink(0.25)
     """
 
-    def __init__(self, lambd: float = 0.5) -> None:
-        super().__init__()
-        self.lambd = lambd
-
-    def forward(self, input: Tensor) -> Tensor:
-        return softshrink(input, self.lambd)
-
-    def extra_repr(self) -> str:
-        return str(self.lambd)
+    function = staticmethod(softshrink)
 
 
-class Hardshrink(Module):
+class Hardshrink(_Shrink):
     """``x`` outside ``[-lambd, lambd]``, 0 on it, elementwise."""
 
-    def __init__(self, lambd: float = 0.5) -> None:
-        super().__init__()
-        self.lambd = lambd
-
-    def forward(self, input: Tensor) -> Tensor:
-        return hardshrink(input, self.lambd)
-
-    def extra_repr(self) -> str:
-        return str(self.lambd)
+    function = staticmethod(hardshrink)
 
 
 class CELU(Module):
