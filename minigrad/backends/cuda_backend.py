@@ -352,6 +352,8 @@ class CudaBackend:
             return self.astype(self._widen(x), dtype)
         if _is_bfloat16(dtype):  # to float32, then rounded on the bits
             return self._narrow(self.astype(x, FLOAT32), dtype)
+        if x.dtype == np.float64 and dtype == np.float16:  # through float32, as PyTorch rounds
+            return self.astype(self.astype(x, FLOAT32), dtype)
         out = self.empty(x.shape, dtype)
         self._elementwise(partial(kernels.map_kernel, "copy"), out, x)
         return out

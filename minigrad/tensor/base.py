@@ -105,6 +105,8 @@ def as_array(data: Any, dtype: Any) -> np.ndarray:
         array = array.astype(np.float64 if dtypes.is_floating(target) else target)
     if target.kind in "iu" and array.dtype.kind in "iuf":
         _check_fits(array, target)
+    if target == np.float16 and array.dtype == np.float64:
+        array = array.astype(np.float32)  # PyTorch rounds float64 to float16 through float32
     return np.array(array, dtype=target, copy=True)  # tensors own their memory
 
 
