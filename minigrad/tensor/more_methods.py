@@ -30,6 +30,7 @@ from minigrad.tensor.ops import (
     search,
     statistics,
 )
+from minigrad.tensor.ops import elementwise as ew
 from minigrad.tensor.ops.elementwise import tensor_arguments
 from minigrad.tensor.ops.movement import astype, sizes
 
@@ -71,6 +72,27 @@ class MoreMethods:
         return matrix_products.cross(self, other, dim)
 
     # -- elementwise arithmetic -------------------------------------------------------
+    def add(self, other: Any, *, alpha: Any = 1) -> Any:
+        return ew.add(self, other, alpha=alpha)
+
+    def sub(self, other: Any, *, alpha: Any = 1) -> Any:
+        return ew.sub(self, other, alpha=alpha)
+
+    subtract = sub
+
+    def mul(self, other: Any) -> Any:
+        return ew.mul(self, other)
+
+    multiply = mul
+
+    def div(self, other: Any, *, rounding_mode: str | None = None) -> Any:
+        return arithmetic.div(self, other, rounding_mode=rounding_mode)
+
+    divide = div
+
+    def true_divide(self, other: Any) -> Any:
+        return ew.true_divide(self, other)
+
     def addcmul(self, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Any:
         return arithmetic.addcmul(self, tensor1, tensor2, value=value)
 

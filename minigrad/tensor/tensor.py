@@ -398,10 +398,19 @@ class Tensor(MoreMethods, TensorBase):
     def sub_(self, other: Any, *, alpha: Any = 1) -> Tensor:
         return inplace.sub_(self, other, alpha=alpha)
 
+    subtract_ = sub_
+
     def mul_(self, other: Any) -> Tensor:
         return inplace.mul_(self, other)
 
-    def div_(self, other: Any) -> Tensor:
+    multiply_ = mul_
+
+    def div_(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+        return inplace.div_(self, other, rounding_mode=rounding_mode)
+
+    divide_ = div_
+
+    def true_divide_(self, other: Any) -> Tensor:
         return inplace.div_(self, other)
 
     def pow_(self, exponent: Any) -> Tensor:

@@ -27,6 +27,7 @@ DATA_DEPENDENT = {
     "nn.functional.binary_cross_entropy",
     "remainder:int",  # an integer divisor of 0 is an error (PyTorch's), checked on the host
     "fmod:int", "floor_divide:int", "fmod:int_by_number", "floor_divide:int_by_number",
+    "div:trunc:int",
     # issue 22: a Python bool (allclose, equal) or a shape that depends on the values
     "allclose", "equal", "equal:self", "bincount", "bincount:weights", "nonzero", "unique",
     "nonzero:int64", "nonzero:bool", "unique:int64", "unique:bool",

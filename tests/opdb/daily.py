@@ -536,6 +536,16 @@ CASES = {
     ),
     "floor_divide:int_by_number": unary(lambda x: _as(x * 3, "int64") // 2, small_integers),
     "floor_divide:rfloordiv": unary(lambda x: 7.0 // x, nonzero_numbers),
+    # torch.add/sub's alpha, div's rounding modes, true_divide (issue 22)
+    "add:alpha": ew("add", [normal, normal], alpha=0.5),
+    "sub:alpha": ew("sub", [normal, normal], alpha=-3),
+    "true_divide": ew("true_divide", [normal, nonzero_numbers]),
+    "div:trunc": ew("div", [normal, nonzero_numbers], rounding_mode="trunc"),
+    "div:floor": ew("div", [normal, nonzero_numbers], rounding_mode="floor"),
+    "div:trunc:edges": ew("div", [edges, edges], rounding_mode="trunc"),
+    "div:trunc:int": unary(
+        lambda x: _lib(x).div(_as(x * 3, "int64"), -2, rounding_mode="trunc"), small_integers
+    ),
     "copysign": ew("copysign", [normal, normal]),
     "copysign:edges": ew("copysign", [edges, edges]),
     "hypot": ew("hypot", [nonzero_numbers, normal]),
@@ -682,7 +692,7 @@ for _key, _dtype in [
 
 # Ties, kinks and rounding: values and first derivatives only.
 NOT_SMOOTH = {
-    "cdist:ties", "cdist:inf", "frac", "fmod", "fmod:scalar", "logaddexp:ties", "fmax", "fmin",
+    "div:trunc", "div:floor", "cdist:ties", "cdist:inf", "frac", "fmod", "fmod:scalar", "logaddexp:ties", "fmax", "fmin",
     "median", "kthvalue", "cummax", "cummin", "scatter_reduce:amax",
     "scatter_reduce:amin_without_self", "clamp_min", "clamp_max", "clamp_min:tensor",
     "cdist:p1", "std_mean", "cdist:torch", "cdist:torch_p1", "logcumsumexp:empty",

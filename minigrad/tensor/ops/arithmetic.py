@@ -29,12 +29,14 @@ from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.ops.elementwise import (
     abs,
+    add,
     compare,
     exp,
     operands,
     sqrt,
     tensor_arguments,
     tensor_first,
+    true_divide,
     where,
 )
 from minigrad.tensor.ops.logic import isinf, isnan, logical_and, logical_or
@@ -43,8 +45,8 @@ from minigrad.tensor.ops.rearrange import clone
 from minigrad.tensor.record import apply
 
 __all__ = [
-    "addcdiv", "addcmul", "clamp_max", "clamp_min", "copysign", "floor_divide", "fmax", "fmin",
-    "fmod", "frac", "hypot", "lerp", "logaddexp", "nan_to_num",
+    "addcdiv", "addcmul", "clamp_max", "clamp_min", "copysign", "div", "divide", "floor_divide",
+    "fmax", "fmin", "fmod", "frac", "hypot", "lerp", "logaddexp", "nan_to_num",
 ]  # fmt: skip
 
 LOG2 = math.log(2)
@@ -243,6 +245,55 @@ def floor_divide(input: Any, other: Any) -> Tensor:
     whole = where(compare("gt", div - whole, 0.5), whole + 1, whole)
     whole = where(compare("eq", div, 0), copysign(div * 0, x / y), whole)  # a zero's sign
     return where(compare("eq", y, 0), x / y, whole).detach()
+
+
+def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+    """``input / other`` (PyTorch's ``torch.div``): true division by default (integers give
+    float32); ``rounding_mode="trunc"`` rounds the quotient toward zero, ``"floor"`` down
+    (``floor_divide``), both in the inputs' dtype. A rounded quotient's gradient is 0, as
+    in PyTorch; an integer divisor of 0 is an error there.
+
+    >>> import minigrad as mg
+    >>> x = mg.tensor([7, -7])
+    >>> mg.div(x, 2), mg.div(x, 2, rounding_mode="trunc"), x.div(2, rounding_mode="floor")
+    (tensor([ 3.5000, -3.5000]), tensor([ 3, -3]), tensor([ 3, -4]))
+    """
+    if rounding_mode is None:
+        return true_divide(input, other)
+    if rounding_mode not in ("trunc", "floor"):
+        if not isinstance(rounding_mode, str):
+            got = ", ".join("Tensor" if isinstance(v, Tensor) else dtypes.type_name(v)
+                            for v in (input, other))  # fmt: skip
+            raise TypeError(
+                f"div() received an invalid combination of arguments - got ({got}, "
+                f"rounding_mode={dtypes.type_name(rounding_mode)}), but expected one of:\n"
+                " * (Tensor input, Tensor other, *, str rounding_mode)"
+            )
+        raise RuntimeError(
+            "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+            f"'{rounding_mode}'\ndiv: rounding_mode='trunc' rounds toward zero, 'floor' down"
+        )
+    x, y = operands("div", input, other)
+    if rounding_mode == "floor":
+        q = floor_divide(x, y)
+    else:
+        _not_for("div", x, "b", "div_trunc_cpu")
+        _check_integer_divisor(x, y)
+        if not dtypes.is_floating(x.dtype):
+            # the exact multiple x - fmod(x, y) over y, in float64 (exact below 2**53)
+            exact = (x - fmod(x, y)).to(dtypes.float64) / y.to(dtypes.float64)
+            q = exact.to(x.dtype)
+        else:
+            wide = dtypes.compute_dtype(x.dtype)  # 16-bit: the quotient in float32 first
+            q = trunc(x.to(wide) / y.to(wide)).to(x.dtype).detach()
+    if dtypes.is_floating(x.dtype):
+        # PyTorch's gradient: zeros for both inputs (where's rule passes none to x + y).
+        # (Always: inside vmap or jit, whether a graph will need it is not known here.)
+        q = where(True, q, add(x, y))
+    return q
+
+
+divide = div  # PyTorch's alias
 
 
 def copysign(input: Any, other: Any) -> Tensor:

@@ -284,30 +284,70 @@ def _unary(prim: Primitive, x: Any) -> Tensor:
 
 
 # -- the public functions --------------------------------------------------------
-def add(x: Any, y: Any) -> Tensor:
-    """``x + y`` with broadcasting.
+def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``input + alpha * other`` with broadcasting (PyTorch's ``torch.add``).
 
     >>> import minigrad as mg
-    >>> mg.add(mg.tensor([1.0, 2.0]), 1)
-    tensor([2., 3.])
+    >>> mg.add(mg.tensor([1.0, 2.0]), 1), mg.add(mg.tensor([1.0, 2.0]), 1, alpha=10)
+    (tensor([2., 3.]), tensor([11., 12.]))
     """
-    return _binary(ADD, x, y)
+    if type(alpha) is not int or alpha != 1:
+        return _binary(ADD, *_scaled("add", input, other, alpha))
+    return _binary(ADD, input, other)
 
 
-def sub(x: Any, y: Any) -> Tensor:
-    """``x - y`` with broadcasting (not for bool tensors, as in PyTorch)."""
-    _refuse_bool_sub(x, y)
-    return _binary(SUB, x, y)
+def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``input - alpha * other`` with broadcasting (not for bool tensors, as in PyTorch)."""
+    _refuse_bool_sub(input, other)
+    if type(alpha) is not int or alpha != 1:
+        return _binary(SUB, *_scaled("sub", input, other, alpha))
+    return _binary(SUB, input, other)
 
 
-def mul(x: Any, y: Any) -> Tensor:
-    """``x * y`` with broadcasting; its gradient in ``x`` is ``g * y`` (the row saves both)."""
-    return _binary(MUL, x, y)
+subtract = sub  # PyTorch's alias
 
 
-def div(x: Any, y: Any) -> Tensor:
-    """True division; integer inputs give float32, as in PyTorch."""
-    return _binary(DIV, x, y, floating=True)
+def _scaled(op: str, input: Any, other: Any, alpha: Any) -> tuple[Tensor, Tensor]:
+    """``input`` and ``alpha * other`` in their common dtype, with PyTorch's checks of
+    ``alpha`` (a float alpha needs a float result, a bool alpha a bool one). The product is
+    rounded before the sum (PyTorch fuses the two: the last bit may differ)."""
+    if isinstance(alpha, Tensor) or not isinstance(alpha, (int, float)):
+        raise TypeError(
+            f"{op}(): argument 'alpha' must be Number, not {type(alpha).__name__}\n"
+            f"{op}: give alpha as a Python number, e.g. alpha=2"
+        )
+    x, y = operands(op, input, other)
+    if isinstance(alpha, bool) and x.dtype != dtypes.bool_:
+        raise RuntimeError(
+            "Boolean alpha only supported for Boolean results.\n"
+            f"{op}: the result is {x.dtype.name}; give alpha as a number, e.g. alpha=1"
+        )
+    if isinstance(alpha, float) and not dtypes.is_floating(x.dtype):
+        raise RuntimeError(
+            "For integral input tensors, argument alpha must not be a floating point number.\n"
+            f"{op}: the result is {x.dtype.name}; convert first, e.g. x.to(mg.float32)"
+        )
+    if x.dtype == dtypes.bool_:  # alpha is read as a bool, as PyTorch casts it
+        return x, mul(y, bool(alpha))
+    return x, mul(y, alpha)
+
+
+def mul(input: Any, other: Any) -> Tensor:
+    """``input * other`` with broadcasting; its gradient in ``input`` is ``g * other`` (the
+    row saves both)."""
+    return _binary(MUL, input, other)
+
+
+multiply = mul  # PyTorch's alias
+
+
+def true_divide(input: Any, other: Any) -> Tensor:
+    """True division; integer inputs give float32, as in PyTorch (``mg.div`` with no
+    ``rounding_mode``; ``mg.div`` also rounds, see ``minigrad.tensor.ops.arithmetic.div``)."""
+    return _binary(DIV, input, other, floating=True)
+
+
+div = true_divide  # the operators' spelling here; ``mg.div`` (arithmetic) also rounds
 
 
 def power(x: Any, y: Any) -> Tensor:

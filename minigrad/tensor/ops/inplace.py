@@ -77,6 +77,7 @@ from minigrad.tensor.base import (
 )
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.mode import current
+from minigrad.tensor.ops import arithmetic
 from minigrad.tensor.ops import elementwise as ew
 from minigrad.tensor.ops import math as em
 from minigrad.tensor.ops.broadcasting import BROADCAST_TO, stretch_to
@@ -557,14 +558,14 @@ def add_(x: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     >>> x.add_(mg.tensor([1.0, 1.0]), alpha=10) is x, x
     (True, tensor([11., 12.]))
     """
-    return assign(x, lambda old: ew.add(old, other if alpha == 1 else ew.mul(other, alpha)),
-                  (other,), "add_", write=_written("add", x, other, alpha))  # fmt: skip
+    return assign(x, lambda old: ew.add(old, other, alpha=alpha), (other,), "add_",
+                  write=_written("add", x, other, alpha))  # fmt: skip
 
 
 def sub_(x: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """``x -= alpha * other`` in place; returns ``x``."""
-    return assign(x, lambda old: ew.sub(old, other if alpha == 1 else ew.mul(other, alpha)),
-                  (other,), "sub_", write=_written("sub", x, other, alpha))  # fmt: skip
+    return assign(x, lambda old: ew.sub(old, other, alpha=alpha), (other,), "sub_",
+                  write=_written("sub", x, other, alpha))  # fmt: skip
 
 
 def _written(op: str, x: Any, other: Any, alpha: Any) -> Any:
@@ -596,9 +597,13 @@ def mul_(x: Tensor, other: Any) -> Tensor:
     return assign(x, lambda old: ew.mul(old, other), (other,), "mul_")
 
 
-def div_(x: Tensor, other: Any) -> Tensor:
-    """``x /= other`` in place (true division: an integer ``x`` is an error); returns ``x``."""
-    return assign(x, lambda old: ew.div(old, other), (other,), "div_")
+def div_(x: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+    """``x /= other`` in place; returns ``x``. True division (an integer ``x`` is an error)
+    unless ``rounding_mode`` is ``"trunc"`` or ``"floor"`` (``mg.div``'s)."""
+    if rounding_mode is None:
+        return assign(x, lambda old: ew.div(old, other), (other,), "div_")
+    return assign(x, lambda old: arithmetic.div(old, other, rounding_mode=rounding_mode),
+                  (other,), "div_")  # fmt: skip
 
 
 def pow_(x: Tensor, exponent: Any) -> Tensor:
