@@ -31,22 +31,28 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+import numpy as np
+
 from minigrad.backends.contract import TracerError
 from minigrad.tensor import dtypes, factories
 from minigrad.tensor.base import every_value
 from minigrad.tensor.composite import composite
+from minigrad.tensor.mode import is_grad_enabled
 from minigrad.tensor.ops import softmax as primitives
+from minigrad.tensor.ops.broadcasting import stretch_to
 from minigrad.tensor.ops.elementwise import abs, exp, log, maximum, where
 from minigrad.tensor.ops.indexing import gather
 from minigrad.tensor.ops.movement import stack
 from minigrad.tensor.ops.reductions import logsumexp
+from minigrad.tensor.primitive import Primitive, aligned
+from minigrad.tensor.record import apply
 from minigrad.tensor.tensor import Tensor
 
 REDUCTIONS = ("mean", "sum", "none")
 
 # PyTorch's names for dtypes, as its errors spell them.
 TORCH_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
-               "bool": "Bool"}  # fmt: skip
+               "bool": "Bool", "float16": "Half", "bfloat16": "BFloat16"}  # fmt: skip
 
 
 # -- classification: one integer label per example --------------------------------------
@@ -260,16 +266,96 @@ def _label_weights(weight: Tensor | None, labels: Tensor, kept: Tensor | None,
 
 
 # -- two classes: a probability per element ------------------------------------------------
+# PyTorch's floor under the product p (1 - p) in the slope: a float constant, 1e-12 rounded
+# to float32, in every dtype.
+_BCE_EPS = float(np.float32(1e-12))
+
+
+def _bce_forward(backend: Any, p: Any, t: Any, *weight: Any, reduction: str) -> Any:
+    """PyTorch's kernel: ``(t - 1) max(log1p(-p), -100) - t max(log p, -100)``, weighed, reduced."""
+    floor = backend.full((), -100, p.dtype)
+    log_q = backend.zip("maximum", backend.map("log1p", backend.map("neg", p)), floor)
+    log_p = backend.zip("maximum", backend.map("log", p), floor)
+    t_minus_1 = backend.zip("sub", t, backend.full((), 1, t.dtype))
+    loss = backend.zip("sub", backend.zip("mul", t_minus_1, log_q), backend.zip("mul", t, log_p))
+    if weight:
+        loss = backend.zip("mul", loss, weight[0])
+    if reduction == "none":
+        return loss
+    total = backend.reduce("sum", loss, tuple(range(loss.ndim)), False)
+    if reduction == "sum":
+        return total
+    return backend.zip("div", total, backend.full((), int(np.prod(loss.shape)), total.dtype))
+
+
+def _bce_scaled(slope: Tensor, p: Any, weight: Any, reduction: str) -> Tensor:
+    """A slope times the weight, divided by the count for a mean: PyTorch's order."""
+    if weight:
+        slope = slope * weight[0]
+    return slope / p.numel() if reduction == "mean" else slope
+
+
+def _bce_vjp(g: Any, out: Any, inputs: Any, needs: Any, reduction: str) -> Any:
+    """PyTorch's backward: ``g (p - t) / max(p (1 - p), eps)`` for the probabilities (finite
+    at p = 0 and 1), ``-g logit(p)`` for the targets; each weighed, then divided by the
+    count for a mean. The weight has none (PyTorch refuses one that requires grad)."""
+    p, t, *weight = inputs
+    g = g if reduction == "none" else stretch_to(g, p.shape)
+    grads: list[Any] = [None] * len(inputs)
+    if needs[0]:
+        floor = maximum((1 - p) * p, p.new_full((), _BCE_EPS))
+        grads[0] = _bce_scaled(g * (p - t) / floor, p, weight, reduction)
+    if needs[1]:
+        grads[1] = _bce_scaled(-log(p / (1 - p)) * g, p, weight, reduction)
+    return grads
+
+
+def _bce_jvp(tangents: Any, out: Any, inputs: Any, reduction: str) -> Any:
+    """PyTorch's forward-mode rule: the two slopes on the tangents, weighed, then reduced."""
+    p, t, *weight = inputs
+    total = None
+    if tangents[0] is not None:
+        total = tangents[0] * (p - t) / maximum((1 - p) * p, p.new_full((), _BCE_EPS))
+    if tangents[1] is not None:
+        term = -log(p / (1 - p)) * tangents[1]
+        total = term if total is None else total + term
+    if total is None:
+        return None
+    total = stretch_to(total * weight[0] if weight else total, p.shape)
+    return total if reduction == "none" else _reduce(total, reduction)
+
+
+def _bce_batch(xs: Any, batched: Any, reduction: str) -> Tensor:
+    """Per example: the unreduced row, then each example's sum or mean."""
+    losses = apply(BINARY_CROSS_ENTROPY, tuple(aligned(xs, batched)), reduction="none")
+    size = max(x.shape[0] for x, b in zip(xs, batched) if b)
+    shape = xs[0].shape[1:] if batched[0] else xs[0].shape  # one example's probabilities
+    losses = stretch_to(losses, (size, *shape))
+    if reduction == "none":
+        return losses
+    axes = tuple(range(1, losses.ndim))
+    return losses.sum(axes) if reduction == "sum" else losses.mean(axes)
+
+
+# One row, so that its slope is PyTorch's own formula (finite where p is 0 or 1, where the
+# clamped logs' slopes would not be) and weighed and averaged in PyTorch's order.
+BINARY_CROSS_ENTROPY = Primitive(
+    "binary_cross_entropy", _bce_forward, vjp=_bce_vjp, jvp=_bce_jvp, saves="inputs",
+    batch=_bce_batch,
+)  # fmt: skip
+
+
 @composite("binary_cross_entropy")
 def binary_cross_entropy(
     input: Tensor, target: Any, weight: Tensor | None = None, *, reduction: str = "mean"
 ) -> Tensor:
     """``-(y log x + (1 - y) log(1 - x))`` for probabilities ``x`` and targets ``y`` in [0, 1].
 
-    As in PyTorch, each log is clamped at -100, so the loss and its slope
-    stay finite where ``x`` is exactly 0 or 1. (Where the clamp acts the
-    slope of that term is 0, the slope of the clamped function; PyTorch's
-    own backward uses ``(x - y) / max(x (1 - x), 1e-12)`` there instead.)
+    As in PyTorch, each log is clamped at -100, so the loss stays finite where
+    ``x`` is exactly 0 or 1, and the slope is PyTorch's ``(x - y) / max(x (1 -
+    x), 1e-12)``, finite there too (0 where ``x`` equals ``y``). The slope for
+    the targets is ``-logit(x)``; ``weight`` gets none (PyTorch refuses a weight
+    that requires grad).
 
     >>> import minigrad as mg
     >>> mg.nn.functional.binary_cross_entropy(mg.tensor([0.5, 1.0]), mg.tensor([1.0, 0.0]))
@@ -282,6 +368,12 @@ def binary_cross_entropy(
             f"Using a target size ({target.shape}) that is different to the input size "
             f"({input.shape}) is deprecated. Please ensure they have the same size."
         )
+    if target.dtype != input.dtype:
+        names = [TORCH_NAMES.get(t.dtype.name, t.dtype.name) for t in (target, input)]
+        raise RuntimeError(
+            f"Found dtype {names[0]} but expected {names[1]}\nbinary_cross_entropy: give the "
+            "target the probabilities' dtype (target.to(input.dtype))"
+        )
     for name, t in (("input", input), ("target", target)):
         values = every_value(t)  # (inside vmap: every example's)
         if values.size and not ((values >= 0) & (values <= 1)).all():
@@ -289,13 +381,17 @@ def binary_cross_entropy(
                 f"all elements of {name} should be between 0 and 1\nbinary_cross_entropy "
                 "reads probabilities; for raw scores use binary_cross_entropy_with_logits"
             )
-    losses = -(target * _clamped_log(input) + (1 - target) * _clamped_log(1 - input))
-    return _reduce(losses if weight is None else losses * weight, reduction)
+    _refuse_weight_grad("binary_cross_entropy", weight)
+    inputs = (input, target) if weight is None else (input, target, weight.to(input.dtype))
+    return apply(BINARY_CROSS_ENTROPY, inputs, reduction=reduction)
 
 
-def _clamped_log(x: Tensor) -> Tensor:
-    """``max(log x, -100)``; the inner max keeps ``log`` away from 0 so its slope stays finite."""
-    return maximum(log(maximum(x, x.new_full((), 1e-45))), x.new_full((), -100.0))
+def _refuse_weight_grad(name: str, weight: Tensor | None) -> None:
+    if weight is not None and weight.requires_grad and is_grad_enabled():
+        raise RuntimeError(
+            f"The function '{name}' is not differentiable with respect to argument 'weight'. "
+            "This input cannot have requires_grad True."
+        )
 
 
 @composite("binary_cross_entropy_with_logits")
@@ -327,6 +423,7 @@ def binary_cross_entropy_with_logits(
         raise ValueError(
             f"Target size ({target.shape}) must be the same as input size ({input.shape})"
         )
+    _refuse_weight_grad("binary_cross_entropy_with_logits", weight)
     minus_log_sigmoid = logsumexp(stack([factories.zeros_like(input), -input]), axis=0)
     positive = minus_log_sigmoid if pos_weight is None else (
         (1 + (pos_weight - 1) * target) * minus_log_sigmoid

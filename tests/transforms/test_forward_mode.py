@@ -104,6 +104,11 @@ def above_one(rng, shape):
     return np.abs(rng.standard_normal(shape)) + 1.2
 
 
+def probabilities(rng, shape):
+    """Inside (0.1, 0.9): binary_cross_entropy's probabilities and targets, away from its kinks."""
+    return rng.uniform(0.1, 0.9, shape)
+
+
 def between_steps(rng, shape):
     """Away from whole and half numbers: floor, ceil, trunc and round do not jump nearby."""
     whole = rng.integers(-3, 3, shape)
@@ -167,6 +172,10 @@ PROGRAMS = {
     "sum_to": (lambda x: x.sum_to((1, 3)) * x.sum_to((1, 3)), [(2, 3)], normal),
     "sum": (lambda x: x.sum(0) ** 2, [(2, 3)], normal),
     "nansum": (lambda x: mg.nansum(x, 1) ** 2, [(2, 3)], normal),
+    "binary_cross_entropy": (
+        lambda p, t: mg.nn.functional.binary_cross_entropy(p, t, reduction="none") * p,
+        [(2, 3), (2, 3)], probabilities,
+    ),  # fmt: skip
     "max": (lambda x: x.amax(1) ** 2, [(2, 3)], apart),
     "min": (lambda x: x.amin(0) * x.min(), [(2, 3)], apart),
     "prod": (lambda x: x.prod(1) * x.prod(), [(2, 3)], normal),
