@@ -49,7 +49,16 @@ def test_float64_to_float16_rounds_through_float32_as_torch_on_every_path(backen
         assert np.array_equal(_bits16(x16.to(mg.float64).to(mg.float16)), expected)
 
 
-BCE_P = [0.0, 1.0, 2.0**-126, 1 - 2.0**-24, 0.5, 1e-30, 1e-7, 1 - 1e-7]  # 8: torch's one-at-a-time path
+BCE_P = [
+    0.0,
+    1.0,
+    2.0**-126,
+    1 - 2.0**-24,
+    0.5,
+    1e-30,
+    1e-7,
+    1 - 1e-7,
+]  # 8: torch's one-at-a-time path
 
 
 def _bce_pair(backend, dtype, p, t, w, reduction, g):
@@ -116,10 +125,11 @@ def test_binary_cross_entropy_second_order_forward_mode_and_vmap_agree_with_torc
     p, t, w = rng.uniform(0.05, 0.95, (3, 4)), rng.random((3, 4)), rng.random(4)
     F, TF = mg.nn.functional, torch.nn.functional
     for reduction in ("none", "sum", "mean"):
-        def ours(x, y):
+
+        def ours(x, y, reduction=reduction):
             return F.binary_cross_entropy(x, y, mg.tensor(w), reduction=reduction).sum()
 
-        def theirs(x, y):
+        def theirs(x, y, reduction=reduction):
             return TF.binary_cross_entropy(x, y, torch.tensor(w), reduction=reduction).sum()
 
         hess = mg.func.hessian(ours, argnums=(0, 1))(mg.tensor(p), mg.tensor(t))
@@ -132,7 +142,7 @@ def test_binary_cross_entropy_second_order_forward_mode_and_vmap_agree_with_torc
         _, want = torch.func.jvp(theirs, (torch.tensor(p), torch.tensor(t)),
                                  tuple(map(torch.tensor, tangents)))  # fmt: skip
         np.testing.assert_allclose(jvp.numpy(), want.numpy(), rtol=1e-12)
-        batched = mg.vmap(lambda x, y: F.binary_cross_entropy(x, y, reduction=reduction))
+        batched = mg.vmap(lambda x, y, r=reduction: F.binary_cross_entropy(x, y, reduction=r))
         looped = np.stack([F.binary_cross_entropy(mg.tensor(a), mg.tensor(b), reduction=reduction)
                            .numpy() for a, b in zip(p, t)])  # fmt: skip
         np.testing.assert_allclose(batched(mg.tensor(p), mg.tensor(t)).numpy(), looped,

@@ -174,8 +174,9 @@ PROGRAMS = {
     "nansum": (lambda x: mg.nansum(x, 1) ** 2, [(2, 3)], normal),
     "binary_cross_entropy": (
         lambda p, t: mg.nn.functional.binary_cross_entropy(p, t, reduction="none") * p,
-        [(2, 3), (2, 3)], probabilities,
-    ),  # fmt: skip
+        [(2, 3), (2, 3)],
+        probabilities,
+    ),
     "max": (lambda x: x.amax(1) ** 2, [(2, 3)], apart),
     "min": (lambda x: x.amin(0) * x.min(), [(2, 3)], apart),
     "prod": (lambda x: x.prod(1) * x.prod(), [(2, 3)], normal),
