@@ -88,10 +88,18 @@ class Tensor(MoreMethods, TensorBase):
         return ew.power(self, exponent)
 
     def __matmul__(self, other: Any) -> Tensor:
+        if isinstance(other, (bool, int, float, complex)):
+            return NotImplemented  # Python's TypeError, as PyTorch's (NumPy arrays are welcome)
         return linalg.matmul(self, other)
 
     def __rmatmul__(self, other: Any) -> Tensor:
+        if isinstance(other, (bool, int, float, complex)):
+            return NotImplemented
         return linalg.matmul(other, self)
+
+    def matmul(self, other: Any) -> Tensor:
+        ew.no_numbers("matmul", other, method=True)
+        return linalg.matmul(self, other)
 
     def __neg__(self) -> Tensor:
         return ew.neg(self)
@@ -357,6 +365,7 @@ class Tensor(MoreMethods, TensorBase):
         return indexing.index_select(self, dim, index, **aliases)
 
     def take_along_dim(self, indices: Any, dim: int | None = None, **aliases: Any) -> Tensor:
+        ew.no_numbers("take_along_dim", indices, method=True, names=("input", "indices"))
         return indexing.take_along_dim(self, indices, dim, **aliases)
 
     def masked_fill(self, mask: Any, value: Any) -> Tensor:

@@ -210,7 +210,51 @@ def _number_calls():
             calls[f"{name}(x, y) {dtype}"] = lambda m, t, n=name, d=dtype: getattr(m, n)(
                 t([1, 2], d), t([2, 1], d)
             )
+    for name, (call, second) in REFUSED_BY_THE_PARSER.items():
+        for dtype in ("float32", "int64"):
+            other = (lambda t, d: t([1, 0], "int64")) if second == "indices" else (
+                lambda t, d: t([2, 1], d))  # fmt: skip
+            calls[f"{name}(x, y) {dtype}"] = lambda m, t, f=call, d=dtype, o=other: f(
+                m, t([1, 2], d), o(t, d)
+            )
+            for number in (2.0, 2, True, np.float64(0.5)):
+                calls[f"{name}({number!r}, y) {dtype}"] = (
+                    lambda m, t, f=call, d=dtype, o=other, c=number: f(m, c, o(t, d))
+                )
+                if second:
+                    calls[f"{name}(x, {number!r}) {dtype}"] = (
+                        lambda m, t, f=call, d=dtype, c=number: f(m, t([1, 2], d), c)
+                    )
     return calls
+
+
+# Functions whose tensor arguments PyTorch's argument parser refuses a Python number for
+# (its TypeError, or for tensordot and split the AttributeError of asking the number for
+# ``dim()``/``split``): how each is called with its tensors ``a`` and ``b``, and what ``b``
+# is (None: one tensor argument only).
+REFUSED_BY_THE_PARSER = {
+    "matmul": (lambda m, a, b: m.matmul(a, b), "tensor"),
+    "x.matmul": (lambda m, a, b: a.matmul(b) if isinstance(a, m.Tensor) else m.matmul(a, b),
+                 "tensor"),
+    "@": (lambda m, a, b: a @ b, "tensor"),
+    "tensordot": (lambda m, a, b: m.tensordot(a, b, 1), "tensor"),
+    "take_along_dim": (lambda m, a, b: m.take_along_dim(a, b), "indices"),
+    "x.take_along_dim": (lambda m, a, b: a.take_along_dim(b) if isinstance(a, m.Tensor)
+                         else m.take_along_dim(a, b), "indices"),
+    "searchsorted": (lambda m, a, b: m.searchsorted(a, b), "tensor"),
+    "tile": (lambda m, a, b: m.tile(a, (2,)), None),
+    "topk": (lambda m, a, b: m.topk(a, 1), None),
+    "roll": (lambda m, a, b: m.roll(a, 1), None),
+    "split": (lambda m, a, b: m.split(a, 1), None),
+    "tensor_split": (lambda m, a, b: m.tensor_split(a, 1), None),
+    "tensor_split(dim)": (lambda m, a, b: m.tensor_split(a, 1, 1), None),
+    "unsqueeze": (lambda m, a, b: m.unsqueeze(a, 0), None),
+    "kthvalue": (lambda m, a, b: m.kthvalue(a, 1), None),
+    "cummax": (lambda m, a, b: m.cummax(a, 0), None),
+    "cummin": (lambda m, a, b: m.cummin(a, 0), None),
+    "logcumsumexp": (lambda m, a, b: m.logcumsumexp(a, 0), None),
+    "chunk": (lambda m, a, b: m.chunk(a, 1), None),
+}  # fmt: skip
 
 
 def _kind(outcome):
@@ -227,7 +271,10 @@ def test_a_number_is_refused_where_torch_refuses_it(backend):
 
 
 def _as_tensor(result, m):
-    """``allclose`` and ``equal`` answer a Python bool."""
+    """``allclose`` and ``equal`` answer a Python bool; ``topk``, ``split`` and friends a
+    tuple (its first tensor stands for it)."""
+    if isinstance(result, (tuple, list)):
+        return result[0]
     return m.tensor(result) if isinstance(result, bool) else result
 
 

@@ -24,6 +24,7 @@ einsum the same way, by ``bmm``.
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any
 
 import numpy as np
@@ -249,6 +250,13 @@ def tensordot(a: Any, b: Any, dims: Any = 2, *, axes: Any = None) -> Tensor:
     >>> mg.tensordot(mg.ones((2, 3, 4)), mg.ones((3, 4, 5))).shape
     (2, 5)
     """
+    for value in (a, b):  # PyTorch's tensordot asks the number for its ``dim()``
+        if isinstance(value, numbers.Number):
+            raise AttributeError(
+                f"'{dtypes.type_name(value)}' object has no attribute 'dim'\n"
+                "tensordot takes tensors, as PyTorch's: give the number as a tensor, "
+                "e.g. mg.tensor(2.0)"
+            )
     a, b = _tensors([a, b])
     dims = axes if axes is not None else dims
     if dtypes.is_integer(dims):

@@ -13,6 +13,7 @@ let the kernel broadcast them, which saves a node per Python number.
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
@@ -406,6 +407,33 @@ def tensor_arguments(op: str, *values: Any, method: bool = False,
                 f"{dtypes.type_name(value)}\n{op} takes tensors only, as PyTorch's: give the "
                 "number as a tensor, e.g. mg.tensor(2.0)"
             )
+
+
+def no_numbers(op: str, *values: Any, method: bool = False,
+               names: tuple[str, ...] = ("input", "other")) -> None:  # fmt: skip
+    """``tensor_arguments`` for the Python numbers among ``values`` only (NumPy arrays and
+    lists pass, as they did: ``ndarray @ x`` goes through ``matmul``).
+
+    >>> no_numbers("topk", 2.0)
+    Traceback (most recent call last):
+    TypeError: topk(): argument 'input' (position 1) must be Tensor, not float
+    topk takes tensors only, as PyTorch's: give the number as a tensor, e.g. mg.tensor(2.0)
+    """
+    if any(isinstance(v, numbers.Number) for v in values):
+        tensor_arguments(op, *values, method=method, names=names)
+
+
+def invalid_combination(op: str, *values: Any, signature: str) -> None:
+    """PyTorch's TypeError where its parser finds no overload for a Python number as the
+    first argument (``torch.tensor_split(2.0, 1)``): the types it got, and the signature it
+    expected."""
+    if isinstance(values[0], numbers.Number):
+        got = ", ".join("Tensor" if isinstance(v, Tensor) else dtypes.type_name(v)
+                        for v in values)  # fmt: skip
+        raise TypeError(
+            f"{op}() received an invalid combination of arguments - got ({got}), but expected "
+            f"one of:\n * {signature}"
+        )
 
 
 def tensor_first(op: str, input: Any, other: Any) -> None:

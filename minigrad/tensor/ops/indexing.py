@@ -37,7 +37,7 @@ from minigrad.backends.contract import TracerError
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_shape, stretch_to
-from minigrad.tensor.ops.elementwise import add, compare, where
+from minigrad.tensor.ops.elementwise import add, compare, no_numbers, where
 from minigrad.tensor.ops.movement import astype, getitem, reshape
 from minigrad.tensor.ops.reductions import normalize_axes
 from minigrad.tensor.primitive import Primitive, moved_to_front
@@ -301,6 +301,7 @@ def take_along_dim(x: Tensor, indices: Any, dim: int | None = None, *, axis: Any
     >>> mg.take_along_dim(x, x.argsort(dim=1), dim=1)
     tensor([[1., 2., 3.]])
     """
+    no_numbers("take_along_dim", x, indices, names=("input", "indices"))
     x = as_tensor(x)
     indices = _index_tensor(indices, "take_along_dim", x)
     if dim is None and axis is None:

@@ -24,7 +24,7 @@ import numpy as np
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_shape, broadcast_to, stretch_to
-from minigrad.tensor.ops.elementwise import compare, where
+from minigrad.tensor.ops.elementwise import compare, invalid_combination, where
 from minigrad.tensor.ops.indexing import index_select
 from minigrad.tensor.ops.movement import concatenate, getitem, permute, reshape
 from minigrad.tensor.ops.padding import pad
@@ -169,6 +169,8 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple
     >>> [p.tolist() for p in mg.arange(5).tensor_split([1, 4])]
     [[0], [1, 2, 3], [4]]
     """
+    invalid_combination("tensor_split", input, indices_or_sections, *((dim,) if dim else ()),
+                        signature="(Tensor input, tuple of ints indices, int dim = 0)")  # fmt: skip
     x = _tensor(input)
     if x.ndim == 0:
         raise ShapeError(

@@ -21,6 +21,7 @@ from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.base import note_view
 from minigrad.tensor.mode import current
 from minigrad.tensor.ops.broadcasting import ShapeError
+from minigrad.tensor.ops.elementwise import no_numbers
 from minigrad.tensor.ops.reductions import normalize_axes
 from minigrad.tensor.primitive import Primitive, moved_to_front, shifted
 from minigrad.tensor.record import apply
@@ -315,6 +316,7 @@ def squeeze(x: Tensor, axis: Any = None, *, dim: Any = None) -> Tensor:
 
 def unsqueeze(x: Tensor, axis: int) -> Tensor:
     """Insert a size-1 axis at ``axis`` (negative counts from the end of the result)."""
+    no_numbers("unsqueeze", x)
     axis = normalize_axes(axis, x.ndim + 1)[0]
     return reshape(x, (*x.shape[:axis], 1, *x.shape[axis:]))
 

@@ -24,12 +24,14 @@ The one row here is ``clone``: the identity map, computed into fresh memory.
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.base import multi_output_views
 from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_to, stretch_to
+from minigrad.tensor.ops.elementwise import no_numbers
 from minigrad.tensor.ops.movement import concatenate, getitem, reshape, sizes, transpose
 from minigrad.tensor.ops.reductions import normalize_axes
 from minigrad.tensor.primitive import Primitive
@@ -196,6 +198,7 @@ def roll(x: Tensor, shifts: Any, dims: Any = None, *, axis: Any = None) -> Tenso
     >>> mg.roll(mg.tensor([1, 2, 3, 4]), 1), mg.roll(mg.tensor([1, 2, 3, 4]), -1)
     (tensor([4, 1, 2, 3]), tensor([2, 3, 4, 1]))
     """
+    no_numbers("roll", x)
     dims = _axis(dims, axis, "roll")
     shifts = _ints(shifts if isinstance(shifts, (tuple, list)) else (shifts,), "roll", "shifts")
     if not shifts:
@@ -260,6 +263,7 @@ def tile(x: Tensor, dims: Any) -> Tensor:
     >>> mg.tile(mg.tensor([[1, 2]]), (2,))
     tensor([[1, 2, 1, 2]])
     """
+    no_numbers("tile", x)
     counts = sizes(dims if isinstance(dims, (tuple, list)) else (dims,), "tile", argument="dims")
     return repeat(x, (1,) * (x.ndim - len(counts)) + counts)
 
@@ -272,6 +276,11 @@ def split(x: Tensor, split_size_or_sections: Any, dim: int = 0, *, axis: Any = N
     >>> [t.tolist() for t in mg.split(mg.arange(5), 2)]
     [[0, 1], [2, 3], [4]]
     """
+    if isinstance(x, numbers.Number):  # PyTorch's split asks the number to split
+        raise AttributeError(
+            f"'{dtypes.type_name(x)}' object has no attribute 'split'\n"
+            "split takes a tensor, as PyTorch's: give the number as a tensor, e.g. mg.tensor(2.0)"
+        )
     dim = _axis(dim, axis, "split", default=0)
     if x.ndim == 0:
         raise ShapeError(
@@ -317,6 +326,7 @@ def chunk(x: Tensor, chunks: int, dim: int = 0, *, axis: Any = None) -> tuple[Te
     >>> [t.tolist() for t in mg.chunk(mg.arange(6), 4)]
     [[0, 1], [2, 3], [4, 5]]
     """
+    no_numbers("chunk", x)
     dim = _axis(dim, axis, "chunk", default=0)
     if not dtypes.is_integer(chunks) or chunks <= 0:
         raise ShapeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")

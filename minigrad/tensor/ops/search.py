@@ -25,6 +25,7 @@ from minigrad.backends.contract import TracerError
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.ops.broadcasting import ShapeError
+from minigrad.tensor.ops.elementwise import invalid_combination
 from minigrad.tensor.ops.reductions import normalize_axes
 from minigrad.tensor.primitive import Primitive, moved_to_front
 from minigrad.tensor.record import apply
@@ -220,6 +221,11 @@ def searchsorted(sorted_sequence: Any, input: Any, *, out_int32: bool = False,
     >>> mg.searchsorted(mg.tensor([1, 3, 5]), 3, right=True)
     tensor(2)
     """
+    invalid_combination(
+        "searchsorted", sorted_sequence, input,
+        signature="(Tensor sorted_sequence, Tensor input, *, bool out_int32 = False, "
+        "bool right = False, str side = None, Tensor sorter = None)",
+    )  # fmt: skip
     boundaries = _tensor(sorted_sequence).detach()
     values = input if isinstance(input, Tensor) else Tensor.concrete(
         np.asarray(input, dtype=boundaries.dtype), device=boundaries.device)  # fmt: skip

@@ -26,6 +26,7 @@ import numpy as np
 from minigrad.backends.contract import TracerError
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.ops.elementwise import no_numbers
 from minigrad.tensor.ops.indexing import GATHER, IndexBoundsError, as_tensor, dim_argument
 from minigrad.tensor.ops.movement import getitem, reshape
 from minigrad.tensor.primitive import Primitive
@@ -118,6 +119,7 @@ def topk(x: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = 
     >>> mg.topk(mg.tensor([1.0, 5.0, 3.0]), 2).values
     tensor([5., 3.])
     """
+    no_numbers("topk", x)
     x = as_tensor(x)
     dim = dim_argument(dim, axis, x.ndim, default=-1)
     n = x.shape[dim] if x.ndim else 1

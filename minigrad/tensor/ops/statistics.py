@@ -30,6 +30,7 @@ from minigrad.backends.contract import TracerError
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.ops.arithmetic import logaddexp
+from minigrad.tensor.ops.elementwise import no_numbers
 from minigrad.tensor.ops.indexing import GATHER, IndexBoundsError, gather, take_along_dim
 from minigrad.tensor.ops.logic import isnan
 from minigrad.tensor.ops.movement import concatenate, reshape, squeeze
@@ -169,6 +170,7 @@ def kthvalue(input: Any, k: int, dim: int = -1, keepdim: bool = False):
     >>> mg.kthvalue(mg.tensor([5.0, 1.0, 4.0]), 2)
     kthvalue(values=tensor(4.), indices=tensor(2))
     """
+    no_numbers("kthvalue", input)
     x = _no_bool(_tensor(input), "kthvalue_cpu")
     d = _dim(dim, x)
     n = x.shape[d] if x.ndim else 1
@@ -249,6 +251,7 @@ def cummax(input: Any, dim: int) -> CummaxResult:
     >>> mg.cummax(mg.tensor([1, 3, 2, 5]), 0)
     cummax(values=tensor([1, 3, 3, 5]), indices=tensor([0, 1, 1, 3]))
     """
+    no_numbers("cummax", input)
     return _running(input, dim, True, CummaxResult)
 
 
@@ -259,6 +262,7 @@ def cummin(input: Any, dim: int) -> CumminResult:
     >>> mg.cummin(mg.tensor([3.0, 1.0, 2.0]), 0).values
     tensor([3., 1., 1.])
     """
+    no_numbers("cummin", input)
     return _running(input, dim, False, CumminResult)
 
 
@@ -276,6 +280,7 @@ def logcumsumexp(input: Any, dim: int) -> Tensor:
     >>> mg.logcumsumexp(mg.tensor([0.0, 0.0, 1000.0]), 0)
     tensor([   0.    ,    0.6931, 1000.    ])
     """
+    no_numbers("logcumsumexp", input)
     x = _tensor(input)
     if not dtypes.is_floating(x.dtype):
         kind = {"bool": "Bool", "int32": "Int"}.get(x.dtype.name, "Long")
