@@ -235,6 +235,7 @@ def note_view(view: Any, base: Any, prim: Any, params: dict, grad_enabled: bool 
             root = root._view[0]
         if not root.requires_grad:
             return  # only a change of a tensor that requires grad refuses it (inplace.py)
+        _note_by_memory(view)
     else:
         view._view = (base, prim, params)
     views = getattr(base, "_views", None)
@@ -243,6 +244,26 @@ def note_view(view: Any, base: Any, prim: Any, params: dict, grad_enabled: bool 
     elif len(views) >= 8 and not len(views) & (len(views) - 1):  # at powers of two
         views[:] = [r for r in views if r() is not None]  # forget the dead ones
     views.append(weakref.ref(view))
+
+
+#: The views made under ``no_grad`` that a change of their memory refuses (the tensor they
+#: are views of requires grad), by the object that owns that memory (``buffer_of``): a change
+#: through any tensor that shares it, ``x.detach()`` included, finds them here
+#: (``inplace.py``), as PyTorch's version counter, shared by every alias, tells them.
+NO_GRAD_VIEWS: dict[int, list] = {}
+
+
+def _note_by_memory(view: Any) -> None:
+    key = id(buffer_of(view.data))
+    refs = NO_GRAD_VIEWS.get(key)
+    if refs is None:
+        if len(NO_GRAD_VIEWS) >= 64 and not len(NO_GRAD_VIEWS) & (len(NO_GRAD_VIEWS) - 1):
+            for k in [k for k, rs in NO_GRAD_VIEWS.items() if all(r() is None for r in rs)]:
+                del NO_GRAD_VIEWS[k]  # memory whose views all died (its id may be reused)
+        refs = NO_GRAD_VIEWS[key] = []
+    elif len(refs) >= 8 and not len(refs) & (len(refs) - 1):  # at powers of two
+        refs[:] = [r for r in refs if r() is not None]
+    refs.append(weakref.ref(view))
 
 
 class MultiOutputView(dict):

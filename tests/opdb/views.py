@@ -260,6 +260,54 @@ def view_of_a_no_grad_view_used_after_the_base_changed(m, d):
     return (w * 3,)
 
 
+def no_grad_view_used_after_a_change_through_detach(m, d):
+    x, v = _no_grad_view_of_a_graph_tensor(m, d)
+    x.detach().zero_()  # detach() shares the memory, and PyTorch's version counter
+    return (v * 3,)
+
+
+def no_grad_view_of_a_leaf_used_after_a_change_through_detach(m, d):
+    p = _t(m, [1.0, 2, 3], d, True)
+    with m.no_grad():
+        v = p[:2]
+    p.detach().mul_(2)
+    return (v.sum(),)
+
+
+def no_grad_view_used_after_a_change_through_its_own_detach(m, d):
+    _x, v = _no_grad_view_of_a_graph_tensor(m, d)
+    v.detach().add_(1)
+    return (v * 3,)
+
+
+def no_grad_view_used_after_a_change_through_a_slice_of_detach(m, d):
+    x, v = _no_grad_view_of_a_graph_tensor(m, d)
+    x.detach()[2:].zero_()  # elements the view does not cover: the counter is the memory's
+    return (v * 3,)
+
+
+def no_grad_view_read_after_a_change_through_detach(m, d):
+    x, v = _no_grad_view_of_a_graph_tensor(m, d)
+    x.detach().zero_()
+    with m.no_grad():
+        w = v * 3
+    return w, v.detach() + 1
+
+
+def no_grad_view_used_after_a_recorded_change_through_detach(m, d):
+    x, v = _no_grad_view_of_a_graph_tensor(m, d)
+    x.detach().mul_(_t(m, [1.0, 2, 3], d, True))
+    return (v * 3,)
+
+
+def no_grad_view_of_a_plain_tensor_after_a_change_through_detach(m, d):
+    x = _t(m, [1.0, 2, 3], d)
+    with m.no_grad():
+        v = x[:2]
+    x.detach().zero_()
+    return (v * 3,)
+
+
 def no_grad_diagonal_of_a_leaf_used_after_a_step(m, d):
     p = _t(m, [[1.0, 2], [3, 4]], d, True)
     with m.no_grad():

@@ -67,9 +67,11 @@ from minigrad.backends.contract import StandIn, TracerError
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import (
     NO_GRAD_VIEW,
+    NO_GRAD_VIEWS,
     Box,
     MultiOutputView,
     StaleView,
+    buffer_of,
     set_version,
     version_of,
     view_of,
@@ -309,7 +311,10 @@ def assign(x: Tensor, compute: Any, operands: tuple = (), op: str = "", *,
             _write(x, new.data)
         set_version(x.data, version)
         if view_of(x) is not None or getattr(x, "_views", None):  # (else no view to refuse)
-            _stale_views_of(x)
+            if not _stale_views_of(x) and NO_GRAD_VIEWS:
+                _stale_sharing(x)  # a view of an alias (x.detach()[1:]): look by memory
+        elif NO_GRAD_VIEWS and id(buffer_of(x.data)) in NO_GRAD_VIEWS:
+            _stale_sharing(x)  # an alias that knows no views (x.detach()): look by memory
         return x
     if not isinstance(x.data, Box) and _overlaps(x.data):
         raise RuntimeError(_OVERLAP_MESSAGE.format(shape=x.shape))
@@ -427,15 +432,31 @@ def _stale(view: Tensor) -> None:
 _INDIRECTLY = "its base or another view of its base has been modified"
 
 
-def _stale_views_of(x: Tensor) -> None:
+def _stale_views_of(x: Tensor) -> bool:
     """After a change of x's memory that recorded nothing: refuse the marked views that
     share it, if the tensor they are views of requires grad (PyTorch's test at their next
-    use in a graph)."""
+    use in a graph). Returns whether it does."""
     root = x
     while view_of(root) is not None:
         root = view_of(root)[0]
     if root.requires_grad:
         _stale_marked(root)
+    return root.requires_grad
+
+
+def _stale_sharing(x: Tensor) -> None:
+    """After a change through ``x``, which knows no views of its memory (``y.detach()``):
+    refuse the no_grad views of that memory whose tensor requires grad, as PyTorch does
+    (its version counter is shared by every alias)."""
+    refs = NO_GRAD_VIEWS.get(id(buffer_of(x.data)))
+    for view in [r() for r in refs] if refs else ():
+        if view is None:
+            continue
+        root = view
+        while view_of(root) is not None:
+            root = view_of(root)[0]
+        if root.requires_grad:
+            _stale(view)
 
 
 def _stale_marked(base: Tensor) -> None:
@@ -510,6 +531,8 @@ def _write_recorded(x: Tensor, compute: Any, op: str, cast_check: bool, version:
         value.requires_grad,
     )
     _refresh_views(root)
+    if NO_GRAD_VIEWS:  # and the views of aliases that know none (x.detach()): by memory
+        _stale_sharing(root)
     if x is root:
         if new._node is not None and new._node.saved_out is not None:
             new._node.versions = new._node._versions_now()
