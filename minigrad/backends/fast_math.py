@@ -28,7 +28,7 @@ keep the library calls. XLA and Eigen answer the same question the same way.
   with a^2 split exactly (Veltkamp) and the exponent reduced without adding
   its parts first (``_exp_sum``): a^2 rounded to float32 is off by up to
   a^2 / 2^24, and e^-(a^2) is off by as much, relatively: 3e-6 at a = 7, 50 ulp;
-- ``erf_float32``: one rational function of x^2, evaluated in float64;
+- ``erf_float32``: a polynomial below |x| = 1.5, one for erfc above (no exp);
 - ``log1p_unit`` for 0 <= u <= 1: 2 atanh(u / (2 + u)), a short odd series;
 - ``tanh_float32``: a rational function (Eigen's ``ptanh_float``);
 - ``remainder_float32``: exact, in ten fixed float64 steps.
@@ -36,7 +36,7 @@ keep the library calls. XLA and Eigen answer the same question the same way.
 The activations are written from these (the generator compiles a body
 together with the helpers of this module that it calls:
 ``kernel_cache.jit_scalar``). The coefficients of ``EXP_P``, ``ERFC_R`` and
-``ERF_NUM`` / ``ERF_DEN`` were fitted here (each says how, and how well).
+``ERF_Q`` / ``ERFC_T`` were fitted here (each says how, and how well).
 
     >>> import numpy as np
     >>> x = np.float32(0.5)
@@ -47,6 +47,8 @@ together with the helpers of this module that it calls:
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -85,17 +87,21 @@ ERF_P = tuple(
     1.1283791670955126 * (-1) ** k / (np.prod(np.arange(1, k + 1, dtype=float)) * (2 * k + 1))
     for k in range(8)
 )
-# erf(x) / x = ERF_NUM(s) / ERF_DEN(s), s = x^2, |x| <= ERF_CLAMP (erf(3.92) rounds to 1 in
-# float32): fitted here by iteratively reweighted least squares on 6000 points against
-# scipy's erf, relative error 1.8e-9 in float64.
-ERF_CLAMP = 3.92
-ERF_NUM = (
-    1.1283791691285603, 0.18513592397688494, 0.05424394844635054, 0.003838633455021829,
-    0.0003767543033795784, 4.6090925977926905e-06, -1.2799106986648657e-08,
+# erf(x) = x + x ERF_Q(x^2) for |x| < ERF_SPLIT, and +-(1 - ERFC_T(|x| - ERFC_MID)) up to
+# ERF_CLAMP (erf(3.92) rounds to 1 in float32), ERFC_T a polynomial for erfc on [1.5, 3.92]:
+# both fitted here (iteratively reweighted least squares on 8000 Chebyshev points against
+# scipy's erf and erfc), ERF_Q to 1.6e-8 of erf, ERFC_T to 3.3e-8 absolute (half an ulp of 1).
+ERF_SPLIT, ERFC_MID, ERF_CLAMP = 1.5, 2.71, 3.92
+ERF_Q = (
+    0.12837915619188275, -0.3761256021761949, 0.11283029277988967, -0.026838472594832647,
+    0.0051742559847263855, -0.000805445365511383, 9.229543014606282e-05,
+    -5.6942597135134906e-06,
 )  # fmt: skip
-ERF_DEN = (
-    1.0, 0.4974058468093708, 0.11387391734423404, 0.015430052536555501,
-    0.0013015209280398804, 6.239784663801422e-05,
+ERFC_T = (
+    0.00012681307482673133, -0.0007291879435153909, 0.001977832344998833,
+    -0.0033310103833683454, 0.00384092052444647, -0.003161312341548231, 0.0018692007101543929,
+    -0.0006991096648460731, 2.45473437095921e-05, 0.00012418973590873987,
+    -4.275624802742716e-05,
 )  # fmt: skip
 # remainder: ten steps of 28 quotient bits from |y| 2^252 down to |y|.
 REM_STEPS = 10
@@ -240,21 +246,23 @@ def _sigmoid_parts(x):
 
 # -- the table's float32 bodies -------------------------------------------------------------
 def erf_float32(x):
-    """erf(x) = x ERF_NUM(x^2) / ERF_DEN(x^2), in float64, rounded once to float32.
+    """erf(x): x + x ERF_Q(x^2) below |x| = 1.5, +-(1 - ERFC_T(|x| - 2.71)) above.
 
-    One rational function for every x, clamped at +-ERF_CLAMP (erf rounds to
-    +-1 beyond): no exp, no branch. Evaluated in float32 its eleven roundings
-    would cost up to 5 ulp near erf = 1; in float64 (8 numbers a vector
-    instruction instead of 16) the result is within 1 ulp, at half the time of
-    an erfc through exp.
+    Two polynomials, both computed and one picked (no exp, no division, no
+    branch), in float32: within 2 ulp. Above 1.5, erf is near 1 and the
+    polynomial gives the small erfc, whose rounding errors are far below an
+    ulp of 1 (one rational function for every x, evaluated in float32, lost up
+    to 5 ulp there). Below, the polynomial gives erf(x) / x - 1, added to x by
+    one fused multiply-add. Clamped at +-ERF_CLAMP, where erf rounds to +-1; a
+    NaN takes the first branch and stays NaN.
 
     >>> erf_float32(F(0.0)), erf_float32(F(np.inf)), erf_float32(F(-np.inf))
     (np.float32(0.0), np.float32(1.0), np.float32(-1.0))
     """
-    c = np.float64(min(max(x, F(-ERF_CLAMP)), F(ERF_CLAMP)))
-    s = c * c
-    out = np.float32(c * (horner(s, ERF_NUM) / horner(s, ERF_DEN)))
-    return out if x == x else x
+    a = min(abs(x), F(ERF_CLAMP))
+    central = muladd(x, horner(x * x, ERF_Q), x)
+    tail = F(math.copysign(F(1) - horner(a - F(ERFC_MID), ERFC_T), x))
+    return tail if a >= F(ERF_SPLIT) else central
 
 
 def gelu_float32(x):
