@@ -170,8 +170,19 @@ def exp_float32(x):
 
     >>> exp_float32(F(0.0)), exp_float32(F(-100.0)), exp_float32(F(-np.inf))
     (np.float32(1.0), np.float32(3.8e-44), np.float32(0.0))
+
+    ``_exp_sum`` with no b, written out: adding a zero is not free (-0.0 + 0.0
+    is +0.0, so the compiler keeps it), and each step here lies on the one
+    chain of dependent instructions that bounds how fast silu's kernel runs.
+    A NaN stays NaN through the arithmetic.
     """
-    return _exp_sum(x, F(0))
+    low = F(EXP_LOW)
+    c = low if x < low else x
+    n = np.floor(muladd(c, F(LOG2E), F(0.5)))
+    r = muladd(-n, F(LN2_LO), muladd(-n, F(LN2_HI), c))
+    y = muladd(r * r, horner(r, EXP_P), r) + F(1)
+    scale = np.int32((np.int32(n) + np.int32(127 + 64)) << np.int32(23)).view(np.float32)
+    return y * scale * F(2.0**-64)
 
 
 def _exp_sum(a, b):
