@@ -255,6 +255,16 @@ def _sigmoid_parts(x):
     return (big, small) if x >= F(0) else (small, big)
 
 
+def _times_sigmoid(x, v):
+    """x sigmoid(v) = x / (1 + e^-v) for v >= 0, x e^v / (1 + e^v) below, from one e^-|v|.
+
+    As ``scalar_activations.silu`` computes it: one division, whose numerator
+    (x or x e) is picked while 1 + e is added, so the division ends the chain.
+    """
+    e = exp_float32(-abs(v))
+    return (x if v >= F(0) else x * e) / (F(1) + e)
+
+
 # -- the table's float32 bodies -------------------------------------------------------------
 def erf_float32(x):
     """erf(x): x + x ERF_Q(x^2) below |x| = 1.5, +-(1 - ERFC_T(|x| - 2.71)) above.
@@ -316,8 +326,7 @@ def gelu_tanh_float32(x):
     (np.float32(0.0), np.float32(10.0), np.float32(-0.0))
     """
     u2 = F(2 * SQRT_2_OVER_PI) * (x + F(GELU_CUBIC) * x * x * x)
-    s, _ = _sigmoid_parts(u2)
-    return x * s
+    return _times_sigmoid(x, u2)
 
 
 def gelu_tanh_grad_float32(g, x):
@@ -339,8 +348,7 @@ def silu_float32(x):
     >>> silu_float32(F(0.0)), silu_float32(F(1000.0)), silu_float32(F(-1000.0))
     (np.float32(0.0), np.float32(1000.0), np.float32(-0.0))
     """
-    s, _ = _sigmoid_parts(x)
-    return x * s
+    return _times_sigmoid(x, x)
 
 
 def silu_grad_float32(g, x):
