@@ -495,3 +495,28 @@ def test_gradients_of_alpha_and_of_a_rounded_quotient_are_torchs(backend):
         f(torch, tx, ty).sum().backward()
         assert _bits(x.grad.numpy()) == _bits(tx.grad.numpy()), name
         assert _bits(y.grad.numpy()) == _bits(ty.grad.numpy()), name
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_rounded_quotients_of_sixteen_bit_tensors_are_torchs_bit_for_bit(dtype):
+    # A 16-bit tensor over a tensor: the quotient rounded to 16 bits, then rounded to a whole
+    # number; over a Python number: in float32 by the unrounded constant (x // 0.3 too).
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal(2000) * 50, rng.standard_normal(2000) * 3
+    calls = {}
+    for mode in ("trunc", "floor"):
+        calls[f"div(x, y, {mode})"] = lambda m, t, r=mode: m.div(t(a, dtype), t(b, dtype),
+                                                                   rounding_mode=r)  # fmt: skip
+        for c in (0.3, -0.7, 1e-3, 2.5, 3):
+            calls[f"div(x, {c}, {mode})"] = lambda m, t, r=mode, c=c: m.div(
+                t(a, dtype), c, rounding_mode=r
+            )
+            calls[f"x // {c}"] = lambda m, t, c=c: t(a, dtype) // c
+    check(calls, "numpy")
+
+
+def test_alpha_may_be_a_0d_tensor_as_in_torch():
+    check({"add(x, 1, alpha=tensor(2.))": lambda m, t: m.add(t([1.0, -2.0], "float32"), 1,
+                                                               alpha=m.tensor(2.0)),
+           "x.sub(y, alpha=tensor(3))": lambda m, t: t([1, 2], "int64").sub(
+               t([1, 1], "int64"), alpha=m.tensor(3))}, "numpy")  # fmt: skip

@@ -227,6 +227,11 @@ def floor_divide(input: Any, other: Any) -> Tensor:
     >>> mg.floor_divide(mg.tensor([7, -7]), 2), mg.tensor([1.0, -1.0]) // 0.1
     (tensor([ 3, -4]), tensor([  9., -10.]))
     """
+    if (isinstance(input, Tensor) and dtypes.is_low_precision(input.dtype)
+            and isinstance(other, (int, float)) and not isinstance(other, bool)):  # fmt: skip
+        # PyTorch's: a 16-bit tensor over a Python number divides in float32 by the
+        # unrounded constant (x // 0.3 is not x // float16(0.3)), then rounds
+        return floor_divide(input.to(dtypes.float32), other).to(input.dtype)
     x, y = operands("floor_divide", input, other)
     _not_for("floor_divide", x, "b", "div_floor_cpu")
     _check_integer_divisor(x, y)
@@ -275,7 +280,7 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
         )
     x, y = operands("div", input, other)
     if rounding_mode == "floor":
-        q = floor_divide(x, y)
+        q = floor_divide(input, other)  # (a 16-bit x over a number: floor_divide's rule)
     else:
         _not_for("div", x, "b", "div_trunc_cpu")
         _check_integer_divisor(x, y)
@@ -284,8 +289,13 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
             exact = (x - fmod(x, y)).to(dtypes.float64) / y.to(dtypes.float64)
             q = exact.to(x.dtype)
         else:
-            wide = dtypes.compute_dtype(x.dtype)  # 16-bit: the quotient in float32 first
-            q = trunc(x.to(wide) / y.to(wide)).to(x.dtype).detach()
+            # PyTorch's: the quotient rounded to x's dtype, then truncated; a 16-bit tensor
+            # over a Python number truncates the float32 quotient (the constant unrounded)
+            # and rounds that.
+            if isinstance(other, Tensor) or not dtypes.is_low_precision(x.dtype):
+                q = trunc(true_divide(x, y)).detach()
+            else:
+                q = trunc(true_divide(x.to(dtypes.float32), other)).to(x.dtype).detach()
     if dtypes.is_floating(x.dtype):
         # PyTorch's gradient: zeros for both inputs (where's rule passes none to x + y).
         # (Always: inside vmap or jit, whether a graph will need it is not known here.)

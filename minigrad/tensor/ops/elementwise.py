@@ -312,6 +312,8 @@ def _scaled(op: str, input: Any, other: Any, alpha: Any) -> tuple[Tensor, Tensor
     """``input`` and ``alpha * other`` in their common dtype, with PyTorch's checks of
     ``alpha`` (a float alpha needs a float result, a bool alpha a bool one). The product is
     rounded before the sum (PyTorch fuses the two: the last bit may differ)."""
+    if isinstance(alpha, Tensor) and alpha.ndim == 0:  # a 0-d tensor is a number (PyTorch)
+        alpha = alpha.item()
     if isinstance(alpha, Tensor) or not isinstance(alpha, (int, float)):
         raise TypeError(
             f"{op}(): argument 'alpha' must be Number, not {type(alpha).__name__}\n"
