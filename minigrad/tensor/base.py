@@ -235,7 +235,11 @@ def note_view(view: Any, base: Any, prim: Any, params: dict, grad_enabled: bool 
             root = root._view[0]
         if not root.requires_grad:
             return  # only a change of a tensor that requires grad refuses it (inplace.py)
-        _note_by_memory(view)
+        data = root.data  # (its memory's owner: itself, but for a CudaArray or a NumPy view)
+        key = id(data if type(data) is np.ndarray and data.base is None else buffer_of(data))
+        known = NO_GRAD_ROOTS.get(key)
+        if known is None or known() is not root:  # (an id is reused once its array dies)
+            _note_root(root, key)
     else:
         view._view = (base, prim, params)
     views = getattr(base, "_views", None)
@@ -246,24 +250,19 @@ def note_view(view: Any, base: Any, prim: Any, params: dict, grad_enabled: bool 
     views.append(weakref.ref(view))
 
 
-#: The views made under ``no_grad`` that a change of their memory refuses (the tensor they
-#: are views of requires grad), by the object that owns that memory (``buffer_of``): a change
-#: through any tensor that shares it, ``x.detach()`` included, finds them here
-#: (``inplace.py``), as PyTorch's version counter, shared by every alias, tells them.
-NO_GRAD_VIEWS: dict[int, list] = {}
+#: The tensors whose views made under ``no_grad`` a change of their memory refuses (they
+#: require grad), by the id of their array: a change through another tensor on that memory,
+#: ``x.detach()`` say, finds them here (``inplace.py``), as PyTorch's version counter, which
+#: every alias shares, tells such views. Keyed by the id of the memory's owner
+#: (``buffer_of``), and checked against it when read (ids are reused).
+NO_GRAD_ROOTS: dict[int, Any] = {}
 
 
-def _note_by_memory(view: Any) -> None:
-    key = id(buffer_of(view.data))
-    refs = NO_GRAD_VIEWS.get(key)
-    if refs is None:
-        if len(NO_GRAD_VIEWS) >= 64 and not len(NO_GRAD_VIEWS) & (len(NO_GRAD_VIEWS) - 1):
-            for k in [k for k, rs in NO_GRAD_VIEWS.items() if all(r() is None for r in rs)]:
-                del NO_GRAD_VIEWS[k]  # memory whose views all died (its id may be reused)
-        refs = NO_GRAD_VIEWS[key] = []
-    elif len(refs) >= 8 and not len(refs) & (len(refs) - 1):  # at powers of two
-        refs[:] = [r for r in refs if r() is not None]
-    refs.append(weakref.ref(view))
+def _note_root(root: Any, key: int) -> None:
+    if len(NO_GRAD_ROOTS) >= 64 and not len(NO_GRAD_ROOTS) & (len(NO_GRAD_ROOTS) - 1):
+        for dead in [k for k, ref in NO_GRAD_ROOTS.items() if ref() is None]:
+            del NO_GRAD_ROOTS[dead]  # (at powers of two: forget the dead ones)
+    NO_GRAD_ROOTS[key] = weakref.ref(root)
 
 
 class MultiOutputView(dict):

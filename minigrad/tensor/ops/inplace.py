@@ -66,8 +66,8 @@ from minigrad import backends
 from minigrad.backends.contract import StandIn, TracerError
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import (
+    NO_GRAD_ROOTS,
     NO_GRAD_VIEW,
-    NO_GRAD_VIEWS,
     Box,
     MultiOutputView,
     StaleView,
@@ -311,9 +311,9 @@ def assign(x: Tensor, compute: Any, operands: tuple = (), op: str = "", *,
             _write(x, new.data)
         set_version(x.data, version)
         if view_of(x) is not None or getattr(x, "_views", None):  # (else no view to refuse)
-            if not _stale_views_of(x) and NO_GRAD_VIEWS:
+            if not _stale_views_of(x) and NO_GRAD_ROOTS:
                 _stale_sharing(x)  # a view of an alias (x.detach()[1:]): look by memory
-        elif NO_GRAD_VIEWS and id(buffer_of(x.data)) in NO_GRAD_VIEWS:
+        elif NO_GRAD_ROOTS and id(buffer_of(x.data)) in NO_GRAD_ROOTS:
             _stale_sharing(x)  # an alias that knows no views (x.detach()): look by memory
         return x
     if not isinstance(x.data, Box) and _overlaps(x.data):
@@ -446,17 +446,13 @@ def _stale_views_of(x: Tensor) -> bool:
 
 def _stale_sharing(x: Tensor) -> None:
     """After a change through ``x``, which knows no views of its memory (``y.detach()``):
-    refuse the no_grad views of that memory whose tensor requires grad, as PyTorch does
-    (its version counter is shared by every alias)."""
-    refs = NO_GRAD_VIEWS.get(id(buffer_of(x.data)))
-    for view in [r() for r in refs] if refs else ():
-        if view is None:
-            continue
-        root = view
-        while view_of(root) is not None:
-            root = view_of(root)[0]
-        if root.requires_grad:
-            _stale(view)
+    refuse the no_grad views of the tensor that owns that memory, if it requires grad, as
+    PyTorch does (its version counter is shared by every alias)."""
+    buffer = buffer_of(x.data)
+    ref = NO_GRAD_ROOTS.get(id(buffer))
+    root = ref() if ref is not None else None
+    if root is not None and buffer_of(root.data) is buffer and root.requires_grad:
+        _stale_marked(root)
 
 
 def _stale_marked(base: Tensor) -> None:
@@ -531,7 +527,7 @@ def _write_recorded(x: Tensor, compute: Any, op: str, cast_check: bool, version:
         value.requires_grad,
     )
     _refresh_views(root)
-    if NO_GRAD_VIEWS:  # and the views of aliases that know none (x.detach()): by memory
+    if NO_GRAD_ROOTS:  # and the views of aliases that know none (x.detach()): by memory
         _stale_sharing(root)
     if x is root:
         if new._node is not None and new._node.saved_out is not None:
