@@ -33,6 +33,7 @@ from minigrad.tensor.ops.elementwise import (
     compare,
     exp,
     operands,
+    parser_error,
     sqrt,
     tensor_arguments,
     tensor_first,
@@ -267,13 +268,10 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
         return true_divide(input, other)
     if rounding_mode not in ("trunc", "floor"):
         if not isinstance(rounding_mode, str):
-            got = ", ".join("Tensor" if isinstance(v, Tensor) else dtypes.type_name(v)
-                            for v in (input, other))  # fmt: skip
-            raise TypeError(
-                f"div() received an invalid combination of arguments - got ({got}, "
-                f"rounding_mode={dtypes.type_name(rounding_mode)}), but expected one of:\n"
-                " * (Tensor input, Tensor other, *, str rounding_mode)"
-            )
+            raise parser_error(
+                "div", (input, other), "(Tensor input, Tensor other, *, str rounding_mode)",
+                extra=f", rounding_mode={dtypes.type_name(rounding_mode)}",
+            )  # fmt: skip
         raise RuntimeError(
             "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
             f"'{rounding_mode}'\ndiv: rounding_mode='trunc' rounds toward zero, 'floor' down"

@@ -425,28 +425,35 @@ def no_numbers(op: str, *values: Any, method: bool = False,
         tensor_arguments(op, *values, method=method, names=names)
 
 
+def parser_error(op: str, values: Any, *signatures: str, extra: str = "") -> TypeError:
+    """PyTorch's TypeError where its argument parser finds no overload: the types it got
+    (``extra`` after them) and the signatures it expected.
+
+    >>> print(parser_error("eq", (2, 3.0), "(Tensor input, Tensor other)"))
+    eq() received an invalid combination of arguments - got (int, float), but expected one of:
+     * (Tensor input, Tensor other)
+    """
+    got = ", ".join("Tensor" if isinstance(v, Tensor) else dtypes.type_name(v) for v in values)
+    expected = "\n".join(f" * {signature}" for signature in signatures)
+    return TypeError(
+        f"{op}() received an invalid combination of arguments - got ({got}{extra}), but "
+        f"expected one of:\n{expected}"
+    )
+
+
 def invalid_combination(op: str, *values: Any, signature: str) -> None:
-    """PyTorch's TypeError where its parser finds no overload for a Python number as the
-    first argument (``torch.tensor_split(2.0, 1)``): the types it got, and the signature it
-    expected."""
+    """``parser_error`` for a Python number as the first argument
+    (``torch.tensor_split(2.0, 1)``)."""
     if isinstance(values[0], numbers.Number):
-        got = ", ".join("Tensor" if isinstance(v, Tensor) else dtypes.type_name(v)
-                        for v in values)  # fmt: skip
-        raise TypeError(
-            f"{op}() received an invalid combination of arguments - got ({got}), but expected "
-            f"one of:\n * {signature}"
-        )
+        raise parser_error(op, values, signature)
 
 
 def tensor_first(op: str, input: Any, other: Any) -> None:
     """PyTorch's TypeError for a function whose ``other`` may be a number but whose ``input``
     must be a tensor (``torch.eq(2, x)``, ``copysign``, ``fmod``, ``clamp_min``)."""
     if not isinstance(input, Tensor):
-        got = ", ".join("Tensor" if isinstance(v, Tensor) else dtypes.type_name(v)
-                        for v in (input, other))  # fmt: skip
-        raise TypeError(
-            f"{op}() received an invalid combination of arguments - got ({got}), but expected "
-            f"one of:\n * (Tensor input, Tensor other)\n * (Tensor input, Number other)"
+        raise parser_error(
+            op, (input, other), "(Tensor input, Tensor other)", "(Tensor input, Number other)"
         )
 
 
