@@ -40,6 +40,17 @@ from minigrad.nn.dropout import Dropout
 from minigrad.nn.embedding import Embedding
 from minigrad.nn.group_norms import GroupNorm, InstanceNorm1d, InstanceNorm2d, RMSNorm
 from minigrad.nn.linear import MLP, Linear
+from minigrad.nn.losses import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    HuberLoss,
+    KLDivLoss,
+    L1Loss,
+    MSELoss,
+    NLLLoss,
+    SmoothL1Loss,
+)
 from minigrad.nn.module import Flatten, Module, ReLU, Sequential, Sigmoid, Tanh
 from minigrad.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from minigrad.nn.parameter import Parameter
@@ -76,6 +87,8 @@ __all__ = [
     "AdaptiveMaxPool2d",
     "AvgPool1d",
     "AvgPool2d",
+    "BCELoss",
+    "BCEWithLogitsLoss",
     "BatchNorm1d",
     "BatchNorm2d",
     "Bilinear",
@@ -85,6 +98,7 @@ __all__ = [
     "ConvTranspose2d",
     "CosineEmbeddingLoss",
     "CosineSimilarity",
+    "CrossEntropyLoss",
     "Dropout",
     "Embedding",
     "Flatten",
@@ -94,20 +108,25 @@ __all__ = [
     "Hardsigmoid",
     "Hardswish",
     "Hardtanh",
+    "HuberLoss",
     "InstanceNorm1d",
     "InstanceNorm2d",
+    "KLDivLoss",
     "KVCache",
+    "L1Loss",
     "LayerNorm",
     "LeakyReLU",
     "LearnedPositions",
     "Linear",
     "LogSigmoid",
+    "MSELoss",
     "MarginRankingLoss",
     "MaxPool1d",
     "MaxPool2d",
     "Mish",
     "Module",
     "MultiheadAttention",
+    "NLLLoss",
     "PairwiseDistance",
     "Parameter",
     "PixelShuffle",
@@ -119,6 +138,7 @@ __all__ = [
     "SiLU",
     "Sigmoid",
     "SinusoidalPositions",
+    "SmoothL1Loss",
     "Softmin",
     "Softplus",
     "Softshrink",

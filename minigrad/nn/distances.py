@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from minigrad.nn.losses import _check_reduction, _reduce
+from minigrad.nn.losses import _check_reduction, _legacy, _reduce
 from minigrad.nn.module import Module
 from minigrad.tensor import dtypes
 from minigrad.tensor.composite import composite
@@ -208,17 +208,6 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     zero = cos * 0.0
     losses = where(y == 1, 1 - cos, zero) + where(y == -1, clamp(cos - margin, min=0), zero)
     return _reduce(losses, reduction)
-
-
-def _legacy(size_average: Any, reduce: Any, reduction: str) -> str:
-    """PyTorch's deprecated ``size_average``/``reduce`` flags, read as a ``reduction``."""
-    if size_average is None and reduce is None:
-        return reduction
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    if not reduce:
-        return "none"
-    return "mean" if size_average else "sum"
 
 
 # -- the same functions as layers ---------------------------------------------------------------

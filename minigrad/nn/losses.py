@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.backends.contract import TracerError
+from minigrad.nn.module import Module
 from minigrad.tensor import dtypes, factories
 from minigrad.tensor.base import every_value
 from minigrad.tensor.composite import composite
@@ -274,8 +275,9 @@ _BCE_EPS = float(np.float32(1e-12))
 def _bce_forward(backend: Any, p: Any, t: Any, *weight: Any, reduction: str) -> Any:
     """PyTorch's kernel: ``(t - 1) max(log1p(-p), -100) - t max(log p, -100)``, weighed, reduced."""
     floor = backend.full((), -100, p.dtype)
-    log_q = backend.zip("maximum", backend.map("log1p", backend.map("neg", p)), floor)
-    log_p = backend.zip("maximum", backend.map("log", p), floor)
+    with np.errstate(divide="ignore"):  # log 0 = -inf, floored at -100: PyTorch is silent too
+        log_q = backend.zip("maximum", backend.map("log1p", backend.map("neg", p)), floor)
+        log_p = backend.zip("maximum", backend.map("log", p), floor)
     t_minus_1 = backend.zip("sub", t, backend.full((), 1, t.dtype))
     loss = backend.zip("sub", backend.zip("mul", t_minus_1, log_q), backend.zip("mul", t, log_p))
     if weight:
@@ -574,3 +576,150 @@ def _reduce(losses: Tensor, reduction: str) -> Tensor:
     if reduction == "sum":
         return losses.sum()
     return losses
+
+
+def _legacy(size_average: Any, reduce: Any, reduction: str) -> str:
+    """PyTorch's deprecated ``size_average``/``reduce`` flags, read as a ``reduction``
+    (with PyTorch's warning)."""
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    reduction = "none" if not reduce else "mean" if size_average else "sum"
+    warnings.warn(
+        "size_average and reduce args will be deprecated, please use "
+        f"reduction='{reduction}' instead.",
+        UserWarning,
+        stacklevel=3,
+    )
+    return reduction
+
+
+# -- the same losses as layers (PyTorch's nn.*Loss) -------------------------------------------
+class _Loss(Module):
+    """A loss as a layer: ``loss(input, target)`` with its settings kept on the module.
+
+    Class weights (``weight``, ``pos_weight``) are buffers, as in PyTorch: saved by
+    ``state_dict()``, moved by ``.to()``, never learned.
+    """
+
+    def __init__(self, size_average: Any = None, reduce: Any = None,
+                 reduction: str = "mean") -> None:  # fmt: skip
+        super().__init__()
+        self.reduction = _legacy(size_average, reduce, reduction)
+
+
+class L1Loss(_Loss):
+    """``l1_loss`` as a layer.
+
+    >>> import minigrad as mg
+    >>> mg.nn.L1Loss()(mg.tensor([1.0, 2.0]), mg.tensor([1.0, 4.0]))
+    tensor(1.)
+    """
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return l1_loss(input, target, reduction=self.reduction)
+
+
+class MSELoss(_Loss):
+    """``mse_loss`` as a layer."""
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return mse_loss(input, target, reduction=self.reduction)
+
+
+class NLLLoss(_Loss):
+    """``nll_loss`` as a layer, with its class weights as a buffer."""
+
+    def __init__(self, weight: Tensor | None = None, size_average: Any = None,
+                 ignore_index: int = -100, reduce: Any = None,
+                 reduction: str = "mean") -> None:  # fmt: skip
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.ignore_index = ignore_index
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return nll_loss(input, target, self.weight, ignore_index=self.ignore_index,
+                        reduction=self.reduction)  # fmt: skip
+
+
+class CrossEntropyLoss(NLLLoss):
+    """``cross_entropy`` as a layer: raw scores in, class labels (or probabilities) as target.
+
+    >>> import minigrad as mg
+    >>> mg.nn.CrossEntropyLoss()(mg.tensor([[0.0, 0.0]]), mg.tensor([1]))  # log 2
+    tensor(0.6931)
+    """
+
+    def __init__(self, weight: Tensor | None = None, size_average: Any = None,
+                 ignore_index: int = -100, reduce: Any = None, reduction: str = "mean",
+                 label_smoothing: float = 0.0) -> None:  # fmt: skip
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
+        self.label_smoothing = label_smoothing
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return cross_entropy(input, target, self.weight, ignore_index=self.ignore_index,
+                             reduction=self.reduction,
+                             label_smoothing=self.label_smoothing)  # fmt: skip
+
+
+class BCELoss(_Loss):
+    """``binary_cross_entropy`` as a layer: probabilities in, targets in [0, 1]."""
+
+    def __init__(self, weight: Tensor | None = None, size_average: Any = None,
+                 reduce: Any = None, reduction: str = "mean") -> None:  # fmt: skip
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(BCELoss):
+    """``binary_cross_entropy_with_logits`` as a layer: raw scores in."""
+
+    def __init__(self, weight: Tensor | None = None, size_average: Any = None,
+                 reduce: Any = None, reduction: str = "mean",
+                 pos_weight: Tensor | None = None) -> None:  # fmt: skip
+        super().__init__(weight, size_average, reduce, reduction)
+        self.register_buffer("pos_weight", pos_weight)
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return binary_cross_entropy_with_logits(input, target, self.weight,
+                                                reduction=self.reduction,
+                                                pos_weight=self.pos_weight)  # fmt: skip
+
+
+class SmoothL1Loss(_Loss):
+    """``smooth_l1_loss`` as a layer."""
+
+    def __init__(self, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
+                 beta: float = 1.0) -> None:  # fmt: skip
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    """``huber_loss`` as a layer."""
+
+    def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class KLDivLoss(_Loss):
+    """``kl_div`` as a layer: log-probabilities in."""
+
+    def __init__(self, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
+                 log_target: bool = False) -> None:  # fmt: skip
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
