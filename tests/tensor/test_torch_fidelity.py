@@ -15,7 +15,13 @@ F, TF = mg.nn.functional, torch.nn.functional
 BACKENDS = ["numpy", "numba"]
 
 
-def _outcome(call):
+DTYPES = {"bool": (mg.bool_, torch.bool), "int64": (mg.int64, torch.int64),
+          "int32": (mg.int32, torch.int32), "float32": (mg.float32, torch.float32),
+          "float64": (mg.float64, torch.float64), "float16": (mg.float16, torch.float16),
+          "bfloat16": (mg.bfloat16, torch.bfloat16)}  # fmt: skip
+
+
+def values_of(call):
     """``("ok", dtype name, values)`` or ``(exception type name, first line of its message)``."""
     try:
         r = call()
@@ -25,20 +31,23 @@ def _outcome(call):
     return "ok", str(r.dtype).removeprefix("torch."), values.tolist()
 
 
-def _both(call, backend):
-    """The outcome of ``call(library, tensor)`` with minigrad and with torch."""
-    dtypes = {"bool": (mg.bool_, torch.bool), "int64": (mg.int64, torch.int64),
-              "int32": (mg.int32, torch.int32), "float32": (mg.float32, torch.float32)}  # fmt: skip
+def both(call, backend, outcome=values_of):
+    """The ``outcome`` of ``call(library, tensor)`` with minigrad (on ``backend``) and with
+    torch; ``tensor(values, dtype name)`` makes the library's tensor."""
 
     def make(lib, k):
-        def tensor(values, dtype):
-            return lib.tensor(values, dtype=dtypes[dtype][k])
-
-        return tensor
+        return lambda values, dtype: lib.tensor(values, dtype=DTYPES[dtype][k])
 
     with mg.backends.use(backend):
-        ours = _outcome(lambda: call(mg, make(mg, 0)))
-    return ours, _outcome(lambda: call(torch, make(torch, 1)))
+        ours = outcome(lambda: call(mg, make(mg, 0)))
+    return ours, outcome(lambda: call(torch, make(torch, 1)))
+
+
+def check(calls, backend, outcome=values_of):
+    """Every call of ``calls`` (name: call) has torch's outcome."""
+    for name, call in calls.items():
+        ours, theirs = both(call, backend, outcome)
+        assert ours == theirs, name
 
 
 # -- 1. pow: the method, the function, the operators, in-place; integer and bool dtypes ----
@@ -67,9 +76,7 @@ POW_CALLS = {
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_pow_spellings_dtypes_and_errors_are_torchs(backend):
-    for name, call in POW_CALLS.items():
-        ours, theirs = _both(call, backend)
-        assert ours == theirs, name
+    check(POW_CALLS, backend)
 
 
 def test_pow_method_is_differentiable_as_the_operator():
@@ -101,9 +108,7 @@ BOOL_SUB_CALLS = {
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_subtraction_with_a_bool_tensor_is_torchs_error(backend):
-    for name, call in BOOL_SUB_CALLS.items():
-        ours, theirs = _both(call, backend)
-        assert ours == theirs, name
+    check(BOOL_SUB_CALLS, backend)
 
 
 def test_maximum_minimum_gradients_still_split_ties_after_the_bool_rule():
@@ -247,7 +252,7 @@ FOUND_CALLS = {
 
 def test_differential_findings_are_torchs():
     for name, call in FOUND_CALLS.items():
-        ours, theirs = _both(call, "numpy")
+        ours, theirs = both(call, "numpy")
         if ours[0] == "ok" == theirs[0]:
             assert ours[1] == theirs[1], name
             np.testing.assert_allclose(ours[2], theirs[2], rtol=1e-6, err_msg=name)
@@ -266,6 +271,4 @@ def test_comparison_functions_and_methods_are_torchs():
             "x.(mask)": lambda m, t, n=name: getattr(t([0, 1], "int32"), n)(t([True, True], "bool")),
         }.items()
     }  # fmt: skip
-    for name, call in calls.items():
-        ours, theirs = _both(call, "numpy")
-        assert ours == theirs, name
+    check(calls, "numpy")

@@ -4,17 +4,14 @@ error (type, first line) is torch's, on the numpy and numba backends."""
 
 import numpy as np
 import pytest
+import test_torch_fidelity as fidelity
 import torch
-from test_torch_fidelity import BACKENDS
+from test_torch_fidelity import BACKENDS, DTYPES
 
 import minigrad as mg
 
 F, TF = mg.nn.functional, torch.nn.functional
 NAN, INF = float("nan"), float("inf")
-DTYPES = {"bool": (mg.bool_, torch.bool), "int64": (mg.int64, torch.int64),
-          "int32": (mg.int32, torch.int32), "float32": (mg.float32, torch.float32),
-          "float64": (mg.float64, torch.float64), "float16": (mg.float16, torch.float16),
-          "bfloat16": (mg.bfloat16, torch.bfloat16)}  # fmt: skip
 
 
 def _bits(values: np.ndarray) -> bytes:
@@ -40,18 +37,11 @@ def outcome(call):
 
 
 def both(call, backend):
-    def make(lib, k):
-        return lambda values, dtype: lib.tensor(values, dtype=DTYPES[dtype][k])
-
-    with mg.backends.use(backend):
-        ours = outcome(lambda: call(mg, make(mg, 0)))
-    return ours, outcome(lambda: call(torch, make(torch, 1)))
+    return fidelity.both(call, backend, outcome)
 
 
 def check(calls, backend):
-    for name, call in calls.items():
-        ours, theirs = both(call, backend)
-        assert ours == theirs, name
+    fidelity.check(calls, backend, outcome)
 
 
 def functional(m):
