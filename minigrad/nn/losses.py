@@ -628,14 +628,22 @@ class MSELoss(_Loss):
         return mse_loss(input, target, reduction=self.reduction)
 
 
-class NLLLoss(_Loss):
+class _WeightedLoss(_Loss):
+    """A loss with class weights, kept as the buffer ``weight``."""
+
+    def __init__(self, weight: Tensor | None = None, size_average: Any = None,
+                 reduce: Any = None, reduction: str = "mean") -> None:  # fmt: skip
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+
+
+class NLLLoss(_WeightedLoss):
     """``nll_loss`` as a layer, with its class weights as a buffer."""
 
     def __init__(self, weight: Tensor | None = None, size_average: Any = None,
                  ignore_index: int = -100, reduce: Any = None,
                  reduction: str = "mean") -> None:  # fmt: skip
-        super().__init__(size_average, reduce, reduction)
-        self.register_buffer("weight", weight)
+        super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
@@ -643,7 +651,7 @@ class NLLLoss(_Loss):
                         reduction=self.reduction)  # fmt: skip
 
 
-class CrossEntropyLoss(NLLLoss):
+class CrossEntropyLoss(_WeightedLoss):
     """``cross_entropy`` as a layer: raw scores in, class labels (or probabilities) as target.
 
     >>> import minigrad as mg
@@ -654,8 +662,8 @@ class CrossEntropyLoss(NLLLoss):
     def __init__(self, weight: Tensor | None = None, size_average: Any = None,
                  ignore_index: int = -100, reduce: Any = None, reduction: str = "mean",
                  label_smoothing: float = 0.0) -> None:  # fmt: skip
-        super().__init__(weight, size_average, ignore_index, reduce, reduction)
-        self.label_smoothing = label_smoothing
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return cross_entropy(input, target, self.weight, ignore_index=self.ignore_index,
@@ -663,19 +671,14 @@ class CrossEntropyLoss(NLLLoss):
                              label_smoothing=self.label_smoothing)  # fmt: skip
 
 
-class BCELoss(_Loss):
+class BCELoss(_WeightedLoss):
     """``binary_cross_entropy`` as a layer: probabilities in, targets in [0, 1]."""
-
-    def __init__(self, weight: Tensor | None = None, size_average: Any = None,
-                 reduce: Any = None, reduction: str = "mean") -> None:  # fmt: skip
-        super().__init__(size_average, reduce, reduction)
-        self.register_buffer("weight", weight)
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
 
 
-class BCEWithLogitsLoss(BCELoss):
+class BCEWithLogitsLoss(_WeightedLoss):
     """``binary_cross_entropy_with_logits`` as a layer: raw scores in."""
 
     def __init__(self, weight: Tensor | None = None, size_average: Any = None,

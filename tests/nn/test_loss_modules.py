@@ -61,6 +61,11 @@ def test_a_loss_layer_is_torchs_in_value_gradient_state_and_repr(name, settings,
     assert repr(ours) == repr(theirs)
     assert list(ours.state_dict()) == list(theirs.state_dict())
     assert list(ours.parameters()) == []
+    # the class family is torch's too (CrossEntropyLoss is not an NLLLoss there)
+    for other in ("NLLLoss", "BCELoss"):
+        assert isinstance(ours, getattr(mg.nn, other)) == isinstance(
+            theirs, getattr(torch.nn, other)
+        )
     xm, xt = mg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
     ym, yt = mg.tensor(y), torch.tensor(y)
     got, want = ours(xm, ym), theirs(xt, yt)
