@@ -316,13 +316,12 @@ def _forked(
 ) -> dict:
     """``_in_process`` in a forked child; nothing it does reaches this process."""
     read, write = os.pipe()
-    # The collector's objects so far stay out of the child's collections: a collection that
-    # walked them would copy every page of this (large) process into the child.
-    gc.freeze()
     pid = os.fork()
     if pid == 0:  # the child: score, report, leave without any cleanup
         try:
-            gc.disable()  # it lives a few seconds at most
+            # No collections: one would walk every object of this (large) process and so
+            # copy its pages into the child; the child lives a few seconds at most.
+            gc.disable()
             os.close(read)
             result = _in_process(parts, lesson, checks, inputs, light, limit)
             os.write(write, json.dumps({str(k): v for k, v in result.items()}).encode())
