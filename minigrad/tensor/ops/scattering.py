@@ -154,7 +154,7 @@ def scatter(input: Any, dim: int, index: Any, src: Any = None, *, value: Any = N
         return reshape(out, ()) if as_tensor(input).ndim == 0 else out
     x, d, index, source = _prepared(input, dim, index, src, value, "scatter")
     hit = compare("gt", _written(index, d, x), 0)
-    if isinstance(src, Tensor) and index.size > 1:  # the last write to a position wins
+    if index.size > 1:  # the last write to a position wins (a number's copies too)
         spread = index.broadcast_to(source.shape) if index.shape != source.shape else index
         winner = _last_writers(_numbered(spread.shape, x.device), spread, d, x.shape[d])
         source = _overwritten_to_zero(source, winner)
@@ -283,8 +283,10 @@ def _product_with_gradient(x, source, index, d, reduced, hit, include_self) -> T
 
     def log_ratios(f: Tensor) -> tuple[Tensor, Tensor]:
         zero = compare("eq", f.detach(), 0)
-        current = where(zero, 1, f.detach())
-        return where(zero, 0.0, log(where(zero, 1, f) / current)), zero
+        # an infinite or NaN factor is in the host's product; its ratio would be inf/inf
+        kept = compare("ne", zero, isfinite(f.detach()))
+        current = where(kept, f.detach(), 1)
+        return where(kept, log(where(kept, f, 1) / current), 0.0), zero
 
     logs, zeros = log_ratios(source)
     total = _scatter_sum(logs, index, d, x.shape)
