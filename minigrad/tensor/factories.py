@@ -137,8 +137,19 @@ def arange(start: float, stop: float | None = None, step: float = 1, dtype: Any 
             "step must be nonzero\narange: a step of 0 never reaches the end; give e.g. "
             f"mg.arange({start}, {stop}, 1)"
         )
+    _not_for_bool("arange", dtype)
     values = np.arange(start, stop, step)
     return tensor(values, dtype or dtypes.natural_dtype(values), requires_grad, device)
+
+
+def _not_for_bool(op: str, dtype: Any, steps: int = 2) -> None:
+    """PyTorch has no counted range of bools: its kernels refuse the dtype (linspace and
+    logspace reach the kernel only for two steps or more)."""
+    if dtype is not None and steps > 1 and dtypes.as_dtype(dtype) == np.dtype(bool):
+        raise NotImplementedError(
+            f"\"{op}_cpu\" not implemented for 'Bool'\n{op}: ask for a number dtype and "
+            "compare, e.g. mg.arange(4) > 1"
+        )
 
 
 # -- random numbers from the global generator ---------------------------------------------
@@ -315,7 +326,9 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None,
     >>> mg.linspace(0, 1, 5)
     tensor([0.  , 0.25, 0.5 , 0.75, 1.  ])
     """
-    values = _evenly_spaced(float(start), float(end), _steps("linspace", steps))
+    steps = _steps("linspace", steps)
+    _not_for_bool("linspace", dtype, steps)
+    values = _evenly_spaced(float(start), float(end), steps)
     return tensor(values, dtype or dtypes.DEFAULT_FLOAT, requires_grad, device)
 
 
@@ -327,6 +340,8 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype:
     >>> mg.logspace(0, 2, 3)
     tensor([  1.,  10., 100.])
     """
-    exponents = _evenly_spaced(float(start), float(end), _steps("logspace", steps))
+    steps = _steps("logspace", steps)
+    _not_for_bool("logspace", dtype, steps)
+    exponents = _evenly_spaced(float(start), float(end), steps)
     return tensor(np.power(float(base), exponents), dtype or dtypes.DEFAULT_FLOAT, requires_grad,
                   device)  # fmt: skip

@@ -4,7 +4,22 @@ of meshgrid and einsum, linspace to bool. Each result (value, dtype) or error (t
 line) is torch's, on the numpy and numba backends."""
 
 import pytest
-from test_torch_fidelity import BACKENDS, check
+from test_torch_fidelity import BACKENDS, check, values_of
+
+# minigrad's ShapeError is a RuntimeError (and a ValueError), as torch's shape errors are
+# RuntimeErrors: an error is named by the first of these it is an instance of
+KINDS = (NotImplementedError, RuntimeError, IndexError, TypeError, ValueError)
+
+
+def kind_of(call):
+    """``values_of``, with an error named by its kind (``KINDS``) and its first line."""
+    try:
+        call()
+    except Exception as error:
+        kind = next((k for k in KINDS if isinstance(error, k)), type(error))
+        return kind.__name__, str(error).splitlines()[0] if str(error) else ""
+    return values_of(call)
+
 
 SCATTER_CALLS = {
     "x.scatter(0, i, 3.0) repeated": lambda m, t: t([[0.0] * 3] * 2, "float32").scatter(
@@ -25,3 +40,51 @@ SCATTER_CALLS = {
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_number_scattered_twice_to_one_place_is_written_once_as_torchs(backend):
     check(SCATTER_CALLS, backend)
+
+
+def _einsum(equation, shapes):
+    return lambda m, t: m.einsum(equation, *[m.ones(*s) for s in shapes])
+
+
+def _counted(name, steps):
+    return lambda m, t: getattr(m, name)(0, 1, steps, dtype=_bool(m))
+
+
+def _bool(m):
+    return m.bool_ if hasattr(m, "bool_") else m.bool
+
+
+EINSUM_ERRORS = {
+    "two ellipses in an operand": _einsum("...ik..., ...jk ->", [(2, 3, 4), (2, 3, 4)]),
+    "a lone dot in an operand": _einsum("i.j", [(2, 3)]),
+    "two dots": _einsum("..i", [(2, 3)]),
+    "a dot in the output": _einsum("i->i.", [(2,)]),
+    "two ellipses in the output": _einsum("i->......", [(2,)]),
+    "fewer operands": _einsum("ij,jk", [(2, 3)]),
+    "more operands": _einsum("ij", [(2, 3), (3, 3)]),
+    "a digit": _einsum("i1", [(2, 3)]),
+    "an output subscript twice": _einsum("ij->jj", [(2, 3)]),
+    "an unknown output subscript": _einsum("ij->k", [(2, 3)]),
+    "sizes that do not broadcast": _einsum("ij,ij->i", [(2, 3), (3, 3)]),
+    "a repeated subscript of two sizes": _einsum("ii", [(2, 3)]),
+}
+FACTORY_CALLS = {
+    "meshgrid(indexing='bad')": lambda m, t: m.meshgrid(t([1.0, 2.0], "float32"), indexing="bad"),
+    **{
+        f"{name}(0, 1, {n}, dtype=bool)": _counted(name, n)
+        for name in ("linspace", "logspace")
+        for n in (0, 1, 2, 5)
+    },
+    "arange(3, dtype=bool)": lambda m, t: m.arange(3, dtype=_bool(m)),
+    "arange(0, dtype=bool)": lambda m, t: m.arange(0, dtype=_bool(m)),
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_einsum_errors_are_torchs_runtime_errors(backend):
+    check(EINSUM_ERRORS, backend, kind_of)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_meshgrid_and_counted_ranges_of_bools_are_torchs(backend):
+    check(FACTORY_CALLS, backend)

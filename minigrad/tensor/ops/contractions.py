@@ -57,23 +57,31 @@ def _tensors(xs: Any) -> list[Tensor]:
 
 
 # -- einsum -------------------------------------------------------------------------
-def _parse_term(term: str, equation: str) -> list[str]:
-    """``"i...j"`` -> ``["i", "...", "j"]``, rejecting anything but letters and one ``...``."""
+def _parse_term(term: str, equation: str, operand: int | None = None) -> list[str]:
+    """``"i...j"`` -> ``["i", "...", "j"]``, rejecting anything but letters and one ``...``
+    (``operand`` numbers an input term; None is the output), with PyTorch's RuntimeErrors."""
+    where_ = "output" if operand is None else f"operand {operand}"
     labels, i = [], 0
     while i < len(term):
-        if term.startswith("...", i):
-            if "..." in labels:
-                raise ValueError(
-                    "einsum(): found '.' for operand that is not part of any ellipsis\n"
-                    f"equation {equation!r}: one '...' per operand"
-                )
+        if term.startswith("...", i) and "..." not in labels:
             labels.append("...")
             i += 3
+        elif term[i] == ".":
+            if "..." in labels and term.startswith("...", i):
+                how = ("but an ellipsis (...) was already found" if operand is None
+                       else "for which an ellipsis was already found")  # fmt: skip
+            else:
+                how = ("that is not part of any ellipsis (...)" if operand is None
+                       else "that is not part of any ellipsis")  # fmt: skip
+            raise RuntimeError(
+                f"einsum(): found '.' for {where_} {how}\n"
+                f"equation {equation!r}: one '...' per operand, and no '.' outside it"
+            )
         elif term[i].isascii() and term[i].isalpha():
             labels.append(term[i])
             i += 1
         else:
-            raise ValueError(
+            raise RuntimeError(
                 f"einsum(): invalid subscript given at index {equation.find(term) + i} in the "
                 f"equation string, subscripts must be in [a-zA-Z]\nequation {equation!r}: "
                 f"{term[i]!r} is not a letter (or part of '...')"
@@ -88,11 +96,11 @@ def _subscripts(equation: str, xs: list[Tensor]) -> tuple[list[list[Any]], list[
     terms = lhs.split(",")
     if len(terms) != len(xs):
         more = "more" if len(xs) > len(terms) else "fewer"
-        raise ValueError(
+        raise RuntimeError(
             f"einsum(): {more} operands were provided than specified in the equation\n"
             f"equation {equation!r} names {len(terms)} operand(s), got {len(xs)}"
         )
-    parsed = [_parse_term(t, equation) for t in terms]
+    parsed = [_parse_term(t, equation, i) for i, t in enumerate(terms)]
     widths = []
     for i, (labels, x) in enumerate(zip(parsed, xs)):
         letters = len([s for s in labels if s != "..."])
@@ -120,12 +128,12 @@ def _subscripts(equation: str, xs: list[Tensor]) -> tuple[list[list[Any]], list[
         inputs = {s for labels in parsed for s in labels}
         for s in output:
             if s != "..." and s not in inputs:
-                raise ValueError(
+                raise RuntimeError(
                     f"einsum(): output subscript {s} does not appear in the equation for any "
                     f"input operand\nequation {equation!r}"
                 )
             if output.count(s) > 1:
-                raise ValueError(
+                raise RuntimeError(
                     f"einsum(): output subscript {s} appears more than once in the output\n"
                     f"equation {equation!r}"
                 )
@@ -147,15 +155,15 @@ def _sizes(operands: list[list[Any]], xs: list[Tensor], equation: str) -> dict[A
             if label in mine and mine[label] != n:
                 raise ShapeError(
                     f"einsum(): subscript {label} is repeated for operand {i} but the sizes "
-                    f"don't match, {mine[label]} != {n}\nequation {equation!r}, shape {x.shape}"
+                    f"don't match, {n} != {mine[label]}\nequation {equation!r}, shape {x.shape}"
                 )
             mine[label] = n
             if label in sizes and n != sizes[label] and 1 not in (n, sizes[label]):
-                j, m = seen[label]
+                _, m = seen[label]
                 name = "..." if isinstance(label, int) else label
                 raise ShapeError(
-                    f"einsum(): operands do not broadcast: subscript {name} has size {m} in "
-                    f"operand {j} and size {n} in operand {i}\nequation {equation!r}, shapes "
+                    f"einsum(): subscript {name} has size {n} for operand {i} which does not "
+                    f"broadcast with previously seen size {m}\nequation {equation!r}, shapes "
                     f"{[t.shape for t in xs]}; sizes of one subscript must agree (or be 1)"
                 )
             if label not in sizes or sizes[label] == 1:

@@ -265,7 +265,7 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
     if indexing is None:
         indexing = "ij"
     if indexing not in ("ij", "xy"):
-        raise ValueError(
+        raise RuntimeError(
             f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}'
         )
     for x in tensors:
