@@ -24,7 +24,12 @@ same few things about one, and this table is the only place that says them:
 
 - optionally a **float32 body** that vectorizes where the scalar function
   calls the C library per element (``fast_math``): the kernels use it for
-  float32 results.
+  float32 results;
+- optionally a **quick form** (float32 and float64): a cheaper function that
+  is exact on most inputs and says where it is not (``remainder``: one
+  division where the exact body takes ten steps). The eager flat kernels run
+  it over a block of elements, then the body again over a block where it
+  missed (``kernel_cache``).
 
 Adding an elementwise op is one ``op(...)`` line here, its scalar function
 beside the others, a registry row in ``minigrad/tensor`` that names it
@@ -63,6 +68,7 @@ class ElementwiseOp(NamedTuple):
     numpy: Callable
     policy: str
     float32: Callable | None
+    quick: Callable | None = None
 
     @property
     def arity(self) -> int:
@@ -73,10 +79,10 @@ OPS: dict[str, ElementwiseOp] = {}
 
 
 def op(name: str, scalar: Callable, numpy: Callable, policy: str = NUMPY,
-       float32: Callable | None = None) -> None:  # fmt: skip
+       float32: Callable | None = None, quick: Callable | None = None) -> None:  # fmt: skip
     """Add the line ``name`` to the table."""
     assert name not in OPS and policy in (NUMPY, ELEMENTWISE, FUSED, COMPOSITE), name
-    OPS[name] = ElementwiseOp(name, scalar, numpy, policy, float32)
+    OPS[name] = ElementwiseOp(name, scalar, numpy, policy, float32, quick)
 
 
 # -- NumPy spellings longer than one function -------------------------------------------------
@@ -230,7 +236,7 @@ op("logical_and",    f.logical_and,      np.logical_and)
 op("logical_or",     f.logical_or,       np.logical_or)
 op("atan2",          m.atan2,            np.arctan2)
 # NumPy's remainder makes several passes; clamp is a maximum-like pass (measured: the kernel wins).
-op("remainder",      m.remainder,        np.remainder,                         ELEMENTWISE, fm.remainder_float32)  # noqa: E501
+op("remainder",      m.remainder,        np.remainder,                         ELEMENTWISE, fm.remainder_float32, fm.remainder_quick)  # noqa: E501
 # clamp_min and clamp_max keep a NaN from either side, as maximum does, and x at a tie.
 op("clamp_min",      m.clamp_min,        _larger,                              ELEMENTWISE)
 op("clamp_max",      m.clamp_max,        _smaller,                             ELEMENTWISE)

@@ -7,7 +7,9 @@ text, from the scalar functions of the table (``elementwise_ops``):
   and ``where``, with the scalar function inlined: a bare loop for operands
   that run along memory (or are one number), and a walk over the rows of
   broadcast or strided ones (``strides.row_starts`` says where each row
-  starts), run on the backend's worker threads;
+  starts), run on the backend's worker threads. An op with a quick form
+  (``remainder``) runs it first in its bare loops, a block at a time, and its
+  scalar function again only over a block where the quick form missed;
 - ``reduce_source(op)``: the CPU kernel of a reduction, folding with the
   table's scalar function (``elementwise_ops.REDUCTIONS``: sum folds with add);
 - ``kernel_source(op, "cuda", ndim)``: the same op on CUDA, one thread per
@@ -135,8 +137,63 @@ def jit_scalar(function: Any, jit: Any, native: dict[str, Any] | None = None) ->
     return jit(types.FunctionType(code, scope, function.__name__, function.__defaults__))
 
 
-def _cpu_source(what: str, function: Any) -> str:
-    """The CPU kernels of one op: a flat loop per layout, and the strided walk."""
+# A flat kernel with a quick form runs it on this many elements at a time, then the
+# body again on a block where it missed: a few misses cost a block each.
+QUICK_BLOCK = 256
+
+
+def _flat_lines(layout: str, names: tuple[str, ...], quick: bool) -> list[str]:
+    """The flat kernel of ``layout``: one loop, or with a quick form a loop of blocks."""
+    # Slices indexed from 0: numba drops its negative-index test, so LLVM
+    # vectorizes the loop; no index arithmetic at all.
+    arrays = [n for n, kind in zip(names, layout) if kind == "a"]
+    numbers = [f"    {n}_value = {n}[0]" for n, kind in zip(names, layout) if kind == "n"]
+    reads = ", ".join(
+        f"{n}_run[k]" if kind == "a" else f"{n}_value" for n, kind in zip(names, layout)
+    )
+    head = [
+        "",
+        "",
+        "@JIT",
+        f"def flat_{layout}(start, stop, out, {', '.join(names)}):",
+        f'    """out[i] = fn(...) for start <= i < stop, operands laid out as {layout!r}."""',
+    ]
+    if not quick:
+        return [
+            *head,
+            "    o = out[start:stop]",
+            *[f"    {n}_run = {n}[start:stop]" for n in arrays],
+            *numbers,
+            "    for k in range(stop - start):",
+            f"        o[k] = fn({reads})",
+        ]
+    head[-1] = head[-1][:-3]  # the docstring goes on
+    return [
+        *head,
+        "",
+        "    A block at a time: the quick form, which also says where it is exact,",
+        '    then fn again over a block where it was not (a NaN, a zero divisor, ...)."""',
+        *numbers,
+        "    for first in range(start, stop, BLOCK):",
+        "        last = min(first + BLOCK, stop)",
+        "        o = out[first:last]",
+        *[f"        {n}_run = {n}[first:last]" for n in arrays],
+        "        exact = True",
+        "        for k in range(last - first):",
+        f"            o[k], hit = quick({reads})",
+        "            exact &= hit",
+        "        if not exact:",
+        "            for k in range(last - first):",
+        f"                o[k] = fn({reads})",
+    ]
+
+
+def _cpu_source(what: str, function: Any, quick: Any = None) -> str:
+    """The CPU kernels of one op: a flat loop per layout, and the strided walk.
+
+    With a quick form (``elementwise_ops``: cheaper, exact on most inputs, and
+    saying where), the flat kernels run it first, a block at a time.
+    """
     names = _OPERANDS[: function.__code__.co_argcount]
     lines = [
         f'"""The numba CPU kernels of {what} (written by minigrad.backends.kernel_cache).',
@@ -155,25 +212,14 @@ def _cpu_source(what: str, function: Any) -> str:
         f'fn = jit_scalar({function.__name__}, njit(inline="always"), NATIVE)',
         'JIT = njit(nogil=True, cache=CACHE, error_model="numpy")',
     ]
+    if quick is not None:
+        lines[-2:-2] = [
+            f"from {quick.__module__} import {quick.__name__}",
+            f'quick = jit_scalar({quick.__name__}, njit(inline="always"), NATIVE)',
+            f"BLOCK = {QUICK_BLOCK}",
+        ]
     for layout in flat_layouts(len(names)):
-        # Slices indexed from 0: numba drops its negative-index test, so LLVM
-        # vectorizes the loop; no index arithmetic at all.
-        reads = [f"{n}_run[k]" if kind == "a" else f"{n}_value" for n, kind in zip(names, layout)]
-        slices = [
-            f"{n}_run = {n}[start:stop]" if kind == "a" else f"{n}_value = {n}[0]"
-            for n, kind in zip(names, layout)
-        ]
-        lines += [
-            "",
-            "",
-            "@JIT",
-            f"def flat_{layout}(start, stop, out, {', '.join(names)}):",
-            f'    """out[i] = fn(...) for start <= i < stop, operands laid out as {layout!r}."""',
-            "    o = out[start:stop]",
-            *[f"    {line}" for line in slices],
-            "    for k in range(stop - start):",
-            f"        o[k] = fn({', '.join(reads)})",
-        ]
+        lines += _flat_lines(layout, names, quick is not None)
     operands = ", ".join(f"{n}, {n}_rows, {n}_step" for n in names)
     lines += [
         "",
@@ -247,7 +293,7 @@ def kernel_source(op: str, device: str = "cpu", ndim: int = 1, function: Any = N
     """
     function = function or OPS[op].scalar
     if device == "cpu":
-        return _cpu_source(f"op {op!r}", function)
+        return _cpu_source(f"op {op!r}", function, OPS[op].quick if op in OPS else None)
     names = _OPERANDS[: function.__code__.co_argcount]
     operands = ", ".join(f"{n}, {n}_offset, {n}_strides" for n in names)
     reads = "\n".join(
@@ -594,7 +640,9 @@ def load(name: str, source: str) -> Any:
 def fingerprint() -> str:
     walkers = Path(__file__).with_name("numba_kernels.py")
     # The table's functions live in the scalar_* modules it names them from.
-    functions = [body for row in OPS.values() for body in (row.scalar, row.float32) if body]
+    functions = [
+        body for row in OPS.values() for body in (row.scalar, row.float32, row.quick) if body
+    ]
     tables = {Path(fn.__code__.co_filename) for fn in functions}
     sources = (Path(elementwise_ops.__file__), *sorted(tables), Path(strides.__file__), walkers)
     digest = hashlib.sha256(b"".join(path.read_bytes() for path in sources))

@@ -64,8 +64,28 @@ def muladd(typingctx, a, b, c):
     return a(a, b, c), codegen
 
 
+@intrinsic
+def fma(typingctx, a, b, c):
+    """a * b + c rounded once, as LLVM's ``fma``: the compiled ``fast_math.fma``.
+
+    Unlike ``fmuladd`` it is never split into a rounded multiply and an add: a
+    CPU without the instruction gets the C library's exact ``fma`` instead.
+    ``fast_math.remainder_quick`` relies on the single rounding for exactness.
+    """
+    if not (isinstance(a, types.Float) and a == b == c):
+        return None
+
+    def codegen(context, builder, signature, args):
+        kind = context.get_value_type(signature.return_type)
+        signature = llvmlite.ir.FunctionType(kind, [kind] * 3)
+        function = builder.module.declare_intrinsic("llvm.fma", [kind], signature)
+        return builder.call(function, args)
+
+    return a(a, b, c), codegen
+
+
 # The compiled versions of plain-Python helpers that the scalar bodies call by name.
-NATIVE = {"muladd": muladd}
+NATIVE = {"muladd": muladd, "fma": fma}
 
 
 @njit

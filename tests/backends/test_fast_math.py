@@ -155,3 +155,65 @@ def test_float32_remainder_is_exact():
         want = np.remainder(x, y)
     same = (out.view(np.int32) == want.view(np.int32)) | (np.isnan(out) & np.isnan(want))
     assert same.all(), (x[~same][:5], y[~same][:5], out[~same][:5], want[~same][:5])
+
+
+def remainder_cases(dtype, rng) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs where a quotient is hard to floor, with edges scattered among them.
+
+    x = n y and its neighbours (n up to 2^(p + 1), p the significand's bits, so
+    quotients just below and above an integer, and past the quick form's range);
+    |x| far below |y| (x + y rounded once); subnormals; and a few NaN, zeros and
+    infinities in each block of otherwise ordinary pairs.
+    """
+    p, top = (24, 100) if dtype == np.float32 else (53, 900)
+    m = 3000
+    n = np.floor(np.exp2(rng.random(m) * (p + 1))).astype(dtype)
+    y = (rng.standard_normal(m) * np.exp2(rng.integers(-top, top, m))).astype(dtype)
+    with np.errstate(all="ignore"):
+        on = (n * y).astype(dtype)
+    up, down = (np.nextafter(on, np.full_like(on, s * np.inf)) for s in (1, -1))
+    x = np.concatenate([on, up, -down, y * dtype(1e-30), y * dtype(3e-3)])
+    y = np.concatenate([y, y, y, y * dtype(-1.0), y])
+    tiny = np.finfo(dtype).smallest_subnormal
+    x = np.concatenate([x, rng.integers(-9999, 9999, m).astype(dtype) * tiny])
+    y = np.concatenate([y, rng.integers(1, 99, m).astype(dtype) * tiny])
+    edges = np.array([0.0, -0.0, np.inf, -np.inf, np.nan], dtype)
+    spots = rng.integers(0, x.size, (2, 40))
+    x[spots[0]], y[spots[1]] = rng.choice(edges, 40), rng.choice(edges, 40)
+    return x, y
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_remainder_kernels_are_exact_on_hard_quotients(dtype):
+    # The flat kernels run remainder's quick form (one division and one fused
+    # multiply-add) a block at a time, and the exact body again over a block where
+    # it missed: bit for bit NumPy's remainder (fmod, exact, then y's sign), in
+    # every layout of the operands.
+    rng = np.random.default_rng(1)
+    x, y = remainder_cases(dtype, rng)
+    body = OPS["remainder"].float32 if dtype == np.float32 else OPS["remainder"].scalar
+    bits = np.int32 if dtype == np.float32 else np.int64
+    number = np.array([x[5]], dtype)  # an ordinary number, then a NaN-making one
+    for layout, args in [("aa", (x, y)), ("an", (x, number)), ("na", (number, y)),
+                         ("an", (x, np.zeros(1, dtype))), ("na", (np.full(1, np.inf, dtype), y))]:  # fmt: skip
+        out = np.empty(max(a.size for a in args), dtype)
+        kernel_cache.elementwise_kernel("remainder", function=body, layout=layout)(
+            0, out.size, out, *args
+        )
+        with np.errstate(all="ignore"):
+            want = np.remainder(*args)
+        same = (out.view(bits) == want.view(bits)) | (np.isnan(out) & np.isnan(want))
+        assert same.all(), (layout, out[~same][:5], want[~same][:5])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_remainder_kernels_vectorize(dtype):
+    # The quick form's division runs on whole vectors of the operands' own type
+    # (float64 used to loop element by element, doubling y up to x).
+    body = OPS["remainder"].float32 if dtype == np.float32 else OPS["remainder"].scalar
+    cached = kernel_cache.elementwise_kernel("remainder", function=body, layout="aa")
+    kernel = njit(nogil=True, error_model="numpy")(cached.py_func)  # compiled here: its IR kept
+    ones = np.ones(8, dtype)
+    kernel(0, 8, np.empty_like(ones), ones, ones)
+    kind = "float" if dtype == np.float32 else "double"
+    assert re.search(rf"fdiv <(4|8|16) x {kind}>", kernel.inspect_llvm(kernel.signatures[0]))
