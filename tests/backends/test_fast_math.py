@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from minigrad.backends import kernel_cache, scalar_activations
+from minigrad.backends import fast_math, kernel_cache, numba_kernels, scalar_activations
 from minigrad.backends.crossover import NUMPY_BELOW
 from minigrad.backends.elementwise_ops import OPS
 from minigrad.backends.numba_backend import NumbaBackend
@@ -217,3 +217,21 @@ def test_remainder_kernels_vectorize(dtype):
     kernel(0, 8, np.empty_like(ones), ones, ones)
     kind = "float" if dtype == np.float32 else "double"
     assert re.search(rf"fdiv <(4|8|16) x {kind}>", kernel.inspect_llvm(kernel.signatures[0]))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_plain_fma_rounds_once_as_the_compiled_one(dtype):
+    # fast_math.fma (exact rationals, rounded once) and numba_kernels.fma (LLVM's
+    # fma) give the same bits: on products that cancel against c, where rounding
+    # the product first would lose everything, and on the edges.
+    compiled = njit(lambda a, b, c: numba_kernels.fma(a, b, c))
+    rng = np.random.default_rng(2)
+    a, b = (rng.standard_normal((2, 400)) * np.exp2(rng.integers(-40, 40, (2, 400)))).astype(dtype)
+    c = -(a.astype(np.float64) * b).astype(dtype)  # a b rounded: the exact sum is its error
+    edges = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, np.finfo(dtype).max, 1e-45, -1.0], dtype)
+    grid = np.array(np.meshgrid(edges, edges, edges)).reshape(3, -1)
+    bits = np.int32 if dtype == np.float32 else np.int64
+    for triple in zip(*np.concatenate([np.stack([a, b, c]), grid], axis=1)):
+        with np.errstate(all="ignore"):
+            want, got = dtype(compiled(*triple)), dtype(fast_math.fma(*triple))
+        assert np.isnan(want) & np.isnan(got) or want.view(bits) == got.view(bits), triple
