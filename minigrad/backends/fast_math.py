@@ -21,13 +21,12 @@ keep the library calls. XLA and Eigen answer the same question the same way.
 - ``exp_float32``: e^x = 2^n e^r with n = round(x / ln 2), r = x - n ln 2
   (ln 2 split in two constants, Cody and Waite, so that n ln 2 is exact to
   float32's precision), e^r by a polynomial, 2^n built from its exponent bits;
-- Phi(-a), the normal tail (``_normal_tail``): erfc(z) / 2, z = a / sqrt 2,
-  by erf's Taylor series below z = 1/2, else t R(t) e^(-z^2), t = 1 / (1 + z/2)
-  (the form of Numerical Recipes' ``erfcc``, refitted, the polynomial outside
-  the exponential so that gelu's slope shares e^(-z^2) with the density),
-  with a^2 split exactly (Veltkamp) and the exponent reduced without adding
-  its parts first (``_exp_sum``): a^2 rounded to float32 is off by up to
-  a^2 / 2^24, and e^-(a^2) is off by as much, relatively: 3e-6 at a = 7, 50 ulp;
+- Phi(-a), the normal tail, for gelu and its slope: GELU_P(a) / GELU_Q(a)
+  e^(-a^2 / 2), one rational function (the tail over its exponential, whose
+  coefficients are all positive) times e^(-a^2 / 2) computed with a^2 / 2
+  exact (``_half_square_exp``, by a fused multiply-add that is never split:
+  ``fma_float32``): a^2 rounded to float32 is off by up to a^2 / 2^24, and
+  e^(-a^2 / 2) is off by as much, relatively: 2e-6 at a = 10, 32 ulp;
 - ``erf_float32``: a polynomial below |x| = 1.5, one for erfc above (no exp);
 - ``log1p_unit`` for 0 <= u <= 1: 2 atanh(u / (2 + u)), a short odd series;
 - ``tanh_float32``: a rational function (Eigen's ``ptanh_float``);
@@ -39,8 +38,8 @@ keep the library calls. XLA and Eigen answer the same question the same way.
 
 The activations are written from these (the generator compiles a body
 together with the helpers of this module that it calls:
-``kernel_cache.jit_scalar``). The coefficients of ``EXP_P``, ``ERFC_R`` and
-``ERF_Q`` / ``ERFC_T`` were fitted here (each says how, and how well).
+``kernel_cache.jit_scalar``). The coefficients of ``EXP_P``, ``GELU_P`` /
+``GELU_Q`` and ``ERF_Q`` / ``ERFC_T`` were fitted here (each says how, and how well).
 
     >>> import numpy as np
     >>> x = np.float32(0.5)
@@ -78,20 +77,19 @@ EXP_P = (
     0.49999993430798667, 0.16666520385503264, 0.04166839104810784, 0.00836874636696887,
     0.0013814527650365877,
 )  # fmt: skip
-# erfc(x) = t ERFC_R(t) e^(-x^2), t = 1 / (1 + x / 2), x >= 0 (Numerical Recipes' erfcc
-# form with the polynomial outside the exponential, so that e^(-x^2) is shared with the
-# normal density in gelu's slope): fitted here (reweighted least squares on 6000 Chebyshev
-# points in t against scipy's erfcx, x up to 11.5), relative error 4.1e-9.
-ERFC_R = (
-    0.28209086757249946, 0.2821966711107043, 0.24574709831438224, 0.18231772682622024,
-    0.06676381350038323, 0.007017659013123378, 0.02338824245002916, -0.3375700891910833,
-    0.4136815039205249, -0.20351582462450465, 0.0378823352009647,
-)  # fmt: skip
-# erf(x) = x ERF_P(x^2) for |x| < 1/2: the Taylor series 2/sqrt(pi) sum (-x^2)^k / (k! (2k + 1))
-ERF_P = tuple(
-    1.1283791670955126 * (-1) ** k / (np.prod(np.arange(1, k + 1, dtype=float)) * (2 * k + 1))
-    for k in range(8)
-)
+# Phi(-a) e^(a^2 / 2) = GELU_P(a) / GELU_Q(a) for a >= 0: the normal tail over its density's
+# exponential (Mills's ratio over sqrt(2 pi)), smooth and ~ 1 / (a sqrt(2 pi)) far out. Fitted
+# here: reweighted least squares on 6000 Chebyshev points of [0, 14] against scipy's erfcx, Q
+# monic, P(0) / Q(0) = 1/2 exactly, each coefficient rounded to float32 in turn and the rest
+# refitted; relative error 1.3e-8. All positive: Horner's rule loses nothing to cancellation.
+GELU_P = (48.91876983642578, 42.79219055175781, 17.85841178894043, 3.951488733291626,
+          0.398947149515152)  # fmt: skip
+GELU_Q = (97.83753967285156, 163.64747619628906, 117.36946105957031, 45.74937057495117,
+          9.90556526184082, 1.0)  # fmt: skip
+EXP_Y = (1.0, 1.0, *EXP_P)  # e^r = 1 + r + r^2 EXP_P(r), by Horner's rule all through
+# e^x's n as the last bits of x / ln 2 + EXP_ROUND: 1.5 2^23 rounds to an integer, plus 64 (the
+# exponent's bias that keeps 2^(n + 64) normal); EXP_ROUND_BITS are the bits of 1.5 2^23.
+EXP_ROUND, EXP_ROUND_BITS = 1.5 * 2.0**23 + 64, 0x4B400000
 # erf(x) = x + x ERF_Q(x^2) for |x| < ERF_SPLIT, and +-(1 - ERFC_T(|x| - ERFC_MID)) up to
 # ERF_CLAMP (erf(3.92) rounds to 1 in float32), ERFC_T a polynomial for erfc on [1.5, 3.92]:
 # both fitted here (iteratively reweighted least squares on 8000 Chebyshev points against
@@ -176,56 +174,21 @@ def exp_float32(x):
     >>> exp_float32(F(0.0)), exp_float32(F(-100.0)), exp_float32(F(-np.inf))
     (np.float32(1.0), np.float32(3.8e-44), np.float32(0.0))
 
-    ``_exp_sum`` with no b, written out: adding a zero is not free (-0.0 + 0.0
-    is +0.0, so the compiler keeps it), and each step here lies on the one
-    chain of dependent instructions that bounds how fast silu's kernel runs.
-    A NaN stays NaN through the arithmetic.
+    Each step here lies on the one chain of dependent instructions that
+    bounds how fast silu's kernel runs: n is rounded by adding EXP_ROUND (one
+    addition, no separate rounding and conversion), 2^(n + 64) goes into e^r's
+    exponent bits by an integer addition (no multiply), and e^r is one Horner
+    chain. A NaN stays NaN (its payload's low bits, were any set, would land
+    in the exponent: each body carries x's NaN itself).
     """
     low = F(EXP_LOW)
     c = low if x < low else x
-    n = np.floor(muladd(c, F(LOG2E), F(0.5)))
+    k = muladd(c, F(LOG2E), F(EXP_ROUND))
+    n = k - F(EXP_ROUND)
     r = muladd(-n, F(LN2_LO), muladd(-n, F(LN2_HI), c))
-    y = muladd(r * r, horner(r, EXP_P), r) + F(1)
-    scale = np.int32((np.int32(n) + np.int32(127 + 64)) << np.int32(23)).view(np.float32)
-    return y * scale * F(2.0**-64)
-
-
-def _exp_sum(a, b):
-    """e^(a + b) without rounding a + b, for a float32 a and a small b (|b| < 8), a + b <= 44.
-
-    n = round((a + b) / ln 2) and r = a + b - n ln 2, computed as (a - n LN2_HI)
-    + b - n LN2_LO: a - n LN2_HI is exact, so r is as accurate as b is. Then
-    e^r by a polynomial and 2^n as 2^(n + 64) 2^-64: the first from its exponent
-    bits (normal for -190 <= n <= 63), the second rounds a result below float32's
-    normal range (n < -126) once, as a denormal.
-    """
-    low = F(EXP_LOW)
-    c = low if a < low else a
-    n = np.floor(muladd(c + b, F(LOG2E), F(0.5)))
-    r = muladd(-n, F(LN2_LO), muladd(-n, F(LN2_HI), c) + b)  # the first is exact
-    y = muladd(r * r, horner(r, EXP_P), r) + F(1)
-    scale = np.int32((np.int32(n) + np.int32(127 + 64)) << np.int32(23)).view(np.float32)
-    y = y * scale * F(2.0**-64)
-    s = a + b
-    return y if s == s else s
-
-
-def _erf_small(x):
-    """erf(x) for |x| < 1/2: x ERF_P(x^2), the Taylor series."""
-    return x * horner(x * x, ERF_P)
-
-
-def _square(x, scale):
-    """-scale x^2 as two float32 numbers (exact, small), for ``_exp_sum``; scale 1 or 1/2.
-
-    x^2 rounded to float32 is off by up to x^2 / 2^24, and e^-(x^2) by as much,
-    relatively (3e-6 at x = 7: 50 ulp). So x = hi + lo, hi x's top 12
-    significant bits (Veltkamp's split, exact): scale hi^2 is exact, and the
-    rest, scale lo (x + hi), is small enough that its rounding does not show.
-    """
-    c = x * F(4097)  # 2^12 + 1
-    hi = c - (c - x)
-    return -(hi * hi) * scale, -((x - hi) * (x + hi)) * scale
+    y = horner(r, EXP_Y)
+    exponent = (F(k).view(np.int32) - np.int32(EXP_ROUND_BITS)) << np.int32(23)
+    return np.int32(F(y).view(np.int32) + exponent).view(np.float32) * F(2.0**-64)
 
 
 def log1p_unit(u):
@@ -239,17 +202,44 @@ def log1p_unit(u):
     return s * horner(s2, LOG1P_P)
 
 
-def _normal_tail(a, e):
-    """(Phi(-a), f, small) for 0 <= a, given e = e^(-a^2 / 2): Phi(-a) = f e or ``small``.
+def fma_float32(a, b, c):
+    """a * b + c for float32 numbers, rounded once: compiled, LLVM's ``fma`` (``numba_kernels``).
 
-    With z = a / sqrt 2: erfc(z) / 2 = t ERFC_R(t) e / 2 above z = 1/2, and
-    (1 - erf(z)) / 2 by erf's Taylor series below (``small``).
+    ``fma`` for the float32 bodies: where ``muladd`` may be split in two, this
+    may not, and they use it where the exact product is the point. Plain Python
+    (and a CUDA device function, which cannot run ``fma``'s fractions) adds in
+    float64, where two float32 numbers multiply exactly, then rounds to float32.
+
+    >>> x = F(1 + 2.0**-12)
+    >>> float(fma_float32(x, x, -(x * x))) == 2.0**-24  # the rounding error of x * x
+    True
     """
-    z = a * F(SQRT_HALF)
-    t = F(1) / (F(1) + F(0.5) * z)
-    factor = F(0.5) * t * horner(t, ERFC_R)
-    small = F(0.5) - F(0.5) * _erf_small(z)
-    return (small if z < F(0.5) else factor * e), factor, small
+    d = np.float64
+    return F(d(a) * d(b) + d(c))
+
+
+def _half_square_exp(a):
+    """e^(-a^2 / 2) for 0 <= a <= 16, with a^2 / 2 never rounded.
+
+    a^2 rounded to float32 is off by up to a^2 / 2^24, and e^(-a^2 / 2) by as
+    much, relatively (2e-6 at a = 10: 32 ulp). So in r = -a^2 / 2 - n ln 2
+    the product comes exact from one fused multiply-add (``fma_float32``), n LN2_HI
+    being exact too. n is rounded by adding EXP_ROUND, whose last bits are
+    then n + 64, shifted into the exponent of e^r (normal for n >= -190),
+    and one multiply by 2^-64 rounds a denormal result once.
+    """
+    h = a * F(-0.5)
+    k = muladd(h * a, F(LOG2E), F(EXP_ROUND))
+    n = k - F(EXP_ROUND)
+    r = muladd(-n, F(LN2_LO), fma_float32(h, a, -n * F(LN2_HI)))
+    y = muladd(r * r, horner(r, EXP_P), r) + F(1)
+    exponent = (F(k).view(np.int32) - np.int32(EXP_ROUND_BITS)) << np.int32(23)
+    return np.int32(F(y).view(np.int32) + exponent).view(np.float32) * F(2.0**-64)
+
+
+def _tail_ratio(a):
+    """Phi(-a) e^(a^2 / 2) for a >= 0: GELU_P(a) / GELU_Q(a), one division."""
+    return horner(a, GELU_P) / horner(a, GELU_Q)
 
 
 def _sigmoid_parts(x):
@@ -292,36 +282,36 @@ def erf_float32(x):
 
 
 def gelu_float32(x):
-    """x Phi(x) (``scalar_activations.gelu``).
+    """x Phi(x) (``scalar_activations.gelu``): x Phi(-|x|) for x < 0, x - x Phi(-x) above.
+
+    Phi(-|x|) = GELU_P(a) / GELU_Q(a) e^(-a^2 / 2), a = |x| (``_half_square_exp``),
+    relative to itself for every x: the negative tail keeps its digits down to
+    the denormals, as the C library's erfc does. x is clamped at 16 in the
+    product, where Phi(-16) is 0: +inf gives inf - 0, -inf gives -inf 0 = NaN,
+    as the scalar function does.
 
     >>> gelu_float32(F(0.0)), gelu_float32(F(10.0)), gelu_float32(F(-40.0))
     (np.float32(0.0), np.float32(10.0), np.float32(-0.0))
     """
     a = abs(x)
-    a = a if a < F(16) else F(16)  # Phi is 0 or 1 in float32 beyond (NaN: put back below)
-    square, rest = _square(a, F(0.5))
-    e = _exp_sum(square, rest)
-    tail, factor, small = _normal_tail(a, e)
-    # x Phi(x) for x < 0 as (x factor) e: normal where factor e alone would be denormal.
-    negative = x * small if a < F(0.5 / SQRT_HALF) else (x * factor) * e
-    out = negative if x < F(0) else x * (F(1) - tail)
-    return out if x == x else x
+    a = a if a < F(16) else F(16)  # Phi(-a) is 0 in float32 beyond (NaN: x keeps it)
+    # (x m) e: normal where m e alone would be denormal
+    below = (x if x < F(16) else F(16)) * _tail_ratio(a) * _half_square_exp(a)
+    return below if x < F(0) else x - below
 
 
 def gelu_grad_float32(g, x):
-    """g (Phi(x) + x phi(x)) (``scalar_activations.gelu_grad``).
+    """g (Phi(x) + x phi(x)) (``scalar_activations.gelu_grad``), Phi(-|x|) as in ``gelu_float32``.
 
     >>> gelu_grad_float32(F(1.0), F(0.0)), gelu_grad_float32(F(2.0), F(10.0))
     (np.float32(0.5), np.float32(2.0))
     """
     a = abs(x)
-    a = a if a < F(16) else F(16)  # Phi is 0 or 1 in float32 beyond (NaN: put back below)
-    square, rest = _square(a, F(0.5))
-    e = _exp_sum(square, rest)  # e^(-x^2 / 2): the density's, and Phi's tail's
-    tail, _, _ = _normal_tail(a, e)
+    a = a if a < F(16) else F(16)  # Phi(-a) is 0 in float32 beyond (NaN: x keeps it)
+    e = _half_square_exp(a)  # e^(-x^2 / 2): the density's, and Phi's tail's
+    tail = _tail_ratio(a) * e
     cdf = tail if x < F(0) else F(1) - tail
-    out = g * (cdf + x * (F(INV_SQRT_2PI) * e))
-    return out if x == x else x + g
+    return g * muladd(x * F(INV_SQRT_2PI), e, cdf)
 
 
 def gelu_tanh_float32(x):

@@ -101,7 +101,7 @@ def jit_scalar(function: Any, jit: Any, native: dict[str, Any] | None = None) ->
     """``jit(function)``, and the functions of its module that it calls compiled by ``jit`` too.
 
     Compiled code can call only compiled code, so a scalar function that calls a
-    helper of its own module (``fast_math.gelu_float32`` calls ``exp_float32``)
+    helper of its own module (``fast_math.silu_float32`` calls ``_times_sigmoid``)
     is compiled with a copy of that module's namespace in which each helper it
     reaches is compiled by the same ``jit`` (``njit(inline="always")`` on the
     CPU, a CUDA device function): the modules themselves stay plain Python,

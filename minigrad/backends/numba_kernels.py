@@ -84,8 +84,9 @@ def fma(typingctx, a, b, c):
     return a(a, b, c), codegen
 
 
-# The compiled versions of plain-Python helpers that the scalar bodies call by name.
-NATIVE = {"muladd": muladd, "fma": fma}
+# The compiled versions of plain-Python helpers that the scalar bodies call by name
+# (fast_math.fma_float32 is fma for the float32 bodies, whose plain version CUDA compiles).
+NATIVE = {"muladd": muladd, "fma": fma, "fma_float32": fma}
 
 
 @njit
