@@ -271,6 +271,30 @@ from minigrad.tensor import (  # issue 22: PyTorch's daily vocabulary
     linspace,
     logspace,
 )
+from minigrad.tensor import (  # PyTorch's other spellings
+    absolute,
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    column_stack,
+    deg2rad,
+    dsplit,
+    fliplr,
+    flipud,
+    hsplit,
+    inner,
+    logaddexp2,
+    negative,
+    positive,
+    rad2deg,
+    ravel,
+    rot90,
+    row_stack,
+    sinc,
+    swapaxes,
+    swapdims,
+    vsplit,
+)
 from minigrad.tensor import all_gather, all_to_all, pbroadcast, pmean, psum, psum_scatter  # 18
 from minigrad import linalg, nn, optim, random, tree
 from minigrad.tensor.generator import Generator

@@ -235,6 +235,30 @@ from minigrad.tensor.ops.search import (
     unique,
 )
 from minigrad.tensor.ops.sorting import argsort, sort, topk
+from minigrad.tensor.ops.spellings import (
+    absolute,
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    column_stack,
+    deg2rad,
+    dsplit,
+    fliplr,
+    flipud,
+    hsplit,
+    inner,
+    logaddexp2,
+    negative,
+    positive,
+    rad2deg,
+    ravel,
+    rot90,
+    row_stack,
+    sinc,
+    swapaxes,
+    swapdims,
+    vsplit,
+)
 from minigrad.tensor.ops.statistics import (
     cummax,
     cummin,
@@ -486,3 +510,29 @@ def __getattr__(name: str) -> object:
 
         return dtypes.bfloat16
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ += [  # PyTorch's other spellings (ops/spellings.py)
+    "absolute",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
+    "column_stack",
+    "deg2rad",
+    "dsplit",
+    "fliplr",
+    "flipud",
+    "hsplit",
+    "inner",
+    "logaddexp2",
+    "negative",
+    "positive",
+    "rad2deg",
+    "ravel",
+    "rot90",
+    "row_stack",
+    "sinc",
+    "swapaxes",
+    "swapdims",
+    "vsplit",
+]  # fmt: skip

@@ -28,6 +28,7 @@ from minigrad.tensor.ops import (
     matrix_products,
     scattering,
     search,
+    spellings,
     statistics,
 )
 from minigrad.tensor.ops import elementwise as ew
@@ -328,3 +329,56 @@ class MoreMethods:
         """Ones of ``size``, with this tensor's dtype and device (PyTorch's ``new_ones``)."""
         return self.new_full(sizes(size, "new_ones"), 1, dtype=dtype, device=device,
                              requires_grad=requires_grad)  # fmt: skip
+
+    # -- other spellings (ops/spellings.py) ----------------------------------------------------
+    def absolute(self) -> Any:
+        return spellings.absolute(self)
+
+    def negative(self) -> Any:
+        return spellings.negative(self)
+
+    def positive(self) -> Any:
+        return spellings.positive(self)
+
+    def rad2deg(self) -> Any:
+        return spellings.rad2deg(self)
+
+    def deg2rad(self) -> Any:
+        return spellings.deg2rad(self)
+
+    def sinc(self) -> Any:
+        return spellings.sinc(self)
+
+    def logaddexp2(self, other: Any) -> Any:
+        return spellings.logaddexp2(self, other)
+
+    def swapdims(self, dim0: int, dim1: int) -> Any:
+        return spellings.swapdims(self, dim0, dim1)
+
+    def ravel(self) -> Any:
+        return spellings.ravel(self)
+
+    def fliplr(self) -> Any:
+        return spellings.fliplr(self)
+
+    def flipud(self) -> Any:
+        return spellings.flipud(self)
+
+    def rot90(self, k: int = 1, dims: Any = (0, 1)) -> Any:
+        return spellings.rot90(self, k, dims)
+
+    def hsplit(self, indices_or_sections: Any) -> Any:
+        return spellings.hsplit(self, indices_or_sections)
+
+    def vsplit(self, indices_or_sections: Any) -> Any:
+        return spellings.vsplit(self, indices_or_sections)
+
+    def dsplit(self, indices_or_sections: Any) -> Any:
+        return spellings.dsplit(self, indices_or_sections)
+
+    def inner(self, other: Any) -> Any:
+        return spellings.inner(self, other)
+
+    def unfold(self, dimension: int, size: int, step: int) -> Any:
+        """The windows of ``size`` along ``dimension``, one every ``step`` (a new last axis)."""
+        return spellings.unfold(self, dimension, size, step)

@@ -53,11 +53,12 @@ from opdb import (
     nn_grids,
     reductions,
     shape,
+    spellings,
 )
 from opdb.strategies import SEEDS, Case
 
 AREAS = (core, elementwise, reductions, contractions, shape, convolution, nn, inplace,
-         nn_compositions, daily, nn_grids, collectives, control, attention)  # fmt: skip
+         nn_compositions, daily, nn_grids, collectives, control, attention, spellings)  # fmt: skip
 
 DATABASE: dict[str, Any] = {}
 NOT_SMOOTH: set[str] = set()

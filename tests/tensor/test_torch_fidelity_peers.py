@@ -88,3 +88,43 @@ def test_einsum_errors_are_torchs_runtime_errors(backend):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_meshgrid_and_counted_ranges_of_bools_are_torchs(backend):
     check(FACTORY_CALLS, backend)
+
+
+# -- PyTorch's other spellings (ops/spellings.py): values in tests/opdb/spellings.py; here the
+# -- refusals, with torch's exception and first line
+def _f(m, name):
+    return getattr(m, name)
+
+
+SPELLING_ERRORS = {
+    "positive(bool)": lambda m, t: m.positive(t([True, False], "bool")),
+    "absolute(bool)": lambda m, t: m.absolute(t([True, False], "bool")),
+    "negative(bool)": lambda m, t: m.negative(t([True, False], "bool")),
+    "logaddexp2(int, int)": lambda m, t: m.logaddexp2(t([1, 2], "int64"), t([1, 2], "int64")),
+    "logaddexp2(bool, float)": lambda m, t: m.logaddexp2(t([True], "bool"), t([1.0], "float32")),
+    "logaddexp2(x, 2.0)": lambda m, t: m.logaddexp2(t([1.0], "float32"), 2.0),
+    "fliplr(1-D)": lambda m, t: m.fliplr(t([1.0, 2.0], "float32")),
+    "flipud(0-D)": lambda m, t: m.flipud(t(1.0, "float32")),
+    "rot90(1-D)": lambda m, t: m.rot90(t([1.0, 2.0], "float32")),
+    "rot90(dims=(0, 0))": lambda m, t: m.rot90(t([[1.0]], "float32"), 1, (0, 0)),
+    "rot90(dims=(0,))": lambda m, t: m.rot90(t([[1.0]], "float32"), 1, (0,)),
+    "rot90(dims=(0, 5))": lambda m, t: m.rot90(t([[1.0]], "float32"), 1, (0, 5)),
+    "hsplit(0-D)": lambda m, t: m.hsplit(t(1.0, "float32"), 1),
+    "hsplit(6, 4)": lambda m, t: m.hsplit(t([0.0] * 6, "float32"), 4),
+    "vsplit(1-D)": lambda m, t: m.vsplit(t([0.0] * 4, "float32"), 2),
+    "dsplit(2-D)": lambda m, t: m.dsplit(t([[0.0] * 4], "float32"), 2),
+    "inner(mismatch)": lambda m, t: m.inner(t([[1.0, 2.0]], "float32"), t([1.0], "float32")),
+    "inner(bool, bool)": lambda m, t: m.inner(t([True], "bool"), t([True], "bool")),
+    "inner(x, 2.0)": lambda m, t: m.inner(t([1.0], "float32"), 2.0),
+    "unfold(size too big)": lambda m, t: t([0.0] * 8, "float32").unfold(0, 9, 3),
+    "unfold(step 0)": lambda m, t: t([0.0] * 8, "float32").unfold(0, 2, 0),
+    "unfold(dim 1 of 1-D)": lambda m, t: t([0.0] * 8, "float32").unfold(1, 2, 1),
+    "unfold(0-D, size 0)": lambda m, t: t(3.0, "float32").unfold(0, 0, 1),
+    "unfold(0-D, size 1)": lambda m, t: t(3.0, "float32").unfold(0, 1, 2),
+    "x.positive() is x": lambda m, t: (lambda x: m.tensor(x.positive() is x))(t([1.0], "float32")),
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_other_spellings_refuse_what_torch_refuses(backend):
+    check(SPELLING_ERRORS, backend, kind_of)

@@ -1,0 +1,415 @@
+"""PyTorch's other spellings of moves and maps minigrad already has (lessons 05-06).
+
+NumPy users reach for ``absolute``, ``swapaxes``, ``ravel``, ``fliplr``,
+``hsplit``, ``column_stack``, ``inner`` or ``rad2deg``, and PyTorch answers to
+those names too. Each one here is a composition of existing rows (``flip``,
+``transpose``, ``reshape``, ``concatenate``, ``tensor_split``, ``tensordot``,
+``logaddexp``, arithmetic), so its derivatives, forward mode, vmap and jit
+come from theirs; only PyTorch's checks of the arguments are written here.
+
+    >>> import minigrad as mg
+    >>> x = mg.arange(6).reshape(2, 3)
+    >>> mg.fliplr(x).tolist(), mg.rot90(x).shape, [p.shape for p in mg.hsplit(x, 3)]
+    ([[2, 1, 0], [5, 4, 3]], (3, 2), [(2, 1), (2, 1), (2, 1)])
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from minigrad.tensor import dtypes
+from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.ops.arithmetic import _not_for, logaddexp
+from minigrad.tensor.ops.broadcasting import ShapeError
+from minigrad.tensor.ops.contractions import tensordot
+from minigrad.tensor.ops.elementwise import abs as _abs
+from minigrad.tensor.ops.elementwise import compare, neg, operands, tensor_arguments, where
+from minigrad.tensor.ops.layout import tensor_split
+from minigrad.tensor.ops.math import sin
+from minigrad.tensor.ops.movement import concatenate, getitem, reshape, transpose
+from minigrad.tensor.ops.rearrange import flip, movedim, vstack
+from minigrad.tensor.ops.reductions import normalize_axes
+
+__all__ = [
+    "absolute", "atleast_1d", "atleast_2d", "atleast_3d", "column_stack", "deg2rad", "dsplit",
+    "fliplr", "flipud", "hsplit", "inner", "logaddexp2", "negative", "positive", "rad2deg",
+    "ravel", "rot90", "row_stack", "sinc", "swapaxes", "swapdims", "vsplit",
+]  # fmt: skip
+
+
+def _tensor(x: Any) -> Tensor:
+    return x if isinstance(x, Tensor) else Tensor.concrete(x)
+
+
+# -- other names of maps ----------------------------------------------------------------------
+def absolute(input: Any) -> Tensor:
+    """``abs`` (PyTorch's alias).
+
+    >>> import minigrad as mg
+    >>> mg.absolute(mg.tensor([-1.5, 2.0]))
+    tensor([1.5, 2. ])
+    """
+    return _abs(input)
+
+
+def negative(input: Any) -> Tensor:
+    """``neg``, ``-input`` (PyTorch's alias).
+
+    >>> import minigrad as mg
+    >>> mg.negative(mg.tensor([1, -2]))
+    tensor([-1,  2])
+    """
+    return neg(input)
+
+
+def positive(input: Any) -> Tensor:
+    """``input`` itself (as PyTorch's, the same tensor); bool tensors are refused.
+
+    >>> import minigrad as mg
+    >>> x = mg.tensor([1.0, -2.0])
+    >>> mg.positive(x) is x
+    True
+    """
+    x = _tensor(input)
+    if x.dtype == np.dtype(bool):
+        raise RuntimeError(
+            "The `+` operator, on a bool tensor is not supported.\n"
+            "positive: convert the mask first, e.g. x.to(mg.int64)"
+        )
+    return x
+
+
+def _in_float(x: Tensor) -> Tensor:
+    """``x``, or ``x`` in the default float dtype when it holds integers or bools."""
+    return x if dtypes.is_floating(x.dtype) else x.to(dtypes.DEFAULT_FLOAT)
+
+
+def rad2deg(input: Any) -> Tensor:
+    """Radians to degrees, ``input * 180 / pi`` (integers and bools give floats).
+
+    >>> import minigrad as mg
+    >>> mg.rad2deg(mg.tensor([3.141592653589793, -1.0], dtype=mg.float64))
+    tensor([180.    , -57.2958], dtype=float64)
+    """
+    return _in_float(_tensor(input)) * (180.0 / math.pi)
+
+
+def deg2rad(input: Any) -> Tensor:
+    """Degrees to radians, ``input * pi / 180`` (integers and bools give floats).
+
+    >>> import minigrad as mg
+    >>> mg.deg2rad(mg.tensor([180, 90]))
+    tensor([3.1416, 1.5708])
+    """
+    return _in_float(_tensor(input)) * (math.pi / 180.0)
+
+
+def sinc(input: Any) -> Tensor:
+    """The normalized sinc, ``sin(pi x) / (pi x)``, 1 at 0 (slope 0 there, as PyTorch's).
+
+    >>> import minigrad as mg
+    >>> mg.sinc(mg.tensor([0.0, 0.5, 1.0], dtype=mg.float64))
+    tensor([1.    , 0.6366, 0.    ], dtype=float64)
+    """
+    x = _in_float(_tensor(input))
+    zero = compare("eq", x, 0)
+    # 0 is read as 1 on the other side of the ``where``: no 0/0 there, in value or gradient
+    scaled = where(zero, 1.0, x) * math.pi
+    return where(zero, 1.0, sin(scaled) / scaled)
+
+
+def logaddexp2(input: Any, other: Any) -> Tensor:
+    """``log2(2**x + 2**y)`` without overflow; floats only (as in PyTorch).
+
+    >>> import minigrad as mg
+    >>> mg.logaddexp2(mg.tensor([1.0, 3.0]), mg.tensor([1.0, -1000.0]))
+    tensor([2., 3.])
+    """
+    tensor_arguments("logaddexp2", input, other)
+    x, y = operands("logaddexp2", input, other)
+    _not_for("logaddexp2", x, "bi", "logaddexp2_cpu")
+    # log2(2^x + 2^y) = logaddexp(x ln 2, y ln 2) / ln 2
+    ln2 = math.log(2.0)
+    return logaddexp(x * ln2, y * ln2) / ln2
+
+
+# -- other names of moves ---------------------------------------------------------------------
+def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
+    """``transpose(input, axis0, axis1)`` (NumPy's name, which PyTorch keeps).
+
+    >>> import minigrad as mg
+    >>> mg.swapaxes(mg.zeros((2, 3, 4)), 0, 2).shape
+    (4, 3, 2)
+    """
+    return transpose(_tensor(input), axis0, axis1)
+
+
+def swapdims(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    """``transpose(input, dim0, dim1)`` (PyTorch's alias).
+
+    >>> import minigrad as mg
+    >>> mg.zeros((2, 3)).swapdims(0, 1).shape
+    (3, 2)
+    """
+    return transpose(_tensor(input), dim0, dim1)
+
+
+def ravel(input: Tensor) -> Tensor:
+    """The elements in one row, ``reshape(input, -1)``.
+
+    >>> import minigrad as mg
+    >>> mg.ravel(mg.tensor([[1, 2], [3, 4]]))
+    tensor([1, 2, 3, 4])
+    """
+    return reshape(_tensor(input), -1)
+
+
+def _at_least(input: Tensor, ndim: int, op: str) -> Tensor:
+    x = _tensor(input)
+    if x.ndim < ndim:
+        raise RuntimeError(f"Input must be >= {ndim}-d.\n{op}: got a tensor of shape {x.shape}")
+    return x
+
+
+def fliplr(input: Tensor) -> Tensor:
+    """Columns in reverse order, ``flip(input, 1)`` (input at least 2-D).
+
+    >>> import minigrad as mg
+    >>> mg.fliplr(mg.tensor([[1, 2], [3, 4]]))
+    tensor([[2, 1],
+            [4, 3]])
+    """
+    return flip(_at_least(input, 2, "fliplr"), (1,))
+
+
+def flipud(input: Tensor) -> Tensor:
+    """Rows in reverse order, ``flip(input, 0)`` (input at least 1-D).
+
+    >>> import minigrad as mg
+    >>> mg.flipud(mg.tensor([[1, 2], [3, 4]]))
+    tensor([[3, 4],
+            [1, 2]])
+    """
+    return flip(_at_least(input, 1, "flipud"), (0,))
+
+
+def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
+    """Rotated by 90 degrees ``k`` times in the plane of ``dims``, from the first axis toward
+    the second (negative ``k`` turns the other way).
+
+    >>> import minigrad as mg
+    >>> mg.rot90(mg.tensor([[1, 2], [3, 4]]))
+    tensor([[2, 4],
+            [1, 3]])
+    """
+    x = _tensor(input)
+    dims = list(dims)
+    if len(dims) != 2:
+        raise RuntimeError(
+            f"expected total rotation dims == 2, but got dims = {len(dims)}\n"
+            "rot90: name the two axes of the plane, e.g. dims=(0, 1)"
+        )
+    if x.ndim < 2:
+        raise RuntimeError(
+            f"expected total dims >= 2, but got total dims = {x.ndim}\n"
+            f"rot90: got a tensor of shape {x.shape}"
+        )
+    a, b = (normalize_axes(d, x.ndim)[0] for d in dims)
+    if a == b:
+        raise RuntimeError(
+            f"expected rotation dims to be different, but got dim0 = {a} and dim1 = {b}\n"
+            "rot90: name two different axes"
+        )
+    turns = k % 4
+    if turns == 1:
+        return transpose(flip(x, (b,)), a, b)
+    if turns == 2:
+        return flip(x, (a, b))
+    if turns == 3:
+        return transpose(flip(x, (a,)), a, b)
+    return x
+
+
+def _grown(t: Tensor, ndim: int) -> Tensor:
+    """``t`` with axes of size 1 added (in front, and for 3-D also behind) up to ``ndim``."""
+    if t.ndim >= ndim:
+        return t
+    if ndim == 3:
+        return reshape(t, (1, 1, 1) if t.ndim == 0 else (1, t.size, 1) if t.ndim == 1
+                       else (*t.shape, 1))  # fmt: skip
+    return reshape(t, (1,) * (ndim - t.ndim) + t.shape)
+
+
+def _at_least_nd(tensors: tuple, ndim: int) -> Any:
+    if len(tensors) == 1 and isinstance(tensors[0], Tensor):
+        return _grown(tensors[0], ndim)
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    return tuple(_grown(_tensor(t), ndim) for t in tensors)
+
+
+def atleast_1d(*tensors: Any) -> Any:
+    """Each tensor with at least one axis (a 0-d one becomes shape ``(1,)``).
+
+    One tensor in, one out; several (or a list), a tuple.
+
+    >>> import minigrad as mg
+    >>> mg.atleast_1d(mg.tensor(3.0)).shape
+    (1,)
+    """
+    return _at_least_nd(tensors, 1)
+
+
+def atleast_2d(*tensors: Any) -> Any:
+    """Each tensor with at least two axes: ``()`` -> ``(1, 1)``, ``(n,)`` -> ``(1, n)``.
+
+    >>> import minigrad as mg
+    >>> mg.atleast_2d(mg.zeros(3)).shape
+    (1, 3)
+    """
+    return _at_least_nd(tensors, 2)
+
+
+def atleast_3d(*tensors: Any) -> Any:
+    """Each tensor with at least three axes: ``(n,)`` -> ``(1, n, 1)``, ``(m, n)`` ->
+    ``(m, n, 1)``.
+
+    >>> import minigrad as mg
+    >>> mg.atleast_3d(mg.zeros((2, 3))).shape
+    (2, 3, 1)
+    """
+    return _at_least_nd(tensors, 3)
+
+
+def column_stack(tensors: Any) -> Tensor:
+    """Tensors side by side as columns: a 0-d or 1-D one becomes a column, then all join
+    along axis 1.
+
+    >>> import minigrad as mg
+    >>> mg.column_stack([mg.tensor([1, 2]), mg.tensor([[3], [4]])])
+    tensor([[1, 3],
+            [2, 4]])
+    """
+    tensors = [_tensor(t) for t in tensors]
+    if not tensors:
+        raise ShapeError("column_stack expects a non-empty TensorList")
+    columns = [reshape(t, (t.size, 1)) if t.ndim < 2 else t for t in tensors]
+    return concatenate(columns, 1)
+
+
+def row_stack(tensors: Any) -> Tensor:
+    """``vstack`` (PyTorch's alias): 1-D tensors become rows, then join along axis 0.
+
+    >>> import minigrad as mg
+    >>> mg.row_stack([mg.tensor([1, 2]), mg.tensor([3, 4])]).shape
+    (2, 2)
+    """
+    return vstack(tensors)
+
+
+def _split(input: Tensor, sections: Any, op: str, need: int, dim: int) -> tuple[Tensor, ...]:
+    x = _tensor(input)
+    if x.ndim < need:
+        raise RuntimeError(
+            f"torch.{op} requires a tensor with at least {need} dimension, but got a tensor "
+            f"with {x.ndim} dimensions!\n{op}: got a tensor of shape {x.shape}"
+        )
+    if dtypes.is_integer(sections) and not isinstance(sections, bool):
+        n = x.shape[dim]
+        if sections == 0 or n % sections:
+            raise RuntimeError(
+                f"torch.{op} attempted to split along dimension {dim}, but the size of the "
+                f"dimension {n} is not divisible by the split_size {sections}!\n"
+                f"{op}: give a section count that divides {n}, or a list of indices"
+            )
+    return tensor_split(x, sections, dim)
+
+
+def hsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
+    """Split into columns: along axis 1 (axis 0 for a 1-D tensor); a number of sections
+    must divide that axis, a list of indices cuts before each.
+
+    >>> import minigrad as mg
+    >>> [p.tolist() for p in mg.hsplit(mg.arange(6), [1, 4])]
+    [[0], [1, 2, 3], [4, 5]]
+    """
+    x = _tensor(input)
+    return _split(x, indices_or_sections, "hsplit", 1, 1 if x.ndim > 1 else 0)
+
+
+def vsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
+    """Split into rows, along axis 0 of a tensor of at least 2 axes.
+
+    >>> import minigrad as mg
+    >>> [p.shape for p in mg.vsplit(mg.zeros((4, 2)), 2)]
+    [(2, 2), (2, 2)]
+    """
+    return _split(input, indices_or_sections, "vsplit", 2, 0)
+
+
+def dsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
+    """Split in depth, along axis 2 of a tensor of at least 3 axes.
+
+    >>> import minigrad as mg
+    >>> [p.shape for p in mg.dsplit(mg.zeros((1, 2, 4)), [1])]
+    [(1, 2, 1), (1, 2, 3)]
+    """
+    return _split(input, indices_or_sections, "dsplit", 3, 2)
+
+
+def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """``Tensor.unfold``: the windows of ``size`` elements along ``dimension``, one every
+    ``step``; the windows take that axis's place and their elements a new last axis.
+
+    >>> import minigrad as mg
+    >>> mg.arange(5).unfold(0, 2, 2)
+    tensor([[0, 1],
+            [2, 3]])
+    """
+    x = _tensor(input)
+    d = normalize_axes(dimension, max(x.ndim, 1))[0]
+    n = x.shape[d] if x.ndim else 1
+    if size > n:
+        raise RuntimeError(
+            f"maximum size for tensor at dimension {d} is {n} but size is {size}\n"
+            f"unfold: windows of {size} do not fit an axis of {n}"
+        )
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0\nunfold: give a positive step")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0\nunfold: give a size of 0 or more")
+    if x.ndim == 0:  # one window of the element (or none of it)
+        return getitem(reshape(x, (1,)), slice(0, size))
+    count = (n - size) // step + 1
+    at = np.arange(count)[:, None] * step + np.arange(size)[None, :]
+    windows = getitem(x, (slice(None),) * d + (Tensor.concrete(at, device=x.device),))
+    return movedim(windows, d + 1, -1)
+
+
+# -- a contraction ----------------------------------------------------------------------------
+def inner(input: Any, other: Any) -> Tensor:
+    """The sum of products over the last axes of both (a 0-d input multiplies instead).
+
+    The result's shape is ``input.shape[:-1] + other.shape[:-1]``.
+
+    >>> import minigrad as mg
+    >>> mg.inner(mg.tensor([1.0, 2.0]), mg.tensor([[1.0, 0.0], [3.0, 4.0]]))
+    tensor([ 1., 11.])
+    """
+    tensor_arguments("inner", input, other)
+    x, y = _tensor(input), _tensor(other)
+    if x.ndim == 0 or y.ndim == 0:
+        return x * y
+    if x.shape[-1] != y.shape[-1]:
+        raise ShapeError(
+            f"inner() the last dimension must match on both input tensors but got shapes "
+            f"{list(x.shape)} and {list(y.shape)}\ninner: the last axes are summed together"
+        )
+    if x.dtype == np.dtype(bool) and y.dtype == np.dtype(bool):
+        raise NotImplementedError(
+            "\"dot\" not implemented for 'Bool'\ninner: convert first, e.g. x.to(mg.int64)"
+        )
+    return tensordot(x, y, dims=([-1], [-1]))

@@ -1,0 +1,163 @@
+"""Correctness-database rows: PyTorch's other spellings (``minigrad/tensor/ops/spellings.py``).
+
+absolute, negative, positive, rad2deg, deg2rad, sinc, logaddexp2 (elementwise, with
+``:edges`` at NaN, +-inf, +-0 and ``:int``/``:bool`` dtypes); swapdims (swapaxes: core.py), ravel,
+fliplr, flipud, rot90, atleast_1d/2d/3d, column_stack, row_stack, hsplit, vsplit, dsplit,
+inner and ``Tensor.unfold`` on the usual random views (transposed, strided, stride-0, 0-d,
+empty and size-1 axes).
+"""
+
+from __future__ import annotations
+
+import torch
+from hypothesis import strategies as st
+
+import minigrad as mg
+from opdb.daily import _as, edges, ew, on, one_shape, shapes
+from opdb.shape import axis_of
+from opdb.strategies import Case, elementwise, normal, positive
+
+
+def _as_dtype(name, dtype, domains):
+    """``name`` on inputs made ``dtype`` (scaled by 3 first): values and dtypes."""
+    return elementwise(
+        lambda *xs: getattr(mg, name)(*[_as(x * 3, dtype) for x in xs]),
+        lambda *xs: getattr(torch, name)(*[_as(x * 3, dtype) for x in xs]),
+        list(domains),
+    )
+
+
+def _method(name, *args):
+    return lambda d, s, rng: (lambda x: getattr(x, name)(*args),) * 2
+
+
+def _swap(name):
+    def build(draw, shape, rng):
+        a, b = axis_of(draw, len(shape)), axis_of(draw, len(shape))
+        return (lambda x: getattr(mg, name)(x, a, b)), (lambda t: getattr(torch, name)(t, a, b))
+
+    return build
+
+
+def _rot90(draw, shape, rng):
+    n = len(shape)
+    a = draw(st.integers(-n, n - 1))
+    b = draw(st.sampled_from([i for i in range(-n, n) if i % n != a % n]))
+    k = draw(st.integers(-5, 5))
+    return (lambda x: mg.rot90(x, k, (a, b))), (lambda t: torch.rot90(t, k, (a, b)))
+
+
+@st.composite
+def split_case(draw, name, need, dim):
+    shape = list(draw(shapes(min_dims=need, max_dims=max(need, 3))))
+    axis = dim if len(shape) > 1 or name != "hsplit" else 0
+    if draw(st.booleans()):
+        sections = draw(st.integers(1, 3))
+        shape[axis] = sections * draw(st.integers(0, 2))
+        cut = sections
+    else:
+        cut = sorted(draw(st.lists(st.integers(-4, 4), max_size=3)))
+    return draw(on([tuple(shape)], [normal], lambda d, rng: (
+        lambda x: getattr(mg, name)(x, cut), lambda t: getattr(torch, name)(t, cut))))  # fmt: skip
+
+
+@st.composite
+def stacked(draw, name):
+    """Columns (``column_stack``: one length, 0-d when it is 1) or rows (``row_stack``: one
+    width) of the shapes each stacking accepts."""
+    n = draw(st.integers(1, 3))
+    size = draw(st.integers(0, 3))
+    if name == "column_stack":
+        pick = [(size,), (size, draw(st.integers(0, 2)))] + ([()] if size == 1 else [])
+        shape_list = [draw(st.sampled_from(pick)) for _ in range(n)]
+    else:
+        shape_list = [draw(st.sampled_from([(size,), (draw(st.integers(0, 2)), size)]))
+                      for _ in range(n)]  # fmt: skip
+    return draw(on(shape_list, [normal] * n, lambda d, rng: (
+        lambda *xs: getattr(mg, name)(list(xs)),
+        lambda *ts: getattr(torch, name)(list(ts)))))  # fmt: skip
+
+
+@st.composite
+def at_least(draw, n):
+    k = draw(st.integers(1, 3))
+    shape_list = [draw(shapes(max_dims=4)) for _ in range(k)]
+    one = k == 1 and draw(st.booleans())
+    name = f"atleast_{n}d"
+    if one:
+        return draw(on(shape_list, [normal], lambda d, rng: (
+            getattr(mg, name), getattr(torch, name))))  # fmt: skip
+    return draw(on(shape_list, [normal] * k, lambda d, rng: (
+        lambda *xs: getattr(mg, name)(*xs), lambda *ts: getattr(torch, name)(*ts))))  # fmt: skip
+
+
+@st.composite
+def inner_case(draw):
+    k = draw(st.integers(0, 3))
+    a = draw(st.sampled_from([(), (k,), (2, k), (1, 2, k)]))
+    b = draw(st.sampled_from([(), (k,), (3, k)]))
+    return draw(on([a, b], [normal, normal], lambda d, rng: (mg.inner, torch.inner)))
+
+
+def _unfold(draw, shape, rng):
+    d = axis_of(draw, len(shape))
+    n = shape[d] if shape else 1
+    size = draw(st.integers(0, n))
+    step = draw(st.integers(1, 3))
+    return (lambda x: x.unfold(d, size, step),) * 2
+
+
+CASES = {
+    # other names of maps
+    "absolute": ew("absolute", [normal]),
+    "absolute:int": _as_dtype("absolute", "int64", [normal]),
+    "negative": ew("negative", [normal]),
+    "negative:edges": ew("negative", [edges]),
+    "negative:int": _as_dtype("negative", "int64", [normal]),
+    "positive": ew("positive", [normal]),
+    "positive:int": _as_dtype("positive", "int64", [normal]),
+    "rad2deg": ew("rad2deg", [normal]),
+    "rad2deg:edges": ew("rad2deg", [edges]),
+    "rad2deg:int": _as_dtype("rad2deg", "int64", [normal]),
+    "rad2deg:bool": _as_dtype("rad2deg", "bool", [normal]),
+    "deg2rad": ew("deg2rad", [normal]),
+    "deg2rad:int": _as_dtype("deg2rad", "int64", [normal]),
+    "sinc": ew("sinc", [normal]),
+    "sinc:edges": ew("sinc", [edges]),
+    "sinc:int": _as_dtype("sinc", "int64", [normal]),
+    "logaddexp2": ew("logaddexp2", [normal, normal]),
+    "logaddexp2:far": ew("logaddexp2", [positive, normal]),
+    "logaddexp2:edges": ew("logaddexp2", [edges, edges]),
+    # other names of moves
+    "swapdims": one_shape(_swap("swapdims"), min_dims=1),
+    "ravel": one_shape(_method("ravel")),
+    "fliplr": one_shape(_method("fliplr"), min_dims=2),
+    "flipud": one_shape(_method("flipud"), min_dims=1),
+    "rot90": one_shape(_rot90, min_dims=2),
+    "atleast_1d": at_least(1),
+    "atleast_2d": at_least(2),
+    "atleast_3d": at_least(3),
+    "column_stack": stacked("column_stack"),
+    "row_stack": stacked("row_stack"),
+    "hsplit": split_case("hsplit", 1, 1),
+    "vsplit": split_case("vsplit", 2, 0),
+    "dsplit": split_case("dsplit", 3, 2),
+    "Tensor.unfold": one_shape(_unfold),
+    # a contraction
+    "inner": inner_case(),
+}
+
+# Integer and bool inputs of the moves: values and dtypes.
+for _key in ("rot90", "fliplr", "hsplit", "column_stack", "Tensor.unfold", "inner"):
+    for _dtype in ("int64", "bool") if _key != "inner" else ("int64",):
+        CASES[f"{_key}:{_dtype}"] = CASES[_key].map(
+            lambda case, dtype=_dtype: Case(
+                lambda *xs: case.mg_fn(*[_as(x * 3, dtype) for x in xs]),
+                lambda *ts: case.torch_fn(*[_as(t * 3, dtype) for t in ts]),
+                case.arrays,
+            )
+        )
+
+NOT_SMOOTH = {"absolute", "sinc:edges"}
+NO_GRAD = {k for k in CASES if k.endswith((":int", ":bool", ":int64", ":edges"))}
+FIRST_ORDER_ONLY: set[str] = set()
