@@ -632,6 +632,17 @@ class TensorBase:
     def __int__(self) -> int:
         return int(self.item())
 
+    def __index__(self) -> int:
+        """An integer (or bool) tensor of one element as a Python index, as PyTorch's:
+        ``x[:n]``, ``range(n)``, ``[...][n]`` with ``n`` a tensor."""
+        if self.size != 1 or self.dtype.kind not in "iub":
+            raise TypeError(
+                "only integer tensors of a single element can be converted to an index\n"
+                f"(a {self.dtype.name} tensor of shape {self.shape}); use int(x.item()) for a "
+                "float, or index with the tensor itself"
+            )
+        return int(self.item())
+
     # Tensors overload ==, so they must hash by identity (graph walks need it).
     __hash__ = object.__hash__
 

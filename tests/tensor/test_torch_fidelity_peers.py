@@ -128,3 +128,22 @@ SPELLING_ERRORS = {
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_other_spellings_refuse_what_torch_refuses(backend):
     check(SPELLING_ERRORS, backend, kind_of)
+
+
+# -- a one-element integer tensor is a Python index (Tensor.__index__) ----------------------------
+INDEX_CALLS = {
+    "x[:n] (n of shape (1,))": lambda m, t: t([[1.0] * 3] * 4, "float32")[: t([3], "int64"), 1],
+    "x[n:] (0-d int32)": lambda m, t: t([1.0, 2.0, 3.0], "float32")[t(1, "int32") :],
+    "x[::n] (0-d bool)": lambda m, t: t([1.0, 2.0, 3.0], "float32")[:: t(True, "bool")],
+    "range(n)": lambda m, t: m.tensor(list(range(t([[2]], "int64")))),
+    "list[n]": lambda m, t: m.tensor([10, 20, 30][t(2, "int64")]),
+    "x[:n] (float n)": lambda m, t: t([1.0, 2.0], "float32")[: t(1.0, "float32")],
+    "x[:n] (two elements)": lambda m, t: t([1.0, 2.0], "float32")[: t([1, 1], "int64")],
+    "x[:n] (empty)": lambda m, t: t([1.0, 2.0], "float32")[: t([], "int64")],
+    "x[n] (n of shape (1,)) stays advanced": lambda m, t: t([1.0, 2.0], "float32")[t([1], "int64")],
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_one_element_integer_tensor_is_an_index_as_torchs(backend):
+    check(INDEX_CALLS, backend)
