@@ -295,6 +295,14 @@ from minigrad.tensor import (  # PyTorch's other spellings
     swapdims,
     vsplit,
 )
+from minigrad.tensor import (  # bitwise
+    bitwise_and,
+    bitwise_left_shift,
+    bitwise_not,
+    bitwise_or,
+    bitwise_right_shift,
+    bitwise_xor,
+)
 from minigrad.tensor import all_gather, all_to_all, pbroadcast, pmean, psum, psum_scatter  # 18
 from minigrad import linalg, nn, optim, random, tree
 from minigrad.tensor.generator import Generator

@@ -71,6 +71,12 @@ from minigrad.tensor.ops.counting import count_nonzero, nanmean, nansum
 from minigrad.tensor.ops.elementwise import (
     abs,
     add,
+    bitwise_and,
+    bitwise_left_shift,
+    bitwise_not,
+    bitwise_or,
+    bitwise_right_shift,
+    bitwise_xor,
     exp,
     log,
     maximum,
@@ -535,4 +541,12 @@ __all__ += [  # PyTorch's other spellings (ops/spellings.py)
     "swapaxes",
     "swapdims",
     "vsplit",
+]  # fmt: skip
+__all__ += [  # bitwise (ops/elementwise.py)
+    "bitwise_and",
+    "bitwise_left_shift",
+    "bitwise_not",
+    "bitwise_or",
+    "bitwise_right_shift",
+    "bitwise_xor",
 ]  # fmt: skip

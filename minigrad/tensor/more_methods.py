@@ -382,3 +382,22 @@ class MoreMethods:
     def unfold(self, dimension: int, size: int, step: int) -> Any:
         """The windows of ``size`` along ``dimension``, one every ``step`` (a new last axis)."""
         return spellings.unfold(self, dimension, size, step)
+
+    # -- bitwise (ops/elementwise.py; the operators are in tensor.py) -----------------------------
+    def bitwise_and(self, other: Any) -> Any:
+        return ew.bitwise_and(self, other)
+
+    def bitwise_or(self, other: Any) -> Any:
+        return ew.bitwise_or(self, other)
+
+    def bitwise_xor(self, other: Any) -> Any:
+        return ew.bitwise_xor(self, other)
+
+    def bitwise_not(self) -> Any:
+        return ew.bitwise_not(self)
+
+    def bitwise_left_shift(self, other: Any) -> Any:
+        return ew.bitwise_left_shift(self, other)
+
+    def bitwise_right_shift(self, other: Any) -> Any:
+        return ew.bitwise_right_shift(self, other)

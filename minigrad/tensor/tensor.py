@@ -129,7 +129,7 @@ class Tensor(MoreMethods, TensorBase):
     def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
         return ew.compare("ne", self, other)
 
-    # & | ~ are bitwise on integers and logical on bools, as in PyTorch.
+    # & | ^ ~ are bitwise on integers and logical on bools, << >> shift integers, as PyTorch's.
     def __and__(self, other: Any) -> Tensor:
         return ew.bitwise_and(self, other)
 
@@ -142,8 +142,26 @@ class Tensor(MoreMethods, TensorBase):
     def __ror__(self, other: Any) -> Tensor:
         return ew.bitwise_or(other, self)
 
+    def __xor__(self, other: Any) -> Tensor:
+        return ew.bitwise_xor(self, other)
+
+    def __rxor__(self, other: Any) -> Tensor:
+        return ew.bitwise_xor(other, self)
+
+    def __lshift__(self, other: Any) -> Tensor:
+        return ew.bitwise_left_shift(self, other)
+
+    def __rlshift__(self, other: Any) -> Tensor:
+        return ew.bitwise_left_shift(other, self)
+
+    def __rshift__(self, other: Any) -> Tensor:
+        return ew.bitwise_right_shift(self, other)
+
+    def __rrshift__(self, other: Any) -> Tensor:
+        return ew.bitwise_right_shift(other, self)
+
     def __invert__(self) -> Tensor:
-        return ew.bitwise_not(self)
+        return ew.invert(self)
 
     __hash__ = TensorBase.__hash__  # defining __eq__ would otherwise drop it
 

@@ -23,7 +23,8 @@ import minigrad as mg
 # the host), and functions that check their inputs' values (BCE: targets in
 # [0, 1]; batch_norm's running statistics): under jit, a TracerError.
 DATA_DEPENDENT = {
-    "bitwise_and", "bitwise_or", "bitwise_not",
+    "bitwise_and", "bitwise_or", "bitwise_not", "bitwise_xor", "bitwise_left_shift",
+    "bitwise_right_shift",
     "nn.functional.binary_cross_entropy",
     "remainder:int",  # an integer divisor of 0 is an error (PyTorch's), checked on the host
     "fmod:int", "floor_divide:int", "fmod:int_by_number", "floor_divide:int_by_number",

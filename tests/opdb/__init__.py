@@ -118,7 +118,9 @@ DUNDERS = {
     "__neg__": "neg", "__abs__": "abs", "__lt__": "lt", "__le__": "le", "__gt__": "gt",
     "__ge__": "ge", "__eq__": "eq", "__ne__": "ne", "__and__": "bitwise_and",
     "__rand__": "bitwise_and", "__or__": "bitwise_or", "__ror__": "bitwise_or",
-    "__invert__": "bitwise_not", "__getitem__": "getitem", "__mod__": "remainder",
+    "__invert__": "bitwise_not", "__xor__": "bitwise_xor", "__rxor__": "bitwise_xor",
+    "__lshift__": "bitwise_left_shift", "__rlshift__": "bitwise_left_shift",
+    "__rshift__": "bitwise_right_shift", "__rrshift__": "bitwise_right_shift", "__getitem__": "getitem", "__mod__": "remainder",
     "__rmod__": "remainder", "__setitem__": "Tensor.__setitem__",
 }  # fmt: skip
 

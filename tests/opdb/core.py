@@ -147,6 +147,11 @@ CASES["logical_not"] = unary(lambda x: ~(x > 0), small_integers)
 CASES["bitwise_and"] = _integers(lambda x, y: x & y, lambda x, y: x & y, 2)
 CASES["bitwise_or"] = _integers(lambda x, y: x | y, lambda x, y: x | y, 2)
 CASES["bitwise_not"] = _integers(lambda x: ~x, lambda x: ~x, 1)
+CASES["bitwise_xor"] = _integers(lambda x, y: x ^ y, lambda x, y: x ^ y, 2)
+CASES["bitwise_left_shift"] = _integers(lambda x, y: (x * 5) << (y + 1),
+                                        lambda x, y: (x * 5) << (y + 1), 2)  # fmt: skip
+CASES["bitwise_right_shift"] = _integers(lambda x, y: (x * 7) >> (y + 1),
+                                         lambda x, y: (x * 7) >> (y + 1), 2)  # fmt: skip
 
 
 def _permute_method(draw, shape):
@@ -156,7 +161,7 @@ def _permute_method(draw, shape):
 
 CASES["permute"] = one_input(_permute_method)
 NO_GRAD = {"lt", "le", "gt", "ge", "eq", "ne", "logical_not", "bitwise_and", "bitwise_or",
-           "bitwise_not"}  # fmt: skip
+           "bitwise_not", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift"}  # fmt: skip
 FIRST_ORDER_ONLY: set[str] = set()
 
 

@@ -147,3 +147,53 @@ INDEX_CALLS = {
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_one_element_integer_tensor_is_an_index_as_torchs(backend):
     check(INDEX_CALLS, backend)
+
+
+# -- bitwise: xor and the shifts, functions, methods and operators -------------------------------
+COUNTS = [0, 1, 2, 31, 32, 63, 64, -1, -3, 70]
+
+
+def _counts(dtype, op):
+    values = [1, -8, 5, -1, 7, 2**20, -(2**20), 3, -5, 9]
+    return lambda m, t: getattr(t(values, dtype), op)(t(COUNTS, dtype))
+
+
+BITWISE_CALLS = {
+    **{
+        f"{dtype} {op} counts": _counts(dtype, op)
+        for dtype in ("int64", "int32")
+        for op in (
+            "__lshift__",
+            "__rshift__",
+            "__xor__",
+            "bitwise_left_shift",
+            "bitwise_right_shift",
+            "bitwise_xor",
+            "bitwise_and",
+            "bitwise_or",
+        )
+    },
+    "x << 2": lambda m, t: t([3, -3], "int32") << 2,
+    "1 << x": lambda m, t: 1 << t([3, 0], "int64"),
+    "5 ^ x": lambda m, t: 5 ^ t([3, 0], "int64"),
+    "40 >> x": lambda m, t: 40 >> t([3, 1], "int32"),
+    "bool ^ bool": lambda m, t: t([True, True, False], "bool") ^ t([True, False, False], "bool"),
+    "bool ^ 2": lambda m, t: t([True, False], "bool") ^ 2,
+    "bool << 1": lambda m, t: t([True, False], "bool") << 1,
+    "bool >> 1": lambda m, t: t([True, False], "bool") >> 1,
+    "bool << bool": lambda m, t: t([True], "bool") << t([True], "bool"),
+    "float << 1": lambda m, t: t([1.5], "float32") << 1,
+    "double >> double": lambda m, t: t([1.5], "float64") >> t([1.0], "float64"),
+    "float ^ float": lambda m, t: t([1.5], "float32") ^ t([1.0], "float32"),
+    "int << 1.5": lambda m, t: t([3], "int64") << 1.5,
+    "m.bitwise_not(float)": lambda m, t: m.bitwise_not(t([1.5], "float32")),
+    "m.bitwise_not(int)": lambda m, t: m.bitwise_not(t([1, -2], "int32")),
+    "m.bitwise_and(float, 1)": lambda m, t: m.bitwise_and(t([1.5], "float16"), 1),
+    "x.bitwise_not()": lambda m, t: t([True, False], "bool").bitwise_not(),
+    "m.bitwise_xor(x, y) 0-d": lambda m, t: m.bitwise_xor(t(6, "int64"), t([3, 5], "int32")),
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_xor_and_the_shifts_are_torchs(backend):
+    check(BITWISE_CALLS, backend)

@@ -626,14 +626,56 @@ BITWISE_NOT = Primitive(
     _on_host(np.invert),
     batch=lambda xs, batched: apply(BITWISE_NOT, tuple(xs)),
 )
+BITWISE_XOR = Primitive(
+    "bitwise_xor",
+    _on_host(np.bitwise_xor),
+    batch=lambda xs, batched: apply(BITWISE_XOR, tuple(aligned(xs, batched))),
+)
 
 
-def _check_bitwise(symbol: str, name: str, dtype: np.dtype) -> None:
-    if dtype.kind not in "biu":
-        example = "~(x > 0)" if symbol == "~" else f"(x > 0) {symbol} (y < 1)"
-        raise TypeError(
-            f"{symbol} ({name}) is only implemented on integer and Boolean-type tensors\n"
-            f"got {dtype.name}; for a condition on floats, compare first: e.g. {example}"
+def _shifted(left: bool) -> Any:
+    """PyTorch's shifts: a count below 0 or of the width or more gives 0 (left) or the sign
+    fill (right), where C and NumPy leave the result undefined."""
+
+    def shift(x: np.ndarray, count: np.ndarray) -> np.ndarray:
+        bits = x.dtype.itemsize * 8
+        wide = np.asarray(count, np.int64)
+        outside = (wide < 0) | (wide >= bits)
+        safe = np.where(outside, 0, wide).astype(x.dtype)
+        if left:
+            return np.where(outside, 0, np.left_shift(x, safe)).astype(x.dtype)
+        return np.where(outside, np.right_shift(x, bits - 1), np.right_shift(x, safe)).astype(
+            x.dtype
+        )
+
+    return shift
+
+
+BITWISE_LEFT_SHIFT = Primitive(
+    "bitwise_left_shift",
+    _on_host(_shifted(True)),
+    batch=lambda xs, batched: apply(BITWISE_LEFT_SHIFT, tuple(aligned(xs, batched))),
+)
+BITWISE_RIGHT_SHIFT = Primitive(
+    "bitwise_right_shift",
+    _on_host(_shifted(False)),
+    batch=lambda xs, batched: apply(BITWISE_RIGHT_SHIFT, tuple(aligned(xs, batched))),
+)
+
+# PyTorch's names of the dtypes, as its kernels' errors print them.
+_TORCH_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+                "int64": "Long", "int32": "Int", "bool": "Bool"}  # fmt: skip
+
+
+def _check_bitwise(kernel: str, dtype: np.dtype, bools: bool = True) -> None:
+    """PyTorch's NotImplementedError for a dtype its bitwise kernel lacks (floats; bools for
+    the shifts)."""
+    if dtype.kind not in ("biu" if bools else "iu"):
+        name = _TORCH_NAMES.get(dtype.name, dtype.name)
+        raise NotImplementedError(
+            f"\"{kernel}_cpu\" not implemented for '{name}'\n{kernel}: works on the bits of "
+            f"integers{' and on bools' if bools else ''}; got {dtype.name}. For a condition on "
+            "floats, compare first: e.g. (x > 0) & (y < 1)"
         )
 
 
@@ -645,7 +687,7 @@ def bitwise_and(x: Any, y: Any) -> Tensor:
     (tensor([2, 1]), tensor([ True, False]))
     """
     x, y = operands("bitwise_and", x, y)
-    _check_bitwise("&", "bitwise_and", x.dtype)
+    _check_bitwise("bitwise_and", x.dtype)
     prim = COMPARISONS["logical_and"] if x.dtype == dtypes.bool_ else BITWISE_AND
     return apply(prim, (x, y))
 
@@ -658,9 +700,47 @@ def bitwise_or(x: Any, y: Any) -> Tensor:
     (tensor([7, 7]), tensor([ True, False]))
     """
     x, y = operands("bitwise_or", x, y)
-    _check_bitwise("|", "bitwise_or", x.dtype)
+    _check_bitwise("bitwise_or", x.dtype)
     prim = COMPARISONS["logical_or"] if x.dtype == dtypes.bool_ else BITWISE_OR
     return apply(prim, (x, y))
+
+
+def bitwise_xor(x: Any, y: Any) -> Tensor:
+    """``x ^ y``: the bits exactly one has on integers, logical xor on bools (as PyTorch).
+
+    >>> import minigrad as mg
+    >>> mg.tensor([6, 3]) ^ mg.tensor([3, 5]), mg.tensor([True, True]) ^ mg.tensor([True, False])
+    (tensor([5, 6]), tensor([False,  True]))
+    """
+    x, y = operands("bitwise_xor", x, y)
+    _check_bitwise("bitwise_xor", x.dtype)
+    return apply(COMPARISONS["ne"] if x.dtype == dtypes.bool_ else BITWISE_XOR, (x, y))
+
+
+def bitwise_left_shift(x: Any, y: Any) -> Tensor:
+    """``x << y``: integers' bits moved left (``x * 2**y`` with wraparound); a count below 0
+    or of the dtype's width or more gives 0, as in PyTorch.
+
+    >>> import minigrad as mg
+    >>> mg.tensor([1, -3, 5]) << mg.tensor([3, 1, 64])
+    tensor([ 8, -6,  0])
+    """
+    x, y = operands("bitwise_left_shift", x, y)
+    _check_bitwise("lshift", x.dtype, bools=False)
+    return apply(BITWISE_LEFT_SHIFT, (x, y))
+
+
+def bitwise_right_shift(x: Any, y: Any) -> Tensor:
+    """``x >> y``: integers' bits moved right with the sign copied in (``floor(x / 2**y)``);
+    a count below 0 or of the dtype's width or more gives the sign (0 or -1), as in PyTorch.
+
+    >>> import minigrad as mg
+    >>> mg.tensor([16, -3, -5]) >> mg.tensor([2, 1, 70])
+    tensor([ 4, -2, -1])
+    """
+    x, y = operands("bitwise_right_shift", x, y)
+    _check_bitwise("rshift", x.dtype, bools=False)
+    return apply(BITWISE_RIGHT_SHIFT, (x, y))
 
 
 def bitwise_not(x: Any) -> Tensor:
@@ -672,5 +752,20 @@ def bitwise_not(x: Any) -> Tensor:
     """
     if not isinstance(x, Tensor):
         x = Tensor.concrete(x)
-    _check_bitwise("~", "bitwise_not", x.dtype)
+    _check_bitwise("bitwise_not", x.dtype)
     return apply(LOGICAL_NOT if x.dtype == dtypes.bool_ else BITWISE_NOT, (x,))
+
+
+def invert(x: Tensor) -> Tensor:
+    """``~x``, the operator: ``bitwise_not``, but a float tensor is PyTorch's TypeError.
+
+    >>> import minigrad as mg
+    >>> ~mg.tensor([0, 5])
+    tensor([-1, -6])
+    """
+    if x.dtype.kind not in "biu":
+        raise TypeError(
+            "~ (operator.invert) is only implemented on integer and Boolean-type tensors\n"
+            f"got {x.dtype.name}; for a condition on floats, compare first: e.g. ~(x > 0)"
+        )
+    return bitwise_not(x)
