@@ -23,7 +23,7 @@ keep the library calls. XLA and Eigen answer the same question the same way.
   float32's precision), e^r by a polynomial, 2^n built from its exponent bits;
 - Phi(-a), the normal tail, for gelu and its slope: GELU_P(a) / GELU_Q(a)
   e^(-a^2 / 2), one rational function (the tail over its exponential, whose
-  coefficients are all positive) times e^(-a^2 / 2) computed with a^2 / 2
+  coefficients are all positive) times e^(-a^2 / 2) computed with a^2
   exact (``_half_square_exp``, by a fused multiply-add that is never split:
   ``fma_float32``): a^2 rounded to float32 is off by up to a^2 / 2^24, and
   e^(-a^2 / 2) is off by as much, relatively: 2e-6 at a = 10, 32 ulp;
@@ -87,6 +87,7 @@ GELU_P = (48.91876983642578, 42.79219055175781, 17.85841178894043, 3.95148873329
 GELU_Q = (97.83753967285156, 163.64747619628906, 117.36946105957031, 45.74937057495117,
           9.90556526184082, 1.0)  # fmt: skip
 EXP_Y = (1.0, 1.0, *EXP_P)  # e^r = 1 + r + r^2 EXP_P(r), by Horner's rule all through
+EXP_HALF = tuple(c * (-0.5) ** k for k, c in enumerate(EXP_Y))  # e^(-s / 2), a polynomial in s
 # e^x's n as the last bits of x / ln 2 + EXP_ROUND: 1.5 2^23 rounds to an integer, plus 64 (the
 # exponent's bias that keeps 2^(n + 64) normal); EXP_ROUND_BITS are the bits of 1.5 2^23.
 EXP_ROUND, EXP_ROUND_BITS = 1.5 * 2.0**23 + 64, 0x4B400000
@@ -219,20 +220,19 @@ def fma_float32(a, b, c):
 
 
 def _half_square_exp(a):
-    """e^(-a^2 / 2) for 0 <= a <= 16, with a^2 / 2 never rounded.
+    """e^(-a^2 / 2) for 0 <= a <= 16, with a^2 never rounded.
 
     a^2 rounded to float32 is off by up to a^2 / 2^24, and e^(-a^2 / 2) by as
-    much, relatively (2e-6 at a = 10: 32 ulp). So in r = -a^2 / 2 - n ln 2
-    the product comes exact from one fused multiply-add (``fma_float32``), n LN2_HI
-    being exact too. n is rounded by adding EXP_ROUND, whose last bits are
-    then n + 64, shifted into the exponent of e^r (normal for n >= -190),
-    and one multiply by 2^-64 rounds a denormal result once.
+    much, relatively (2e-6 at a = 10: 32 ulp). So the reduced argument s = a^2
+    + 2 n ln 2, with e^(-a^2 / 2) = 2^n e^(-s / 2), takes a^2 exact from one
+    fused multiply-add (``fma_float32``), n 2 LN2_HI being exact too; e^(-s / 2)
+    is EXP_Y's polynomial with s / 2 folded into its coefficients. n is rounded
+    by adding EXP_ROUND, as in ``exp_float32``.
     """
-    h = a * F(-0.5)
-    k = muladd(h * a, F(LOG2E), F(EXP_ROUND))
+    k = muladd(a * a, F(-0.5 * LOG2E), F(EXP_ROUND))
     n = k - F(EXP_ROUND)
-    r = muladd(-n, F(LN2_LO), fma_float32(h, a, -n * F(LN2_HI)))
-    y = muladd(r * r, horner(r, EXP_P), r) + F(1)
+    s = muladd(n, F(2 * LN2_LO), fma_float32(a, a, n * F(2 * LN2_HI)))
+    y = horner(s, EXP_HALF)
     exponent = (F(k).view(np.int32) - np.int32(EXP_ROUND_BITS)) << np.int32(23)
     return np.int32(F(y).view(np.int32) + exponent).view(np.float32) * F(2.0**-64)
 
