@@ -197,3 +197,46 @@ BITWISE_CALLS = {
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_xor_and_the_shifts_are_torchs(backend):
     check(BITWISE_CALLS, backend)
+
+
+# -- reductions and scans with dtype=: x is cast first, and the result is in dtype ---------------
+def _reduce(name, values, dtype, to, *args):
+    return lambda m, t: getattr(m, name)(t(values, dtype), *args, dtype=_dt(m, to))
+
+
+def _dt(m, name):
+    return getattr(m, "bool_" if name == "bool" and m.__name__ == "minigrad" else name)
+
+
+REDUCE_CALLS = {
+    f"{name}({dtype} -> {to}{', dim 0' if args else ''})": _reduce(name, values, dtype, to, *args)
+    for name, args in (("sum", ()), ("prod", ()), ("nansum", ()), ("cumsum", (0,)),
+                       ("cumprod", (0,)), ("sum", (0,)))
+    for values, dtype, to in (
+        ([70000, 70000, 3], "int32", "int32"),
+        ([2**40, 2**40 + 1, 1], "int64", "int32"),
+        ([True, True, False], "bool", "bool"),
+        ([True, True, False], "bool", "int32"),
+        ([1.5, 2.5, -3.5], "float32", "int64"),
+        ([1.5, 2.5, -3.5], "float32", "float64"),
+        ([0, 2, 3], "int64", "bool"),
+    )
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_reductions_and_scans_with_dtype_are_torchs(backend):
+    check(REDUCE_CALLS, backend)
+
+
+def test_the_gradient_of_a_sum_in_float64_is_in_the_inputs_dtype():
+    import torch
+
+    import minigrad as mg
+
+    for lib, make in ((mg, lambda v: mg.tensor(v, requires_grad=True)),
+                      (torch, lambda v: torch.tensor(v, requires_grad=True))):  # fmt: skip
+        x = make([1.0, 2.0])
+        y = x.sum(dtype=lib.float64)
+        y.backward()
+        assert str(y.dtype).endswith("float64") and str(x.grad.dtype).endswith("float32")

@@ -116,7 +116,7 @@ def nansum(input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
         x = x.to(dtype)
     axes = _axes("nansum", x, dim)
     if not dtypes.is_floating(x.dtype):
-        return sum(x, axes, bool(keepdim))
+        return sum(x, axes, bool(keepdim), dtype=dtype)
     return _nansum_row(x, axes, bool(keepdim))
 
 

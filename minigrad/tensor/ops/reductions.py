@@ -134,15 +134,32 @@ def _axes_and_keep(x: Tensor, axis: Any, keepdims: bool, dim: Any, keepdim: Any)
     return normalize_axes(axis, x.ndim), bool(keepdims)
 
 
-def sum(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdim=None):
+def sum(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepdim=None,
+        dtype: Any = None):  # fmt: skip
     """Sum over ``axis`` (None: all; int or tuple; negatives count from the end).
+
+    Integer and bool tensors add up in int64, as in PyTorch; ``dtype`` casts ``x`` first
+    and is the result's dtype.
 
     >>> import minigrad as mg
     >>> mg.tensor([[1.0, 2.0], [3.0, 4.0]]).sum(axis=0)
     tensor([4., 6.])
+    >>> mg.tensor([1, 2], dtype=mg.int32).sum(dtype=mg.int32).dtype
+    dtype('int32')
     """
+    if dtype is not None:
+        x = x.to(dtype)
     axes, keepdims = _axes_and_keep(x, axis, keepdims, dim, keepdim)
-    return apply(SUM, (x,), axes=axes, keepdims=keepdims)
+    return in_dtype(apply(SUM, (x,), axes=axes, keepdims=keepdims), dtype)
+
+
+def in_dtype(result: Tensor, dtype: Any) -> Tensor:
+    """``result`` in the ``dtype`` a reduction was asked for (integers reduce in int64: the
+    narrower integer wraps as it would have, bools read nonzero as True, as PyTorch's)."""
+    if dtype is None:
+        return result
+    dtype = dtypes.as_dtype(dtype)
+    return result if result.dtype == dtype else result.to(dtype)
 
 
 # ``x.max(dim)`` is two answers, as in PyTorch: the values and where they are.

@@ -26,7 +26,7 @@ from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.ops.elementwise import where
 from minigrad.tensor.ops.movement import GETITEM, reshape
-from minigrad.tensor.ops.reductions import SUM, _axes_and_keep, _expand, normalize_axes
+from minigrad.tensor.ops.reductions import SUM, _axes_and_keep, _expand, in_dtype, normalize_axes
 from minigrad.tensor.primitive import Primitive, shifted
 from minigrad.tensor.record import apply
 
@@ -156,10 +156,15 @@ def prod(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim: Any = None
     """
     x = _as_dtype(x, dtype)
     axes, keepdims = _axes_and_keep(x, axis, keepdims, dim, keepdim)
-    return apply(PROD, (x,), axes=axes, keepdims=keepdims)
+    return in_dtype(apply(PROD, (x,), axes=axes, keepdims=keepdims), dtype)
 
 
 def _scan(prim: Primitive, x: Tensor, axis: Any, dim: Any, dtype: Any) -> Tensor:
+    if dtype is not None and dtypes.as_dtype(dtype) == dtypes.bool_:
+        raise NotImplementedError(
+            f"\"{prim.name}_out_cpu\" not implemented for 'Bool'\n{prim.name}: a running "
+            "total of bools is counted in int64 (leave dtype out) or in a number dtype"
+        )
     x = _as_dtype(x, dtype)
     axis = dim if dim is not None else axis
     if axis is None:  # NumPy's default: run over the flattened tensor
@@ -171,8 +176,8 @@ def _scan(prim: Primitive, x: Tensor, axis: Any, dim: Any, dtype: Any) -> Tensor
         )
     axes = normalize_axes(axis, x.ndim)
     if x.ndim == 0:  # a 0-d tensor is its own running total (PyTorch takes dim 0 or -1)
-        return reshape(apply(prim, (reshape(x, 1),), axis=0), ())
-    return apply(prim, (x,), axis=axes[0])
+        return in_dtype(reshape(apply(prim, (reshape(x, 1),), axis=0), ()), dtype)
+    return in_dtype(apply(prim, (x,), axis=axes[0]), dtype)
 
 
 def cumsum(x: Tensor, axis: Any = None, *, dim: Any = None, dtype: Any = None) -> Tensor:
