@@ -303,6 +303,14 @@ from minigrad.tensor import (  # bitwise
     bitwise_right_shift,
     bitwise_xor,
 )
+from minigrad.tensor import (  # factories
+    empty,
+    empty_like,
+    rand_like,
+    randint,
+    randint_like,
+    randn_like,
+)
 from minigrad.tensor import all_gather, all_to_all, pbroadcast, pmean, psum, psum_scatter  # 18
 from minigrad import linalg, nn, optim, random, tree
 from minigrad.tensor.generator import Generator

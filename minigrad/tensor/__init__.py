@@ -20,6 +20,8 @@ from minigrad.tensor import autograd, lean
 from minigrad.tensor.dtypes import bool_, float16, float32, float64, int32, int64
 from minigrad.tensor.factories import (
     arange,
+    empty,
+    empty_like,
     eye,
     from_dlpack,
     from_numpy,
@@ -31,7 +33,11 @@ from minigrad.tensor.factories import (
     ones,
     ones_like,
     rand,
+    rand_like,
+    randint,
+    randint_like,
     randn,
+    randn_like,
     tensor,
     zeros,
     zeros_like,
@@ -549,4 +555,12 @@ __all__ += [  # bitwise (ops/elementwise.py)
     "bitwise_or",
     "bitwise_right_shift",
     "bitwise_xor",
+]  # fmt: skip
+__all__ += [  # factories
+    "empty",
+    "empty_like",
+    "rand_like",
+    "randint",
+    "randint_like",
+    "randn_like",
 ]  # fmt: skip

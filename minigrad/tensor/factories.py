@@ -85,6 +85,23 @@ def ones(*shape: Any, dtype: Any = dtypes.float32, requires_grad: bool = False,
     return full(sizes(shape, "ones"), 1, dtype, requires_grad, device)
 
 
+def empty(*shape: Any, dtype: Any = dtypes.float32, requires_grad: bool = False,
+          device: str = "cpu") -> Tensor:  # fmt: skip
+    """A tensor whose values are not to be read before they are written (PyTorch's
+    ``empty``: memory left as it was; here it is zeros, which any use may overwrite).
+
+    >>> import minigrad as mg
+    >>> mg.empty(2, 3).shape
+    (2, 3)
+    """
+    return full(sizes(shape, "empty"), 0, dtype, requires_grad, device)
+
+
+def empty_like(x: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """``empty`` of ``x``'s shape (and dtype and device, unless ``dtype`` is given)."""
+    return full(x.shape, 0, dtype or x.dtype, requires_grad, x.device)
+
+
 def zeros_like(x: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
     return full(x.shape, 0, dtype or x.dtype, requires_grad, x.device)
 
@@ -196,6 +213,63 @@ def rand(*shape: Any, dtype: Any = dtypes.float32, requires_grad: bool = False,
          device: str = "cpu") -> Tensor:  # fmt: skip
     """Samples from the uniform distribution on [0, 1)."""
     return _draw("uniform", sizes(shape, "rand"), dtype, requires_grad, device)
+
+
+def randn_like(x: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """``randn`` of ``x``'s shape (and dtype and device, unless ``dtype`` is given)."""
+    return _draw("normal", x.shape, dtype or x.dtype, requires_grad, x.device)
+
+
+def rand_like(x: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """``rand`` of ``x``'s shape (and dtype and device, unless ``dtype`` is given)."""
+    return _draw("uniform", x.shape, dtype or x.dtype, requires_grad, x.device)
+
+
+def randint(*args: Any, size: Any = None, dtype: Any = dtypes.int64, requires_grad: bool = False,
+            device: str = "cpu") -> Tensor:  # fmt: skip
+    """Whole numbers drawn uniformly from ``[low, high)``: ``randint(high, size)`` or
+    ``randint(low, high, size)``, as PyTorch's (``size`` a tuple; int64 unless ``dtype``).
+
+    >>> import minigrad as mg
+    >>> x = mg.randint(3, 7, (4,))
+    >>> x.dtype, bool(((x >= 3) & (x < 7)).all())
+    (dtype('int64'), True)
+    """
+    if size is None and args:
+        *args, size = args
+    if not 1 <= len(args) <= 2 or size is None:
+        raise TypeError(
+            "randint() received an invalid combination of arguments\n"
+            "randint: give (high, size) or (low, high, size), e.g. mg.randint(0, 10, (3,))"
+        )
+    low, high = (0, args[0]) if len(args) == 1 else args
+    named = [("high", 1, high)] if len(args) == 1 else [("low", 1, low), ("high", 2, high)]
+    for name, position, bound in named:
+        if not dtypes.is_integer(bound):
+            raise TypeError(
+                f"randint(): argument '{name}' (position {position}) must be int, not "
+                f"{dtypes.type_name(bound)}\n"
+                f"randint: got {name}={bound!r}; the bounds are whole numbers"
+            )
+    if low >= high:
+        raise RuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}\n"
+            "randint: draws from [low, high), which must hold a number"
+        )
+    shape = sizes((size,), "randint")
+    # uniform in [0, 1) (float64: 53 bits), scaled to the count of numbers and floored
+    u = _draw("uniform", shape, dtypes.float64, False, device)
+    span = float(high - low)
+    picked = (u * span).floor().clamp(0, span - 1) + float(low)
+    return picked.to(dtype).requires_grad_(requires_grad)
+
+
+def randint_like(x: Tensor, low: int = 0, high: Any = None, *, dtype: Any = None,
+                 requires_grad: bool = False) -> Tensor:  # fmt: skip
+    """``randint`` of ``x``'s shape (``randint_like(x, high)`` or ``(x, low, high)``)."""
+    low, high = (0, low) if high is None else (low, high)
+    return randint(low, high, x.shape, dtype=dtype or x.dtype, requires_grad=requires_grad,
+                   device=x.device)  # fmt: skip
 
 
 def random_state() -> Any:

@@ -240,3 +240,39 @@ def test_the_gradient_of_a_sum_in_float64_is_in_the_inputs_dtype():
         y = x.sum(dtype=lib.float64)
         y.backward()
         assert str(y.dtype).endswith("float64") and str(x.grad.dtype).endswith("float32")
+
+
+# -- empty, randint and the *_like draws ---------------------------------------------------------
+def _shape_and_dtype(call):
+    """``("ok", dtype, shape)`` (drawn values differ between libraries) or the error."""
+    try:
+        r = call()
+    except Exception as error:
+        return type(error).__name__, str(error).splitlines()[0]
+    return "ok", str(r.dtype).removeprefix("torch."), tuple(r.shape)
+
+
+FACTORY_SHAPES = {
+    "empty(2, 3)": lambda m, t: m.empty(2, 3),
+    "empty((0,), dtype=int32)": lambda m, t: m.empty((0,), dtype=m.int32),
+    "empty_like(int64)": lambda m, t: m.empty_like(t([[1, 2]], "int64")),
+    "randn_like(float64)": lambda m, t: m.randn_like(t([1.0, 2.0], "float64")),
+    "rand_like(x, dtype=float64)": lambda m, t: m.rand_like(t([1.0], "float32"), dtype=m.float64),
+    "randint(5, (2, 3))": lambda m, t: m.randint(5, (2, 3)),
+    "randint(-3, 4, (7,), dtype=int32)": lambda m, t: m.randint(-3, 4, (7,), dtype=m.int32),
+    "randint(5, 5, (2,))": lambda m, t: m.randint(5, 5, (2,)),
+    "randint(1.5, (2,))": lambda m, t: m.randint(1.5, (2,)),
+    "randint_like(float, 4)": lambda m, t: m.randint_like(t([1.0, 2.0], "float32"), 4),
+}
+
+
+def test_empty_randint_and_the_like_draws_have_torchs_shapes_dtypes_and_errors():
+    import numpy as np
+
+    import minigrad as mg
+
+    check(FACTORY_SHAPES, "numpy", _shape_and_dtype)
+    mg.manual_seed(1)
+    drawn = mg.randint(-3, 4, (3000,)).numpy()
+    assert drawn.min() == -3 and drawn.max() == 3  # both ends reached, nothing outside
+    assert np.all(np.abs(np.bincount(drawn + 3) / 3000 - 1 / 7) < 0.03)  # about uniform
