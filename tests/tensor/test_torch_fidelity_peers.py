@@ -276,3 +276,33 @@ def test_empty_randint_and_the_like_draws_have_torchs_shapes_dtypes_and_errors()
     drawn = mg.randint(-3, 4, (3000,)).numpy()
     assert drawn.min() == -3 and drawn.max() == 3  # both ends reached, nothing outside
     assert np.all(np.abs(np.bincount(drawn + 3) / 3000 - 1 / 7) < 0.03)  # about uniform
+
+
+# -- einsum's sublist form ------------------------------------------------------------------------
+def _sublists(*layout):
+    """``einsum`` of ones-and-twos operands in PyTorch's sublist form."""
+
+    def call(m, t):
+        args = []
+        for item in layout:
+            args.append(t(item, "float64") if isinstance(item[0], list) else item)
+        return m.einsum(*args)
+
+    return call
+
+
+A, B = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], [[1.0, 0.5], [2.0, -1.0], [0.0, 3.0]]
+SUBLIST_CALLS = {
+    "a @ b": _sublists(A, [0, 1], B, [1, 2]),
+    "(a @ b).T": _sublists(A, [0, 1], B, [1, 2], [2, 0]),
+    "column sums": _sublists(A, [0, 1], [1]),
+    "letters past Z": _sublists(A, [30, 51], B, [51, 0]),
+    "ellipsis": _sublists(A, [..., 1], B, [1, 2]),
+    "out of range": _sublists(A, [0, 52]),
+    "negative": _sublists(A, [0, -1]),
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_einsum_takes_torchs_sublist_form(backend):
+    check(SUBLIST_CALLS, backend)

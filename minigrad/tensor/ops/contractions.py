@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import operator
 from typing import Any
 
 import numpy as np
@@ -219,13 +220,16 @@ def einsum(equation: str, *operands: Any) -> Tensor:
 
     Implicit output (``"ij,jk"``: the subscripts used once, alphabetically),
     repeated subscripts (``"ii->i"`` a diagonal, ``"ii"`` the trace), ``...``
-    for broadcast leading axes; operands may also come as one list.
+    for broadcast leading axes; operands may also come as one list, or in PyTorch's sublist
+    form ``einsum(a, [0, 1], b, [1, 2], [0, 2])`` (subscripts 0-51, ``...`` as Ellipsis).
 
     >>> import minigrad as mg
     >>> a, b = mg.ones((2, 3)), mg.ones((3, 4))
     >>> mg.einsum("ij,jk->ik", a, b).shape, mg.einsum("ii", mg.eye(3)).item()
     ((2, 4), 3.0)
     """
+    if isinstance(equation, Tensor):  # PyTorch's sublist form: einsum(a, [0, 1], b, [1, 2])
+        equation, operands = _from_sublists((equation, *operands))
     if not isinstance(equation, str):
         raise TypeError(f"einsum(): the equation must be a str, not {type(equation).__name__}")
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
@@ -246,6 +250,31 @@ def einsum(equation: str, *operands: Any) -> Tensor:
         x, xl = _contract(x, xl, *terms[k], keep, sizes)
     x, xl = _sum_out(x, xl, [s for s in xl if s not in output])
     return _permute(x, xl, output)
+
+
+def _from_sublists(args: tuple) -> tuple[str, tuple]:
+    """``(a, [0, 1], b, [1, 2], [0, 2])`` -> ``("AB,BC->AC", (a, b))``: subscripts 0-25 are
+    A-Z and 26-51 a-z, ``...`` is ``Ellipsis``, as in PyTorch."""
+
+    def letters(sublist: Any) -> str:
+        out = []
+        for s in sublist:
+            if s is Ellipsis:
+                out.append("...")
+                continue
+            if not 0 <= operator.index(s) < 52:
+                raise ValueError(
+                    "einsum(): subscript in subscript list is not within the valid range [0, 52)"
+                    f"\neinsum: got {s}; subscripts are 0-51 (or ...)"
+                )
+            out.append(chr(ord("A") + s) if s < 26 else chr(ord("a") + s - 26))
+        return "".join(out)
+
+    pairs = len(args) // 2
+    terms = [letters(args[2 * k + 1]) for k in range(pairs)]
+    tensors = tuple(args[2 * k] for k in range(pairs))
+    output = "->" + letters(args[-1]) if len(args) % 2 else ""
+    return ",".join(terms) + output, tensors
 
 
 # -- the products einsum names ----------------------------------------------------------
