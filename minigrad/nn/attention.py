@@ -76,10 +76,25 @@ def _check(query: Any, key: Any, value: Any, attn_mask: Any, dropout_p: float,
     if not 0.0 <= dropout_p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
     if enable_gqa:
-        raise NotImplementedError(
-            "scaled_dot_product_attention: enable_gqa=True (grouped-query attention) is not "
-            "implemented; repeat the key and value heads to the query's number of heads"
-        )
+        for x in (query, key, value):
+            if x.ndim < 3:
+                raise IndexError(
+                    f"Dimension out of range (expected to be in range of [-{x.ndim}, "
+                    f"{x.ndim - 1}], but got -3)\nenable_gqa: the heads are axis -3, "
+                    f"(..., heads, L, E); got a tensor of shape {x.shape}"
+                )
+        heads = query.shape[-3]
+        if heads % key.shape[-3] or heads % value.shape[-3]:
+            raise RuntimeError(
+                "Number of heads in key and value must divide the number of heads in \n"
+                f"query: {heads} heads, key {key.shape[-3]}, value {value.shape[-3]}"
+            )
+
+
+def _grouped(x: Tensor, heads: int) -> Tensor:
+    """Grouped-query attention: each key or value head serves ``heads / its heads`` query
+    heads in a row (``repeat_interleave`` along axis -3, as PyTorch's ``enable_gqa``)."""
+    return x if x.shape[-3] == heads else x.repeat_interleave(heads // x.shape[-3], -3)
 
 
 def _as_bias(attn_mask: Any, query: Tensor) -> Tensor | None:
@@ -131,6 +146,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
             [2.3395]])
     """
     _check(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa)
+    if enable_gqa:
+        key, value = _grouped(key, query.shape[-3]), _grouped(value, query.shape[-3])
     bias = _as_bias(attn_mask, query)
     scale = 1 / math.sqrt(query.shape[-1]) if scale is None else float(scale)
     (length, e), (keys, ev) = query.shape[-2:], value.shape[-2:]

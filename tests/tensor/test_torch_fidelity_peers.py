@@ -3,8 +3,12 @@ run against minigrad, found it differing: a number scattered twice to one place,
 of meshgrid and einsum, linspace to bool. Each result (value, dtype) or error (type, first
 line) is torch's, on the numpy and numba backends."""
 
+import numpy as np
 import pytest
+import torch
 from test_torch_fidelity import BACKENDS, check, values_of
+
+import minigrad as mg
 
 # minigrad's ShapeError is a RuntimeError (and a ValueError), as torch's shape errors are
 # RuntimeErrors: an error is named by the first of these it is an instance of
@@ -230,10 +234,6 @@ def test_reductions_and_scans_with_dtype_are_torchs(backend):
 
 
 def test_the_gradient_of_a_sum_in_float64_is_in_the_inputs_dtype():
-    import torch
-
-    import minigrad as mg
-
     for lib, make in ((mg, lambda v: mg.tensor(v, requires_grad=True)),
                       (torch, lambda v: torch.tensor(v, requires_grad=True))):  # fmt: skip
         x = make([1.0, 2.0])
@@ -267,10 +267,6 @@ FACTORY_SHAPES = {
 
 
 def test_empty_randint_and_the_like_draws_have_torchs_shapes_dtypes_and_errors():
-    import numpy as np
-
-    import minigrad as mg
-
     check(FACTORY_SHAPES, "numpy", _shape_and_dtype)
     mg.manual_seed(1)
     drawn = mg.randint(-3, 4, (3000,)).numpy()
@@ -306,3 +302,38 @@ SUBLIST_CALLS = {
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_einsum_takes_torchs_sublist_form(backend):
     check(SUBLIST_CALLS, backend)
+
+
+# -- grouped-query attention (scaled_dot_product_attention(enable_gqa=True)) ----------------------
+def _gqa(q, k, v, **kw):
+    def call(m, t):
+        rng = np.random.default_rng(7)
+        q_, k_, v_ = (t(rng.standard_normal(s).tolist(), "float64") for s in (q, k, v))
+        for x in (q_, k_, v_):
+            x.requires_grad_()
+        f = (mg.nn.functional if m is mg else torch.nn.functional).scaled_dot_product_attention
+        out = f(q_, k_, v_, enable_gqa=True, **kw)
+        out.sum().backward()
+        return m.cat([out.reshape(-1), k_.grad.reshape(-1), v_.grad.reshape(-1)])
+
+    return call
+
+
+GQA_CALLS = {
+    "6 query heads, 2 key and value heads": _gqa((2, 6, 3, 4), (2, 2, 5, 4), (2, 2, 5, 3)),
+    "6 heads, key 2, value 3": _gqa((1, 6, 2, 4), (1, 2, 5, 4), (1, 3, 5, 3), is_causal=True),
+    "same heads": _gqa((6, 2, 4), (6, 3, 4), (6, 3, 2)),
+    "4 key heads for 6": _gqa((1, 6, 2, 4), (1, 4, 5, 4), (1, 4, 5, 3)),
+    "2-D": _gqa((2, 4), (3, 4), (3, 2)),
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_grouped_query_attention_is_torchs(backend):
+    check(GQA_CALLS, backend, _close)
+
+
+def _close(call):
+    """Values rounded to 10 digits (the fused kernel and torch's differ in the last bits)."""
+    out = values_of(call)
+    return (*out[:2], np.round(np.asarray(out[2]), 10).tolist()) if out[0] == "ok" else out
