@@ -1,7 +1,8 @@
 """``mg.linalg``: linear algebra under PyTorch's names (``torch.linalg``), lesson 06.
 
 The functions live in the tensor layer (``minigrad/tensor/ops/norms.py``,
-``minigrad/tensor/ops/linalg.py``); this module only gathers them under the
+``minigrad/tensor/ops/linalg.py``,
+``minigrad/tensor/ops/decompositions.py``); this module only gathers them under the
 namespace users know, so that ``mg.linalg.norm(x)`` reads as
 ``torch.linalg.norm(x)`` does.
 
@@ -10,7 +11,8 @@ namespace users know, so that ``mg.linalg.norm(x)`` reads as
     tensor(5.)
 """
 
+from minigrad.tensor.ops.decompositions import LinAlgError, svd, svdvals
 from minigrad.tensor.ops.linalg import matmul
 from minigrad.tensor.ops.norms import matrix_norm, norm, vector_norm
 
-__all__ = ["matmul", "matrix_norm", "norm", "vector_norm"]
+__all__ = ["LinAlgError", "matmul", "matrix_norm", "norm", "svd", "svdvals", "vector_norm"]

@@ -46,6 +46,7 @@ from opdb import (
     convolution,
     core,
     daily,
+    decompositions,
     elementwise,
     inplace,
     nn,
@@ -58,7 +59,8 @@ from opdb import (
 from opdb.strategies import SEEDS, Case
 
 AREAS = (core, elementwise, reductions, contractions, shape, convolution, nn, inplace,
-         nn_compositions, daily, nn_grids, collectives, control, attention, spellings)  # fmt: skip
+         nn_compositions, daily, nn_grids, collectives, control, attention, spellings,
+         decompositions)  # fmt: skip
 
 DATABASE: dict[str, Any] = {}
 NOT_SMOOTH: set[str] = set()

@@ -27,7 +27,9 @@ from typing import Any
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.composite import composite
+from minigrad.tensor.ops.decompositions import svdvals
 from minigrad.tensor.ops.elementwise import sign, where
+from minigrad.tensor.ops.rearrange import movedim
 from minigrad.tensor.ops.reductions import amax, amin, kept_shape, normalize_axes, sum
 from minigrad.tensor.primitive import Primitive, shifted
 from minigrad.tensor.record import apply
@@ -162,14 +164,13 @@ def vector_norm(x: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = Fals
     return _root(sum(powers, axes, keepdim), ord)
 
 
-@dtypes.in_float32
 def matrix_norm(x: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False, *,
                 axis: Any = None, keepdims: Any = None) -> Tensor:  # fmt: skip
-    """A norm of the matrices in axes ``dim``: ``"fro"``, 1, -1, ``inf`` or ``-inf``.
+    """A norm of the matrices in axes ``dim``: ``"fro"``, ``"nuc"``, 2, -2, 1, -1 or ``+-inf``.
 
     1 is the largest column sum of magnitudes, ``inf`` the largest row sum
-    (-1 and ``-inf`` the smallest). ``"nuc"``, 2 and -2 need singular values,
-    which minigrad does not compute.
+    (-1 and ``-inf`` the smallest); ``"nuc"`` is the sum of the singular
+    values, 2 the largest (-2 the smallest).
 
     >>> import minigrad as mg
     >>> a = mg.tensor([[1.0, -2.0], [3.0, 4.0]])
@@ -177,6 +178,18 @@ def matrix_norm(x: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
     (tensor(6.), tensor(7.))
     """
     _floating(x, "linalg.matrix_norm")
+    if ord in ("nuc", 2, -2) and dtypes.is_low_precision(x.dtype):  # no 16-bit SVD
+        name = "BFloat16" if x.dtype.name == "bfloat16" else "Half"
+        raise RuntimeError(
+            f"linalg.matrix_norm: Low precision dtypes not supported. Got {name}\n"
+            f"ord={ord!r} needs singular values; convert first, e.g. x.to(mg.float32)"
+        )
+    return _matrix_norm(x, ord, dim, keepdim, axis=axis, keepdims=keepdims)
+
+
+@dtypes.in_float32
+def _matrix_norm(x: Tensor, ord: Any, dim: Any, keepdim: bool, *, axis: Any,
+                 keepdims: Any) -> Tensor:  # fmt: skip
     dim = axis if axis is not None else dim
     keepdim = keepdims if keepdims is not None else keepdim
     if x.ndim < 2:
@@ -196,19 +209,27 @@ def matrix_norm(x: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
         # The sums run down the columns for 1, along the rows for inf.
         along, across = (rows, cols) if ord in (1, -1) else (cols, rows)
         sums = sum(x.abs(), along, keepdims=True)
-        extremum = amax if ord > 0 else amin
-        out = extremum(sums, across, keepdims=True)
+        out = _extremum(sums, across, ord > 0)
         return out if keepdim else out.squeeze((rows, cols))
     if ord in ("nuc", 2, -2):
-        raise NotImplementedError(
-            f"linalg.matrix_norm: ord={ord!r} needs singular values (an SVD), which minigrad "
-            "does not compute; ord='fro', 1, -1, inf and -inf are supported"
-        )
-    raise ValueError(f"linalg.matrix_norm: Order {ord!r} not supported.")
+        # Functions of the singular values, computed with the two axes last.
+        values = svdvals(movedim(x, (rows, cols), (-2, -1)))
+        out = sum(values, -1) if ord == "nuc" else _extremum(values, -1, ord > 0, keepdims=False)
+        if keepdim:
+            out = out.unsqueeze(min(rows, cols)).unsqueeze(max(rows, cols))
+        return out
+    raise RuntimeError(f"linalg.matrix_norm: Order {ord!r} not supported.")
+
+
+def _extremum(x: Tensor, axis: int, largest: bool, keepdims: bool = True) -> Tensor:
+    """The largest (smallest) of non-negative ``x`` along ``axis``; the largest of none
+    is 0, as PyTorch's matrix norms take it, the smallest of none an error."""
+    if largest and x.shape[axis] == 0:
+        return sum(x, axis, keepdims)
+    return (amax if largest else amin)(x, axis, keepdims)
 
 
 @composite("norm")
-@dtypes.in_float32
 def norm(x: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
          axis: Any = None, keepdims: Any = None) -> Tensor:  # fmt: skip
     """A vector or matrix norm, as ``torch.linalg.norm`` chooses.
@@ -243,7 +264,6 @@ def norm(x: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
     return vector_norm(x, 2 if ord is None else ord, tuple(dim), keepdim)
 
 
-@dtypes.in_float32
 def tensor_norm(x: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Tensor:
     """``x.norm(p="fro", dim=None, keepdim=False)``: PyTorch's ``Tensor.norm``.
 
