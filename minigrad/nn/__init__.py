@@ -39,6 +39,7 @@ from minigrad.nn.distances import (
 from minigrad.nn.dropout import Dropout
 from minigrad.nn.embedding import Embedding
 from minigrad.nn.group_norms import GroupNorm, InstanceNorm1d, InstanceNorm2d, RMSNorm
+from minigrad.nn.interpolation import Upsample
 from minigrad.nn.linear import MLP, Linear
 from minigrad.nn.losses import (
     BCELoss,
@@ -62,7 +63,7 @@ from minigrad.nn.pooling import (
     MaxPool1d,
 )
 from minigrad.nn.recurrent import GRU, LSTM, RNN
-from minigrad.nn.resampling import Fold, PixelShuffle, PixelUnshuffle, Unfold, Upsample
+from minigrad.nn.resampling import Fold, PixelShuffle, PixelUnshuffle, Unfold
 from minigrad.nn.transformer import (
     GPT,
     KVCache,

@@ -60,6 +60,7 @@ from minigrad.nn.distances import (
 from minigrad.nn.dropout import dropout
 from minigrad.nn.embedding import embedding, one_hot
 from minigrad.nn.group_norms import group_norm, instance_norm, rms_norm
+from minigrad.nn.interpolation import interpolate
 from minigrad.nn.losses import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -79,7 +80,7 @@ from minigrad.nn.pooling import (
     avg_pool1d,
     max_pool1d,
 )
-from minigrad.nn.resampling import fold, interpolate, pixel_shuffle, pixel_unshuffle, unfold
+from minigrad.nn.resampling import fold, pixel_shuffle, pixel_unshuffle, unfold
 from minigrad.tensor.ops import softmax as primitives
 from minigrad.tensor.ops.activations import elu, gelu, hardtanh, leaky_relu, silu, softplus
 from minigrad.tensor.ops.convolution import conv1d, conv2d

@@ -1,12 +1,9 @@
-"""An image's grid changed: ``interpolate``, ``pixel_shuffle``, ``unfold``, ``fold`` (lesson 12).
+"""An image's grid changed: ``pixel_shuffle``, ``unfold``, ``fold`` (lesson 12).
 
-Each is linear in the image, and each is written as rows that are linear too,
-so derivatives of every order come from theirs:
+(Resizing, ``interpolate``, is ``nn/interpolation.py``.) Each is linear in
+the image, and each is written as rows that are linear too, so derivatives of
+every order come from theirs:
 
-- ``interpolate``, nearest: each output pixel *reads* one input pixel, an
-  index gather per axis; bilinear: each output is a weighted mean of two
-  neighbours per axis, a product with a constant ``(n_out, n_in)`` matrix
-  per axis (``W_h @ x @ W_w.T``), the weights PyTorch's to the last bit;
 - ``pixel_shuffle``: ``(C r^2, H, W) -> (C, H r, W r)``, a reshape and a
   permutation;
 - ``unfold``: every ``kh x kw`` window as a column (convolution's "im2col"),
@@ -15,15 +12,12 @@ so derivatives of every order come from theirs:
 
     >>> import minigrad as mg
     >>> F = mg.nn.functional
-    >>> F.interpolate(mg.tensor([[[0.0, 1.0]]]), scale_factor=2, mode="linear")
-    tensor([[[0.  , 0.25, 0.75, 1.  ]]])
     >>> F.unfold(mg.arange(9.0).reshape(1, 1, 3, 3), 2).shape
     (1, 4, 4)
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -33,8 +27,6 @@ from minigrad.tensor.ops.activations import _activation_input
 from minigrad.tensor.ops.padding import pad
 from minigrad.tensor.tensor import Tensor
 
-MODES = {"nearest": 1, "linear": 1, "bilinear": 2}
-
 
 def _pair(value: Any, name: str) -> tuple[int, int]:
     if isinstance(value, (tuple, list)):
@@ -42,136 +34,6 @@ def _pair(value: Any, name: str) -> tuple[int, int]:
             raise RuntimeError(f"{name} must be an int or a pair of ints, got {tuple(value)}")
         return int(value[0]), int(value[1])
     return int(value), int(value)
-
-
-# -- interpolate -----------------------------------------------------------------------------------
-def _sizes_and_scales(spatial: tuple[int, ...], size: Any, scale_factor: Any,
-                      recompute: bool | None) -> tuple[list[int], list[float | None]]:  # fmt: skip
-    """Output sizes, and the scales PyTorch computes source positions with (None: from sizes)."""
-    dims = len(spatial)
-    if size is None and scale_factor is None:
-        raise ValueError("either size or scale_factor should be defined")
-    if size is not None and scale_factor is not None:
-        raise ValueError("only one of size or scale_factor should be defined")
-    if size is not None:
-        sizes = [size] * dims if isinstance(size, int) else list(size)
-        if len(sizes) != dims:
-            raise ValueError(
-                f"Input and output must have the same number of spatial dimensions, but got "
-                f"input with spatial dimensions of {list(spatial)} and output size of {sizes}. "
-                "Please provide input tensor in (N, C, d1, d2, ...,dK) format and output size "
-                "in (o1, o2, ...,oK) format."
-            )
-        return [int(s) for s in sizes], [None] * dims
-    factors = (
-        [scale_factor] * dims if isinstance(scale_factor, (int, float)) else list(scale_factor)
-    )
-    if len(factors) != dims:
-        raise ValueError(
-            f"Input and scale_factor must have the same number of spatial dimensions, but got "
-            f"input with spatial dimensions of {list(spatial)} and scale_factor of shape "
-            f"{factors}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
-            "scale_factor in (s1, s2, ...,sK) format."
-        )
-    sizes = [math.floor(n * float(f)) for n, f in zip(spatial, factors)]
-    return sizes, [None if recompute else float(f) for f in factors]
-
-
-def _nearest_indices(n_in: int, n_out: int, scale: float | None) -> np.ndarray:
-    """PyTorch's nearest source index: ``floor(dst * scale)`` in float32, at most ``n_in - 1``."""
-    step = np.float32(1.0 / scale) if scale is not None else np.float32(n_in) / np.float32(n_out)
-    dst = np.arange(n_out, dtype=np.float32)
-    return np.minimum(np.floor(dst * step).astype(np.int64), n_in - 1)
-
-
-def _linear_weights(n_in: int, n_out: int, scale: float | None, align_corners: bool,
-                    dtype: np.dtype) -> np.ndarray:  # fmt: skip
-    """The ``(n_out, n_in)`` matrix of linear interpolation, PyTorch's source positions."""
-    real = np.float64 if dtype == np.float64 else np.float32  # PyTorch's opmath type
-    if align_corners:
-        step = real((n_in - 1) / (n_out - 1)) if n_out > 1 else real(0)
-        src = real(step) * np.arange(n_out, dtype=real)
-    else:
-        step = real(1.0 / scale) if scale is not None else real(n_in) / real(n_out)
-        src = step * (np.arange(n_out, dtype=real) + real(0.5)) - real(0.5)
-        src = np.maximum(src, real(0))
-    low = np.floor(src).astype(np.int64)
-    low = np.minimum(low, n_in - 1)
-    high = np.where(low < n_in - 1, low + 1, low)
-    frac = src - low.astype(real)
-    weights = np.zeros((n_out, n_in), dtype=real)
-    rows = np.arange(n_out)
-    np.add.at(weights, (rows, low), real(1) - frac)
-    np.add.at(weights, (rows, high), frac)
-    return weights
-
-
-def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
-                mode: str = "nearest", align_corners: bool | None = None,
-                recompute_scale_factor: bool | None = None,
-                antialias: bool = False) -> Tensor:  # fmt: skip
-    """Resize ``(N, C, *spatial)`` to ``size`` or by ``scale_factor``.
-
-    ``mode``: ``"nearest"`` (1, 2 or 3 spatial axes), ``"linear"`` (one),
-    ``"bilinear"`` (two). ``align_corners`` (linear modes) maps the corner
-    pixels' centres onto each other instead of their outer edges.
-
-    >>> import minigrad as mg
-    >>> mg.nn.functional.interpolate(mg.tensor([[[[1.0, 2.0]]]]), size=(1, 4))
-    tensor([[[[1., 1., 2., 2.]]]])
-    """
-    if mode not in MODES and mode not in ("bicubic", "trilinear", "area", "nearest-exact"):
-        raise NotImplementedError(
-            f"Got {input.ndim}D input, but {mode!r} mode is not a mode of interpolate"
-        )
-    if mode not in MODES:
-        raise NotImplementedError(
-            f"interpolate: mode {mode!r} is PyTorch's but not minigrad's; use 'nearest', "
-            "'linear' (3-D input) or 'bilinear' (4-D input)"
-        )
-    if antialias:
-        raise NotImplementedError("interpolate: antialias=True is not supported")
-    if mode == "nearest" and align_corners is not None:
-        raise ValueError(
-            "align_corners option can only be set with the interpolating modes: linear | "
-            "bilinear | bicubic | trilinear"
-        )
-    spatial = input.shape[2:]
-    wanted = MODES[mode]
-    if input.ndim < 3 or (mode != "nearest" and len(spatial) != wanted):
-        raise NotImplementedError(
-            f"Got {input.ndim}D input, but {mode} mode needs {wanted + 2}D input"
-            if mode != "nearest"
-            else f"Got {input.ndim}D input; nearest needs 3D, 4D or 5D"
-        )
-    # (PyTorch's kernel names, which its error names)
-    kernel = (
-        f"upsample_{mode}2d_channels_last"
-        if len(spatial) == 2
-        else f"compute_indices_weights_{'nearest' if mode == 'nearest' else 'linear'}"
-    )
-    _activation_input(kernel, input)
-    sizes, scales = _sizes_and_scales(spatial, size, scale_factor, recompute_scale_factor)
-    if any(s <= 0 for s in sizes):
-        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
-                           f"({', '.join(map(str, spatial))}) output "
-                           f"({', '.join(map(str, sizes))})")  # fmt: skip
-    y = input
-    if mode == "nearest":
-        for axis, (n_in, n_out, scale) in enumerate(zip(spatial, sizes, scales), start=2):
-            if n_out != n_in:
-                index = Tensor.concrete(_nearest_indices(n_in, n_out, scale), device=y.device)
-                y = y.index_select(axis, index)
-        return y
-    corners = bool(align_corners)
-    # Last axis first, as PyTorch weighs a row before it weighs the rows.
-    for axis in reversed(range(len(spatial))):
-        n_in, n_out, scale = spatial[axis], sizes[axis], scales[axis]
-        weights = _linear_weights(n_in, n_out, scale, corners, input.dtype)
-        w = Tensor.concrete(weights, dtype=input.dtype, device=input.device)
-        y = y.movedim(axis + 2, -1) @ w.T
-        y = y.movedim(-1, axis + 2)
-    return y
 
 
 # -- pixel_shuffle ---------------------------------------------------------------------------------
@@ -332,29 +194,6 @@ def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, p
 
 
 # -- the layers ------------------------------------------------------------------------------------
-class Upsample(Module):
-    """``interpolate`` with its size or scale kept on the module."""
-
-    def __init__(self, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
-                 align_corners: bool | None = None,
-                 recompute_scale_factor: bool | None = None) -> None:  # fmt: skip
-        super().__init__()
-        self.size, self.mode, self.align_corners = size, mode, align_corners
-        self.scale_factor = (
-            float(scale_factor) if isinstance(scale_factor, (int, float)) else scale_factor
-        )
-        self.recompute_scale_factor = recompute_scale_factor
-
-    def forward(self, input: Tensor) -> Tensor:
-        return interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
-                           self.recompute_scale_factor)  # fmt: skip
-
-    def extra_repr(self) -> str:
-        given = f"scale_factor={self.scale_factor}" if self.scale_factor is not None else (
-            f"size={self.size}")  # fmt: skip
-        return f"{given}, mode={self.mode!r}"
-
-
 class PixelShuffle(Module):
     """``pixel_shuffle`` by ``upscale_factor``."""
 

@@ -2,8 +2,8 @@
 convolutions (see ``opdb/__init__.py``).
 
 group_norm, instance_norm, rms_norm; max_pool1d, avg_pool1d, the adaptive
-pools; interpolate (nearest, linear, bilinear; sizes and scale factors, with
-and without align_corners); pixel_shuffle/unshuffle; unfold and fold;
+pools; interpolate (all seven modes; sizes and scale factors, with and
+without align_corners; the later four also on an empty batch); pixel_shuffle/unshuffle; unfold and fold;
 conv_transpose1d/2d with every argument drawn. Inputs reach each as any
 view; weights and biases are differentiated too.
 """
@@ -137,11 +137,14 @@ def adaptive_case(draw, name, dims, domain=normal):
 # -- resampling --------------------------------------------------------------------------------------
 @st.composite
 def interpolate_case(draw, mode):
-    dims = {"linear": 1, "bilinear": 2}.get(mode) or draw(st.integers(1, 3))
+    dims = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}.get(mode)
+    dims = dims or draw(st.integers(1, 3))
+    older = mode in ("nearest", "linear", "bilinear")
     spatial = tuple(draw(st.integers(1, 4)) for _ in range(dims))
-    shape = (draw(st.integers(1, 2)), draw(st.integers(1, 2)), *spatial)
+    # The later modes also meet an empty batch (size-1 axes, shrinking and growing: all modes).
+    shape = (draw(st.integers(1 if older else 0, 2)), draw(st.integers(1, 2)), *spatial)
     kwargs = {"mode": mode}
-    if mode != "nearest":
+    if mode not in ("nearest", "nearest-exact", "area"):
         kwargs["align_corners"] = draw(st.sampled_from([None, False, True]))
     if draw(st.booleans()):
         kwargs["size"] = tuple(draw(st.integers(1, 6)) for _ in range(dims))
@@ -245,6 +248,10 @@ CASES = {
     "nn.functional.interpolate": interpolate_case("nearest"),
     "nn.functional.interpolate:linear": interpolate_case("linear"),
     "nn.functional.interpolate:bilinear": interpolate_case("bilinear"),
+    "nn.functional.interpolate:bicubic": interpolate_case("bicubic"),
+    "nn.functional.interpolate:trilinear": interpolate_case("trilinear"),
+    "nn.functional.interpolate:area": interpolate_case("area"),
+    "nn.functional.interpolate:nearest-exact": interpolate_case("nearest-exact"),
     "nn.functional.pixel_shuffle": pixel_shuffle_case(),
     "nn.functional.pixel_unshuffle": pixel_shuffle_case(inverse=True),
     "nn.functional.unfold": unfold_case(),

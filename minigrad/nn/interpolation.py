@@ -1,0 +1,363 @@
+"""Resizing an image: ``interpolate`` and ``Upsample``, PyTorch's seven modes (lesson 12).
+
+Every mode treats each spatial axis on its own (it is *separable*), and
+along one axis each output reads a few input *taps* and weighs them:
+
+====================  =====  ==============================================
+mode                  taps   weights
+====================  =====  ==============================================
+``nearest``           1      1 (source ``floor(i s)``)
+``nearest-exact``     1      1 (source ``floor((i + 1/2) s)``: the nearest)
+``linear`` (also bi-, 2      ``1 - t`` and ``t``, ``t`` the source's
+tri-linear)                  distance past its left neighbour
+``bicubic``           4      Keys' cubic convolution with ``A = -0.75``
+``area``              all    ``1 / n`` on an adaptive-pooling window
+====================  =====  ==============================================
+
+with ``s = n_in / n_out`` (or ``1 / scale_factor``). So along one axis the
+output is ``sum_k weight[i, k] x[tap[i, k]]``: a gather (``index_select``),
+a product with a constant and a sum, rows whose derivatives (every order,
+both modes), vmap and jit rules already exist. The last axis is resized
+first, as PyTorch's kernels weigh a row before they weigh rows.
+
+Source positions follow PyTorch's arithmetic exactly (its ``float`` scale,
+``align_corners``, the clamping of taps to the edge), so a weight of zero
+still reads its tap: an infinity next to an output becomes NaN there, as in
+PyTorch, and nowhere else.
+
+    >>> import minigrad as mg
+    >>> F = mg.nn.functional
+    >>> F.interpolate(mg.tensor([[[0.0, 1.0]]]), scale_factor=2, mode="linear")
+    tensor([[[0.  , 0.25, 0.75, 1.  ]]])
+    >>> F.interpolate(mg.tensor([[[1.0, 2.0, 3.0, 4.0]]]), size=2, mode="area")
+    tensor([[[1.5, 3.5]]])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minigrad.nn.module import Module
+from minigrad.nn.pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, average_windows
+from minigrad.tensor.ops.activations import _activation_input
+from minigrad.tensor.tensor import Tensor
+
+# The modes with a fixed number of spatial axes; the others take 1, 2 or 3.
+SPATIAL_AXES = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
+MODES = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact")
+CUBIC_A = -0.75  # the sharpness of Keys' cubic convolution, PyTorch's (and OpenCV's) choice
+
+
+# -- output sizes ---------------------------------------------------------------------------------
+def _sizes_and_scales(input: Tensor, size: Any, scale_factor: Any, mode: str,
+                      recompute: bool | None) -> tuple[list[int], list[float | None]]:  # fmt: skip
+    """Output sizes, and the scales the kernels compute source positions with (None: from
+    the sizes), checked in PyTorch's order."""
+    dims, spatial = input.ndim - 2, list(input.shape[2:])
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        if isinstance(size, (list, tuple)):
+            if len(size) != dims:
+                raise ValueError(
+                    "Input and output must have the same number of spatial dimensions, but "
+                    f"got input with spatial dimensions of {spatial} and output size of {size}."
+                    " Please provide input tensor in (N, C, d1, d2, ...,dK) format and output "
+                    "size in (o1, o2, ...,oK) format."
+                )
+            if not all(isinstance(n, (int, np.integer)) for n in size):
+                raise TypeError(
+                    "expected size to be one of int or Tuple[int] or Tuple[int, int] or "
+                    "Tuple[int, int, int], but got size with types "
+                    f"{[type(n) for n in size]}"
+                )
+            sizes = [int(n) for n in size]
+        else:
+            sizes = [int(size)] * dims
+        if recompute:
+            raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+        return sizes, [None] * dims
+    if scale_factor is None:
+        raise ValueError("either size or scale_factor should be defined")
+    if isinstance(scale_factor, (list, tuple)):
+        if len(scale_factor) != dims:
+            raise ValueError(
+                "Input and scale_factor must have the same number of spatial dimensions, but "
+                f"got input with spatial dimensions of {spatial} and scale_factor of shape "
+                f"{scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) format "
+                "and scale_factor in (s1, s2, ...,sK) format."
+            )
+        factors = [float(f) for f in scale_factor]
+    else:
+        factors = [float(scale_factor)] * dims
+    # int(), not floor: PyTorch truncates the product toward zero.
+    sizes = [int(n * f) for n, f in zip(spatial, factors)]
+    # Area resizing is adaptive pooling, which knows only sizes.
+    return sizes, [None] * dims if recompute or mode == "area" else factors
+
+
+def _check_sizes(input: Tensor, sizes: list[int]) -> None:
+    """PyTorch's checks of the upsampling kernels: positive sizes, something to resize."""
+    spatial = input.shape[2:]
+    labels = "DHW"[3 - len(spatial) :]
+    if any(n <= 0 for n in (*spatial, *sizes)):
+        given = ", ".join(f"{a}: {n}" for a, n in zip(labels, spatial))
+        wanted = ", ".join(f"{a}: {n}" for a, n in zip(labels, sizes))
+        joint = " and output" if len(spatial) == 1 else " output"
+        raise RuntimeError(
+            f"Input and output sizes should be greater than 0, but got input ({given}){joint} "
+            f"({wanted})"
+        )
+    if input.size == 0 and input.shape[1] == 0:
+        raise RuntimeError(
+            f"Non-empty {input.ndim}D data tensor expected but got a tensor with sizes "
+            f"{list(input.shape)}"
+        )
+
+
+# -- one axis: taps and weights -------------------------------------------------------------------
+def _scale(n_in: int, n_out: int, align_corners: bool, scale: float | None, real: type) -> Any:
+    """PyTorch's ``area_pixel_compute_scale``, in the kernel's arithmetic type ``real``."""
+    if align_corners:
+        return real(n_in - 1) / real(n_out - 1) if n_out > 1 else real(0)
+    return real(1.0 / scale) if scale is not None and scale > 0 else real(n_in) / real(n_out)
+
+
+def _source(n_in: int, n_out: int, align_corners: bool, scale: float | None, real: type,
+            cubic: bool = False) -> np.ndarray:  # fmt: skip
+    """Each output's position on the input axis (pixel centres at 0, 1, ...)."""
+    step, dst = _scale(n_in, n_out, align_corners, scale, real), np.arange(n_out, dtype=real)
+    if align_corners:
+        return step * dst
+    src = step * (dst + real(0.5)) - real(0.5)
+    return src if cubic else np.maximum(src, real(0))  # (cubic taps reach past the edge)
+
+
+def _floor(src: np.ndarray) -> np.ndarray:
+    """``floorf``: PyTorch floors a source position as a float32, even a float64 one."""
+    return np.floor(src.astype(np.float32)).astype(np.int64)
+
+
+def nearest_taps(n_in: int, n_out: int, scale: float | None, exact: bool) -> np.ndarray:
+    """The input index each output copies: ``floor(i s)`` or, exact, ``floor((i + 1/2) s)``.
+
+    >>> nearest_taps(3, 5, None, False).tolist(), nearest_taps(3, 5, None, True).tolist()
+    ([0, 0, 1, 1, 2], [0, 0, 1, 2, 2])
+    """
+    step = np.float32(_scale(n_in, n_out, False, scale, np.float32))
+    dst = np.arange(n_out, dtype=np.int64)
+    if exact:  # (i + 0.5) is a double in PyTorch's kernel, the product rounded to float
+        src = ((dst + 0.5) * np.float64(step)).astype(np.float32)
+    else:
+        src = dst.astype(np.float32) * step
+    return np.minimum(np.floor(src).astype(np.int64), n_in - 1)
+
+
+def linear_taps(n_in: int, n_out: int, scale: float | None, align_corners: bool,
+                real: type) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """``(n_out, 2)`` taps and weights of linear interpolation (PyTorch's
+    ``compute_source_index_and_lambda``).
+
+    >>> taps, weights = linear_taps(2, 4, None, False, np.float64)
+    >>> taps.tolist(), weights.tolist()
+    ([[0, 1], [0, 1], [0, 1], [1, 1]], [[1.0, 0.0], [0.75, 0.25], [0.25, 0.75], [0.75, 0.25]])
+    """
+    if n_in == n_out:  # PyTorch copies; a zero weight on the same tap
+        index = np.arange(n_out)
+        ones = np.ones(n_out, dtype=real)
+        return np.stack([index, index], 1), np.stack([ones, ones - ones], 1)
+    src = _source(n_in, n_out, align_corners, scale, real)
+    low = np.minimum(_floor(src), n_in - 1)
+    t = np.clip(src - low.astype(real), real(0), real(1))
+    high = low + (low < n_in - 1)
+    return np.stack([low, high], 1), np.stack([real(1) - t, t], 1)
+
+
+def _cubic_near(x: np.ndarray, a: Any) -> np.ndarray:
+    """Keys' kernel for ``|x| <= 1``."""
+    return ((a + 2) * x - (a + 3)) * x * x + 1
+
+
+def _cubic_far(x: np.ndarray, a: Any) -> np.ndarray:
+    """Keys' kernel for ``1 < |x| < 2``."""
+    return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+
+def cubic_taps(n_in: int, n_out: int, scale: float | None, align_corners: bool,
+               real: type) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """``(n_out, 4)`` taps (clamped to the axis) and weights of bicubic interpolation.
+
+    The weights of an output always sum to 1; at a pixel centre they are
+    ``0, 1, 0, 0``.
+
+    >>> taps, weights = cubic_taps(4, 2, None, True, np.float64)
+    >>> taps.tolist(), weights.tolist()
+    ([[0, 0, 1, 2], [2, 3, 3, 3]], [[0.0, 1.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]])
+    """
+    src = _source(n_in, n_out, align_corners, scale, real, cubic=True)
+    base = _floor(src)
+    t = (src - base.astype(real)).astype(real)
+    a, one = real(CUBIC_A), real(1)
+    weights = np.stack(
+        [_cubic_far(t + one, a), _cubic_near(t, a), _cubic_near(one - t, a),
+         _cubic_far(one - t + one, a)], 1)  # fmt: skip
+    taps = np.clip(base[:, None] + np.arange(-1, 3), 0, n_in - 1)
+    return taps, weights.astype(real)
+
+
+def resample(x: Tensor, axis: int, taps: np.ndarray, weights: np.ndarray | None = None) -> Tensor:
+    """``sum_k weights[i, k] x[..., taps[i, k], ...]`` along ``axis``: a gather, a product
+    with constants and a sum (just the gather when there is one tap and no weight).
+
+    >>> import minigrad as mg
+    >>> resample(mg.tensor([1.0, 2.0, 4.0]), 0, np.array([[0, 1], [1, 2]]),
+    ...          np.array([[0.5, 0.5], [0.25, 0.75]]))
+    tensor([1.5, 3.5])
+    """
+    n_out, k = taps.shape
+    index = Tensor.concrete(taps.reshape(-1), device=x.device)
+    picked = x.index_select(axis, index)
+    if weights is None:
+        return picked
+    picked = picked.reshape(*x.shape[:axis], n_out, k, *x.shape[axis + 1 :])
+    trailing = (1,) * (x.ndim - axis - 1)
+    w = Tensor.concrete(weights.reshape(n_out, k, *trailing), dtype=x.dtype, device=x.device)
+    return (picked * w).sum(axis + 1)
+
+
+# -- interpolate ----------------------------------------------------------------------------------
+def _unsupported(input: Tensor, mode: str) -> NotImplementedError:
+    wanted = SPATIAL_AXES.get(mode)
+    if mode != "bicubic" and wanted is not None and input.ndim in (3, 4, 5):
+        return NotImplementedError(
+            f"Got {input.ndim}D input, but {mode} mode needs {wanted + 2}D input"
+        )
+    return NotImplementedError(
+        f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for the "
+        "modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
+        f"nearest-exact (got {mode})"
+    )
+
+
+def _kernel_name(mode: str, dims: int) -> str:
+    """The name of PyTorch's kernel, which its error for an integer input gives."""
+    if dims == 2 and mode in ("nearest", "nearest-exact", "bilinear"):
+        return f"upsample_{'bilinear' if mode == 'bilinear' else 'nearest'}2d_channels_last"
+    kind = {"nearest-exact": "nearest", "bilinear": "linear", "trilinear": "linear",
+            "bicubic": "cubic"}.get(mode, mode)  # fmt: skip
+    return f"compute_indices_weights_{kind}"
+
+
+def _area(input: Tensor, sizes: list[int]) -> Tensor:
+    """Area resizing: PyTorch's adaptive average pooling to ``sizes``."""
+    if input.ndim == 3:
+        return adaptive_avg_pool1d(input, sizes)
+    if input.ndim == 4:
+        return adaptive_avg_pool2d(input, sizes)
+    for axis, n in enumerate(input.shape[1:], start=1):  # (as PyTorch's adaptive_avg_pool3d)
+        if n == 0:
+            raise RuntimeError(
+                "adaptive_avg_pool3d(): Expected input to have non-zero size for non-batch "
+                f"dimensions, but input has sizes {list(input.shape)} with dimension {axis} "
+                "being empty"
+            )
+    if any(n < 0 for n in sizes):
+        raise RuntimeError(
+            "adaptive_avg_pool3d: elements of output_size must be greater than or equal to 0 "
+            f"but received {{{', '.join(map(str, sizes))}}}"
+        )
+    _activation_input("adaptive_avg_pool3d_cpu", input)
+    y = input
+    for axis in (4, 3, 2):
+        y = average_windows(y, axis, sizes[axis - 2])
+    return y
+
+
+def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
+                mode: str = "nearest", align_corners: bool | None = None,
+                recompute_scale_factor: bool | None = None,
+                antialias: bool = False) -> Tensor:  # fmt: skip
+    """Resize ``(N, C, *spatial)`` to ``size`` or by ``scale_factor``.
+
+    ``mode``: ``"nearest"``, ``"nearest-exact"`` and ``"area"`` (1, 2 or 3
+    spatial axes), ``"linear"`` (one), ``"bilinear"`` and ``"bicubic"``
+    (two), ``"trilinear"`` (three). ``align_corners`` (the interpolating
+    modes) maps the corner pixels' centres onto each other instead of their
+    outer edges. ``recompute_scale_factor=True`` places sources by the
+    output size instead of the factor given.
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.interpolate(mg.tensor([[[[1.0, 2.0]]]]), size=(1, 4))
+    tensor([[[[1., 1., 2., 2.]]]])
+    """
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError(
+                "align_corners option can only be set with the interpolating modes: linear | "
+                "bilinear | bicubic | trilinear"
+            )
+    corners = bool(align_corners)
+    sizes, scales = _sizes_and_scales(input, size, scale_factor, mode, recompute_scale_factor)
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
+        raise ValueError(
+            "Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and "
+            "requires a 4-D tensor as input"
+        )
+    if mode == "lanczos" and input.ndim == 4 and not antialias:
+        raise ValueError(
+            "Lanczos mode does not support align_corners=True"
+            if corners
+            else "Lanczos mode requires antialias=True"
+        )
+    dims = input.ndim - 2
+    if mode not in MODES or dims not in (1, 2, 3) or SPATIAL_AXES.get(mode, dims) != dims:
+        raise _unsupported(input, mode)
+    if antialias:
+        raise NotImplementedError(
+            "interpolate: antialias=True is PyTorch's but not minigrad's; resize without it"
+        )
+    if mode == "area":
+        return _area(input, sizes)
+    _check_sizes(input, sizes)
+    _activation_input(_kernel_name(mode, dims), input)
+    real = np.float64 if input.dtype == np.float64 else np.float32  # PyTorch's opmath type
+    y = input
+    for axis in reversed(range(2, input.ndim)):
+        n_in, n_out, scale = input.shape[axis], sizes[axis - 2], scales[axis - 2]
+        if mode == "nearest" and n_in == n_out and (scale is None or dims == 2):
+            continue  # PyTorch copies (its 2-D kernel even when given a scale)
+        if mode in ("nearest", "nearest-exact"):
+            if mode == "nearest" and dims == 2 and n_out == 2 * n_in:
+                scale = None  # PyTorch's 2-D kernel halves the index, whatever the scale
+            taps = nearest_taps(n_in, n_out, scale, exact=mode == "nearest-exact")
+            y = resample(y, axis, taps[:, None])
+        elif mode == "bicubic":
+            y = resample(y, axis, *cubic_taps(n_in, n_out, scale, corners, real))
+        else:
+            y = resample(y, axis, *linear_taps(n_in, n_out, scale, corners, real))
+    return y
+
+
+class Upsample(Module):
+    """``interpolate`` with its size or scale kept on the module."""
+
+    def __init__(self, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+                 align_corners: bool | None = None,
+                 recompute_scale_factor: bool | None = None) -> None:  # fmt: skip
+        super().__init__()
+        self.size, self.mode, self.align_corners = size, mode, align_corners
+        self.scale_factor = (
+            float(scale_factor) if isinstance(scale_factor, (int, float)) else scale_factor
+        )
+        self.recompute_scale_factor = recompute_scale_factor
+
+    def forward(self, input: Tensor) -> Tensor:
+        return interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
+                           self.recompute_scale_factor)  # fmt: skip
+
+    def extra_repr(self) -> str:
+        given = f"scale_factor={self.scale_factor}" if self.scale_factor is not None else (
+            f"size={self.size}")  # fmt: skip
+        return f"{given}, mode={self.mode!r}"
