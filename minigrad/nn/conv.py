@@ -26,7 +26,8 @@ from typing import Any
 from minigrad.nn.linear import uniform_parameter
 from minigrad.nn.module import Module
 from minigrad.tensor import dtypes
-from minigrad.tensor.ops.convolution import conv1d, conv2d, expand
+from minigrad.tensor.ops.convolution import conv1d, conv2d
+from minigrad.tensor.ops.convolution_arguments import expand
 from minigrad.tensor.ops.padding import pad
 from minigrad.tensor.ops.pooling import avg_pool2d, max_pool2d
 from minigrad.tensor.tensor import Tensor

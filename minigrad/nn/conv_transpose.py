@@ -30,7 +30,8 @@ from minigrad.nn.linear import uniform_parameter
 from minigrad.nn.module import Module
 from minigrad.tensor import dtypes
 from minigrad.tensor.composite import composite
-from minigrad.tensor.ops.convolution import conv2d, expand
+from minigrad.tensor.ops.convolution import conv2d
+from minigrad.tensor.ops.convolution_arguments import SCALAR_NAMES, check_convolution, expand
 from minigrad.tensor.ops.padding import pad
 from minigrad.tensor.tensor import Tensor
 
@@ -85,39 +86,16 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
 
 def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation,
                     dims, op) -> Tensor:  # fmt: skip
-    stride, padding = expand(stride, dims, "stride", op), expand(padding, dims, "padding", op)
-    dilation = expand(dilation, dims, "dilation", op)
-    extra = expand(output_padding, dims, "output_padding", op)
-    if input.ndim not in (dims + 1, dims + 2):
-        raise RuntimeError(
-            f"Expected {dims + 1}D (unbatched) or {dims + 2}D (batched) input to {op}, but got "
-            f"input of size: {list(input.shape)}"
-        )
-    if weight.ndim != dims + 2:
-        raise RuntimeError(f"{op}: weight must be {dims + 2}-D, got shape {weight.shape}")
-    if input.dtype == dtypes.bool_:
-        raise NotImplementedError(f"\"slow_conv_transpose{dims}d_out_cpu\" not implemented "
-                                  "for 'Bool'")  # fmt: skip
-    unbatched = input.ndim == dims + 1
-    x = input.unsqueeze(0) if unbatched else input
-    if x.shape[1] != weight.shape[0] or weight.shape[0] % groups:
-        raise RuntimeError(
-            f"Given transposed=1, weight of size {list(weight.shape)}, expected input"
-            f"{list(x.shape)} to have {weight.shape[0]} channels, but got {x.shape[1]} channels "
-            "instead"
-        )
-    if any(e >= s and e >= d for e, s, d in zip(extra, stride, dilation)):
-        names = ("height", "width") if dims == 2 else ("width",)
-        got = " ".join(
-            f"{what}_{axis}: {v}"
-            for what, values in (("output_padding", extra), ("stride", stride),
-                                 ("dilation", dilation))
-            for axis, v in zip(names, values)
-        )  # fmt: skip
-        raise RuntimeError(
-            f"output padding must be smaller than either stride or dilation, but got {got}"
-        )
-    w = weight
+    args = check_convolution(input, weight, bias, stride, padding, dilation, groups, dims, op,
+                             output_padding=output_padding)  # fmt: skip
+    x, w, stride, dilation, extra = (
+        args.input,
+        weight,
+        args.stride,
+        args.dilation,
+        args.output_padding,
+    )
+    padding = tuple(before for before, _ in args.padding)
     if dims == 1:  # a height of one
         x, w = x.unsqueeze(2), w.unsqueeze(2)
         stride, padding, dilation, extra = ((1, *stride), (0, *padding), (1, *dilation),
@@ -127,10 +105,21 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     # Pad by dilation (kernel - 1) - padding on each side (negative: crop), plus output_padding.
     edges = [d * (k - 1) - p for k, d, p in zip(kernel, dilation, padding)]
     widths = (edges[1], edges[1] + extra[1], edges[0], edges[0] + extra[0])
-    out = conv2d(pad(spread, widths), _flipped_swapped(w, groups), bias, 1, 0, dilation, groups)
+    out = conv2d(pad(spread, widths), _flipped_swapped(w, groups), None, 1, 0, dilation, groups)
     if dims == 1:
         out = out.squeeze(2)
-    return out.squeeze(0) if unbatched else out
+    if bias is not None:
+        # PyTorch adds the bias in the promoted type, then casts back to the input's.
+        total = out + bias.reshape(-1, *(1,) * dims)
+        if total.dtype != out.dtype:
+            if dtypes.is_floating(total.dtype) and not dtypes.is_floating(out.dtype):
+                raise RuntimeError(
+                    f"result type {SCALAR_NAMES[total.dtype.name]} can't be cast to the "
+                    f"desired output type {SCALAR_NAMES[out.dtype.name]}"
+                )
+            total = total.to(out.dtype)
+        out = total
+    return out if args.batched else out.squeeze(0)
 
 
 class _ConvTranspose(Module):

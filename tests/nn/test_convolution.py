@@ -45,6 +45,13 @@ CONV_ERRORS = [
     ("unknown padding string", (X, W), {"padding": "full"}),
     ("stride of 3 numbers", (X, W), {"stride": (1, 2, 3)}),
     ("groups 0", (X, W), {"groups": 0}),
+    ("dilation 0, one image", (X[:1], W), {"dilation": 0}),
+    ("dilation 0, float64", (X.double(), W.double()), {"dilation": 0}),
+    ("groups more than out channels", (X, mg.randn(2, 1, 3, 3)), {"groups": 3}),
+    ("a 3-D weight", (X, mg.randn(4, 3, 3)), {}),
+    ("a 2-D weight", (X, mg.randn(4, 3)), {}),
+    ("negative dilation as one number", (X, W), {"dilation": (-1,)}),
+    ("bias of another dtype", (X, W, mg.randn(4).double()), {}),
 ]
 
 
@@ -61,12 +68,10 @@ def test_conv_errors_name_the_shapes():
         F.conv2d(X, mg.randn(4, 2, 3, 3))
     with pytest.raises(RuntimeError, match=r"Expected 2D \(unbatched\) or 3D \(batched\) input"):
         F.conv1d(X, mg.randn(4, 3, 3))
-    with pytest.raises(RuntimeError, match=r"expected weight to have 4 dimensions"):
-        F.conv2d(X, mg.randn(4, 3, 3))
-    with pytest.raises(TypeError, match=r"Input type \(float32\) and weight type \(float64\)"):
+    with pytest.raises(RuntimeError, match=r"Expected 3-dimensional input for 3-dimensional"):
+        F.conv2d(X, mg.randn(4, 3, 3), padding="same")
+    with pytest.raises(RuntimeError, match=r"expected scalar type Float but found Double"):
         F.conv2d(X, W.to(mg.float64))
-    with pytest.raises(TypeError, match="floating point"):
-        F.conv2d(mg.ones((1, 1, 3, 3), dtype=mg.int64), mg.ones((1, 1, 1, 1), dtype=mg.int64))
 
 
 POOL_ERRORS = [
@@ -176,3 +181,103 @@ def test_max_pool_indices_are_pytorchs():
     theirs = TF.max_pool2d(torch.tensor(x), 3, stride=2, padding=1, return_indices=True)[1]
     assert ours.dtype == mg.int64
     np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+INTEGER_CONVS = [
+    ("conv1d", (2, 4, 8), (2, 2, 3), dict(stride=3, padding=1, groups=2, dilation=2)),
+    ("conv1d", (4, 5), (2, 4, 3), dict(padding="same")),
+    ("conv2d", (2, 4, 6, 5), (6, 2, 3, 2), dict(groups=2, padding=(1, 0), stride=(2, 1))),
+    ("conv2d", (1, 4, 5, 5), (1, 4, 2, 3), dict(stride=2, padding=1, dilation=(2, 3))),
+    (
+        "conv_transpose1d",
+        (2, 2, 4),
+        (2, 2, 4),
+        dict(stride=3, padding=1, output_padding=2, groups=2, dilation=4),
+    ),
+    ("conv_transpose2d", (1, 4, 3), (1, 2, 3, 4), dict(stride=2, padding=1, output_padding=1)),
+]
+
+
+@pytest.mark.parametrize("name, x_shape, w_shape, kwargs", INTEGER_CONVS)
+@pytest.mark.parametrize("with_bias", [False, True])
+def test_integer_convolutions_are_exact_and_stay_integers_as_torchs(
+    name, x_shape, w_shape, kwargs, with_bias
+):
+    rng = np.random.default_rng(len(x_shape) + w_shape[0])
+    x, w = rng.integers(-9, 10, x_shape), rng.integers(-9, 10, w_shape)
+    out_channels = w_shape[1] * kwargs.get("groups", 1) if "transpose" in name else w_shape[0]
+    b = [rng.integers(-9, 10, out_channels)] if with_bias else []
+    got = getattr(F, name)(*(mg.tensor(a) for a in (x, w, *b)), **kwargs)
+    want = getattr(TF, name)(*(torch.tensor(a) for a in (x, w, *b)), **kwargs)
+    assert got.dtype == mg.int64 and want.dtype == torch.int64
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_integer_convolution_wraps_around_as_torchs_and_int32_is_kept():
+    x = np.full((1, 1, 3), 2**62, dtype=np.int64)
+    w = np.ones((1, 1, 3), dtype=np.int64)
+    got = F.conv1d(mg.tensor(x), mg.tensor(w)).numpy()
+    np.testing.assert_array_equal(got, TF.conv1d(torch.tensor(x), torch.tensor(w)).numpy())
+    x32, w32 = np.arange(12, dtype=np.int32).reshape(1, 1, 3, 4), np.ones((2, 1, 2, 2), np.int32)
+    got = F.conv2d(mg.tensor(x32), mg.tensor(w32))
+    assert got.dtype == mg.int32
+    np.testing.assert_array_equal(got.numpy(), TF.conv2d(torch.tensor(x32),
+                                                         torch.tensor(w32)).numpy())  # fmt: skip
+
+
+DTYPE_ERRORS = [
+    ("conv2d", "bool", "bool", None), ("conv2d", "int64", "float64", None),
+    ("conv2d", "int64", "int64", "float32"), ("conv1d", "float32", "float32", "float64"),
+    ("conv_transpose1d", "int32", "int32", None), ("conv_transpose2d", "bool", "bool", None),
+    ("conv_transpose2d", "int64", "int64", "float32"),
+    ("conv_transpose1d", "float32", "float64", None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name, x_dtype, w_dtype, b_dtype", DTYPE_ERRORS)
+def test_convolution_dtype_errors_are_torchs(name, x_dtype, w_dtype, b_dtype):
+    dims = 1 if name.endswith("1d") else 2
+    shapes = [(1, 2) + (4,) * dims, (2, 2) + (2,) * dims] + ([(2,)] if b_dtype else [])
+    types = [x_dtype, w_dtype] + ([b_dtype] if b_dtype else [])
+    args = [np.ones(s, dtype=t) for s, t in zip(shapes, types)]
+    with pytest.raises(Exception) as theirs:
+        getattr(TF, name)(*(torch.tensor(a) for a in args))
+    with pytest.raises(type(theirs.value)) as ours:
+        getattr(F, name)(*(mg.tensor(a) for a in args))
+    assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0]
+
+
+def test_transposed_convolution_adds_a_bias_of_another_dtype_as_torch():
+    x, w, b = np.ones((1, 1, 3, 3), np.float32), np.ones((1, 1, 2, 2), np.float32), np.ones(1)
+    got = F.conv_transpose2d(mg.tensor(x), mg.tensor(w), mg.tensor(b))
+    want = TF.conv_transpose2d(torch.tensor(x), torch.tensor(w), torch.tensor(b))
+    assert got.dtype == mg.float32
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+TRANSPOSED_ERRORS = [
+    ((1, 2, 4), (2, 2, 2), dict(stride=-1)), ((1, 2, 4), (2, 2, 2), dict(padding=-1)),
+    ((1, 2, 4), (2, 2, 2), dict(output_padding=-1)), ((1, 2, 4), (2, 2, 2), dict(groups=4)),
+    ((1, 2, 4), (2, 2, 2), dict(groups=0)), ((1, 2, 4), (2, 2), {}),
+    ((1, 1, 4), (1, 1, 2), dict(dilation=0)), ((1, 1, 4), (1, 1, 2), dict(padding=3)),
+    ((1, 2, 4), (2, 2, 2), dict(stride=2, output_padding=2)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("x_shape, w_shape, kwargs", TRANSPOSED_ERRORS)
+def test_transposed_convolution_errors_are_torchs(x_shape, w_shape, kwargs):
+    x, w = np.ones(x_shape), np.ones(w_shape)
+    with pytest.raises(Exception) as theirs:
+        TF.conv_transpose1d(torch.tensor(x), torch.tensor(w), **kwargs)
+    with pytest.raises(type(theirs.value)) as ours:
+        F.conv_transpose1d(mg.tensor(x), mg.tensor(w), **kwargs)
+    assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0]
+
+
+def test_one_number_tuples_are_repeated_over_the_axes_as_torchs():
+    x = np.random.default_rng(9).standard_normal((1, 1, 5, 4))
+    w = np.random.default_rng(10).standard_normal((1, 1, 2, 2))
+    kwargs = dict(stride=(2,), padding=(1,), dilation=(2,))
+    got = F.conv2d(mg.tensor(x), mg.tensor(w), **kwargs).numpy()
+    np.testing.assert_allclose(got, TF.conv2d(torch.tensor(x), torch.tensor(w), **kwargs).numpy(),
+                               rtol=1e-12)  # fmt: skip

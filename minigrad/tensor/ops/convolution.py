@@ -29,7 +29,8 @@ Both transposes are convolutions again (the lesson derives them):
 Both are written with ``apply(CONV2D, ...)`` on tensors, so second
 derivatives and forward-over-reverse come from the same row. ``groups``
 splits the channels into independent convolutions (``groups == C`` is a
-depthwise convolution); padding is ``pad``, a separate operation.
+depthwise convolution); padding is ``pad``, a separate operation. The
+arguments are checked as PyTorch checks them (``convolution_arguments.py``).
 
     >>> import minigrad as mg
     >>> x = mg.arange(16.0).reshape(1, 1, 4, 4)
@@ -42,10 +43,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.composite import composite
-from minigrad.tensor.ops.broadcasting import ShapeError
+from minigrad.tensor.ops.convolution_arguments import check_convolution
 from minigrad.tensor.ops.movement import GETITEM, SCATTER_ADD
 from minigrad.tensor.ops.padding import pad
 from minigrad.tensor.primitive import Primitive
@@ -198,106 +198,14 @@ def windows(x: Tensor, kernel: tuple[int, int], stride: tuple[int, int],
 
 
 # -- the public functions -----------------------------------------------------------
-def expand(value: Any, n: int, name: str, op: str) -> tuple[int, ...]:
-    """An int, or a tuple of ``n`` ints, as a tuple of ``n`` ints (PyTorch's argument rule).
-
-    >>> expand(2, 2, "stride", "conv2d"), expand((1, 3), 2, "stride", "conv2d")
-    ((2, 2), (1, 3))
-    """
-    values = tuple(value) if isinstance(value, (tuple, list)) else (value,) * n
-    if len(values) != n or not all(dtypes.is_integer(v) for v in values):
-        raise ShapeError(
-            f"expected {name} to be a single integer value or a list of {n} values to match the "
-            f"convolution dimensions, but got {name}={list(values)}\n{op}: give {name} as an int "
-            f"or a tuple of {n} ints"
-        )
-    return tuple(int(v) for v in values)
-
-
-def _check(x: Tensor, w: Tensor, bias: Tensor | None, groups: int, dims: int, op: str) -> None:
-    if x.ndim not in (dims + 1, dims + 2):
-        raise ShapeError(
-            f"Expected {dims + 1}D (unbatched) or {dims + 2}D (batched) input to {op}, but got "
-            f"input of size: {list(x.shape)}"
-        )
-    if w.ndim != dims + 2:
-        raise ShapeError(
-            f"{op}: expected weight to have {dims + 2} dimensions (out_channels, in_channels / "
-            f"groups, *kernel_size), but got weight of size {list(w.shape)}"
-        )
-    if not dtypes.is_floating(x.dtype):
-        raise TypeError(f"{op}: input must be floating point, but got {x.dtype}")
-    if x.dtype != w.dtype:
-        raise TypeError(
-            f"Input type ({x.dtype}) and weight type ({w.dtype}) should be the same\n"
-            f"{op}: convert one, e.g. weight.to(input.dtype)"
-        )
-    if not isinstance(groups, int) or groups <= 0:
-        raise ShapeError(f"non-positive groups is not supported\n{op}: got groups={groups!r}")
-    if w.shape[0] % groups:
-        raise ShapeError(
-            f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
-            f"but got weight of size [{list(w.shape)}] instead\n{op}: {w.shape[0]} output "
-            f"channels cannot be split into {groups} equal groups"
-        )
-    channels = x.shape[-dims - 1]
-    if channels != w.shape[1] * groups:
-        raise ShapeError(
-            f"Given groups={groups}, weight of size {list(w.shape)}, expected input"
-            f"{list(x.shape)} to have {w.shape[1] * groups} channels, but got {channels} "
-            "channels instead"
-        )
-    if bias is not None and bias.dtype != w.dtype:
-        raise TypeError(f"{op}: bias type ({bias.dtype}) and weight type ({w.dtype}) differ")
-    if bias is not None and bias.shape != (w.shape[0],):
-        raise ShapeError(
-            f"Given weight of size {list(w.shape)}, expected bias to be 1-dimensional with "
-            f"{w.shape[0]} elements, but got bias of size {list(bias.shape)} instead"
-        )
-
-
-def _padding(padding: Any, kernel, dilation, stride, dims: int, op: str) -> list[tuple[int, int]]:
-    """(before, after) per spatial axis, from an int, a tuple, ``"valid"`` or ``"same"``."""
-    if isinstance(padding, str):
-        if padding == "valid":
-            return [(0, 0)] * dims
-        if padding != "same":
-            raise ValueError(f"Invalid padding string: {padding!r}\n{op}: use 'valid' or 'same'")
-        if any(s != 1 for s in stride):
-            raise ValueError(f"padding='same' is not supported for strided convolutions\n{op}")
-        # The total d*(k-1) split in two; an odd total puts the extra one after (PyTorch).
-        totals = [d * (k - 1) for k, d in zip(kernel, dilation)]
-        return [(t // 2, t - t // 2) for t in totals]
-    padding = expand(padding, dims, "padding", op)
-    if any(p < 0 for p in padding):
-        raise ShapeError(f"negative padding is not supported\n{op}: got padding={padding}")
-    return [(p, p) for p in padding]
-
-
 def convolution(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,
                 dilation: Any, groups: int, dims: int) -> Tensor:  # fmt: skip
     """``conv1d`` (``dims=1``) and ``conv2d`` (``dims=2``): checks, padding, then ``CONV2D``."""
-    op = f"conv{dims}d"
-    _check(x, weight, bias, groups, dims, op)
-    stride, dilation = expand(stride, dims, "stride", op), expand(dilation, dims, "dilation", op)
-    if any(s <= 0 for s in stride):
-        raise ShapeError(f"non-positive stride is not supported\n{op}: got stride={stride}")
-    if any(d <= 0 for d in dilation):
-        raise ShapeError(f"non-positive dilation is not supported\n{op}: got dilation={dilation}")
-    kernel = weight.shape[2:]
-    pads = _padding(padding, kernel, dilation, stride, dims, op)
-    batched = x.ndim == dims + 2
-    x = x if batched else x.unsqueeze(0)
-    padded = tuple(n + b + a for n, (b, a) in zip(x.shape[2:], pads))
-    reach = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
-    if any(r > n for r, n in zip(reach, padded)):
-        raise ShapeError(
-            f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel "
-            f"size: ({' x '.join(map(str, reach))}). Kernel size can't be greater than actual "
-            "input size"
-        )
-    if any(p != (0, 0) for p in pads):
-        x = pad(x, tuple(n for pair in reversed(pads) for n in pair))
+    args = check_convolution(x, weight, bias, stride, padding, dilation, groups, dims,
+                             f"conv{dims}d")  # fmt: skip
+    x, stride, dilation = args.input, args.stride, args.dilation
+    if any(p != (0, 0) for p in args.padding):
+        x = pad(x, tuple(n for pair in reversed(args.padding) for n in pair))
     if dims == 1:  # a 1-D convolution is a 2-D one over images of height 1
         x, weight = x.unsqueeze(2), weight.unsqueeze(2)
         stride, dilation = (1, *stride), (1, *dilation)
@@ -306,7 +214,7 @@ def convolution(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, pad
         out = out.squeeze(2)
     if bias is not None:
         out = out + bias.reshape(-1, *(1,) * dims)
-    return out if batched else out.squeeze(0)
+    return out if args.batched else out.squeeze(0)
 
 
 @composite("conv1d")

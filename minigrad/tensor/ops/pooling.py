@@ -33,7 +33,8 @@ import numpy as np
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.ops.broadcasting import ShapeError
-from minigrad.tensor.ops.convolution import CONV2D, expand, windows
+from minigrad.tensor.ops.convolution import CONV2D, windows
+from minigrad.tensor.ops.convolution_arguments import expand
 from minigrad.tensor.ops.elementwise import where
 from minigrad.tensor.ops.padding import pad
 from minigrad.tensor.ops.reductions import amax as max_over
