@@ -48,7 +48,7 @@ from minigrad.backends.buffers import BufferPool
 from minigrad.backends.crossover import NUMPY_BELOW
 from minigrad.backends.elementwise_ops import ARITY, BOOL_OPS, NUMPY, OPS, scalar_body
 from minigrad.backends.low_precision import is_low, low_dtype, narrow, widen
-from minigrad.backends.numpy_backend import MAPS, ZIPS, NumpyBackend
+from minigrad.backends.numpy_backend import MAPS, ZIPS, NumpyBackend, quiet_context
 from minigrad.backends.strides import (
     as_strided_storage,
     broadcast_strides,
@@ -143,7 +143,8 @@ class NumbaBackend(NumpyBackend):
                           chunks, kept_shape, reduced_shape, storage, offset, kept_strides,
                           reduced_strides, grain=-(-workers.grain * chunks // count))  # fmt: skip
         combine = {"sum": np.sum, "max": np.max, "min": np.min}[op]
-        out = combine(partial.reshape(outputs, chunks), axis=1).astype(x.dtype)
+        out = quiet_context().run(combine, partial.reshape(outputs, chunks), axis=1)
+        out = quiet_context().run(out.astype, x.dtype)  # (a float32 sum past its range: inf)
         shape = tuple(1 if a in axes else n for a, n in enumerate(x.shape))
         return out.reshape(shape if keepdims else tuple(x.shape[a] for a in kept))
 
@@ -174,7 +175,7 @@ class NumbaBackend(NumpyBackend):
         if size < self._map_below and (  # the common, small case first
             size < self._map_composite_below or _KIND[op] != "composite"
         ):
-            return np.asarray(MAPS[op](x))
+            return np.asarray(quiet_context().run(MAPS[op], x))
         if not self._kernel_pays(x.size, x.dtype, op):
             ufunc = UFUNCS.get(op)
             if ufunc is not None and x.nbytes >= self.buffers.min_bytes and x.dtype in FLOATS:
@@ -191,7 +192,7 @@ class NumbaBackend(NumpyBackend):
         if bound < self._zip_below and (
             bound < self._zip_composite_below or _KIND[op] != "composite"
         ):
-            return np.asarray(ZIPS[op](x, y))
+            return np.asarray(quiet_context().run(ZIPS[op], x, y))
         shape = self._big_shape(op, x, y)
         if (
             shape is None
@@ -246,7 +247,7 @@ class NumbaBackend(NumpyBackend):
         # NumPy hands a product to BLAS only when each matrix is contiguous (or a
         # transpose of one); anything else (a broadcast or strided view) runs in
         # its own loop, many times slower than a copy followed by BLAS.
-        return np.asarray(np.matmul(_blas_ready(a), _blas_ready(b)))
+        return np.asarray(quiet_context().run(np.matmul, _blas_ready(a), _blas_ready(b)))
 
     def attention(self, q, k, v, bias, scale: float, causal: bool) -> np.ndarray:
         """The fused kernel of ``numba_attention``: cache-sized tiles, BLAS products, all cores."""
@@ -323,7 +324,7 @@ class NumbaBackend(NumpyBackend):
         if x.flags.c_contiguous:
             self.workers.run(_ufunc_range, x.size, ufunc, x.reshape(-1), out.reshape(-1))
         else:
-            ufunc(x, out=out)
+            quiet_context().run(ufunc, x, out=out)
         return out
 
     # -- the policy: when a kernel pays (crossover.py holds the sizes) -------------------
@@ -396,7 +397,8 @@ def _layout(shape: tuple[int, ...], inputs: tuple[np.ndarray, ...]) -> str | Non
 
 
 def _ufunc_range(start: int, stop: int, ufunc: np.ufunc, x: np.ndarray, out: np.ndarray) -> None:
-    ufunc(x[start:stop], out=out[start:stop])
+    # (Quiet in a worker thread too: each thread has its own NumPy setting.)
+    quiet_context().run(ufunc, x[start:stop], out=out[start:stop])
 
 
 def _copyto_range(start: int, stop: int, out: np.ndarray, x: np.ndarray) -> None:

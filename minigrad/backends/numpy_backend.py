@@ -3,7 +3,9 @@
 This is the backend every other one is tested against, so it favours being
 obviously right over being fast. Each method takes and returns raw
 ``numpy.ndarray`` objects, never NumPy scalars: a reduction to one number
-still returns a 0-d array, so the layers above see one type only.
+still returns a 0-d array, so the layers above see one type only. Its NumPy
+calls run without NumPy's floating-point warnings (``quiet.py``), as
+PyTorch's kernels compute: ``log(0)`` is ``-inf``, silently.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import numpy as np
 from minigrad.backends import attention as fused_attention
 from minigrad.backends.elementwise_ops import OPS
 from minigrad.backends.low_precision import is_low, low_dtype, narrow, widen
+from minigrad.backends.quiet import QUIET_CONTEXT
 from minigrad.backends.strides import window_strides
 
 # The elementwise functions of one and of two arrays (NumPy broadcasting), by
@@ -24,6 +27,10 @@ REDUCES = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min}
 
 # Running totals along one axis, by name (the reduction each one accumulates).
 SCANS = {"sum": np.cumsum, "prod": np.cumprod}
+
+# Every NumPy call that computes runs in a copy of the context where NumPy's
+# floating-point warnings are off: log(0) is -inf, silently, as in PyTorch (quiet.py).
+quiet_context = QUIET_CONTEXT.copy
 
 
 class NumpyBackend:
@@ -52,33 +59,34 @@ class NumpyBackend:
     # end (``low_precision``): sums and products accumulate in float32.
     def map(self, op: str, x: np.ndarray) -> np.ndarray:
         if x.dtype.itemsize == 2 and is_low(x.dtype):
-            return narrow(MAPS[op](widen(x)), x.dtype)
-        return np.asarray(MAPS[op](x))
+            return narrow(quiet_context().run(MAPS[op], widen(x)), x.dtype)
+        return np.asarray(quiet_context().run(MAPS[op], x))
 
     def zip(self, op: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         if x.dtype.itemsize == 2 or y.dtype.itemsize == 2:
             low = low_dtype(x, y)
             if low is not None:
-                return narrow(ZIPS[op](widen(x), widen(y)), low)
-        return np.asarray(ZIPS[op](x, y))
+                return narrow(quiet_context().run(ZIPS[op], widen(x), widen(y)), low)
+        return np.asarray(quiet_context().run(ZIPS[op], x, y))
 
     def reduce(self, op: str, x: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> np.ndarray:
         low = low_dtype(x)
+        run = quiet_context().run
         if low is not None:
-            return narrow(REDUCES[op](widen(x), axis=axes, keepdims=keepdims), low)
-        return np.asarray(REDUCES[op](x, axis=axes, keepdims=keepdims))
+            return narrow(run(REDUCES[op], widen(x), axis=axes, keepdims=keepdims), low)
+        return np.asarray(run(REDUCES[op], x, axis=axes, keepdims=keepdims))
 
     def matmul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         low = low_dtype(a, b)
         if low is not None:
-            return narrow(np.matmul(widen(a), widen(b)), low)
-        return np.asarray(np.matmul(a, b))
+            return narrow(quiet_context().run(np.matmul, widen(a), widen(b)), low)
+        return np.asarray(quiet_context().run(np.matmul, a, b))
 
     def scan(self, op: str, x: np.ndarray, axis: int) -> np.ndarray:
         low = low_dtype(x)
         if low is not None:
-            return narrow(SCANS[op](widen(x), axis=axis), low)
-        return np.asarray(SCANS[op](x, axis=axis))
+            return narrow(quiet_context().run(SCANS[op], widen(x), axis=axis), low)
+        return np.asarray(quiet_context().run(SCANS[op], x, axis=axis))
 
     # -- selection and data movement --------------------------------------------
     def where(self, cond: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -88,8 +96,8 @@ class NumpyBackend:
         if x.dtype == np.float64 and dtype == np.float16:
             # PyTorch rounds float64 to float32 first (its half is made from a float):
             # two roundings, which differ from NumPy's one near a float16 tie
-            return x.astype(np.float32).astype(np.float16)
-        return x.astype(dtype)
+            return quiet_context().run(_half_through_float, x)
+        return quiet_context().run(x.astype, dtype)  # (an overflow is inf, silently)
 
     def broadcast_to(self, x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
         # A view with stride 0 along the new axes: no copy. If no element repeats
@@ -124,7 +132,7 @@ class NumpyBackend:
         # np.add.at, unlike out[index] += values, adds every repeated index.
         low = low_dtype(values)
         out = np.zeros(shape, dtype=values.dtype if low is None else np.float32)
-        np.add.at(out, index, widen(values))
+        quiet_context().run(np.add.at, out, index, widen(values))
         return out if low is None else narrow(out, low)
 
     def concatenate(self, xs: list[np.ndarray], axis: int) -> np.ndarray:
@@ -143,9 +151,9 @@ class NumpyBackend:
         low = low_dtype(q, k, v, bias)
         if low is not None:
             bias = None if bias is None else widen(bias)
-            return narrow(fused_attention.attention(widen(q), widen(k), widen(v), bias, scale,
-                                                    causal), low)  # fmt: skip
-        return fused_attention.attention(q, k, v, bias, scale, causal)
+            return narrow(quiet_context().run(fused_attention.attention, widen(q), widen(k),
+                                              widen(v), bias, scale, causal), low)  # fmt: skip
+        return quiet_context().run(fused_attention.attention, q, k, v, bias, scale, causal)
 
     def attention_backward(self, q: np.ndarray, k: np.ndarray, v: np.ndarray,
                            bias: np.ndarray | None, packed: np.ndarray, g: np.ndarray,
@@ -155,9 +163,16 @@ class NumpyBackend:
         if low is not None:
             bias = None if bias is None else widen(bias)
             return narrow(
-                fused_attention.attention_backward(
-                    widen(q), widen(k), widen(v), bias, widen(packed), widen(g), scale, causal
+                quiet_context().run(
+                    fused_attention.attention_backward,
+                    widen(q), widen(k), widen(v), bias, widen(packed), widen(g), scale, causal,
                 ),
                 low,
-            )
-        return fused_attention.attention_backward(q, k, v, bias, packed, g, scale, causal)
+            )  # fmt: skip
+        return quiet_context().run(
+            fused_attention.attention_backward, q, k, v, bias, packed, g, scale, causal
+        )
+
+
+def _half_through_float(x: np.ndarray) -> np.ndarray:
+    return x.astype(np.float32).astype(np.float16)

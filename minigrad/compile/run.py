@@ -49,6 +49,7 @@ import numpy as np
 
 from minigrad import backends
 from minigrad.backends.numpy_backend import MAPS, ZIPS
+from minigrad.backends.quiet import NUMPY_ERRORS, QUIET
 from minigrad.compile.pytree import flatten, unflatten
 from minigrad.tensor.mode import current
 from minigrad.tensor.ops.broadcasting import stretch_to
@@ -126,7 +127,11 @@ class Program:
 
     def run(self, arrays: Sequence[Any], captured: Sequence[Any]) -> list[Any]:
         """The output arrays for input arrays ``arrays`` (and the captured tensors' arrays)."""
-        outs = self._function(arrays, captured)
+        token = NUMPY_ERRORS.set(QUIET)  # NumPy computes silently, as in apply (quiet.py)
+        try:
+            outs = self._function(arrays, captured)
+        finally:
+            NUMPY_ERRORS.reset(token)
         return [np.asarray(a) if isinstance(a, np.generic) else a for a in outs]
 
 

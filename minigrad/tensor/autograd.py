@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from minigrad import backends
+from minigrad.backends.quiet import NUMPY_ERRORS, QUIET_CONTEXT, quiet
 from minigrad.graph import topological_order
 from minigrad.tensor.base import VERSIONS, Box
 from minigrad.tensor.base import TensorBase as Tensor
@@ -97,7 +98,8 @@ def _accumulate(total: Tensor, term: Tensor, fresh: set[int]) -> Tensor:
     plain = total._tangents is None and term._tangents is None  # (forward over reverse)
     arrays = type(total.data) not in _BOXES and type(term.data) not in _BOXES  # (vmap)
     if plain and arrays and id(total) in fresh and total.data.dtype == term.data.dtype:
-        total.data = backends.for_device(total.device).zip("add", total.data, term.data)
+        backend = backends.for_device(total.device)  # (silent, as in apply: quiet.py)
+        total.data = QUIET_CONTEXT.copy().run(backend.zip, "add", total.data, term.data)
         return total
     total = total + term
     fresh.add(id(total))
@@ -305,7 +307,10 @@ def _run_lean(outputs, seeds, inputs, retain_graph):
     numpy_runs = getattr(cpu, "numpy_runs", None)
     small: dict[int, bool] = {}  # size -> whether NumPy runs every op of ARRAY_RULES
     ndarray, f32, f64 = np.ndarray, _F32, _F64
-    with no_grad():
+    # The rules' NumPy calls run silently, as PyTorch's kernels do (backends/quiet.py);
+    # a user's hook or Function runs with the user's own setting (``users``).
+    users = NUMPY_ERRORS.get()
+    with no_grad(), quiet():
         while order:
             v = pop()
             g = take(v, None)
@@ -332,7 +337,7 @@ def _run_lean(outputs, seeds, inputs, retain_graph):
                         v.grad = plain._wrap(g, v.device)
                     if POST_ACCUMULATE_HOOKS and id(v) in POST_ACCUMULATE_HOOKS:
                         for hook in tuple(POST_ACCUMULATE_HOOKS[id(v)]):
-                            hook(v)
+                            _as_user(users, hook, v)
                 elif v in wanted:
                     results[v] = plain._wrap(g, v.device)
                 continue
@@ -391,9 +396,11 @@ def _run_lean(outputs, seeds, inputs, retain_graph):
                     out, inputs_ = record.unpack(plain)
                     gt = plain._wrap(g, device)
                     unregistered = True
-                grads = prim.vjp(
-                    gt, out, inputs_, record.params, [p.requires_grad for p in parents]
-                )
+                needs = [p.requires_grad for p in parents]
+                if unregistered:
+                    grads = _as_user(users, prim.vjp, gt, out, inputs_, record.params, needs)
+                else:
+                    grads = prim.vjp(gt, out, inputs_, record.params, needs)
                 grads = [None if gx is None else gx.data for gx in grads]
                 if unregistered:  # (a user's rule may hand out an array someone holds)
                     exposed.update([id(gx) for gx in grads])
@@ -431,6 +438,15 @@ def _run_lean(outputs, seeds, inputs, retain_graph):
 
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+
+
+def _as_user(setting: Any, function: Any, *args: Any) -> Any:
+    """``function(*args)`` with NumPy's error handling the user's ``setting`` again."""
+    token = NUMPY_ERRORS.set(setting)
+    try:
+        return function(*args)
+    finally:
+        NUMPY_ERRORS.reset(token)
 
 
 def _numpy_runs_all(numpy_runs: Any, size: int, ops: Sequence[str]) -> bool:

@@ -42,6 +42,7 @@ import numpy as np
 
 from minigrad import backends
 from minigrad.backends.contract import StandIn
+from minigrad.backends.quiet import quietly
 from minigrad.tensor import dtypes
 from minigrad.tensor.mode import current
 
@@ -56,6 +57,7 @@ def as_raw(data: Any, dtype: Any, device: str) -> Any:
     return backends.for_device(device).from_numpy(as_array(data, dtype))
 
 
+@quietly  # (a float that overflows the dtype becomes inf silently, as in PyTorch)
 def as_array(data: Any, dtype: Any) -> np.ndarray:
     """Python data, a NumPy array or a tensor -> a fresh NumPy array of the tensor's dtype.
 

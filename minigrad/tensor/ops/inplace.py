@@ -64,6 +64,7 @@ import numpy as np
 
 from minigrad import backends
 from minigrad.backends.contract import StandIn, TracerError
+from minigrad.backends.quiet import quietly
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import (
     NO_GRAD_ROOTS,
@@ -604,6 +605,7 @@ def _written(op: str, x: Any, other: Any, alpha: Any) -> Any:
         return None
     ufunc = np.add if op == "add" else np.subtract
 
+    @quietly  # (silent at inf and NaN, as in apply)
     def write(target: np.ndarray) -> None:
         term = b if alpha == 1 else np.multiply(b, np.asarray(alpha, a.dtype))
         ufunc(target, term, out=target)
