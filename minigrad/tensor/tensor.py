@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from minigrad.tensor import (
     autograd,
     dtypes,
@@ -88,17 +90,22 @@ class Tensor(MoreMethods, TensorBase):
         return ew.power(self, exponent)
 
     def __matmul__(self, other: Any) -> Tensor:
-        if isinstance(other, (bool, int, float, complex)):
-            return NotImplemented  # Python's TypeError, as PyTorch's (NumPy arrays are welcome)
-        return linalg.matmul(self, other)
+        if isinstance(other, Tensor):
+            return linalg.matmul(self, other)
+        if isinstance(other, np.ndarray):
+            # PyTorch's Tensor declines; NumPy's reflected @ then multiplies the tensor's
+            # values (np.asarray: refused if it requires grad) and PyTorch's __array_wrap__
+            # makes the product a tensor again: NumPy's dtype, no graph.
+            return Tensor.concrete(np.matmul(np.asarray(self), other))
+        return NotImplemented  # Python's TypeError, as PyTorch's (numbers, lists, ...)
 
     def __rmatmul__(self, other: Any) -> Tensor:
-        if isinstance(other, (bool, int, float, complex)):
-            return NotImplemented
-        return linalg.matmul(other, self)
+        # Only for a left operand that is not a tensor, which PyTorch refuses (Python's
+        # TypeError); an ndarray on the left defers to this class (__array_priority__).
+        return NotImplemented
 
     def matmul(self, other: Any) -> Tensor:
-        ew.no_numbers("matmul", other, method=True)
+        ew.tensor_arguments("matmul", other, method=True)
         return linalg.matmul(self, other)
 
     def __neg__(self) -> Tensor:

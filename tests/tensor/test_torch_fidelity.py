@@ -272,3 +272,31 @@ def test_comparison_functions_and_methods_are_torchs():
         }.items()
     }  # fmt: skip
     check(calls, "numpy")
+
+
+# -- matmul and @ with NumPy arrays, lists and NumPy numbers: PyTorch's outcome ---------------
+A = np.arange(4.0).reshape(2, 2)
+MATMUL_CALLS = {
+    "x @ ndarray": lambda m, t: t([[1, 2], [3, 4]], "float32") @ A,  # NumPy's product, a tensor
+    "x @ float32 ndarray": lambda m, t: t([[1, 2], [3, 4]], "float32") @ A.astype(np.float32),
+    "x @ vector ndarray": lambda m, t: t([[1, 2], [3, 4]], "float64") @ np.ones(2),
+    "ndarray @ x": lambda m, t: A @ t([[1, 2], [3, 4]], "float32"),
+    "m.matmul(x, ndarray)": lambda m, t: m.matmul(t([[1, 2], [3, 4]], "float32"), A),
+    "m.matmul(ndarray, x)": lambda m, t: m.matmul(A, t([[1, 2], [3, 4]], "float32")),
+    "x.matmul(ndarray)": lambda m, t: t([[1, 2], [3, 4]], "float32").matmul(A),
+    "m.matmul(x, list)": lambda m, t: m.matmul(t([[1, 2], [3, 4]], "float32"), [[1.0, 2.0]]),
+    "x @ list": lambda m, t: t([[1, 2], [3, 4]], "float32") @ [[1.0, 2.0]],
+    "list @ x": lambda m, t: [[1.0, 2.0]] @ t([[1, 2], [3, 4]], "float32"),
+    "x @ np.float64": lambda m, t: t([[1, 2], [3, 4]], "float32") @ np.float64(2.0),
+    "np.float64 @ x": lambda m, t: np.float64(2.0) @ t([[1, 2], [3, 4]], "float32"),
+    "x (requires grad) @ ndarray": lambda m, t: t([[1, 2]], "float32").requires_grad_() @ A,
+}
+
+
+def test_matmul_with_numpy_arrays_and_lists_is_torchs():
+    with warnings.catch_warnings():  # (PyTorch's __array_wrap__ warns NumPy 2's deprecation)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        check(MATMUL_CALLS, "numpy")
+        check(MATMUL_CALLS, "numba")
+    r = mg.ones((2, 2)) @ A
+    assert type(r) is mg.Tensor and not r.requires_grad

@@ -404,17 +404,22 @@ def tensor_arguments(op: str, *values: Any, method: bool = False,
     names = names[1:] if method else names
     for position, (name, value) in enumerate(zip(names, values), start=1):
         if not isinstance(value, Tensor):
+            example = (
+                "an array as a tensor, e.g. mg.from_numpy(a)"
+                if isinstance(value, np.ndarray)
+                else "the number as a tensor, e.g. mg.tensor(2.0)"
+            )
             raise TypeError(
                 f"{op}(): argument '{name}' (position {position}) must be Tensor, not "
-                f"{dtypes.type_name(value)}\n{op} takes tensors only, as PyTorch's: give the "
-                "number as a tensor, e.g. mg.tensor(2.0)"
+                f"{dtypes.type_name(value)}\n{op} takes tensors only, as PyTorch's: give "
+                f"{example}"
             )
 
 
 def no_numbers(op: str, *values: Any, method: bool = False,
                names: tuple[str, ...] = ("input", "other")) -> None:  # fmt: skip
-    """``tensor_arguments`` for the Python numbers among ``values`` only (NumPy arrays and
-    lists pass, as they did: ``ndarray @ x`` goes through ``matmul``).
+    """``tensor_arguments`` for the Python numbers among ``values`` only (for functions that
+    take lists and NumPy arrays too).
 
     >>> no_numbers("topk", 2.0)
     Traceback (most recent call last):

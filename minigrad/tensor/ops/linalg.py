@@ -16,7 +16,7 @@ import numpy as np
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_shape, stretch_to
-from minigrad.tensor.ops.elementwise import no_numbers
+from minigrad.tensor.ops.elementwise import tensor_arguments
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
 
@@ -88,9 +88,7 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     >>> (mg.ones((5, 2, 3)) @ mg.ones(3)).shape
     (5, 2)
     """
-    no_numbers("matmul", a, b)  # a Python number, as PyTorch's; NumPy arrays are welcome
-    a = a if isinstance(a, Tensor) else Tensor.concrete(a)
-    b = b if isinstance(b, Tensor) else Tensor.concrete(b)
+    tensor_arguments("matmul", a, b)  # tensors only, as PyTorch's (not numbers, lists, arrays)
     if a.dtype != b.dtype:
         common = dtypes.result_dtype([a.dtype, b.dtype], [])
         a, b = a.to(common), b.to(common)
