@@ -639,7 +639,8 @@ CASES = {
     "median:empty": one_shape(lambda d, s, rng: (lambda x: x.median(),) * 2),
     "median:edges": one(_values_only(_median), min_side=1, domain=edges, layouts=DISTINCT),
     "kthvalue": one(_kthvalue, min_side=1, layouts=DISTINCT),
-    "kthvalue:ties_values": one(_values_only(_kthvalue), min_side=1, domain=small_integers),
+    # Ties: the index is the one PyTorch's quickselect leaves at k (its gradient goes there).
+    "kthvalue:ties": one(_kthvalue, min_side=1, domain=small_integers),
     # (min_side=1: torch's gradient of an empty cummax is a tensor that requires grad)
     "cummax": one(_running("cummax"), min_side=1, layouts=DISTINCT),
     "cummin": one(_running("cummin"), min_side=1, layouts=DISTINCT),
@@ -693,7 +694,7 @@ for _key, _dtype in [
 # Ties, kinks and rounding: values and first derivatives only.
 NOT_SMOOTH = {
     "div:trunc", "div:floor", "cdist:ties", "cdist:inf", "frac", "fmod", "fmod:scalar", "logaddexp:ties", "fmax", "fmin",
-    "median", "kthvalue", "cummax", "cummin", "scatter_reduce:amax",
+    "median", "kthvalue", "kthvalue:ties", "cummax", "cummin", "scatter_reduce:amax",
     "scatter_reduce:amin_without_self", "clamp_min", "clamp_max", "clamp_min:tensor",
     "cdist:p1", "std_mean", "cdist:torch", "cdist:torch_p1", "logcumsumexp:empty",
     # smooth, but torch.func.jvp of scatter_reduce "prod" answers 0 (torch 2.x); finite
@@ -709,7 +710,7 @@ NO_GRAD = {
         "isfinite", "isclose", "allclose", "equal", "floor_divide", "nonzero", "unique",
         "bincount", "searchsorted", "Tensor.long", "Tensor.int", "Tensor.bool",
     }
-    or key.endswith((":edges", ":int", ":int_by_number", ":bool", ":values", ":p0", ":ties_values",
+    or key.endswith((":edges", ":int", ":int_by_number", ":bool", ":values", ":p0",
                      ":empty", "int64", "bool"))
 }  # fmt: skip
 # torch.cdist has no second derivative (the other cdist keys compare with it written out).

@@ -47,6 +47,7 @@ from minigrad.tensor.ops.movement import (
 )
 from minigrad.tensor.ops.rearrange import clone
 from minigrad.tensor.ops.reductions import SUM, normalize_axes
+from minigrad.tensor.ops.reductions import sum as reduction_sum
 from minigrad.tensor.record import apply
 
 
@@ -282,6 +283,7 @@ def tensordot(a: Any, b: Any, dims: Any = 2, *, axes: Any = None) -> Tensor:
     """Sum over ``dims`` pairs of axes: an int ``n`` pairs ``a``'s last n with ``b``'s first n.
 
     ``dims`` may also be two lists, ``([axes of a], [axes of b])`` (NumPy's ``axes=``).
+    A contracted axis of size 1 broadcasts against its partner (PyTorch's rule).
 
     >>> import minigrad as mg
     >>> mg.tensordot(mg.ones((2, 3, 4)), mg.ones((3, 4, 5))).shape
@@ -311,6 +313,12 @@ def tensordot(a: Any, b: Any, dims: Any = 2, *, axes: Any = None) -> Tensor:
         ours = [normalize_axes(d, a.ndim)[0] for d in ours]
         theirs = [normalize_axes(d, b.ndim)[0] for d in theirs]
     for i, j in zip(ours, theirs):
+        # A size-1 axis broadcasts against its partner, as in PyTorch: the other side is
+        # summed along it first (sum_k a_k b_0 = (sum_k a_k) b_0), then 1 meets 1.
+        if b.shape[j] == 1 and a.shape[i] != 1:
+            a = reduction_sum(a, i, keepdims=True, dtype=a.dtype)
+        elif a.shape[i] == 1 and b.shape[j] != 1:
+            b = reduction_sum(b, j, keepdims=True, dtype=b.dtype)
         if a.shape[i] != b.shape[j]:
             raise ShapeError(
                 f"contracted dimensions need to match, but first has size {a.shape[i]} in dim "

@@ -33,7 +33,7 @@ __all__ = ["addmm", "baddbmm", "bmm", "cdist", "cross", "dot", "kron", "mm", "mv
 
 # PyTorch names dtypes in these messages by their C++ scalar types.
 _SCALAR_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
-                 "bool": "Bool"}  # fmt: skip
+                 "bool": "Bool", "float16": "Half", "bfloat16": "BFloat16"}  # fmt: skip
 
 
 def _tensor(x: Any) -> Tensor:
@@ -57,7 +57,7 @@ def _same_dtype(a: Tensor, b: Tensor, op: str) -> None:
 
 
 _C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
-            "bool": "bool"}  # fmt: skip
+            "bool": "bool", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}  # fmt: skip
 
 
 @composite("mm")
@@ -137,17 +137,17 @@ def dot(input: Any, tensor: Any) -> Tensor:
             f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors\n"
             f"dot: shapes {a.shape} and {b.shape}; for matrices use mg.mm or mg.matmul"
         )
+    if a.dtype != b.dtype:  # checked before the lengths, as PyTorch does
+        raise RuntimeError(
+            f"dot : expected both vectors to have same dtype, but found "
+            f"{_SCALAR_NAMES[a.dtype.name]} and {_SCALAR_NAMES[b.dtype.name]}\n"
+            "convert one side first, e.g. b.to(a.dtype)"
+        )
     if a.shape != b.shape:
         raise ShapeError(
             f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] "
             f"to have the same number of elements, but got {a.shape[0]} and {b.shape[0]} "
             "elements respectively"
-        )
-    if a.dtype != b.dtype:
-        raise RuntimeError(
-            f"dot : expected both vectors to have same dtype, but found "
-            f"{_SCALAR_NAMES[a.dtype.name]} and {_SCALAR_NAMES[b.dtype.name]}\n"
-            "convert one side first, e.g. b.to(a.dtype)"
         )
     return matmul(a, b)
 

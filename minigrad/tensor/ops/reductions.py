@@ -56,9 +56,13 @@ def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
             raise IndexError(
                 f"Dimension out of range (expected to be in range of [{low}, {high}], but got {a})"
             )
-        result.append(int(a) % ndim if ndim else None)
-    if len(set(result)) != len(result):
-        raise ValueError(f"axis {axis} names the same dimension twice")
+        named = int(a) % ndim if ndim else 0
+        if named in result:  # PyTorch's RuntimeError, naming the axis met twice
+            raise RuntimeError(
+                f"dim {named} appears multiple times in the list of dims\n"
+                f"axis={axis!r} names axis {named} twice; name each axis once"
+            )
+        result.append(named)
     # A 0-d tensor has no axes: 0 and -1 are accepted (as in PyTorch) and name none.
     return tuple(sorted(result)) if ndim else ()
 
