@@ -281,6 +281,7 @@ from minigrad.tensor import (  # PyTorch's other spellings
     dsplit,
     fliplr,
     flipud,
+    gradient,
     hsplit,
     inner,
     logaddexp2,

@@ -3,19 +3,20 @@
 absolute, negative, positive, rad2deg, deg2rad, sinc, logaddexp2 (elementwise, with
 ``:edges`` at NaN, +-inf, +-0 and ``:int``/``:bool`` dtypes); swapdims (swapaxes: core.py), ravel,
 fliplr, flipud, rot90, atleast_1d/2d/3d, column_stack, row_stack, hsplit, vsplit, dsplit,
-inner and ``Tensor.unfold`` on the usual random views (transposed, strided, stride-0, 0-d,
+inner, gradient and ``Tensor.unfold`` on the usual random views (transposed, strided, stride-0, 0-d,
 empty and size-1 axes).
 """
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 from hypothesis import strategies as st
 
 import minigrad as mg
 from opdb.daily import _as, edges, ew, on, one_shape, shapes
 from opdb.shape import axis_of
-from opdb.strategies import Case, elementwise, normal, positive
+from opdb.strategies import Case, _viewed, elementwise, inputs, normal, positive
 
 
 def _as_dtype(name, dtype, domains):
@@ -99,6 +100,36 @@ def inner_case(draw):
     return draw(on([a, b], [normal, normal], lambda d, rng: (mg.inner, torch.inner)))
 
 
+@st.composite
+def gradient_case(draw, coordinates):
+    """``gradient`` along drawn axes (each of 3 or more samples), uniform spacing or, with
+    ``coordinates``, increasing sample positions (constants: no gradient of their own)."""
+    shape = draw(shapes(min_dims=1, max_dims=3, min_side=3, max_side=4))
+    n = len(shape)
+    axes = draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=n, unique=True))
+    order = draw(st.sampled_from([1, 2]))
+    arrays, views, rng = draw(inputs([shape], [normal]))
+    if coordinates:
+        where = [np.cumsum(rng.random(shape[d]) + 0.25) for d in axes]
+        return Case(
+            _viewed(lambda x: mg.cat([g.reshape(-1) for g in mg.gradient(
+                x, spacing=tuple(mg.tensor(c) for c in where), dim=axes, edge_order=order)]),
+                views),
+            _viewed(lambda t: torch.cat([g.reshape(-1) for g in torch.gradient(
+                t, spacing=tuple(torch.from_numpy(c) for c in where), dim=axes,
+                edge_order=order)]), views),
+            arrays,
+        )  # fmt: skip
+    h = draw(st.sampled_from([1, 0.5, 2.5]))
+    return Case(
+        _viewed(lambda x: mg.cat([g.reshape(-1) for g in mg.gradient(
+            x, spacing=h, dim=axes, edge_order=order)]), views),
+        _viewed(lambda t: torch.cat([g.reshape(-1) for g in torch.gradient(
+            t, spacing=h, dim=axes, edge_order=order)]), views),
+        arrays,
+    )  # fmt: skip
+
+
 def _unfold(draw, shape, rng):
     d = axis_of(draw, len(shape))
     n = shape[d] if shape else 1
@@ -143,6 +174,8 @@ CASES = {
     "vsplit": split_case("vsplit", 2, 0),
     "dsplit": split_case("dsplit", 3, 2),
     "Tensor.unfold": one_shape(_unfold),
+    "gradient": gradient_case(False),
+    "gradient:coordinates": gradient_case(True),
     # a contraction
     "inner": inner_case(),
 }

@@ -337,3 +337,31 @@ def _close(call):
     """Values rounded to 10 digits (the fused kernel and torch's differ in the last bits)."""
     out = values_of(call)
     return (*out[:2], np.round(np.asarray(out[2]), 10).tolist()) if out[0] == "ok" else out
+
+
+# -- gradient: values in tests/opdb/spellings.py; here the dtypes, the 0-d case and the errors -----
+GRID = [[1.0, 2.0, 4.0, 8.0], [10.0, 20.0, 40.0, 80.0], [3.0, 1.0, 4.0, 1.0]]
+GRADIENT_CALLS = {
+    "of int64": lambda m, t: m.gradient(t([1, 4, 9, 16], "int64"))[0],
+    "of int32, spacing 2": lambda m, t: m.gradient(t([1, 4, 9, 16], "int32"), spacing=2)[0],
+    "of 0-d": lambda m, t: m.tensor(len(m.gradient(t(1.0, "float32")))),
+    "of bool": lambda m, t: m.gradient(t([True, False, True], "bool"))[0],
+    "edge_order=3": lambda m, t: m.gradient(t([1.0, 2.0, 3.0, 4.0], "float32"), edge_order=3),
+    "one sample": lambda m, t: m.gradient(t([1.0], "float32")),
+    "two samples, edge_order=2": lambda m, t: m.gradient(t([1.0, 2.0], "float32"), edge_order=2),
+    "dim twice": lambda m, t: m.gradient(t(GRID, "float32"), dim=(0, 0)),
+    "dim out of range": lambda m, t: m.gradient(t([1.0, 2.0, 3.0], "float32"), dim=1),
+    "three spacings for two axes": lambda m, t: m.gradient(t(GRID, "float32"), spacing=[1.0] * 3),
+    "three spacings for dim 0": lambda m, t: m.gradient(
+        t(GRID, "float32"), spacing=[1.0, 2.0, 3.0], dim=0
+    ),
+    "spacing 0": lambda m, t: m.gradient(t([1.0, 2.0, 3.0], "float32"), spacing=0.0)[0],
+    "0-d tensor spacing": lambda m, t: m.gradient(
+        t([1.0, 2.0, 5.0], "float64"), spacing=t(2.0, "float64")
+    )[0],
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gradient_dtypes_and_errors_are_torchs(backend):
+    check(GRADIENT_CALLS, backend)

@@ -35,8 +35,8 @@ from minigrad.tensor.ops.reductions import normalize_axes
 
 __all__ = [
     "absolute", "atleast_1d", "atleast_2d", "atleast_3d", "column_stack", "deg2rad", "dsplit",
-    "fliplr", "flipud", "hsplit", "inner", "logaddexp2", "negative", "positive", "rad2deg",
-    "ravel", "rot90", "row_stack", "sinc", "swapaxes", "swapdims", "vsplit",
+    "fliplr", "flipud", "gradient", "hsplit", "inner", "logaddexp2", "negative", "positive",
+    "rad2deg", "ravel", "rot90", "row_stack", "sinc", "swapaxes", "swapdims", "vsplit",
 ]  # fmt: skip
 
 
@@ -387,6 +387,124 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     at = np.arange(count)[:, None] * step + np.arange(size)[None, :]
     windows = getitem(x, (slice(None),) * d + (Tensor.concrete(at, device=x.device),))
     return movedim(windows, d + 1, -1)
+
+
+def _numbers(x: Tensor) -> Tensor:
+    return x if dtypes.is_floating(x.dtype) else x.to(dtypes.DEFAULT_FLOAT)
+
+
+def _along(values: Any, d: int, ndim: int) -> Any:
+    """A 1-D tensor of values for axis ``d``, shaped to broadcast along it."""
+    return reshape(values, (-1,) + (1,) * (ndim - d - 1))
+
+
+def _gradient_axis(f: Tensor, d: int, step: Any, edge_order: int) -> Tensor:
+    """The derivative along axis ``d`` (NumPy's and PyTorch's formulas): central differences
+    inside, one-sided ones of ``edge_order`` at the two ends; ``step`` a number (uniform
+    spacing) or a 1-D tensor of coordinates."""
+    n, nd = f.shape[d], f.ndim
+
+    def part(start: int, stop: int | None) -> Tensor:
+        return getitem(f, (slice(None),) * d + (slice(start, stop),))
+
+    if not isinstance(step, Tensor):
+        h = step
+        inside = (part(2, None) - part(0, n - 2)) / (2 * h)
+        if edge_order == 1:
+            first = (part(1, 2) - part(0, 1)) / h
+            last = (part(n - 1, n) - part(n - 2, n - 1)) / h
+        else:
+            first = (-3 * part(0, 1) + 4 * part(1, 2) - part(2, 3)) / (2 * h)
+            last = (part(n - 3, n - 2) - 4 * part(n - 2, n - 1) + 3 * part(n - 1, n)) / (2 * h)
+        return concatenate([first, inside, last], d)
+    x = step
+    dx = x[1:] - x[:-1]
+    a1, a2 = dx[:-1], dx[1:]  # the steps before and after each inner point
+    inside = (
+        _along(-a2 / (a1 * (a1 + a2)), d, nd) * part(0, n - 2)
+        + _along((a2 - a1) / (a1 * a2), d, nd) * part(1, n - 1)
+        + _along(a1 / (a2 * (a1 + a2)), d, nd) * part(2, None)
+    )
+    if edge_order == 1:
+        first = (part(1, 2) - part(0, 1)) / _along(dx[:1], d, nd)
+        last = (part(n - 1, n) - part(n - 2, n - 1)) / _along(dx[-1:], d, nd)
+    else:
+        h1, h2 = dx[:1], dx[1:2]
+        first = (
+            _along(-(2 * h1 + h2) / (h1 * (h1 + h2)), d, nd) * part(0, 1)
+            + _along((h1 + h2) / (h1 * h2), d, nd) * part(1, 2)
+            + _along(-h1 / (h2 * (h1 + h2)), d, nd) * part(2, 3)
+        )
+        h1, h2 = dx[-2:-1], dx[-1:]
+        last = (
+            _along(h2 / (h1 * (h1 + h2)), d, nd) * part(n - 3, n - 2)
+            + _along(-(h2 + h1) / (h1 * h2), d, nd) * part(n - 2, n - 1)
+            + _along((2 * h2 + h1) / (h2 * (h1 + h2)), d, nd) * part(n - 1, n)
+        )
+    return concatenate([first, inside, last], d)
+
+
+def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: int = 1
+             ) -> tuple[Tensor, ...]:  # fmt: skip
+    """The derivative of sampled values along each of ``dim`` (all axes by default): central
+    differences inside, one-sided at the ends (``edge_order`` 1 or 2), as PyTorch's.
+
+    ``spacing``: one number for every axis, one per axis, or per axis a 1-D tensor of the
+    samples' coordinates (unevenly spaced samples).
+
+    >>> import minigrad as mg
+    >>> mg.gradient(mg.tensor([1.0, 4.0, 9.0, 16.0]))
+    (tensor([3., 4., 6., 7.]),)
+    >>> mg.gradient(mg.tensor([1.0, 4.0, 9.0]), spacing=(mg.tensor([0.0, 1.0, 3.0]),))
+    (tensor([3. , 3.6667, 2.5   ]),)
+    """
+    x = _tensor(input)
+    if edge_order not in (1, 2):
+        raise RuntimeError(
+            "torch.gradient only supports edge_order=1 and edge_order=2.\n"
+            f"gradient: got edge_order={edge_order!r}"
+        )
+    if x.ndim == 0:
+        return ()
+    given = dim is not None
+    dims = [dim] if isinstance(dim, int) else list(range(x.ndim)) if dim is None else list(dim)
+    axes = [normalize_axes(d, x.ndim)[0] for d in dims]
+    for k, d in enumerate(axes):
+        if d in axes[:k]:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    if isinstance(spacing, (list, tuple)):
+        steps = list(spacing)
+        if len(steps) != len(axes):
+            raise RuntimeError(
+                "torch.gradient expected spacing to be unspecified, a scalar or it's spacing "
+                "and dim arguments to have the same length, but got a spacing argument of "
+                f"length {len(steps)} and a dim argument of length {len(axes)}."
+                if given
+                else "torch.gradient expected spacing to be unspecified, a scalar, or a list "
+                f"of length equal to 'self.dim() = {x.ndim}', since dim argument was not "
+                f"given, but got a list of length {len(steps)}"
+            )
+    else:
+        steps = [spacing] * len(axes)
+    for d in axes:
+        if x.shape[d] < edge_order + 1:
+            raise RuntimeError(
+                "torch.gradient expected each dimension size to be at least edge_order+1\n"
+                f"gradient: axis {d} has {x.shape[d]} samples, edge_order={edge_order}"
+            )
+    out = []
+    for d, step in zip(axes, steps):
+        if isinstance(step, Tensor) and step.ndim == 0:
+            step = step.item()
+        if isinstance(step, Tensor) and step.shape != (x.shape[d],):
+            raise RuntimeError(
+                f"torch.gradient expected the coordinates of axis {d} to be a 1-D tensor of "
+                f"{x.shape[d]} values, one per sample, but got shape {step.shape}"
+            )
+        if isinstance(step, Tensor):
+            step = _numbers(step)
+        out.append(_gradient_axis(x, d, step, edge_order))  # (bools: the subtraction refuses)
+    return tuple(out)
 
 
 # -- a contraction ----------------------------------------------------------------------------
