@@ -100,8 +100,11 @@ class Tensor(MoreMethods, TensorBase):
         return NotImplemented  # Python's TypeError, as PyTorch's (numbers, lists, ...)
 
     def __rmatmul__(self, other: Any) -> Tensor:
-        # Only for a left operand that is not a tensor, which PyTorch refuses (Python's
-        # TypeError); an ndarray on the left defers to this class (__array_priority__).
+        # Called directly (x.__rmatmul__(a) is a @ x, as PyTorch's), or for a left operand
+        # that is not a tensor, which PyTorch refuses (Python's TypeError); an ndarray on
+        # the left defers to this class (__array_priority__).
+        if isinstance(other, Tensor):
+            return linalg.matmul(other, self)
         return NotImplemented
 
     def matmul(self, other: Any) -> Tensor:

@@ -77,11 +77,13 @@ def test_float32_to_float64_gradient_keeps_input_dtype():
     np.testing.assert_array_equal(x.grad.numpy(), t.grad.numpy())
 
 
-def test_numpy_array_on_the_left_of_matmul():
+def test_numpy_array_on_the_left_of_matmul_is_pythons_type_error():
+    # As PyTorch's: NumPy defers to the tensor (__array_priority__), which declines.
     a = np.random.default_rng(5).standard_normal((2, 3))
     b = np.random.default_rng(6).standard_normal((3, 4))
-    case = Case(lambda x: a @ x, lambda t: torch.from_numpy(a) @ t, [b])
-    run_torch_check(case, np.random.default_rng(7))
+    for x in (mg.tensor(b), torch.from_numpy(b)):
+        with pytest.raises(TypeError, match="unsupported operand type"):
+            a @ x
 
 
 def test_a_stack_times_a_matrix_is_one_matrix_product(monkeypatch):

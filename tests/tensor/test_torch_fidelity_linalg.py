@@ -85,3 +85,19 @@ def test_sizes_that_do_not_meet_are_runtime_errors_with_torchs_line():
         with pytest.raises(RuntimeError) as theirs:
             call(torch)
         assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0]
+
+
+def test_rmatmul_called_with_a_tensor_is_the_product_and_declines_the_rest():
+    a, b = np.arange(6.0).reshape(2, 3), np.arange(12.0).reshape(3, 4)
+    for lib in (mg, torch):
+        assert lib.tensor(b.tolist()).__rmatmul__(lib.tensor([1.0, 2.0, 3.0])).tolist() == [
+            32,
+            38,
+            44,
+            50,
+        ]
+        assert lib.tensor(b).__rmatmul__(a.tolist()) is NotImplemented
+        assert lib.tensor(b).__rmatmul__(2.0) is NotImplemented
+    x = mg.tensor(b, requires_grad=True)
+    x.__rmatmul__(mg.tensor(a)).sum().backward()
+    assert x.grad.tolist() == (a.T @ np.ones((2, 4))).tolist()
