@@ -456,7 +456,7 @@ def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: in
     >>> mg.gradient(mg.tensor([1.0, 4.0, 9.0, 16.0]))
     (tensor([3., 4., 6., 7.]),)
     >>> mg.gradient(mg.tensor([1.0, 4.0, 9.0]), spacing=(mg.tensor([0.0, 1.0, 3.0]),))
-    (tensor([3. , 3.6667, 2.5   ]),)
+    (tensor([3.    , 2.8333, 2.5   ]),)
     """
     x = _tensor(input)
     if edge_order not in (1, 2):
