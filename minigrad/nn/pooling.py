@@ -46,14 +46,52 @@ def _single(value: Any, name: str, op: str) -> int:
     return int(value)
 
 
-def _as_batched(input: Tensor, op: str, dims: int) -> tuple[Tensor, bool]:
-    """``input`` with a batch axis (added if it has none), and whether one was added."""
-    if input.ndim not in (dims + 1, dims + 2):
-        shape = list(input.shape)
+def _one(value: Any, name: str, op: str) -> int:
+    """An int or a sequence of one int, as PyTorch's ``check1d`` takes it."""
+    values = list(value) if isinstance(value, (tuple, list)) else [value]
+    if len(values) != 1:
+        raise RuntimeError(f"{op}() argument '{name}' should contain one int (got {len(values)})")
+    return int(values[0])
+
+
+def _check_max_pool1d(input: Tensor, kernel_size: Any, stride: Any, padding: Any,
+                      dilation: Any, ceil_mode: bool) -> None:  # fmt: skip
+    """PyTorch's ``check_max_pool1d`` (its path without indices), in its order."""
+    if input.ndim not in (2, 3) or 0 in input.shape[-2:] or (input.ndim == 2 and 0 in input.shape):
         raise RuntimeError(
-            f"{op}() Expected {dims + 1}D or {dims + 2}D input tensor, but got {shape}"
+            "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size "
+            f"for input, but got:{list(input.shape)}"
         )
-    return (input.unsqueeze(0), True) if input.ndim == dims + 1 else (input, False)
+    sizes = {}
+    rules = (("kernel_size", kernel_size, "an int, list of ints or tuple of ints"),
+             ("stride", stride, "None, an int, list of ints, or tuple of ints"),
+             ("padding", padding, "an int, list of ints, or tuple of ints"),
+             ("dilation", dilation, "an int, list of ints or tuple of ints"))  # fmt: skip
+    for name, value, rule in rules:
+        values = list(value) if isinstance(value, (tuple, list)) else [value]
+        if len(values) != 1 and not (name == "stride" and not values):
+            raise RuntimeError(f"max_pool1d() {name} must be {rule} of size 1 but got size "
+                               f"{len(values)}")  # fmt: skip
+        sizes[name] = int(values[0]) if values else None
+    k, s, p, d = sizes["kernel_size"], sizes["stride"], sizes["padding"], sizes["dilation"]
+    s = k if s is None else s
+    if k <= 0:
+        raise RuntimeError(f"max_pool1d() kernel_size must be greater than zero, but got {k}")
+    if s <= 0:
+        raise RuntimeError(f"max_pool1d() stride must be greater than zero, but got {s}")
+    if p < 0:
+        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {p}")
+    if p > k // 2:
+        raise RuntimeError("max_pool1d() padding should be at most half of kernel size, but got "
+                           f"padding={p} and kernel_size={k}")  # fmt: skip
+    if d <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d}")
+    n = input.shape[-1]
+    size = (n + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
+    if ceil_mode and (size - 1) * s >= n + p:
+        size -= 1
+    if size <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {size}")
 
 
 def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
@@ -61,23 +99,36 @@ def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
                return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:  # fmt: skip
     """The largest value of each window along the last axis of ``(N, C, L)`` or ``(C, L)``.
 
+    PyTorch's 1-D max pool is its 2-D one on a height of 1; its checks are
+    its own, and those of the 2-D pool when the indices are asked for.
+
     >>> import minigrad as mg
     >>> mg.nn.functional.max_pool1d(mg.tensor([[1.0, 5.0, 2.0, 0.0, 3.0]]), 2)
     tensor([[5., 2.]])
     """
-    k = _single(kernel_size, "kernel_size", "max_pool1d")
-    s = k if stride is None or stride == [] else _single(stride, "stride", "max_pool1d")
-    p, d = _single(padding, "padding", "max_pool1d"), _single(dilation, "dilation", "max_pool1d")
-    x, added = _as_batched(input, "max_pool1d", 1)
-    if x.dtype.kind in "iu":  # PyTorch's 1-D kernel has no integer version (its 2-D one has)
-        _activation_input("max_pool1d_impl", x)
-    out = max_pool2d(x.unsqueeze(-2), (1, k), (1, s), (0, p), (1, d), ceil_mode, return_indices)
+    if stride is None or (isinstance(stride, (tuple, list)) and not stride):
+        stride = kernel_size
+    if return_indices:
+        if input.ndim not in (2, 3):
+            raise RuntimeError(
+                f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for "
+                "argument #1 'self' (while checking arguments for max_pool1d)"
+            )
+        k, s = _one(kernel_size, "kernel_size", "max_pool1d"), _one(stride, "stride", "max_pool1d")
+        p, d = _one(padding, "padding", "max_pool1d"), _one(dilation, "dilation", "max_pool1d")
+    else:
+        _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+        if not dtypes.is_floating(input.dtype):  # PyTorch's 1-D kernel is for floats only
+            _activation_input("max_pool1d_impl", input)
+        given = ((kernel_size, "kernel_size"), (stride, "stride"), (padding, "padding"),
+                 (dilation, "dilation"))  # fmt: skip
+        k, s, p, d = (_single(value, name, "max_pool1d") for value, name in given)
+    out = max_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, p), (1, d), ceil_mode,
+                     return_indices)  # fmt: skip
     if return_indices:
         values, indices = out
-        values, indices = values.squeeze(-2), indices.squeeze(-2)
-        return (values.squeeze(0), indices.squeeze(0)) if added else (values, indices)
-    out = out.squeeze(-2)
-    return out.squeeze(0) if added else out
+        return values.squeeze(-2), indices.squeeze(-2)
+    return out.squeeze(-2)
 
 
 def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
@@ -88,13 +139,17 @@ def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     >>> mg.nn.functional.avg_pool1d(mg.tensor([[1.0, 5.0, 2.0, 0.0]]), 2)
     tensor([[3., 1.]])
     """
-    k = _single(kernel_size, "kernel_size", "avg_pool1d")
-    s = k if stride is None or stride == [] else _single(stride, "stride", "avg_pool1d")
-    p = _single(padding, "padding", "avg_pool1d")
-    x, added = _as_batched(input, "avg_pool1d", 1)
-    out = avg_pool2d(x.unsqueeze(-2), (1, k), (1, s), (0, p), ceil_mode, count_include_pad)
-    out = out.squeeze(-2)
-    return out.squeeze(0) if added else out
+    if stride is None or (isinstance(stride, (tuple, list)) and not stride):
+        stride = kernel_size
+    if input.ndim not in (2, 3):
+        raise RuntimeError(
+            f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument "
+            "#1 'self' (while checking arguments for avg_pool1d)"
+        )
+    k, s = _one(kernel_size, "kernel_size", "avg_pool1d"), _one(stride, "stride", "avg_pool1d")
+    p = _one(padding, "padding", "avg_pool1d")
+    out = avg_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, p), ceil_mode, count_include_pad)
+    return out.squeeze(-2)
 
 
 def windows(n_in: int, n_out: int) -> list[tuple[int, int]]:

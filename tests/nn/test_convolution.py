@@ -281,3 +281,66 @@ def test_one_number_tuples_are_repeated_over_the_axes_as_torchs():
     got = F.conv2d(mg.tensor(x), mg.tensor(w), **kwargs).numpy()
     np.testing.assert_allclose(got, TF.conv2d(torch.tensor(x), torch.tensor(w), **kwargs).numpy(),
                                rtol=1e-12)  # fmt: skip
+
+
+POOL_CASES = [
+    ("avg_pool1d", (0, 3, 9), [6], dict(stride=3, padding=2)),
+    ("avg_pool1d", (0, 1, 49), [2], dict(stride=50, padding=-1)),
+    ("avg_pool1d", (9,), [3], {}),
+    ("avg_pool1d", (1, 0, 9), [3], {}),
+    ("avg_pool1d", (1, 2, 9), [0], {}),
+    ("avg_pool1d", (1, 1, 5), [(2, 2)], {}),
+    ("avg_pool2d", (2, 3, 9, 9), [(3, 3), (1, 1), (1,), True, False, 2], {}),
+    ("avg_pool2d", (1, 1, 4, 4), [(2, 2), (), (0,), False, True, -2], {}),
+    ("avg_pool2d", (0, 3, 5, 5), [2], {}),
+    ("avg_pool2d", (0, 1, 49), [(3, 2)], dict(stride=50, padding=4)),
+    ("avg_pool2d", (5, 5), [2], {}),
+    ("avg_pool2d", (2, 1, 1, 5, 5), [2], {}),
+    ("avg_pool2d", (1, 1, 5, 5), [2], dict(stride=-1)),
+    ("avg_pool2d", (1, 1, 5, 5), [2], dict(padding=(1, 1, 1))),
+    ("max_pool2d", (0, 1, 49), [2], dict(stride=50, padding=-1, return_indices=True)),
+    ("max_pool2d", (1, 0, 10), [1], {}),
+    ("max_pool2d", (0, 1, 10, 10), [2], {}),
+    ("max_pool2d", (1, 1, 5, 5), [(2, 2, 2)], {}),
+    ("max_pool2d", (1, 1, 5, 5), [2], dict(dilation=0)),
+    ("max_pool2d", (1, 1, 5, 5), [3], dict(dilation=2, padding=2)),
+    ("max_pool2d", (1, 1, 5, 5), [0], {}),
+    ("max_pool1d", (0, 1, 49), [3], dict(dilation=2, stride=1, padding=3, return_indices=True)),
+    ("max_pool1d", (0, 10), [1], {}),
+    ("max_pool1d", (3, 3, 3), [1], dict(stride=1, padding=0, dilation=0)),
+    ("max_pool1d", (2, 2, 2), [5], dict(stride=1, padding=0, dilation=1)),
+    ("max_pool1d", (0, 1, 49), [2], {}),
+    ("max_pool1d", (1, 1, 5), [(2, 2)], {}),
+    ("max_pool1d", (1, 1, 5), [(2, 2)], dict(return_indices=True)),
+]
+
+
+@pytest.mark.parametrize("name, shape, args, kwargs", POOL_CASES)
+@pytest.mark.parametrize("dtype", ["float64", "int64"])
+def test_pools_take_and_refuse_what_torch_does(name, shape, args, kwargs, dtype):
+    rng = np.random.default_rng(11)
+    x = rng.integers(-9, 10, shape) if dtype == "int64" else rng.standard_normal(shape)
+    try:
+        want = getattr(TF, name)(torch.tensor(x), *args, **kwargs)
+    except Exception as error:
+        with pytest.raises(type(error)) as ours:
+            getattr(F, name)(mg.tensor(x), *args, **kwargs)
+        assert str(ours.value).splitlines()[0] == str(error).splitlines()[0]
+        return
+    got = getattr(F, name)(mg.tensor(x), *args, **kwargs)
+    got, want = (got[0], want[0]) if isinstance(want, tuple) else (got, want)
+    assert got.shape == tuple(want.shape) and str(got.dtype) == str(want.dtype)[6:]
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+
+
+def test_integer_average_pools_divide_toward_zero_as_torchs():
+    x = np.array([[[1, 2, -1, -2, 5, -6, 7]]])
+    for args, kwargs in [((2,), {}), ((3, 2, 1), dict(count_include_pad=False)),
+                         ((3, 2, 1, True), {})]:  # fmt: skip
+        got = F.avg_pool1d(mg.tensor(x), *args, **kwargs)
+        want = TF.avg_pool1d(torch.tensor(x), *args, **kwargs)
+        assert got.dtype == mg.int64
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    got = F.avg_pool2d(mg.tensor(x[None]), (1, 2), divisor_override=-2).numpy()
+    np.testing.assert_array_equal(got, TF.avg_pool2d(torch.tensor(x[None]), (1, 2),
+                                                     divisor_override=-2).numpy())  # fmt: skip

@@ -32,9 +32,9 @@ import numpy as np
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.ops.arithmetic import div
 from minigrad.tensor.ops.broadcasting import ShapeError
 from minigrad.tensor.ops.convolution import CONV2D, windows
-from minigrad.tensor.ops.convolution_arguments import expand
 from minigrad.tensor.ops.elementwise import where
 from minigrad.tensor.ops.padding import pad
 from minigrad.tensor.ops.reductions import amax as max_over
@@ -43,51 +43,88 @@ from minigrad.tensor.ops.reductions import sum as sum_over
 from minigrad.tensor.record import apply
 
 
-def _geometry(x: Tensor, kernel_size, stride, padding, dilation, ceil_mode, op: str):
-    """Checked (kernel, stride, padding, dilation, output size, extra padding after)."""
-    if x.ndim not in (3, 4) or x.size == 0:
+def _pair(value: Any, message: str) -> tuple[int, int]:
+    """An int or a tuple of one or two ints, as two (PyTorch's pooling rule)."""
+    values = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+    if len(values) not in (1, 2) or not all(dtypes.is_integer(v) for v in values):
+        raise RuntimeError(message)
+    return int(values[0]), int(values[-1])
+
+
+def _output_size(n: int, k: int, p: int, s: int, d: int, ceil_mode: bool) -> int:
+    """PyTorch's ``pooling_output_shape``: its checks, then the number of windows."""
+    if s == 0:
+        raise ShapeError("stride should not be zero")
+    if p < 0:
+        raise ShapeError(f"pad must be non-negative, but got pad: {p}")
+    if p > ((k - 1) * d + 1) // 2:
+        raise ShapeError("pad should be at most half of effective kernel size, but got "
+                         f"pad={p}, kernel_size={k} and dilation={d}")  # fmt: skip
+    size = (n + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
+    if ceil_mode and (size - 1) * s >= n + p:  # the last window must start inside
+        size -= 1
+    return size
+
+
+def _geometry(x: Tensor, kernel_size, stride, padding, dilation, ceil_mode, op: str,
+              divisor_override: int | None = None):  # fmt: skip
+    """Checked (kernel, stride, padding, dilation, output size, extra padding after), in
+    the order of PyTorch's checks."""
+    kernel = _pair(kernel_size, f"{op}: kernel_size must either be a single int, or a tuple of "
+                   "two ints")  # fmt: skip
+    if stride is None or (isinstance(stride, (tuple, list)) and not stride):
+        stride = kernel
+    else:
+        stride = _pair(stride, f"{op}: stride must either be omitted, a single int, or a tuple "
+                       "of two ints")  # fmt: skip
+    padding = _pair(padding, f"{op}: padding must either be a single int, or a tuple of two ints")
+    dilation = _pair(dilation, f"{op}: dilation must be either a single int, or a tuple of two "
+                     "ints")  # fmt: skip
+    if divisor_override is not None and divisor_override == 0:
+        raise ShapeError(f"divisor must be not zero\n{op}: give divisor_override != 0 or None")
+    if op == "max_pool2d" and x.ndim not in (3, 4):
         raise ShapeError(
             f"non-empty 3D or 4D (batch mode) tensor expected for input\n{op}: got an input of "
             f"shape {x.shape}; give (N, C, H, W) or (C, H, W)"
         )
-    if x.dtype.kind == "b":
-        raise NotImplementedError(
-            f"\"{op}\" not implemented for 'Bool'\n{op}: got a bool input; "
-            "convert it first, e.g. x.to(mg.float32)"
+    if x.ndim < 3:  # (avg_pool2d reads the channel axis, -3, first)
+        n = max(x.ndim, 1)
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got -3)"
         )
-    if not dtypes.is_floating(x.dtype) and op != "max_pool2d":  # the max of integers is an integer
-        raise TypeError(f"{op}: input must be floating point, but got {x.dtype}")
-    kernel = expand(kernel_size, 2, "kernel_size", op)
-    stride = kernel if stride is None or stride == () else expand(stride, 2, "stride", op)
-    padding, dilation = expand(padding, 2, "padding", op), expand(dilation, 2, "dilation", op)
-    if any(k <= 0 for k in kernel):
+    out = [_output_size(n, k, p, s, d, ceil_mode)
+           for n, k, s, p, d in zip(x.shape[-2:], kernel, stride, padding, dilation)]  # fmt: skip
+    (kh, kw), (sh, sw), (dh, dw), (ph, pw) = kernel, stride, dilation, padding
+    if kh <= 0 or kw <= 0:
+        raise ShapeError(f"kernel size should be greater than zero, but got kH: {kh} kW: {kw}")
+    if sh <= 0 or sw <= 0:
+        raise ShapeError(f"stride should be greater than zero, but got dH: {sh} dW: {sw}")
+    if dh <= 0 or dw <= 0:
         raise ShapeError(
-            f"kernel size should be greater than zero, but got kH: {kernel[0]} kW: {kernel[1]}"
+            f"dilation should be greater than zero, but got dilationH: {dh} dilationW: {dw}"
         )
-    if any(s <= 0 for s in stride):
-        raise ShapeError(f"stride should not be zero\n{op}: got stride={stride}")
-    if any(d <= 0 for d in dilation):
-        raise ShapeError(f"dilation should be greater than zero\n{op}: got dilation={dilation}")
-    for k, p, d in zip(kernel, padding, dilation):
-        if p < 0 or 2 * p > d * (k - 1) + 1:
-            raise ShapeError(
-                "pad should be at most half of effective kernel size, but got "
-                f"pad={p}, kernel_size={k} and dilation={d}"
-            )
-    out, extra = [], []
-    for n, k, s, p, d in zip(x.shape[-2:], kernel, stride, padding, dilation):
-        span = n + 2 * p - d * (k - 1) - 1
-        size = (math.ceil(span / s) if ceil_mode else span // s) + 1
-        if ceil_mode and (size - 1) * s >= n + p:  # the last window must start inside
-            size -= 1
-        out.append(size)
-        extra.append(max(0, (size - 1) * s + d * (k - 1) + 1 - (n + 2 * p)))
+    # Only the batch axis may be empty.
+    if x.ndim not in (3, 4) or 0 in x.shape[-3:] or (x.ndim == 3 and x.shape[0] == 0):
+        raise ShapeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size "
+                         f"for input, but got:{list(x.shape)}")  # fmt: skip
+    if kw // 2 < pw or kh // 2 < ph:
+        raise ShapeError("pad should be smaller than or equal to half of kernel size, but got "
+                         f"padW = {pw}, padH = {ph}, kW = {kw}, kH = {kh}")  # fmt: skip
     if any(size <= 0 for size in out):
         c, h, w = x.shape[-3:]
         raise ShapeError(
             f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{out[0]}x{out[1]}). "
             "Output size is too small"
         )
+    names = {"int32": "Int", "int64": "Long", "bool": "Bool"}
+    if x.dtype == dtypes.bool_ or (op == "avg_pool2d" and x.dtype == dtypes.int32):
+        raise NotImplementedError(
+            f"\"{op}\" not implemented for '{names[x.dtype.name]}'\n{op}: convert the input "
+            "first, e.g. x.to(mg.float32)"
+        )
+    axes = zip(x.shape[-2:], kernel, stride, padding, dilation, out)
+    extra = [max(0, (size - 1) * s + d * (k - 1) + 1 - (n + 2 * p))
+             for n, k, s, p, d, size in axes]  # fmt: skip
     return kernel, stride, padding, dilation, tuple(out), tuple(extra)
 
 
@@ -164,10 +201,8 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     """
     op = "avg_pool2d"
     kernel, stride, padding, _, out, extra = _geometry(
-        input, kernel_size, stride, padding, 1, ceil_mode, op
+        input, kernel_size, stride, padding, 1, ceil_mode, op, divisor_override
     )
-    if divisor_override is not None and divisor_override == 0:
-        raise ShapeError("divisor must be not zero\navg_pool2d: give divisor_override > 0 or None")
     (ph, pw), (eh, ew) = padding, extra
     x = input
     if ph or pw or eh or ew:
@@ -178,10 +213,12 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     ones = Tensor.concrete(np.ones((1, 1, *kernel), dtype=x.dtype), device=x.device)
     total = apply(CONV2D, (images, ones), stride=stride, dilation=(1, 1), groups=1)
     total = total.reshape(*lead, *out)
+    # An integer mean is PyTorch's integer division, rounded toward zero.
+    rounding = None if dtypes.is_floating(x.dtype) else "trunc"
     if divisor_override is not None:
-        return total / divisor_override
+        return div(total, divisor_override, rounding_mode=rounding)
     n_h, n_w = input.shape[-2:]
     rows = _counts(n_h, kernel[0], stride[0], ph, out[0], count_include_pad)
     cols = _counts(n_w, kernel[1], stride[1], pw, out[1], count_include_pad)
     divisor = Tensor.concrete(np.outer(rows, cols).astype(x.dtype), device=x.device)
-    return total / divisor
+    return div(total, divisor, rounding_mode=rounding)
