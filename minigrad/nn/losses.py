@@ -40,7 +40,7 @@ from minigrad.tensor.base import every_value
 from minigrad.tensor.composite import composite
 from minigrad.tensor.mode import is_grad_enabled
 from minigrad.tensor.ops import softmax as primitives
-from minigrad.tensor.ops.broadcasting import stretch_to
+from minigrad.tensor.ops.broadcasting import stretch_to, sum_to
 from minigrad.tensor.ops.elementwise import abs, exp, log, maximum, where
 from minigrad.tensor.ops.indexing import gather
 from minigrad.tensor.ops.movement import stack
@@ -300,16 +300,163 @@ def _bce_scaled(slope: Tensor, p: Any, weight: Any, reduction: str) -> Tensor:
 def _bce_vjp(g: Any, out: Any, inputs: Any, needs: Any, reduction: str) -> Any:
     """PyTorch's backward: ``g (p - t) / max(p (1 - p), eps)`` for the probabilities (finite
     at p = 0 and 1), ``-g logit(p)`` for the targets; each weighed, then divided by the
-    count for a mean. The weight has none (PyTorch refuses one that requires grad)."""
-    p, t, *weight = inputs
-    g = g if reduction == "none" else stretch_to(g, p.shape)
+    count for a mean. The weight has none (PyTorch refuses one that requires grad). Each
+    slope is a row of its own, whose derivatives are PyTorch's double-backward formulas."""
+    p, _, *weight = inputs
     grads: list[Any] = [None] * len(inputs)
     if needs[0]:
-        floor = maximum((1 - p) * p, p.new_full((), _BCE_EPS))
-        grads[0] = _bce_scaled(g * (p - t) / floor, p, weight, reduction)
+        grads[0] = apply(BCE_SLOPE, (g, *inputs), reduction=reduction)
     if needs[1]:
-        grads[1] = _bce_scaled(-log(p / (1 - p)) * g, p, weight, reduction)
+        grads[1] = apply(BCE_TARGET_SLOPE, (g, p, *weight), reduction=reduction)
     return grads
+
+
+# -- the slopes' own derivatives: PyTorch's formulas (FunctionsManual.cpp) -----------------------
+# PyTorch differentiates its BCE backward with its own formulas, which add eps = 1e-12 to p
+# and 1 - p, where differentiating the clamped slope would not: so at p = 0 or 1 the second
+# derivatives are PyTorch's (0, or about 1e24), not the clamp's 1e12. ``c`` is the cotangent
+# (reverse mode) or the tangent (forward mode): each term is linear in it.
+def _mean(x: Tensor, p: Any, reduction: str) -> Tensor:
+    return x / p.numel() if reduction == "mean" else x
+
+
+def _weighed(x: Tensor, weight: Any) -> Tensor:
+    return x * weight[0] if weight else x
+
+
+def _slope_by_g(c: Tensor, p: Any, t: Any, weight: Any, reduction: str) -> Tensor:
+    """binary_cross_entropy_double_backward_grad_output."""
+    return _mean(_weighed((p - t) / ((p + 1e-12) * (1 - p + 1e-12)) * c, weight), p, reduction)
+
+
+def _slope_by_p(c: Tensor, g: Any, p: Any, t: Any, weight: Any, reduction: str) -> Tensor:
+    """binary_cross_entropy_double_backward: ``(p^2 - 2 p t + t) / ((p + eps) (1 - p + eps))^2``."""
+    a, b = p + 1e-12, 1 - p + 1e-12
+    slope = (p * p - 2 * p * t + t) / ((a * a) * (b * b)) * (c * g)
+    return _mean(_weighed(slope, weight), p, reduction)
+
+
+def _slope_by_t(c: Tensor, g: Any, p: Any, weight: Any, reduction: str) -> Tensor:
+    """binary_cross_entropy_double_backward_target (its clamp is a constant)."""
+    floor = maximum((1 - p) * p, p.new_full((), 1e-12)).detach()
+    return _mean(_weighed(-c * g, weight) / floor, p, reduction)
+
+
+def _target_slope_by_p(c: Tensor, g: Any, p: Any, weight: Any, reduction: str) -> Tensor:
+    """Through ``-logit(p) g``: logit's slope ``1 / (p (1 - p))``, infinite at 0 and 1."""
+    return -(_weighed(_mean(c, p, reduction), weight) * g) / (p * (1 - p))
+
+
+def _target_slope_by_g(c: Tensor, p: Any, weight: Any, reduction: str) -> Tensor:
+    return _weighed(_mean(c, p, reduction), weight) * -log(p / (1 - p))
+
+
+def _slope_forward(backend: Any, g: Any, p: Any, t: Any, *weight: Any, reduction: str) -> Any:
+    """``g (p - t) / max((1 - p) p, eps)``, weighed, over the count for a mean: PyTorch's
+    kernel's arithmetic, one operation at a time (a 16-bit count is divided exactly)."""
+    one = backend.full((), 1, p.dtype)
+    floor = backend.zip("maximum", backend.zip("mul", backend.zip("sub", one, p), p),
+                        backend.full((), _BCE_EPS, p.dtype))  # fmt: skip
+    slope = backend.zip("div", backend.zip("mul", g, backend.zip("sub", p, t)), floor)
+    return _forward_scaled(backend, slope, p, weight, reduction)
+
+
+def _target_slope_forward(backend: Any, g: Any, p: Any, *weight: Any, reduction: str) -> Any:
+    """``-logit(p) g`` (``log(p / (1 - p))``), weighed, over the count for a mean."""
+    one = backend.full((), 1, p.dtype)
+    logit = backend.map("log", backend.zip("div", p, backend.zip("sub", one, p)))
+    slope = backend.zip("mul", backend.map("neg", logit), g)
+    return _forward_scaled(backend, slope, p, weight, reduction)
+
+
+def _forward_scaled(backend: Any, slope: Any, p: Any, weight: Any, reduction: str) -> Any:
+    if weight:
+        slope = backend.zip("mul", slope, weight[0])
+    if reduction == "mean":
+        count = int(np.prod(p.shape))
+        exact = np.float32 if p.dtype.itemsize == 2 else p.dtype  # (as x / n computes it)
+        slope = backend.zip("div", slope, backend.full((), count, np.dtype(exact)))
+    return slope
+
+
+def _slope_vjp(v: Any, out: Any, inputs: Any, needs: Any, reduction: str) -> Any:
+    g, p, t, *weight = inputs
+    grads: list[Any] = [None] * len(inputs)
+    if needs[0]:
+        grads[0] = sum_to(_slope_by_g(v, p, t, weight, reduction), g.shape)
+    if needs[1]:
+        grads[1] = sum_to(_slope_by_p(v, g, p, t, weight, reduction), p.shape)
+    if needs[2]:
+        grads[2] = sum_to(_slope_by_t(v, g, p, weight, reduction), t.shape)
+    return grads
+
+
+def _slope_jvp(tangents: Any, out: Any, inputs: Any, reduction: str) -> Any:
+    g, p, t, *weight = inputs
+    tg, tp, tt = tangents[:3]
+    terms = []
+    if tp is not None:
+        terms.append(_slope_by_p(tp, g, p, t, weight, reduction))
+    if tt is not None:
+        terms.append(_slope_by_t(tt, g, p, weight, reduction))
+    if tg is not None:
+        terms.append(_slope_by_g(tg, p, t, weight, reduction))
+    return _total(terms, out.shape)
+
+
+def _target_slope_vjp(v: Any, out: Any, inputs: Any, needs: Any, reduction: str) -> Any:
+    g, p, *weight = inputs
+    grads: list[Any] = [None] * len(inputs)
+    if needs[0]:
+        grads[0] = sum_to(_target_slope_by_g(v, p, weight, reduction), g.shape)
+    if needs[1]:
+        grads[1] = sum_to(_target_slope_by_p(v, g, p, weight, reduction), p.shape)
+    return grads
+
+
+def _target_slope_jvp(tangents: Any, out: Any, inputs: Any, reduction: str) -> Any:
+    g, p, *weight = inputs
+    tg, tp = tangents[:2]
+    terms = []
+    if tp is not None:
+        terms.append(_target_slope_by_p(tp, g, p, weight, reduction))
+    if tg is not None:
+        terms.append(_target_slope_by_g(tg, p, weight, reduction))
+    return _total(terms, out.shape)
+
+
+def _total(terms: list, shape: tuple) -> Any:
+    if not terms:
+        return None
+    total = terms[0]
+    for term in terms[1:]:
+        total = total + term
+    return stretch_to(total, shape)
+
+
+def _slope_batch(row: Primitive, xs: Any, batched: Any, reduction: str) -> Tensor:
+    """Per example: the row unreduced on the lined-up operands, over one example's count."""
+    parts = aligned(xs, batched)
+    slope = apply(row, tuple(parts), reduction="none")
+    p = xs[1]
+    shape = p.shape[1:] if batched[1] else p.shape  # one example's probabilities
+    size = max(x.shape[0] for x, b in zip(xs, batched) if b)
+    slope = stretch_to(slope, (size, *shape))
+    return slope / int(np.prod(shape)) if reduction == "mean" else slope
+
+
+# The slopes of binary_cross_entropy, as rows: their values are PyTorch's backward kernel's,
+# and their derivatives (second derivatives of the loss) PyTorch's double-backward formulas.
+BCE_SLOPE = Primitive(
+    "binary_cross_entropy_backward", _slope_forward, vjp=_slope_vjp, jvp=_slope_jvp,
+    saves="inputs", batch=lambda xs, batched, reduction: _slope_batch(
+        BCE_SLOPE, xs, batched, reduction),
+)  # fmt: skip
+BCE_TARGET_SLOPE = Primitive(
+    "binary_cross_entropy_target_backward", _target_slope_forward, vjp=_target_slope_vjp,
+    jvp=_target_slope_jvp, saves="inputs", batch=lambda xs, batched, reduction: _slope_batch(
+        BCE_TARGET_SLOPE, xs, batched, reduction),
+)  # fmt: skip
 
 
 def _bce_jvp(tangents: Any, out: Any, inputs: Any, reduction: str) -> Any:
