@@ -365,3 +365,38 @@ GRADIENT_CALLS = {
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_gradient_dtypes_and_errors_are_torchs(backend):
     check(GRADIENT_CALLS, backend)
+
+
+# -- a Python integer beyond an integer tensor's dtype: wrapped as torch's scalars are -----------
+def _big(op, value, dtype="int32"):
+    return lambda m, t: op(m, t([5, -7], dtype), value)
+
+
+BIG_INT_CALLS = {
+    "int32 | 0xFFFFFFFF": _big(lambda m, x, v: x | v, 0xFFFFFFFF),
+    "int32 + 2**40": _big(lambda m, x, v: x + v, 2**40),
+    "2**33 - int32": _big(lambda m, x, v: v - x, 2**33),
+    "int32 * (2**32 + 3)": _big(lambda m, x, v: x * v, 2**32 + 3),
+    "int32 ^ (2**32 + 1)": _big(lambda m, x, v: x ^ v, 2**32 + 1),
+    "int32 < 2**40": _big(lambda m, x, v: x < v, 2**40),
+    "int32 == 2**32 + 5": _big(lambda m, x, v: x == v, 2**32 + 5),
+    "int32 % (2**32 + 3)": _big(lambda m, x, v: x % v, 2**32 + 3),
+    "int32 // (2**32 + 3)": _big(lambda m, x, v: x // v, 2**32 + 3),
+    "fmod(int32, 2**32 + 3)": _big(lambda m, x, v: m.fmod(x, v), 2**32 + 3),
+    "int32 / 2**32": _big(lambda m, x, v: x / v, 2**32),
+    "int64 + 2**63": _big(lambda m, x, v: x + v, 2**63, "int64"),
+    "int64 >= 2**63": _big(lambda m, x, v: x >= v, 2**63, "int64"),
+    "int64 + 2**64": _big(lambda m, x, v: x + v, 2**64, "int64"),
+    "int64 + (-2**63 - 1)": _big(lambda m, x, v: x + v, -(2**63) - 1, "int64"),
+    "int32 ** (2**32 + 2)": _big(lambda m, x, v: x**v, 2**32 + 2),
+    "where(int32, 2**40)": _big(lambda m, x, v: m.where(x > 0, x, v), 2**40),
+    "clamp(int32, 0, 2**40)": _big(lambda m, x, v: m.clamp(x, 0, v), 2**40),
+    "int32.add_(2**40)": _big(lambda m, x, v: x.clone().add_(v), 2**40),
+    "bool + 2**70": lambda m, t: t([True], "bool") + 2**70,
+    "bool & 2**40": lambda m, t: t([True], "bool") & 2**40,
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_python_integer_beyond_the_dtype_wraps_or_is_refused_as_torchs(backend):
+    check(BIG_INT_CALLS, backend)

@@ -175,6 +175,34 @@ def _constant(value: Any, dtype: Any, device: str) -> Tensor:
     return Tensor.concrete._wrap(data, device)
 
 
+# Operations that refuse a Python integer beyond their integer dtype instead of wrapping it.
+_NO_WRAP = {"power", "where", "clamp"}
+
+
+def _fitted(op: str, value: Any, dtype: np.dtype) -> Any:
+    """A Python integer made to fit an integer ``dtype`` as PyTorch's scalars are: read as a
+    64-bit two's-complement number (2**63 to 2**64 - 1 wrap around) and cut to ``dtype``'s
+    bits (``int32_tensor | 0xFFFFFFFF`` is ``| -1``); beyond 64 bits an OverflowError;
+    ``pow``, ``where`` and ``clamp`` refuse a value beyond ``dtype`` (RuntimeError)."""
+    if type(value) is not int or dtype.kind not in "iu":
+        return value
+    info = np.iinfo(dtype)
+    if info.min <= value <= info.max:
+        return value
+    if not -(2**63) <= value < 2**64:
+        raise OverflowError(
+            ("int too big to convert" if value > 0 else "can't convert negative int to unsigned")
+            + f"\n{op}: {value} needs more than 64 bits"
+        )
+    if op in _NO_WRAP:
+        name = {"int32": "int", "int64": "int64_t"}.get(dtype.name, dtype.name)
+        raise RuntimeError(
+            f"value cannot be converted to type {name} without overflow\n"
+            f"{op}: {value} does not fit {dtype.name}"
+        )
+    return np.int64((value + 2**63) % 2**64 - 2**63).astype(dtype)
+
+
 # Python's own error text names the operator symbol, as PyTorch's does.
 _SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "** or pow()"}
 
@@ -220,7 +248,7 @@ def operands(
     for k, a in enumerate(args):
         target = second if k == 1 else dtype
         if not isinstance(a, Tensor):
-            a = _constant(a, target, device)
+            a = _constant(_fitted(op, a, np.dtype(target)), target, device)
         elif a.dtype != dtype:
             # a 0-d float constant wider than 16 bits; one that needs a gradient is cast,
             # so that its gradient arrives in its own dtype
@@ -367,6 +395,8 @@ def power(x: Any, y: Any) -> Tensor:
                 f"power: a {x.dtype.name} tensor to the power {y}; use a float, "
                 f"e.g. x.to(mg.float32) ** {y}"
             )
+        if not dtypes.is_floating(x.dtype):
+            _fitted("power", y, x.dtype)  # an exponent beyond the dtype: torch's error
         return apply(POW_SCALAR, (x,), exponent=y)
     if all(dtypes.is_integer(t) or isinstance(t, bool) or (isinstance(t, Tensor) and
            t.dtype.kind in "biu") for t in (x, y)):  # fmt: skip
