@@ -328,6 +328,17 @@ def _topk(draw, shape, rng):
     return (lambda x: mg.topk(x, k, d, largest)), (lambda t: torch.topk(t, k, d, largest))
 
 
+def _topk_ties(draw, shape, rng):
+    """topk among equal values, sorted or not: PyTorch's positions (its selection's)."""
+    d = axis_of(draw, len(shape))
+    n = shape[d] if shape else 1
+    k, largest, order = draw(st.integers(0, n)), draw(st.booleans()), draw(st.booleans())
+    return (
+        lambda x: mg.topk(x, k, d, largest, order),
+        lambda t: torch.topk(t, k, d, largest, order),
+    )
+
+
 def _topk_indices(draw, shape, rng):
     d = axis_of(draw, len(shape))
     k = draw(st.integers(0, shape[d] if shape else 1))
@@ -371,9 +382,10 @@ CASES = {
     "argsort:ties": one(_argsort, domain=small_integers),
     "topk": one(_topk, layouts=NO_COPIES),
     "topk:indices": one(_topk_indices, layouts=NO_COPIES),
+    "topk:ties": one(_topk_ties, domain=small_integers),
 }
 # Ties: which of two equal values a sorted position reads is a choice (PyTorch's
 # stable order, ours alike), and a finite difference that splits them has no derivative.
-NOT_SMOOTH = {"sort:ties"}
+NOT_SMOOTH = {"sort:ties", "topk:ties"}
 NO_GRAD = {"argsort", "argsort:ties", "topk:indices"}
 FIRST_ORDER_ONLY: set[str] = set()

@@ -24,6 +24,20 @@ CALLS = {
         m.kthvalue(t([[NAN, 1.0, NAN, 1.0, 0.0, 1.0, 1.0]], "float64"), 3).indices
     ),
     "kthvalue NaN": lambda m, t: m.kthvalue(t([NAN, 1.0, NAN, 1.0], "float32"), 4).indices,
+    # topk: the positions PyTorch's selection (libstdc++'s nth_element, sort, partial_sort)
+    # leaves among equal values, sorted or not; NaN counts as the largest
+    "topk ties": lambda m, t: m.topk(t([3, 1, 3, 0, 3, 3], "int64"), 3).indices,
+    "topk ties smallest": lambda m, t: m.topk(t(TIES, "int64"), 2, 1, False).indices,
+    "topk unsorted": lambda m, t: m.topk(t([2, 2, 2, 2], "int64"), 3, largest=False, sorted=False)[
+        1
+    ],
+    "topk unsorted distinct": lambda m, t: m.topk(
+        t([5.0, 1.0, 4.0, 9.0, 7.0], "float32"), 3, sorted=False
+    )[1],
+    "topk NaN": lambda m, t: m.topk(t([1.0, NAN, 3.0, NAN, 3.0], "float64"), 3).indices,
+    "topk NaN smallest": lambda m, t: m.topk(t([NAN, 1.0, NAN, 1.0], "float64"), 3, 0, False)[1],
+    "topk heap (64 k <= n)": lambda m, t: m.topk(t(np.arange(130) % 3, "int64"), 2).indices,
+    "topk k=0": lambda m, t: m.topk(t(TIES, "int64"), 0).indices,
     # one axis named twice: RuntimeError naming the axis
     "amax (0, 0)": lambda m, t: m.amax(t(np.ones((2, 3)), "float32"), (0, 0)),
     "amin (0, -2)": lambda m, t: m.amin(t(np.ones((2, 3)), "float32"), (0, -2)),

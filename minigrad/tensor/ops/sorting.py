@@ -5,8 +5,9 @@ a sorting kernel), and has no derivative: positions are whole numbers. The
 sorted *values* are then a ``gather`` of ``x`` at those positions, so their
 gradient needs no rule of its own: each sorted value's cotangent flows back
 to the place it was read from (a scatter-add, gather's transpose), and
-forward mode sorts the tangent the same way. ``topk`` is the first ``k`` of a
-sort.
+forward mode sorts the tangent the same way. ``topk`` reads its ``k`` values
+the same way, at positions a selection finds (``selection.py``: PyTorch's
+choice among equal values).
 
     >>> import minigrad as mg
     >>> x = mg.tensor([3.0, 1.0, 2.0], requires_grad=True)
@@ -28,7 +29,8 @@ from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.ops.elementwise import no_numbers
 from minigrad.tensor.ops.indexing import GATHER, IndexBoundsError, as_tensor, dim_argument
-from minigrad.tensor.ops.movement import getitem, reshape
+from minigrad.tensor.ops.movement import reshape
+from minigrad.tensor.ops.selection import TOPK_POSITIONS
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
 
@@ -112,8 +114,8 @@ def topk(x: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = 
          *, axis: Any = None) -> TopkResult:  # fmt: skip
     """``(values, indices)`` of the ``k`` largest (or, ``largest=False``, smallest) along ``dim``.
 
-    The result is always sorted (``sorted=False`` allows any order; this one
-    is as good as any).
+    The indices are PyTorch's: among equal values, the ones its CPU kernel's
+    selection picks, in its order (``sorted=False``: the order selection left).
 
     >>> import minigrad as mg
     >>> mg.topk(mg.tensor([1.0, 5.0, 3.0]), 2).values
@@ -132,8 +134,10 @@ def topk(x: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = 
             f"selected index k out of range\ntopk: k={k!r}, but dimension {dim} of shape "
             f"{x.shape} has {n} elements; give 0 <= k <= {n}"
         )
-    values, indices = sort(x, dim, descending=largest)
     if x.ndim == 0:
-        return TopkResult(values, indices)
-    first = (slice(None),) * dim + (slice(0, int(k)),)
-    return TopkResult(getitem(values, first), getitem(indices, first))
+        return TopkResult(x, argsort(x))
+    # Positions as PyTorch's selection leaves them (``selection.py``): among equal
+    # values not the first ones, and with ``sorted=False`` not in order.
+    indices = apply(TOPK_POSITIONS, (x.detach(),), k=int(k), dim=dim, largest=bool(largest),
+                    sorted=bool(sorted))  # fmt: skip
+    return TopkResult(apply(GATHER, (x, indices), dim=dim), indices)

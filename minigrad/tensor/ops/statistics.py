@@ -36,6 +36,7 @@ from minigrad.tensor.ops.logic import isnan
 from minigrad.tensor.ops.movement import concatenate, reshape, squeeze
 from minigrad.tensor.ops.rearrange import narrow
 from minigrad.tensor.ops.reductions import mean, normalize_axes, std, sum, var
+from minigrad.tensor.ops.selection import KTH_POSITION
 from minigrad.tensor.ops.sorting import argsort
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
@@ -161,78 +162,6 @@ def median(input: Any, dim: Any = None, keepdim: bool = False):
     # The first NaN where there is one, else the lower middle.
     rank = (nans > 0).to(dtypes.int64) * (n - nans - (n - 1) // 2) + (n - 1) // 2
     return MedianResult(*_pick(x, order, rank, d, keepdim))
-
-
-def _after(a: float, b: float) -> bool:
-    """``a`` sorts after ``b``: larger, or NaN where ``b`` is not (NaN counts as largest)."""
-    return a > b or (a != a and b == b)
-
-
-def _select(row: list, k: int) -> int:
-    """Where the ``k``-th smallest (from 0) of ``row`` is, as PyTorch's quickselect finds it.
-
-    The place of a tie is whichever of the equal elements the partitioning left at
-    ``k``, neither the first nor the last: PyTorch's CPU kernel (median of three, then
-    Hoare's partition) is repeated step for step so that its indices come out.
-
-    >>> _select([2, 1, 1, 0, 0], 2), _select([0, 0, 0, 0, 2], 0)
-    (2, 3)
-    """
-    row, where = list(row), list(range(len(row)))
-
-    def swap(i: int, j: int) -> None:
-        row[i], row[j] = row[j], row[i]
-        where[i], where[j] = where[j], where[i]
-
-    low, high = 0, len(row) - 1
-    while high > low + 1:
-        middle = low + (high - low) // 2  # the pivot: median of row[low], [middle], [high]
-        swap(middle, low + 1)
-        if _after(row[low + 1], row[high]):
-            swap(low + 1, high)
-        if _after(row[low], row[high]):
-            swap(low, high)
-        if _after(row[low + 1], row[low]):
-            swap(low + 1, low)
-        i, j, pivot = low + 1, high, row[low]
-        while True:
-            i += 1
-            while _after(pivot, row[i]):
-                i += 1
-            j -= 1
-            while _after(row[j], pivot):
-                j -= 1
-            if j < i:
-                break
-            swap(i, j)
-        swap(low, j)
-        if j <= k:
-            low = i
-        if j >= k:
-            high = j - 1
-    if high == low + 1 and _after(row[low], row[high]):
-        swap(low, high)
-    return where[k]
-
-
-def _kth_forward(backend: Any, x: Any, k: int, dim: int) -> Any:
-    shape = tuple(1 if a == dim else m for a, m in enumerate(x.shape))
-    try:
-        values = backend.to_numpy(x)
-    except TracerError:  # tracing (lesson 13): the result's shape and dtype only
-        return backend.unknown(shape, np.dtype(np.int64))
-    rows = np.moveaxis(values, dim, -1).reshape(-1, values.shape[dim]).tolist()
-    found = np.array([_select(row, k) for row in rows], np.int64)
-    moved = np.moveaxis(np.zeros(shape, np.int64), dim, -1)
-    return backend.from_numpy(np.moveaxis(found.reshape(moved.shape), -1, dim))
-
-
-# Where the k-th smallest is: a whole number, no derivative; found on the host.
-KTH_POSITION = Primitive(
-    "kth_position",
-    _kth_forward,
-    batch=lambda xs, batched, k, dim: apply(KTH_POSITION, (xs[0],), k=k, dim=dim + 1),
-)
 
 
 def kthvalue(input: Any, k: int, dim: int = -1, keepdim: bool = False):
