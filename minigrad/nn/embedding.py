@@ -22,18 +22,31 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from minigrad.nn.module import Module
 from minigrad.nn.parameter import Parameter
 from minigrad.tensor import dtypes, factories
+from minigrad.tensor.mode import no_grad
 from minigrad.tensor.ops.elementwise import where
+from minigrad.tensor.ops.logic import isfinite
+from minigrad.tensor.ops.norms import vector_norm
 from minigrad.tensor.tensor import Tensor
 
 
-def embedding(input: Any, weight: Tensor, padding_idx: int | None = None) -> Tensor:
+def embedding(input: Any, weight: Tensor, padding_idx: int | None = None,
+              max_norm: float | None = None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:  # fmt: skip
     """The rows ``weight[input]``: one vector of ``weight.shape[1]`` numbers per id.
 
     Ids equal to ``padding_idx`` still read their row, but send it no
     gradient (PyTorch's padding: the row for "no token" stays as it is).
+    ``max_norm``: first, each row that an id reads and whose ``norm_type``
+    norm is above ``max_norm`` is scaled down to it, *in place* in
+    ``weight`` (as PyTorch does; the scaling is not recorded).
+    ``scale_grad_by_freq``: a row's gradient is divided by how many times
+    the ids read it. ``sparse=True`` is accepted for PyTorch's sake; the
+    gradient is the same numbers, dense (minigrad has no sparse tensors).
 
     >>> import minigrad as mg
     >>> w = mg.ones(3, 2, requires_grad=True)
@@ -42,8 +55,16 @@ def embedding(input: Any, weight: Tensor, padding_idx: int | None = None) -> Ten
     tensor([[0., 0.],
             [0., 0.],
             [2., 2.]])
+    >>> table = mg.tensor([[3.0, 4.0], [0.5, 0.0]])
+    >>> mg.nn.functional.embedding([0, 1], table, max_norm=1.0), table[0]
+    (tensor([[0.6, 0.8],
+            [0.5, 0. ]]), tensor([0.6, 0.8]))
     """
     ids = input if isinstance(input, Tensor) else factories.tensor(input)
+    if padding_idx is not None and weight.ndim:
+        padding_idx = _padding_row(padding_idx, weight.shape[0])
+    if max_norm is not None:
+        _renorm_(weight, ids, float(max_norm), float(norm_type))
     if ids.dtype.kind not in "iu":
         raise RuntimeError(
             "Expected tensor for argument #1 'indices' to have one of the following scalar "
@@ -51,7 +72,7 @@ def embedding(input: Any, weight: Tensor, padding_idx: int | None = None) -> Ten
             "embedding)\nids select rows of the table: give integers, e.g. mg.tensor([0, 3])"
         )
     if weight.ndim != 2:
-        raise RuntimeError(f"'weight' must be 2-D; got a table of shape {weight.shape}")
+        raise RuntimeError(f"'weight' must be 2-D\ngot a table of shape {weight.shape}")
     rows = weight.shape[0]
     values = ids.detach().numpy()
     if values.size and (values.min() < 0 or values.max() >= rows):
@@ -61,10 +82,55 @@ def embedding(input: Any, weight: Tensor, padding_idx: int | None = None) -> Ten
             f"(ids 0 to {rows - 1})"
         )
     out = weight[ids]
+    if scale_grad_by_freq:
+        out = _gradient_scaled_by_frequency(out, values, rows)
     if padding_idx is None:
         return out
-    padding = _padding_row(padding_idx, rows)
-    return where((ids == padding).unsqueeze(-1), out.detach(), out)
+    return where((ids == padding_idx).unsqueeze(-1), out.detach(), out)
+
+
+_TENSOR_TYPES = {"float64": "Double", "float32": "Float", "float16": "Half", "bool": "Bool",
+                 "bfloat16": "BFloat16"}  # fmt: skip
+
+
+def _renorm_(weight: Tensor, ids: Tensor, max_norm: float, norm_type: float) -> None:
+    """PyTorch's ``embedding_renorm_``: each row read whose norm exceeds ``max_norm`` is
+    multiplied by ``max_norm / (norm + 1e-7)``, in place, unrecorded."""
+    if ids.dtype.kind not in "iu":
+        raise RuntimeError(
+            "Expected tensor for argument #2 'indices' to have one of the following scalar "
+            f"types: Long, Int; but got torch.{_TENSOR_TYPES.get(ids.dtype.name, '')}Tensor "
+            "instead (while checking arguments for embedding_renorm_)"
+        )
+    if not dtypes.is_floating(weight.dtype):
+        names = {"int64": "Long", "int32": "Int"}
+        name = names.get(weight.dtype.name, weight.dtype.name)
+        raise RuntimeError(
+            f"norm(): input dtype should be either floating point or complex. Got {name} instead."
+        )
+    rows = weight.shape[0]
+    with no_grad():
+        for row in np.unique(ids.detach().numpy()):  # sorted, each row once
+            if not -rows <= row < rows:
+                raise IndexError(f"select(): index {row} out of range for tensor of size "
+                                 f"{list(weight.shape)} at dimension 0")  # fmt: skip
+            norm = float(vector_norm(weight[int(row)], norm_type))
+            if norm > max_norm:
+                weight[int(row)] = weight[int(row)] * (max_norm / (norm + 1e-7))
+
+
+def _gradient_scaled_by_frequency(picked: Tensor, ids: np.ndarray, rows: int) -> Tensor:
+    """``picked``'s values, with the gradient of each use divided by how often its id occurs.
+
+    ``scaled - scaled.detach()`` is an exact 0 that carries ``scaled``'s
+    gradient, so the finite values are the rows' own to the bit (``-0.0``
+    too: ``v - (+0) = v``); an infinite or NaN value equals its ``scaled``.
+    """
+    counts = np.bincount(ids.reshape(-1), minlength=rows)[ids]
+    share = Tensor.concrete((1.0 / counts)[..., None], dtype=picked.dtype, device=picked.device)
+    scaled = picked * share
+    value = picked.detach()
+    return where(isfinite(value), value - (scaled.detach() - scaled), scaled)
 
 
 def _padding_row(padding_idx: int, rows: int) -> int:
@@ -94,11 +160,17 @@ class Embedding(Module):
         num_embeddings: int,
         embedding_dim: int,
         padding_idx: int | None = None,
+        max_norm: float | None = None,
+        norm_type: float = 2.0,
+        scale_grad_by_freq: bool = False,
+        sparse: bool = False,
         dtype: Any = dtypes.float32,
         device: str = "cpu",
     ) -> None:
         super().__init__()
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        self.max_norm, self.norm_type = max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         self.padding_idx = None
         if padding_idx is not None:
             self.padding_idx = _padding_row(padding_idx, num_embeddings)
@@ -108,11 +180,22 @@ class Embedding(Module):
         self.weight = Parameter(factories.tensor(table, dtype=dtype, device=device))
 
     def forward(self, ids: Any) -> Tensor:
-        return embedding(ids, self.weight, self.padding_idx)
+        return embedding(ids, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+                         self.scale_grad_by_freq, self.sparse)  # fmt: skip
 
     def extra_repr(self) -> str:
-        padding = "" if self.padding_idx is None else f", padding_idx={self.padding_idx}"
-        return f"{self.num_embeddings}, {self.embedding_dim}{padding}"
+        text = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.padding_idx is not None:
+            text += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            text += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            text += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq:
+            text += f", scale_grad_by_freq={self.scale_grad_by_freq}"
+        if self.sparse:
+            text += ", sparse=True"
+        return text
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
