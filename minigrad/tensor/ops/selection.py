@@ -12,8 +12,8 @@ without a derivative:
   first k - 1, or ``partial_sort`` (a heap) when k is small against the row
   (64 k <= n), as GCC's libstdc++ writes them.
 
-Rows with no equal values and no NaN have one answer whatever the algorithm,
-and ``topk`` finds it there with NumPy's sort instead of a Python loop.
+Where the values chosen have no equal, the answer is one whatever the
+algorithm, and NumPy's sort finds it instead of a Python loop.
 
     >>> import minigrad as mg
     >>> x = mg.tensor([3, 1, 3, 0, 3, 3])
@@ -38,6 +38,16 @@ def _rows(values: np.ndarray, dim: int) -> np.ndarray:
     """The lines of ``values`` along ``dim``, one per row of a 2-D array."""
     lines = np.moveaxis(values, dim, -1)
     return lines.reshape(math.prod(lines.shape[:-1]), lines.shape[-1])  # (no -1: n may be 0)
+
+
+def _untied(ordered: np.ndarray, low: int, high: int) -> np.ndarray:
+    """Which rows of sorted ``ordered`` hold no two equal values in places low..high-1
+    (NaN equal to NaN, as the selections take it; NumPy sorts NaN last, as they do)."""
+    window = ordered[:, low:high]
+    same = window[:, 1:] == window[:, :-1]
+    if window.dtype.kind == "f":
+        same |= np.isnan(window[:, 1:]) & np.isnan(window[:, :-1])
+    return ~same.any(axis=-1)
 
 
 def _placed(found: np.ndarray, shape: tuple[int, ...], dim: int) -> np.ndarray:
@@ -106,7 +116,14 @@ def _kth_forward(backend: Any, x: Any, k: int, dim: int) -> Any:
         values = backend.to_numpy(x)
     except TracerError:  # tracing (lesson 13): the result's shape and dtype only
         return backend.unknown(shape, np.dtype(np.int64))
-    found = np.array([_select(row, k) for row in _rows(values, dim).tolist()], np.int64)
+    rows = _rows(values, dim)
+    found = np.zeros(len(rows), np.int64)
+    if rows.size:
+        # Where the k-th value has no equal, it has one place: NumPy's sort finds it.
+        plain = _untied(np.sort(rows, axis=-1), max(k - 1, 0), k + 2)
+        found[plain] = np.argsort(rows[plain], axis=-1)[:, k]
+        for i in np.flatnonzero(~plain):
+            found[i] = _select(rows[i].tolist(), k)
     return backend.from_numpy(_placed(found, shape, dim))
 
 
@@ -272,11 +289,11 @@ def _topk_forward(backend: Any, x: Any, k: int, dim: int, largest: bool, sorted:
     rows = _rows(values, dim)
     found = np.zeros((len(rows), k), np.int64)
     if k and rows.size:
-        # A row of distinct numbers has one answer (sorted): NumPy finds it.
+        # Where the k chosen values have no equal (among them or next to them), the
+        # sorted answer is one: NumPy's sort finds it.
+        n = rows.shape[1]
         ordered = np.sort(rows, axis=-1)
-        plain = ~(ordered[:, 1:] == ordered[:, :-1]).any(axis=-1)
-        if rows.dtype.kind == "f":
-            plain &= ~np.isnan(rows).any(axis=-1)
+        plain = _untied(ordered, max(n - k - 1, 0), n) if largest else _untied(ordered, 0, k + 1)
         plain &= sorted
         order = np.argsort(rows[plain], axis=-1)
         found[plain] = (order[:, ::-1] if largest else order)[:, :k]
