@@ -235,13 +235,11 @@ def note_view(view: Any, base: Any, prim: Any, params: dict, grad_enabled: bool 
         root = base
         while getattr(root, "_view", None) is not None:
             root = root._view[0]
-        if not root.requires_grad:
-            return  # only a change of a tensor that requires grad refuses it (inplace.py)
-        data = root.data  # (its memory's owner: itself, but for a CudaArray or a NumPy view)
-        key = id(data if type(data) is np.ndarray and data.base is None else buffer_of(data))
-        known = NO_GRAD_ROOTS.get(key)
-        if known is None or known() is not root:  # (an id is reused once its array dies)
-            _note_root(root, key)
+        if root.requires_grad:  # a change through an alias of its memory refuses it too
+            note_root(root)
+        # Known to its base even if nothing requires grad yet: the base may come to
+        # (x.requires_grad_(), x.mul_(w)), and a change of it with gradient mode on then
+        # refuses this view, as PyTorch does.
     else:
         view._view = (base, prim, params)
     views = getattr(base, "_views", None)
@@ -258,6 +256,15 @@ def note_view(view: Any, base: Any, prim: Any, params: dict, grad_enabled: bool 
 #: every alias shares, tells such views. Keyed by the id of the memory's owner
 #: (``buffer_of``), and checked against it when read (ids are reused).
 NO_GRAD_ROOTS: dict[int, Any] = {}
+
+
+def note_root(root: Any) -> None:
+    """List ``root`` (which requires grad) in NO_GRAD_ROOTS, by its memory."""
+    data = root.data  # (its memory's owner: itself, but for a CudaArray or a NumPy view)
+    key = id(data if type(data) is np.ndarray and data.base is None else buffer_of(data))
+    known = NO_GRAD_ROOTS.get(key)
+    if known is None or known() is not root:  # (an id is reused once its array dies)
+        _note_root(root, key)
 
 
 def _note_root(root: Any, key: int) -> None:
@@ -684,6 +691,8 @@ class TensorBase:
                 "use .detach() to get a tensor that does not require grad"
             )
         self.requires_grad = requires_grad
+        if requires_grad and getattr(self, "_views", None) and view_of(self) is None:
+            note_root(self)  # its views made under no_grad: refused after a change (inplace.py)
         return self
 
     def detach(self) -> Any:
