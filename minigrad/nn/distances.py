@@ -149,6 +149,8 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     >>> mg.nn.functional.triplet_margin_loss(a, pos, neg, eps=0.0)
     tensor(0.)
     """
+    if margin <= 0:  # checked first, as PyTorch
+        raise ValueError(f"margin must be greater than 0, got {margin}")
     reduction = _legacy(size_average, reduce, reduction)
     _check_reduction(reduction)
     a, pos, neg = _tensor(anchor), _tensor(positive), _tensor(negative)

@@ -141,6 +141,11 @@ def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
     tensor([[0.8485, 1.1314]])
     """
     shape = (normalized_shape,) if dtypes.is_integer(normalized_shape) else tuple(normalized_shape)
+    if not shape:
+        raise RuntimeError(
+            "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least "
+            "one element, but got normalized_shape = []"
+        )
     if len(shape) > input.ndim or input.shape[input.ndim - len(shape) :] != shape:
         raise RuntimeError(
             f"Given normalized_shape={list(shape)}, expected input with shape "

@@ -713,7 +713,7 @@ def _warn_if_shapes_differ(input: Tensor, target: Any) -> None:
 def _check_reduction(reduction: str, allowed: tuple[str, ...] = REDUCTIONS) -> None:
     if reduction not in allowed:
         raise ValueError(
-            f"{reduction} is not a valid value for reduction (choose one of {allowed})"
+            f"{reduction} is not a valid value for reduction\nreduction: choose one of {allowed}"
         )
 
 

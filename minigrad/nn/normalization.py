@@ -57,6 +57,11 @@ def layer_norm(
             [ 0., 5.]])
     """
     shape = (normalized_shape,) if dtypes.is_integer(normalized_shape) else tuple(normalized_shape)
+    if not shape:
+        raise RuntimeError(
+            "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least "
+            "one element, but got normalized_shape = []"
+        )
     if input.shape[input.ndim - len(shape) :] != shape or len(shape) > input.ndim:
         raise RuntimeError(
             f"Given normalized_shape={list(shape)}, expected input with shape "

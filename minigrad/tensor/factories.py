@@ -128,18 +128,33 @@ def eye(n: int, m: int | None = None, dtype: Any = dtypes.float32, requires_grad
     return tensor(np.eye(n, m), dtype, requires_grad, device)
 
 
-def arange(start: float, stop: float | None = None, step: float = 1, dtype: Any = None,
-           requires_grad: bool = False, device: str = "cpu") -> Tensor:  # fmt: skip
+_NO_START = object()
+
+
+def arange(start: Any = _NO_START, stop: float | None = None, step: float = 1, dtype: Any = None,
+           requires_grad: bool = False, device: str = "cpu", *, end: Any = None) -> Tensor:  # fmt: skip
     """Evenly spaced values in [start, stop), as ``range`` and NumPy's ``arange``.
 
+    ``end=`` is PyTorch's name for ``stop``. With an integer ``dtype`` the bounds and the
+    step are truncated to integers first, as PyTorch's (``arange(0.5, 3, dtype=int64)``
+    is ``[0, 1, 2]``).
+
     >>> import minigrad as mg
-    >>> mg.arange(3), mg.arange(0.0, 1.0, 0.5)
-    (tensor([0, 1, 2]), tensor([0. , 0.5]))
+    >>> mg.arange(3), mg.arange(0.0, 1.0, 0.5), mg.arange(0, end=2)
+    (tensor([0, 1, 2]), tensor([0. , 0.5]), tensor([0, 1]))
     """
+    if end is not None:
+        if stop is not None:
+            raise TypeError("arange() got multiple values for argument 'end'")
+        stop = end
+    if start is _NO_START:
+        if stop is None:
+            raise TypeError("arange() missing 1 required positional argument: 'end'")
+        start = 0
     if stop is None:
         start, stop = 0, start
     for name, bound in (("start", start), ("end", stop), ("step", step)):
-        if not isinstance(bound, (int, float, np.integer, np.floating)) or isinstance(bound, bool):
+        if not isinstance(bound, (int, float, np.integer, np.floating)):
             raise TypeError(
                 f"arange(): argument '{name}' must be Number, not {dtypes.type_name(bound)}\n"
                 f"got {name}={bound!r}; give numbers, e.g. mg.arange(0, 1, 0.25)"
@@ -154,8 +169,21 @@ def arange(start: float, stop: float | None = None, step: float = 1, dtype: Any 
             "step must be nonzero\narange: a step of 0 never reaches the end; give e.g. "
             f"mg.arange({start}, {stop}, 1)"
         )
+    if dtype is not None and dtypes.as_dtype(dtype).kind in "iu":
+        start, stop, step = int(start), int(stop), int(step)  # PyTorch counts in the dtype
+        if step == 0:
+            raise ValueError(
+                "step must be nonzero\narange: the step truncates to 0 in an integer dtype"
+            )
+    if (step > 0 and stop < start) or (step < 0 and stop > start):
+        raise RuntimeError(
+            "upper bound and lower bound inconsistent with step sign\n"
+            f"arange: from {start} to {stop} a step of {step} moves away from the end"
+        )
     _not_for_bool("arange", dtype)
     values = np.arange(start, stop, step)
+    if values.dtype == np.bool_:
+        values = values.astype(np.int64)
     return tensor(values, dtype or dtypes.natural_dtype(values), requires_grad, device)
 
 

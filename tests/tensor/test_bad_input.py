@@ -186,7 +186,8 @@ AXIS_OPS = {
     "mean": (lambda x, a: x.mean(axis=a), lambda t, a: t.mean(a)),
     "max": (lambda x, a: x.amax(dim=a), lambda t, a: t.amax(a)),
     "min": (lambda x, a: x.amin(a, keepdims=True), lambda t, a: t.amin(a, keepdim=True)),
-    "var": (lambda x, a: x.var(a), lambda t, a: t.var(a)),
+    # dim= by name: a bool in var's first place is PyTorch's other overload, var(unbiased)
+    "var": (lambda x, a: x.var(dim=a), lambda t, a: t.var(dim=a)),
     "logsumexp": (lambda x, a: x.logsumexp(a), lambda t, a: t.logsumexp(a)),
     "softmax": (lambda x, a: mg.nn.functional.softmax(x, a), lambda t, a: t.softmax(a)),
     "unsqueeze": (lambda x, a: x.unsqueeze(a), lambda t, a: t.unsqueeze(a)),
@@ -423,3 +424,21 @@ def test_two_overlapping_no_grad_blocks_leave_grad_mode_on():
     a.join(5), b.join(5)
     assert after == {"a": (True, True), "b": (True, True)}
     assert mg.is_grad_enabled() and (mg.ones(1, requires_grad=True) + 1).requires_grad
+
+
+def test_arange_takes_pytorchs_spellings_and_integer_rule():
+    """``end=``, bools as numbers, bounds truncated in an integer dtype, the step's sign
+    checked (PyTorch's OpInfo samples for arange)."""
+    calls = [
+        lambda m: m.arange(0, end=3), lambda m: m.arange(end=2.5),
+        lambda m: m.arange(False, True, True),
+        lambda m: m.arange(0.0, -8.000001, -4.0, dtype=m.int64),
+        lambda m: m.arange(0.1, -7.9, -4.0, dtype=m.int64),
+        lambda m: m.arange(3.1, dtype=m.int64), lambda m: m.arange(3, 3, -1),
+    ]  # fmt: skip
+    for call in calls:
+        ours, theirs = call(mg), call(torch)
+        assert str(ours.dtype).removeprefix("minigrad.") == str(theirs.dtype).removeprefix("torch.")
+        assert ours.numpy().tolist() == theirs.tolist()
+    for args in [(0, -3, 2), (0, 3, -2)]:
+        same_first_line(lambda: mg.arange(*args), lambda: torch.arange(*args), RuntimeError)

@@ -205,6 +205,8 @@ def hardtanh(input: Any, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
     x = input if isinstance(input, Tensor) else Tensor.concrete(input)
     low = _number("hardtanh", "min_val", min_val)
     high = _number("hardtanh", "max_val", max_val)
+    if low > high:
+        raise ValueError("min_val cannot be greater than max_val")
     if x.dtype == dtypes.bool_:
         raise RuntimeError("Bool inputs not supported for hardtanh")
     if x.dtype.kind in "iu":  # integers stay integers (PyTorch clamps them; no gradient)

@@ -384,6 +384,12 @@ div = true_divide  # the operators' spelling here; ``mg.div`` (arithmetic) also 
 def power(x: Any, y: Any) -> Tensor:
     """``x ** y`` (also ``mg.pow``, ``x.pow(y)``); a Python-number exponent is a parameter,
     not an input."""
+    if not isinstance(x, Tensor) and not isinstance(y, Tensor):  # mg.pow(2, 3), as PyTorch
+        raise parser_error(
+            "pow", (x, y), "(Tensor input, Tensor exponent, *, Tensor out = None)",
+            "(Number self, Tensor exponent, *, Tensor out = None)",
+            "(Tensor input, Number exponent, *, Tensor out = None)",
+        )
     if isinstance(x, Tensor) and isinstance(y, (int, float)) and not isinstance(y, bool):
         if not dtypes.is_floating(x.dtype) and not isinstance(y, int):
             x = x.to(dtypes.DEFAULT_FLOAT)  # 4 ** 0.5 is 2.0, not 4 ** 0 (PyTorch promotes)

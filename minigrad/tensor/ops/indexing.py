@@ -174,7 +174,8 @@ def dim_argument(dim: Any, axis: Any, ndim: int, default: Any = None) -> int:
 def _same_ndim(x: Tensor, index: Tensor, op: str) -> None:
     if index.ndim != x.ndim:
         raise ShapeError(
-            f"Index tensor must have the same number of dimensions as input tensor\n"
+            "Index tensor must have the same number of dimensions as "
+            f"{'self' if op.startswith('scatter') else 'input'} tensor\n"
             f"{op}: input has shape {x.shape} ({x.ndim} dimensions), index has shape "
             f"{index.shape} ({index.ndim})"
         )

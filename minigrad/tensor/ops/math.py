@@ -26,7 +26,15 @@ import numpy as np
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.ops.elementwise import _map, _zip, exp, operands, tensor_arguments, where
+from minigrad.tensor.ops.elementwise import (
+    _map,
+    _zip,
+    exp,
+    operands,
+    parser_error,
+    tensor_arguments,
+    where,
+)
 from minigrad.tensor.ops.rearrange import clone
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply, zeros_like
@@ -353,6 +361,11 @@ def remainder(input: Any, other: Any) -> Tensor:
     >>> mg.remainder(mg.tensor([-5.0, 5.0]), 3), mg.tensor([5, -5]) % -3
     (tensor([1., 2.]), tensor([-1, -2]))
     """
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):  # as PyTorch
+        raise parser_error(
+            "remainder", (input, other), "(Tensor input, Tensor other, *, Tensor out = None)",
+            "(Number self, Tensor other)", "(Tensor input, Number other, *, Tensor out = None)",
+        )
     x, y = operands("remainder", input, other)
     if x.dtype == dtypes.bool_:
         raise NotImplementedError(

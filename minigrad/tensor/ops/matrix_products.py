@@ -23,7 +23,7 @@ from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.composite import composite
 from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_shape, stretch_to
-from minigrad.tensor.ops.elementwise import abs, sqrt, tensor_arguments, where
+from minigrad.tensor.ops.elementwise import abs, sign, sqrt, tensor_arguments, where
 from minigrad.tensor.ops.linalg import matmul
 from minigrad.tensor.ops.movement import concatenate, reshape, unsqueeze
 from minigrad.tensor.ops.rearrange import narrow
@@ -300,7 +300,8 @@ def cdist(x1: Any, x2: Any, p: float = 2.0, compute_mode: str | None = None) -> 
     if p == float("inf"):
         return amax(diff, -1) if diff.shape[-1] else sum(diff, -1)
     if p == 0:
-        return sum((diff != 0).to(a.dtype), -1)
+        # A count, a step function of the inputs: gradient 0, as PyTorch's (and vector_norm's).
+        return sum((diff != 0).to(a.dtype) + sign(diff) * 0, -1)
     if p == 1:
         return sum(diff, -1)
     total = sum(diff * diff if p == 2 else diff**p, -1)

@@ -10,6 +10,7 @@ Their forward-mode rules apply the same rearrangement to the tangent.
 from __future__ import annotations
 
 import math
+import numbers
 import re
 from typing import Any
 
@@ -377,13 +378,24 @@ def concatenate(tensors: Any, axis: int = 0, *, dim: Any = None) -> Tensor:
     """
     tensors = list(tensors)
     if not tensors:
-        raise ValueError("concatenate() expects a non-empty list of tensors")
+        raise ValueError(
+            "torch.cat(): expected a non-empty list of Tensors\nconcatenate: nothing to join"
+        )
     if dim is not None:
         axis = dim
+    for k, t in enumerate(tensors):
+        if t is None or isinstance(t, (numbers.Number, str)):
+            raise TypeError(
+                f"expected Tensor as element {k} in argument 0, but got {type(t).__name__}"
+            )
     tensors = [t if isinstance(t, Tensor) else Tensor.concrete(t) for t in tensors]
     if len({t.dtype for t in tensors}) > 1:  # one dtype, as PyTorch promotes (never broadcast)
         common = dtypes.result_dtype([t.dtype for t in tensors], [])
         tensors = [astype(t, common) for t in tensors]
+    # PyTorch's legacy rule: a 1-D empty tensor joins anything (it is left out).
+    kept = [t for t in tensors if t.shape != (0,)]
+    if kept and len(kept) < len(tensors):
+        tensors = kept
     first = tensors[0]
     if first.ndim == 0:
         raise ShapeError("zero-dimensional tensor (at position 0) cannot be concatenated")

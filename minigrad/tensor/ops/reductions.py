@@ -195,6 +195,14 @@ def _extremum_along(prim: Primitive, result: type, x: Tensor, axis: Any, keepdim
                     dim: Any, keepdim: Any) -> Any:  # fmt: skip
     if dim is not None:
         axis = dim
+    if not isinstance(x, Tensor) and axis is None:  # mg.max(2)
+        ew.tensor_arguments(prim.name, x)
+    if not isinstance(x, Tensor):  # mg.max(2, x): PyTorch's parser finds no overload
+        raise ew.parser_error(
+            prim.name, (x, axis), "(Tensor input, *, Tensor out = None)",
+            "(Tensor input, Tensor other, *, Tensor out = None)",
+            "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)",
+        )
     if isinstance(axis, Tensor):  # x.max(y): the elementwise maximum (PyTorch's overload)
         return (ew.maximum if prim is MAX else ew.minimum)(x, axis)
     axes, keepdims = _axes_and_keep(x, axis, keepdims, None, keepdim)
@@ -259,8 +267,9 @@ def mean(x: Tensor, axis: Any = None, keepdims: bool = False, *, dim=None, keepd
     if dtype is not None:
         x = x.to(dtype)
     if not dtypes.is_floating(x.dtype):  # checked before the axes, as PyTorch
+        which = "Input" if dtype is None else "Optional"
         raise RuntimeError(
-            "mean(): could not infer output dtype. Input dtype must be either a floating point "
+            f"mean(): could not infer output dtype. {which} dtype must be either a floating point "
             f"or complex dtype. Got: {_TORCH_DTYPE_NAMES.get(x.dtype.name, x.dtype.name)}\n"
             "mean: convert first, e.g. x.to(mg.float32).mean(), or give dtype=mg.float32"
         )
@@ -282,6 +291,7 @@ def var(x: Tensor, axis: Any = None, unbiased: Any = None, keepdims: bool = Fals
     >>> mg.tensor([1.0, 2.0, 3.0, 4.0]).var(), mg.tensor([1.0, 2.0]).var(correction=0)
     (tensor(1.6667), tensor(0.25))
     """
+    axis, unbiased = _unbiased_first(axis, unbiased, keepdims)
     correction = _correction(unbiased, correction, ddof, "var")
     if not dtypes.is_floating(x.dtype):
         raise RuntimeError(
@@ -315,6 +325,14 @@ def _without_freedom(x, centered, squares, freedom, axes, keepdims, whole):
     sign = (fixed != 0).astype(fixed.dtype) if whole else fixed
     steep = ew.sqrt(x - x.detach()) * sign
     return value + apply(SUM, (steep,), axes=axes, keepdims=keepdims)
+
+
+def _unbiased_first(axis: Any, unbiased: Any, keepdims: Any) -> tuple[Any, Any]:
+    """PyTorch's other overload ``var(input, unbiased)``: a bool in ``axis``'s place, alone,
+    is ``unbiased`` over every axis (``x.std(False)`` is the population deviation)."""
+    if isinstance(axis, (bool, np.bool_)) and unbiased is None and keepdims is False:
+        return None, bool(axis)
+    return axis, unbiased
 
 
 def _correction(unbiased: Any, correction: Any, ddof: Any, op: str) -> Any:
@@ -351,6 +369,7 @@ def std(x: Tensor, axis: Any = None, unbiased: Any = None, keepdims: bool = Fals
     >>> mg.tensor([1.0, 2.0, 4.0]).std(), mg.tensor([1.0, 3.0]).std(unbiased=False)
     (tensor(1.5275), tensor(1.))
     """
+    axis, unbiased = _unbiased_first(axis, unbiased, keepdims)
     correction = _correction(unbiased, correction, ddof, "std")
     variance = var(x, axis, None, keepdims, correction=correction, dim=dim, keepdim=keepdim)
     # Where every value is equal the slope of sqrt is 1 / 0; PyTorch takes it as 0.

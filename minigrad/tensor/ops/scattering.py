@@ -338,6 +338,9 @@ def index_add(input: Any, dim: int, index: Any, source: Any, *, alpha: Any = 1) 
             f"dimension. Got self.shape = {list(x.shape)} source.shape = {list(src.shape)}"
         )
     src = reshape(src, want)
+    if x.dtype == dtypes.bool_:  # added in int64, nonzero is True: bool stays bool (PyTorch)
+        out = index_add(x.to(dtypes.int64), d, index, src.to(dtypes.int64), alpha=alpha)
+        return out.to(dtypes.bool_)
     if src.dtype != x.dtype:
         src = src.to(x.dtype)
     if not dtypes.is_floating(x.dtype):
