@@ -40,8 +40,16 @@ from minigrad.tensor.tensor import Tensor
 def _single(value: Any, name: str, op: str) -> int:
     """An int, or a sequence of one int (PyTorch's ``_single``)."""
     if isinstance(value, (tuple, list)):
-        if len(value) != 1:
-            raise RuntimeError(f"{op}: {name} must be a single int, got {tuple(value)}")
+        if len(value) != 1 and op == "max_pool1d":
+            raise RuntimeError(
+                f"max_pool1d() {name} must be an int, list of ints or tuple of ints of size 1 "
+                f"but got size {len(value)}"
+            )
+        if len(value) != 1:  # PyTorch's argument parser's words
+            raise RuntimeError(
+                f"{op}() argument '{name}' should contain one int (got {len(value)})\n"
+                f"{op}: got {name}={tuple(value)}"
+            )
         value = value[0]
     return int(value)
 

@@ -398,10 +398,20 @@ def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, requires_gra
                 device or input.device)  # fmt: skip
 
 
-def _steps(op: str, steps: Any) -> int:
+def _steps(op: str, steps: Any, start: Any, end: Any) -> int:
+    ndims = [v.ndim if isinstance(v, Tensor) else 0 for v in (start, end)]
+    if any(ndims):
+        raise RuntimeError(
+            f"{op} only supports 0-dimensional start and end tensors, but got start with "
+            f"{ndims[0]} dimension(s) and end with {ndims[1]} dimension(s)."
+        )
     if not dtypes.is_integer(steps):
+        got = ", ".join(
+            "Tensor" if isinstance(v, Tensor) else dtypes.type_name(v) for v in (start, end, steps)
+        )
         raise TypeError(
-            f"{op}(): argument 'steps' (position 3) must be int, not {dtypes.type_name(steps)}"
+            f"{op}() received an invalid combination of arguments - got ({got}), but expected "
+            f"one of:\n{op}: 'steps' must be an int, not {dtypes.type_name(steps)}"
         )
     if steps < 0:
         raise RuntimeError(f"number of steps must be non-negative\n{op}: got steps={steps}")
@@ -428,7 +438,7 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None,
     >>> mg.linspace(0, 1, 5)
     tensor([0.  , 0.25, 0.5 , 0.75, 1.  ])
     """
-    steps = _steps("linspace", steps)
+    steps = _steps("linspace", steps, start, end)
     _not_for_bool("linspace", dtype, steps)
     values = _evenly_spaced(float(start), float(end), steps)
     return tensor(values, dtype or dtypes.DEFAULT_FLOAT, requires_grad, device)
@@ -442,7 +452,7 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype:
     >>> mg.logspace(0, 2, 3)
     tensor([  1.,  10., 100.])
     """
-    steps = _steps("logspace", steps)
+    steps = _steps("logspace", steps, start, end)
     _not_for_bool("logspace", dtype, steps)
     exponents = _evenly_spaced(float(start), float(end), steps)
     return tensor(np.power(float(base), exponents), dtype or dtypes.DEFAULT_FLOAT, requires_grad,
