@@ -131,8 +131,9 @@ def eye(n: int, m: int | None = None, dtype: Any = dtypes.float32, requires_grad
 _NO_START = object()
 
 
-def arange(start: Any = _NO_START, stop: float | None = None, step: float = 1, dtype: Any = None,
-           requires_grad: bool = False, device: str = "cpu", *, end: Any = None) -> Tensor:  # fmt: skip
+def arange(start: Any = _NO_START, stop: Any = None, step: Any = 1, dtype: Any = None,
+           requires_grad: bool = False, device: str = "cpu", *,
+           end: Any = None) -> Tensor:  # fmt: skip
     """Evenly spaced values in [start, stop), as ``range`` and NumPy's ``arange``.
 
     ``end=`` is PyTorch's name for ``stop``. With an integer ``dtype`` the bounds and the

@@ -441,4 +441,6 @@ def test_arange_takes_pytorchs_spellings_and_integer_rule():
         assert str(ours.dtype).removeprefix("minigrad.") == str(theirs.dtype).removeprefix("torch.")
         assert ours.numpy().tolist() == theirs.tolist()
     for args in [(0, -3, 2), (0, 3, -2)]:
-        same_first_line(lambda: mg.arange(*args), lambda: torch.arange(*args), RuntimeError)
+        same_first_line(
+            lambda args=args: mg.arange(*args), lambda args=args: torch.arange(*args), RuntimeError
+        )

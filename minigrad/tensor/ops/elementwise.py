@@ -386,7 +386,9 @@ def power(x: Any, y: Any) -> Tensor:
     not an input."""
     if not isinstance(x, Tensor) and not isinstance(y, Tensor):  # mg.pow(2, 3), as PyTorch
         raise parser_error(
-            "pow", (x, y), "(Tensor input, Tensor exponent, *, Tensor out = None)",
+            "pow",
+            (x, y),
+            "(Tensor input, Tensor exponent, *, Tensor out = None)",
             "(Number self, Tensor exponent, *, Tensor out = None)",
             "(Tensor input, Number exponent, *, Tensor out = None)",
         )

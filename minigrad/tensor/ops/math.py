@@ -363,8 +363,11 @@ def remainder(input: Any, other: Any) -> Tensor:
     """
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):  # as PyTorch
         raise parser_error(
-            "remainder", (input, other), "(Tensor input, Tensor other, *, Tensor out = None)",
-            "(Number self, Tensor other)", "(Tensor input, Number other, *, Tensor out = None)",
+            "remainder",
+            (input, other),
+            "(Tensor input, Tensor other, *, Tensor out = None)",
+            "(Number self, Tensor other)",
+            "(Tensor input, Number other, *, Tensor out = None)",
         )
     x, y = operands("remainder", input, other)
     if x.dtype == dtypes.bool_:

@@ -199,7 +199,9 @@ def _extremum_along(prim: Primitive, result: type, x: Tensor, axis: Any, keepdim
         ew.tensor_arguments(prim.name, x)
     if not isinstance(x, Tensor):  # mg.max(2, x): PyTorch's parser finds no overload
         raise ew.parser_error(
-            prim.name, (x, axis), "(Tensor input, *, Tensor out = None)",
+            prim.name,
+            (x, axis),
+            "(Tensor input, *, Tensor out = None)",
             "(Tensor input, Tensor other, *, Tensor out = None)",
             "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)",
         )
@@ -249,7 +251,7 @@ def _count(x: Tensor, axes: tuple[int, ...]) -> int:
 
 
 _TORCH_DTYPE_NAMES = {"int64": "Long", "int32": "Int", "bool": "Bool", "float32": "Float",
-                      "float64": "Double"}  # fmt: skip
+                      "float64": "Double", "float16": "Half", "bfloat16": "BFloat16"}  # fmt: skip
 
 
 @dtypes.in_float32
