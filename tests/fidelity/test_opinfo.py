@@ -1,0 +1,90 @@
+"""PyTorch's own per-operator samples give PyTorch's results in minigrad (lessons 04-05).
+
+Every OpInfo of ``torch.testing._internal.common_methods_invocations.op_db`` that
+has a minigrad counterpart runs its first ``LIMIT`` samples per dtype (float64,
+float32, int64, bool) and its first ``LIMIT`` error inputs through both libraries
+(``opinfo_sweep``: the whole sweep is ``python -m tests.fidelity.opinfo_sweep``).
+Every (operator, dtype, sample) must match PyTorch, values, dtypes, shapes,
+gradients, exception type and first line, unless it is listed in ``KNOWN`` with
+its reason, which ``docs/api.md`` also names among the rules minigrad keeps. A
+listed sample that starts to match fails too: the list only shrinks.
+
+The subset (the first samples of each dtype, on the NumPy backend) keeps the cost
+small; it is the same on every run, since the sweep seeds every operator.
+"""
+
+from __future__ import annotations
+
+import collections
+from pathlib import Path
+
+import pytest
+
+import minigrad as mg
+from fidelity import opinfo_sweep as sweep
+from fidelity.known_differences import KNOWN
+
+LIMIT = 2
+# The classes that are differences here (everything but a match, a sample that
+# cannot be expressed in minigrad, and inputs that both libraries refuse alike).
+DIFFERENT = {
+    *sweep.DIFFERENCES, "harness_error", "no_samples",
+    "err_type", "err_none", "err_message",
+}  # fmt: skip
+
+OPS = [op for op in sweep.all_ops() if sweep.resolve(op) is not None]
+
+
+def _results(op):
+    with mg.backends.use("numpy"):
+        report = sweep.sweep_op(op, limit=LIMIT)
+    return report.results
+
+
+@pytest.mark.parametrize("op", OPS, ids=sweep.op_key)
+def test_opinfo_samples_match_torch(op):
+    key = sweep.op_key(op)
+    found, unexpected, fixed = [], [], []
+    for r in _results(op):
+        entry = KNOWN.get((key, r.dtype, r.index))
+        if r.cls in DIFFERENT:
+            found.append(r)
+            if entry is None or entry[0] != r.cls:
+                unexpected.append(f"{r.dtype} #{r.index} {r.cls}: {r.detail} [{r.sample}]")
+        elif entry is not None:
+            fixed.append(f"{r.dtype} #{r.index} now {r.cls} (listed as {entry[0]})")
+    assert not unexpected, f"{key} differs from torch:\n" + "\n".join(unexpected)
+    assert not fixed, f"{key}: listed differences now match; remove them from KNOWN:\n" + (
+        "\n".join(fixed)
+    )
+
+
+def test_every_known_difference_is_documented_and_tested():
+    api = (Path(__file__).parents[2] / "docs" / "api.md").read_text()
+    section = api[api.index("## Where minigrad keeps another rule than PyTorch") :]
+    keys = {sweep.op_key(op) for op in OPS}
+    for (key, dtype, index), (_, reason, doc) in KNOWN.items():
+        assert key in keys, f"{key} is no OpInfo with a minigrad counterpart"
+        assert index < LIMIT, f"{key} {dtype} #{index} lies outside the tested samples"
+        assert reason and doc in " ".join(section.split()), f"docs/api.md does not say: {doc}"
+    counts = collections.Counter(cls for cls, _, _ in KNOWN.values())
+    assert sum(counts.values()) == len(KNOWN)
+
+
+# Samples past the first LIMIT that minigrad once got wrong (issue 22): they match now.
+FIXED_LATER = {
+    "prod": ("bool", [19, 29]),
+    "cat": ("float64", [5]),
+    "arange": ("int64", [6, 9, 10, 11, 14, 15, 18, 22]),
+    "index_add": ("bool", [3, 5]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FIXED_LATER))
+def test_samples_fixed_past_the_subset_match_torch(name):
+    (op,) = [op for op in OPS if sweep.op_key(op) == name]
+    dtype, indices = FIXED_LATER[name]
+    with mg.backends.use("numpy"):
+        report = sweep.sweep_op(op, dtypes=(dtype,), errors=False, limit=max(indices) + 1)
+    classes = {r.index: (r.cls, r.detail) for r in report.results}
+    assert all(classes[i][0] == "match" for i in indices), classes
