@@ -36,11 +36,6 @@ from minigrad.tensor.ops.norms import vector_norm
 from minigrad.tensor.tensor import Tensor
 
 
-def _size(x: Tensor) -> str:
-    """A shape as PyTorch prints it in its messages (``torch.Size([5, 4])``)."""
-    return f"torch.Size({list(x.shape)})"
-
-
 def _tensor(x: Any, like: Tensor | None = None) -> Tensor:
     if isinstance(x, Tensor):
         return x
@@ -133,7 +128,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     if not x1.ndim == x2.ndim == y.ndim:
         raise RuntimeError(
             "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
-            f"input1: {_size(x1)}, input2: {_size(x2)}, target: {_size(y)} "
+            f"input1: {x1.shape}, input2: {x2.shape}, target: {y.shape} "
         )
     losses = clamp(-y * (x1 - x2) + margin, min=0)
     return _reduce(losses, _legacy(size_average, reduce, reduction))

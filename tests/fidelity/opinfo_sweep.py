@@ -408,8 +408,15 @@ def outcome(call: Any, seconds: int = 20) -> tuple[bool, Any]:
 
 
 def first_line(error: BaseException) -> str:
+    """The message's first line; shapes that PyTorch writes ``torch.Size([2, 3])`` written as
+    minigrad writes them, ``(2, 3)`` (the project's rule for messages)."""
     text = str(error)
-    return text.splitlines()[0] if text else ""
+    line = text.splitlines()[0] if text else ""
+    return re.sub(
+        r"torch\.Size\(\[([\d, ]*)\]\)",
+        lambda m: str(tuple(int(v) for v in m[1].split(",") if v.strip())),
+        line,
+    )
 
 
 MISSING_WORDS = re.compile(

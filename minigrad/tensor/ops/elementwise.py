@@ -722,6 +722,15 @@ def _check_bitwise(kernel: str, dtype: np.dtype, bools: bool = True) -> None:
         )
 
 
+def _not_two_numbers(op: str, x: Any, y: Any) -> None:
+    """PyTorch's TypeError for a binary function given two numbers (``bitwise_and(2, 3)``)."""
+    if not isinstance(x, Tensor) and not isinstance(y, Tensor):
+        raise parser_error(
+            op, (x, y), "(Tensor input, Tensor other, *, Tensor out = None)",
+            "(Number self, Tensor other)", "(Tensor input, Number other, *, Tensor out = None)",
+        )  # fmt: skip
+
+
 def bitwise_and(x: Any, y: Any) -> Tensor:
     """``x & y``: the bits both have on integers, logical and on bools (as PyTorch).
 
@@ -729,6 +738,7 @@ def bitwise_and(x: Any, y: Any) -> Tensor:
     >>> mg.tensor([6, 3]) & mg.tensor([3, 5]), mg.tensor([True, True]) & mg.tensor([True, False])
     (tensor([2, 1]), tensor([ True, False]))
     """
+    _not_two_numbers("bitwise_and", x, y)
     x, y = operands("bitwise_and", x, y)
     _check_bitwise("bitwise_and", x.dtype)
     prim = COMPARISONS["logical_and"] if x.dtype == dtypes.bool_ else BITWISE_AND
@@ -742,6 +752,7 @@ def bitwise_or(x: Any, y: Any) -> Tensor:
     >>> mg.tensor([6, 3]) | mg.tensor([3, 5]), mg.tensor([True, False]) | False
     (tensor([7, 7]), tensor([ True, False]))
     """
+    _not_two_numbers("bitwise_or", x, y)
     x, y = operands("bitwise_or", x, y)
     _check_bitwise("bitwise_or", x.dtype)
     prim = COMPARISONS["logical_or"] if x.dtype == dtypes.bool_ else BITWISE_OR
@@ -755,6 +766,7 @@ def bitwise_xor(x: Any, y: Any) -> Tensor:
     >>> mg.tensor([6, 3]) ^ mg.tensor([3, 5]), mg.tensor([True, True]) ^ mg.tensor([True, False])
     (tensor([5, 6]), tensor([False,  True]))
     """
+    _not_two_numbers("bitwise_xor", x, y)
     x, y = operands("bitwise_xor", x, y)
     _check_bitwise("bitwise_xor", x.dtype)
     return apply(COMPARISONS["ne"] if x.dtype == dtypes.bool_ else BITWISE_XOR, (x, y))
@@ -768,6 +780,7 @@ def bitwise_left_shift(x: Any, y: Any) -> Tensor:
     >>> mg.tensor([1, -3, 5]) << mg.tensor([3, 1, 64])
     tensor([ 8, -6,  0])
     """
+    _not_two_numbers("bitwise_left_shift", x, y)
     x, y = operands("bitwise_left_shift", x, y)
     _check_bitwise("lshift", x.dtype, bools=False)
     return apply(BITWISE_LEFT_SHIFT, (x, y))
@@ -781,6 +794,7 @@ def bitwise_right_shift(x: Any, y: Any) -> Tensor:
     >>> mg.tensor([16, -3, -5]) >> mg.tensor([2, 1, 70])
     tensor([ 4, -2, -1])
     """
+    _not_two_numbers("bitwise_right_shift", x, y)
     x, y = operands("bitwise_right_shift", x, y)
     _check_bitwise("rshift", x.dtype, bools=False)
     return apply(BITWISE_RIGHT_SHIFT, (x, y))
