@@ -214,6 +214,8 @@ def to_minigrad(value: Any) -> Any:
     if isinstance(value, torch.Tensor):
         if value.dtype not in MG_DTYPE or value.layout != torch.strided:
             raise Unconvertible(f"tensor of {value.dtype}")
+        if value.device.type != "cpu":  # PyTorch's meta tensors hold no values
+            raise Unconvertible(f"tensor on {value.device}")
         try:
             v = value.detach().cpu()
             array = (v.float() if v.dtype == torch.bfloat16 else v).numpy().copy()
@@ -249,7 +251,7 @@ def describe(value: Any) -> str:
     """A short text of a sample part: tensors as ``dtype[shape]``."""
     if isinstance(value, torch.Tensor):
         name = str(value.dtype).removeprefix("torch.")
-        if value.numel() <= 4:
+        if value.numel() <= 4 and value.device.type == "cpu":
             return f"{name}{list(value.shape)}={value.detach().tolist()}"
         return f"{name}{list(value.shape)}"
     if isinstance(value, (tuple, list)):
@@ -428,7 +430,8 @@ MISSING_WORDS = re.compile(
 BACKEND_WORDS = re.compile(
     r"numpy|numba|ufunc|ndarray|zero-size|object of type|need at least one array|"
     r"could not broadcast|operands could not|only integers, slices|setting an array element|"
-    r"is out of bounds for axis|slice indices",
+    r"is out of bounds for axis|slice indices|unsupported operand type|object is not|"
+    r"has no attribute|not subscriptable|cannot unpack",
     re.IGNORECASE,
 )
 

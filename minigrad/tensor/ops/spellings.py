@@ -466,6 +466,8 @@ def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: in
         )
     if x.ndim == 0:
         return ()
+    if spacing is None:  # PyTorch's "unspecified": unit steps
+        spacing = 1
     given = dim is not None
     dims = [dim] if isinstance(dim, int) else list(range(x.ndim)) if dim is None else list(dim)
     axes = [normalize_axes(d, x.ndim)[0] for d in dims]
