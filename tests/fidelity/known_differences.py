@@ -10,10 +10,6 @@ TIES = (
     "tied values (int64, bool): PyTorch's index among equals comes from its kernel's order",
     "among equal elements, which one's index is returned may differ from PyTorch's choice",
 )
-INTEGER_POOLING = (
-    "TypeError: minigrad average-pools floating-point tensors only",
-    "integer inputs of `avg_pool1d` and `avg_pool2d`",
-)
 
 
 def _entries(ops, dtypes, indices, cls, why):
@@ -23,8 +19,4 @@ def _entries(ops, dtypes, indices, cls, why):
 KNOWN: dict[tuple[str, str, int], tuple[str, str, str]] = {
     **_entries(["topk"], ["int64"], [0, 1], "value", TIES),
     **_entries(["sort", "argsort"], ["bool"], [0], "value", TIES),
-    **_entries(
-        ["nn.functional.avg_pool1d", "nn.functional.avg_pool2d"], ["int64"], [0, 1],
-        "missing_feature", INTEGER_POOLING,
-    ),
 }  # fmt: skip
