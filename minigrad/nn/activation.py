@@ -87,9 +87,8 @@ class Hardtanh(Module):
 
     def __init__(self, min_val: float = -1.0, max_val: float = 1.0) -> None:
         super().__init__()
-        if not max_val > min_val:
-            raise ValueError(f"Hardtanh: max_val ({max_val}) must be greater than min_val "
-                             f"({min_val})")  # fmt: skip
+        if not max_val > min_val:  # (PyTorch asserts it: an AssertionError)
+            raise AssertionError(f"max_val ({max_val}) must be greater than min_val ({min_val})")
         self.min_val = min_val
         self.max_val = max_val
 

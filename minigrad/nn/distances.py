@@ -153,6 +153,8 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
         raise ValueError(f"margin must be greater than 0, got {margin}")
     reduction = _legacy(size_average, reduce, reduction)
     _check_reduction(reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
     a, pos, neg = _tensor(anchor), _tensor(positive), _tensor(negative)
     if not a.ndim == pos.ndim == neg.ndim:
         raise RuntimeError(

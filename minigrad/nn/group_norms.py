@@ -147,9 +147,9 @@ def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
             "one element, but got normalized_shape = []"
         )
     if len(shape) > input.ndim or input.shape[input.ndim - len(shape) :] != shape:
-        raise RuntimeError(
+        raise RuntimeError(  # (PyTorch's message writes [*2, 3] for [*, 2, 3])
             f"Given normalized_shape={list(shape)}, expected input with shape "
-            f"[*, {', '.join(map(str, shape))}], but got input of size{list(input.shape)}"
+            f"[*{', '.join(map(str, shape))}], but got input of size{list(input.shape)}"
         )
     if weight is not None and weight.shape != shape:
         raise RuntimeError(

@@ -28,6 +28,7 @@ so their derivatives, of every order, come from those operations' rules.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from minigrad.nn.module import Module, overwrite
@@ -114,11 +115,15 @@ def batch_norm(
     >>> mean, var                       # moved 10% of the way to [2, 20] and [2, 200]
     (tensor([0.2, 2. ]), tensor([ 1.1, 20.9]))
     """
-    if input.ndim < 2:
-        raise ValueError(
-            f"batch_norm expects an input of shape (N, C) or (N, C, ...); got shape {input.shape}"
-        )
-    channels = input.shape[1]
+    if training:  # PyTorch's _verify_batch_size: one value per channel cannot be normalized
+        if input.ndim and math.prod(input.shape[:1] + input.shape[2:]) == 1:
+            raise ValueError("Expected more than 1 value per channel when training, got input "
+                             f"size {input.shape}")  # fmt: skip
+    channels = input.shape[1] if input.ndim > 1 else 0
+    if input.size == 0:  # PyTorch returns an empty copy, scaled by the first weight and bias
+        out = input * 1
+        out = out * weight[0] if weight is not None else out
+        return out + bias[0] if bias is not None else out
     for name, t in (
         ("running_mean", running_mean),
         ("running_var", running_var),
@@ -127,21 +132,22 @@ def batch_norm(
     ):
         if t is not None and t.size != channels:
             raise RuntimeError(f"{name} should contain {channels} elements not {t.size}")
+        if t is None and name.startswith("running") and not training:
+            raise RuntimeError(
+                f"{name} must be defined in evaluation mode\npass the running statistics, "
+                "or training=True to normalize with the batch's own"
+            )
+    if input.ndim < 2:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-max(input.ndim, 1)}, "
+            f"{max(input.ndim, 1) - 1}], but got 1)"
+        )
     axes = (0, *range(2, input.ndim))
     shape = (channels, *(1,) * (input.ndim - 2))
     if not training:
-        if running_mean is None or running_var is None:
-            raise RuntimeError(
-                "running_mean must be defined in evaluation mode\npass the running statistics, "
-                "or training=True to normalize with the batch's own"
-            )
         y = (input - running_mean.reshape(shape)) / sqrt(running_var.reshape(shape) + eps)
         return _affine(y, weight, bias, shape)
     count = input.size // channels
-    if count <= 1:
-        raise ValueError(
-            f"Expected more than 1 value per channel when training, got input size {input.shape}"
-        )
     mean = input.mean(axis=axes, keepdims=True)
     centered = input - mean
     var = (centered * centered).mean(axis=axes, keepdims=True)

@@ -317,3 +317,47 @@ def test_group_and_instance_norm_layers_without_bias_match_torch():
         np.testing.assert_allclose(ours(mg.tensor(x)).detach().numpy(),
                                    theirs.double()(torch.tensor(x)).detach().numpy(),
                                    rtol=1e-10)  # fmt: skip
+
+
+NN_ERRORS = [
+    ("margin_ranking_loss", lambda m: (m.ones(5, 4), m.ones(5, 4), m.ones(5, 4)),
+     dict(reduction="abc")),
+    ("triplet_margin_loss", lambda m: (m.ones(3, 4), m.ones(3, 4), m.ones(3, 4)),
+     dict(reduction="abc")),
+    ("triplet_margin_loss", lambda m: (m.ones(3, 4), m.ones(3, 4), m.ones(3, 4)),
+     dict(margin=-1.0)),
+    ("triplet_margin_loss", lambda m: (m.ones(3, 4), m.ones(3, 4), m.ones(3, 4)), dict(margin=0)),
+    ("huber_loss", lambda m: (m.ones(5, 4), m.ones(5, 4)), dict(reduction="abc")),
+    ("l1_loss", lambda m: (m.ones(5, 4), m.ones(5, 4)), dict(reduction="abc")),
+    ("rms_norm", lambda m: (m.ones(1, 2, 3), ()), {}),
+    ("rms_norm", lambda m: (m.ones(2, 2, 3), (2, 2)), {}),
+    ("layer_norm", lambda m: (m.ones(1, 2, 3), ()), {}),
+    ("hardtanh", lambda m: (m.ones(1),), dict(min_val=0.5, max_val=-0.5)),
+    ("batch_norm", lambda m: (m.ones(3), m.zeros(3), m.ones(3)), {}),
+    ("batch_norm", lambda m: (m.ones(3), None, None), dict(training=True)),
+    ("batch_norm", lambda m: (m.ones(1, 3), m.zeros(3), m.ones(3)), dict(training=True)),
+    ("batch_norm", lambda m: (m.ones(2, 3), None, m.ones(3)), {}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name, args, kwargs", NN_ERRORS)
+def test_nn_argument_errors_are_torchs(name, args, kwargs):
+    with pytest.raises(Exception) as theirs:
+        getattr(TF, name)(*args(torch), **kwargs)
+    with pytest.raises(type(theirs.value)) as ours:
+        getattr(F, name)(*args(mg), **kwargs)
+    # (shapes: minigrad's are tuples where torch's message writes torch.Size([...]))
+    expected = re.sub(r"torch\.Size\((\[[\d, ]*\])\)", lambda m: str(tuple(eval(m[1]))),
+                      str(theirs.value).splitlines()[0])  # fmt: skip
+    assert str(ours.value).splitlines()[0] == expected
+
+
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("shape", [(0,), (0, 3), (2, 3, 0), (0, 3, 4)])
+def test_batch_norm_of_an_empty_input_is_an_empty_result_as_torchs(shape, training):
+    channels = shape[1] if len(shape) > 1 else 0
+    stats = [np.zeros(channels), np.ones(channels)]
+    got = F.batch_norm(mg.ones(shape), *map(mg.tensor, stats), training=training)
+    want = TF.batch_norm(torch.ones(shape), *map(torch.tensor, stats), training=training)
+    assert got.shape == tuple(want.shape) and str(got.dtype) == "float32"
+    np.testing.assert_array_equal(stats[0], np.zeros(channels))  # nothing moved
