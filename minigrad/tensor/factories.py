@@ -16,6 +16,7 @@ replays draws (``random_state`` / ``replaying``), in both modes.
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -399,6 +400,15 @@ def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, requires_gra
                 device or input.device)  # fmt: skip
 
 
+def _in_dtype_of(start: Any, end: Any, dtype: Any) -> tuple[float, float]:
+    """The ends as floats; in an integer ``dtype`` truncated first, as PyTorch's kernels read
+    them in the dtype (``linspace(4.3, -3, 50, dtype=int64)`` runs from 4)."""
+    start, end = float(start), float(end)
+    if dtype is not None and dtypes.as_dtype(dtype).kind in "iu":
+        return float(math.trunc(start)), float(math.trunc(end))
+    return start, end
+
+
 def _steps(op: str, steps: Any, start: Any, end: Any) -> int:
     ndims = [v.ndim if isinstance(v, Tensor) else 0 for v in (start, end)]
     if any(ndims):
@@ -441,7 +451,8 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None,
     """
     steps = _steps("linspace", steps, start, end)
     _not_for_bool("linspace", dtype, steps)
-    values = _evenly_spaced(float(start), float(end), steps)
+    start, end = _in_dtype_of(start, end, dtype)
+    values = _evenly_spaced(start, end, steps)
     return tensor(values, dtype or dtypes.DEFAULT_FLOAT, requires_grad, device)
 
 
@@ -455,6 +466,7 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype:
     """
     steps = _steps("logspace", steps, start, end)
     _not_for_bool("logspace", dtype, steps)
-    exponents = _evenly_spaced(float(start), float(end), steps)
+    start, end = _in_dtype_of(start, end, dtype)
+    exponents = _evenly_spaced(start, end, steps)
     return tensor(np.power(float(base), exponents), dtype or dtypes.DEFAULT_FLOAT, requires_grad,
                   device)  # fmt: skip

@@ -77,6 +77,9 @@ FIXED_LATER = {
     "cat": ("float64", [5]),
     "arange": ("int64", [6, 9, 10, 11, 14, 15, 18, 22]),
     "index_add": ("bool", [3, 5]),
+    "searchsorted": ("float64", [128, 129]),
+    "linspace": ("int64", [32, 35]),
+    "logspace": ("int64", [50, 54]),
 }
 
 

@@ -99,6 +99,8 @@ def _searchsorted(boundaries: np.ndarray, values: np.ndarray, right: bool) -> np
     rows = boundaries.reshape(count, boundaries.shape[-1])
     queries = values.reshape(count, values.shape[-1])
     found = [np.searchsorted(r, q, side=side) for r, q in zip(rows, queries)]
+    if not found:  # no rows: nothing to search (an empty result, as PyTorch's)
+        return np.zeros(values.shape, np.int64)
     return np.stack(found).reshape(values.shape).astype(np.int64)
 
 
