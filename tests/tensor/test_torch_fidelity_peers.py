@@ -400,3 +400,14 @@ BIG_INT_CALLS = {
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_python_integer_beyond_the_dtype_wraps_or_is_refused_as_torchs(backend):
     check(BIG_INT_CALLS, backend)
+
+
+def test_nearest_at_a_kept_size_has_torchs_values_and_the_derivative_of_them():
+    # 1.3 on 3 samples keeps 3: torch's 1-D forward reads samples 0, 0, 1; its backward copies
+    x = torch.tensor([[[0.0, 1.0, 2.0]]], requires_grad=True)
+    y = torch.nn.functional.interpolate(x, scale_factor=1.3, mode="nearest")
+    m = mg.tensor([[[0.0, 1.0, 2.0]]], requires_grad=True)
+    z = mg.nn.functional.interpolate(m, scale_factor=1.3, mode="nearest")
+    assert z.detach().numpy().tolist() == y.detach().numpy().tolist() == [[[0.0, 0.0, 1.0]]]
+    z.backward(mg.tensor([[[1.0, 2.0, 3.0]]]))
+    assert m.grad.numpy().tolist() == [[[3.0, 3.0, 0.0]]]  # what each sample was read into
