@@ -98,17 +98,22 @@ def empty(*shape: Any, dtype: Any = dtypes.float32, requires_grad: bool = False,
     return full(sizes(shape, "empty"), 0, dtype, requires_grad, device)
 
 
-def empty_like(x: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    """``empty`` of ``x``'s shape (and dtype and device, unless ``dtype`` is given)."""
-    return full(x.shape, 0, dtype or x.dtype, requires_grad, x.device)
+def empty_like(x: Tensor, dtype: Any = None, requires_grad: bool = False, *,
+               device: Any = None) -> Tensor:  # fmt: skip
+    """``empty`` of ``x``'s shape (and dtype and device, unless given)."""
+    return full(x.shape, 0, dtype or x.dtype, requires_grad, device or x.device)
 
 
-def zeros_like(x: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    return full(x.shape, 0, dtype or x.dtype, requires_grad, x.device)
+def zeros_like(x: Tensor, dtype: Any = None, requires_grad: bool = False, *,
+               device: Any = None) -> Tensor:  # fmt: skip
+    """Zeros of ``x``'s shape (and dtype and device, unless given), as PyTorch's."""
+    return full(x.shape, 0, dtype or x.dtype, requires_grad, device or x.device)
 
 
-def ones_like(x: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    return full(x.shape, 1, dtype or x.dtype, requires_grad, x.device)
+def ones_like(x: Tensor, dtype: Any = None, requires_grad: bool = False, *,
+              device: Any = None) -> Tensor:  # fmt: skip
+    """Ones of ``x``'s shape (and dtype and device, unless given), as PyTorch's."""
+    return full(x.shape, 1, dtype or x.dtype, requires_grad, device or x.device)
 
 
 def eye(n: int, m: int | None = None, dtype: Any = dtypes.float32, requires_grad: bool = False,

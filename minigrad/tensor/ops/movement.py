@@ -222,6 +222,11 @@ def reshape(x: Tensor, *shape: Any) -> Tensor:
     shape = sizes(shape, "reshape", argument="shape", inferred=True)
     known = math.prod(n for n in shape if n != -1)
     if -1 in shape:
+        if known == 0 and x.size == 0:
+            raise ShapeError(
+                f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
+                "unspecified dimension size -1 can be any value and is ambiguous"
+            )
         if known == 0 or x.size % known:
             raise ShapeError(f"shape '{list(shape)}' is invalid for input of size {x.size}")
         shape = tuple(x.size // known if n == -1 else n for n in shape)

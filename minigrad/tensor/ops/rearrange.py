@@ -217,6 +217,8 @@ def roll(x: Tensor, shifts: Any, dims: Any = None, *, axis: Any = None) -> Tenso
             "roll: give one shift per dimension"
         )
     for shift, dim in zip(shifts, dims):
+        if x.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         d = _one_axis(dim, x.ndim)
         n = x.shape[d] if x.ndim else 1
         k = shift % n if n else 0

@@ -317,6 +317,12 @@ def _split(input: Tensor, sections: Any, op: str, need: int, dim: int) -> tuple[
             f"torch.{op} requires a tensor with at least {need} dimension, but got a tensor "
             f"with {x.ndim} dimensions!\n{op}: got a tensor of shape {x.shape}"
         )
+    if isinstance(sections, (str, bytes, float)) or sections is None:
+        raise TypeError(
+            f"{op}() received an invalid combination of arguments - got (Tensor, "
+            f"{dtypes.type_name(sections)}), but expected one of:\n"
+            " * (Tensor input, int sections)\n * (Tensor input, tuple of ints indices)"
+        )
     if dtypes.is_integer(sections) and not isinstance(sections, bool):
         n = x.shape[dim]
         if sections == 0 or n % sections:
