@@ -13,7 +13,10 @@ without a derivative:
   (64 k <= n), as GCC's libstdc++ writes them.
 
 Where the values chosen have no equal, the answer is one whatever the
-algorithm, and NumPy's sort finds it instead of a Python loop.
+algorithm, and NumPy's partition finds it instead of a Python loop. Rows with ties
+run the same steps compiled (``backends/numba_selection``, compiled the first
+time a tie is met) on the numba and CUDA backends; the loops here run them on
+the NumPy reference backend, or where numba is not installed.
 
     >>> import minigrad as mg
     >>> x = mg.tensor([3, 1, 3, 0, 3, 3])
@@ -23,12 +26,14 @@ algorithm, and NumPy's sort finds it instead of a Python loop.
 
 from __future__ import annotations
 
+import importlib.util
 import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from minigrad.backends import kernel_cache
 from minigrad.backends.contract import TracerError
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
@@ -40,12 +45,30 @@ def _rows(values: np.ndarray, dim: int) -> np.ndarray:
     return lines.reshape(math.prod(lines.shape[:-1]), lines.shape[-1])  # (no -1: n may be 0)
 
 
-def _untied(ordered: np.ndarray, low: int, high: int) -> np.ndarray:
-    """Which rows of sorted ``ordered`` hold no two equal values in places low..high-1
-    (NaN equal to NaN, as the selections take it; NumPy sorts NaN last, as they do)."""
-    window = ordered[:, low:high]
+def _same(rows: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """``rows == value`` (one value per row), NaN equal to NaN."""
+    same = rows == value[:, None]
+    if rows.dtype.kind in "fV":
+        same |= np.isnan(rows) & np.isnan(value)[:, None]
+    return same
+
+
+def _beyond(rows: np.ndarray, bound: np.ndarray, largest: bool) -> np.ndarray:
+    """Which elements of each row sort after (``largest``) or before its ``bound``, NaN
+    sorting last. (When largest, ``bound`` is no NaN: a NaN has a NaN after it, a tie.)"""
+    if rows.dtype.kind not in "fV":
+        return rows > bound[:, None] if largest else rows < bound[:, None]
+    nan = np.isnan(rows)
+    if largest:
+        return (rows > bound[:, None]) | nan
+    return (rows < bound[:, None]) | (np.isnan(bound)[:, None] & ~nan)
+
+
+def _untied(window: np.ndarray) -> np.ndarray:
+    """Which rows of the sorted ``window`` hold no two equal values (NaN equal to NaN, as
+    the selections take it; NumPy sorts NaN last, as they do)."""
     same = window[:, 1:] == window[:, :-1]
-    if window.dtype.kind == "f":
+    if window.dtype.kind in "fV":  # (V: bfloat16)
         same |= np.isnan(window[:, 1:]) & np.isnan(window[:, :-1])
     return ~same.any(axis=-1)
 
@@ -55,6 +78,21 @@ def _placed(found: np.ndarray, shape: tuple[int, ...], dim: int) -> np.ndarray:
     moved = list(shape)
     moved.append(moved.pop(dim))
     return np.moveaxis(found.reshape(moved), -1, dim)
+
+
+def _compiled(backend: Any, rows: np.ndarray) -> tuple[Any, np.ndarray | None]:
+    """``backends.numba_selection`` and ``rows`` in a dtype it takes, or (None, None):
+    the NumPy reference backend, no numba installed, or a dtype it does not take."""
+    if backend.name == "numpy" or importlib.util.find_spec("numba") is None:
+        return None, None
+    from minigrad.backends import numba_selection  # (imported, not compiled, here)
+
+    ready = numba_selection.compilable(rows)
+    return (numba_selection, ready) if ready is not None else (None, None)
+
+
+def _run(kernel: Any, *args: Any) -> None:
+    kernel_cache.call(lambda compiled, *a: compiled(*a), kernel, *args)
 
 
 # -- kthvalue: PyTorch's quickselect ----------------------------------------------------------
@@ -119,11 +157,19 @@ def _kth_forward(backend: Any, x: Any, k: int, dim: int) -> Any:
     rows = _rows(values, dim)
     found = np.zeros(len(rows), np.int64)
     if rows.size:
-        # Where the k-th value has no equal, it has one place: NumPy's sort finds it.
-        plain = _untied(np.sort(rows, axis=-1), max(k - 1, 0), k + 2)
-        found[plain] = np.argsort(rows[plain], axis=-1)[:, k]
-        for i in np.flatnonzero(~plain):
-            found[i] = _select(rows[i].tolist(), k)
+        # Where the k-th value has no equal, it has one place: NumPy's partition finds it.
+        ordered = np.sort(rows, axis=-1)
+        plain = _untied(ordered[:, max(k - 1, 0) : k + 2])
+        found[plain] = np.argmax(_same(rows[plain], ordered[plain, k]), axis=-1)
+        tied = np.flatnonzero(~plain)
+        kernels, ready = _compiled(backend, rows[tied]) if len(tied) else (None, None)
+        if kernels is not None:
+            positions = np.empty(len(tied), np.int64)
+            _run(kernels.kth_positions, ready, positions, k)
+            found[tied] = positions
+        else:
+            for i in tied:
+                found[i] = _select(rows[i].tolist(), k)
     return backend.from_numpy(_placed(found, shape, dim))
 
 
@@ -280,6 +326,19 @@ def _top(row: list, k: int, largest: bool, sorted: bool) -> list[int]:
     return [j for _, j in s.a[:k]]
 
 
+def _distinct_top(rows: np.ndarray, ordered: np.ndarray, k: int, largest: bool) -> np.ndarray:
+    """The positions of the ``k`` largest (smallest) of each row, in order, where they have
+    no equal: those beyond the (k+1)-th, then a sort of those k alone."""
+    n = rows.shape[1]
+    if k == n:
+        where = np.broadcast_to(np.arange(n), rows.shape)
+    else:
+        bound = ordered[:, n - k - 1] if largest else ordered[:, k]
+        where = np.nonzero(_beyond(rows, bound, largest))[1].reshape(len(rows), k)
+    order = np.argsort(np.take_along_axis(rows, where, axis=-1), axis=-1)
+    return np.take_along_axis(where, order[:, ::-1] if largest else order, axis=-1)
+
+
 def _topk_forward(backend: Any, x: Any, k: int, dim: int, largest: bool, sorted: bool) -> Any:
     shape = tuple(k if a == dim else m for a, m in enumerate(x.shape))
     try:
@@ -290,15 +349,22 @@ def _topk_forward(backend: Any, x: Any, k: int, dim: int, largest: bool, sorted:
     found = np.zeros((len(rows), k), np.int64)
     if k and rows.size:
         # Where the k chosen values have no equal (among them or next to them), the
-        # sorted answer is one: NumPy's sort finds it.
+        # sorted answer is one: NumPy finds it (a sort of the values, then of k positions).
         n = rows.shape[1]
         ordered = np.sort(rows, axis=-1)
-        plain = _untied(ordered, max(n - k - 1, 0), n) if largest else _untied(ordered, 0, k + 1)
-        plain &= sorted
-        order = np.argsort(rows[plain], axis=-1)
-        found[plain] = (order[:, ::-1] if largest else order)[:, :k]
-        for i in np.flatnonzero(~plain):
-            found[i] = _top(rows[i].tolist(), k, largest, sorted)
+        window = ordered[:, max(n - k - 1, 0) :] if largest else ordered[:, : k + 1]
+        plain = _untied(window) & sorted
+        if plain.any():
+            found[plain] = _distinct_top(rows[plain], ordered[plain], k, largest)
+        tied = np.flatnonzero(~plain)
+        kernels, ready = _compiled(backend, rows[tied]) if len(tied) else (None, None)
+        if kernels is not None:
+            positions = np.empty((len(tied), k), np.int64)
+            _run(kernels.top_positions, ready, positions, k, bool(largest), bool(sorted))
+            found[tied] = positions
+        else:
+            for i in tied:
+                found[i] = _top(rows[i].tolist(), k, largest, sorted)
     return backend.from_numpy(_placed(found, shape, dim))
 
 
