@@ -28,9 +28,6 @@ from numba import njit
 from minigrad.backends import kernel_cache
 
 CACHE = kernel_cache.caching()
-# The dtypes compiled for; others are widened without changing their order.
-NATIVE = {np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
-                                np.uint32, np.uint64, np.float32, np.float64)}  # fmt: skip
 
 
 @njit
@@ -274,16 +271,21 @@ def top_positions(rows, out, k, largest, sorted):
 
 
 def compilable(rows: np.ndarray) -> np.ndarray | None:
-    """``rows`` C-contiguous in a dtype the kernels take, in the same order (bool as
-    uint8, 16-bit floats as float32: exact, NaN kept); None for any other dtype.
+    """``rows`` as the kernels take them, in the same order: floats (16-bit too) as
+    float64, bool and integers as int64 (uint64 as itself), C-contiguous; None for any
+    other dtype. Widening is exact and keeps NaN, and so each kernel compiles for at most
+    three dtypes.
 
     >>> compilable(np.array([[True, False]])).dtype, compilable(np.array([[1j]]))
-    (dtype('uint8'), None)
+    (dtype('int64'), None)
     """
-    if rows.dtype == np.bool_:
-        rows = rows.view(np.uint8)
-    elif rows.dtype not in NATIVE:
-        if rows.dtype.itemsize != 2 or rows.dtype.kind not in "fV":  # float16, bfloat16
-            return None
-        rows = rows.astype(np.float32)
-    return np.ascontiguousarray(rows)
+    kind = rows.dtype.kind
+    if kind == "f" or (kind == "V" and rows.dtype.itemsize == 2):  # (V: bfloat16)
+        wide = np.float64
+    elif kind in "bi" or (kind == "u" and rows.dtype.itemsize < 8):
+        wide = np.int64
+    elif kind == "u":
+        wide = np.uint64
+    else:
+        return None
+    return np.ascontiguousarray(rows, dtype=wide)

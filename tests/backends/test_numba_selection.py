@@ -1,0 +1,71 @@
+"""The compiled tie-breaking selections give the Python steps' positions, index for index (lesson 05).
+
+``tensor/ops/selection.py`` repeats PyTorch's quickselect (kthvalue) and
+libstdc++'s nth_element / sort / partial_sort (topk) in Python;
+``backends/numba_selection.py`` compiles the same steps. Every row here is
+drawn with many ties (and NaN), in int and float dtypes, at lengths that take
+each branch: the insertion sort (short), the introsort and its heap fallback,
+and partial_sort (64 k <= n).
+"""
+
+import numpy as np
+import pytest
+
+import minigrad as mg
+from minigrad.backends import numba_selection
+from minigrad.tensor.ops import selection
+
+DTYPES = ["float64", "float32", "float16", "int64", "int16", "uint8", "bool"]
+
+
+def _rows(rng, dtype, count, n):
+    """``count`` rows of length ``n`` from a few values: ties everywhere, NaN in floats."""
+    rows = rng.integers(0, rng.integers(2, 6), (count, n)).astype(dtype)
+    if rows.dtype.kind == "f":
+        rows[rng.random(rows.shape) < 0.15] = np.nan
+    return rows
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_kth_positions_match_the_python_steps(dtype):
+    rng = np.random.default_rng(5)
+    for n in (1, 2, 3, 7, 40, 130):
+        rows = _rows(rng, dtype, 30, n)
+        for k in {0, n // 3, n // 2, n - 1}:
+            out = np.empty(len(rows), np.int64)
+            numba_selection.kth_positions(numba_selection.compilable(rows), out, k)
+            expected = [selection._select(row.tolist(), k) for row in rows]
+            assert out.tolist() == expected, (dtype, n, k)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_top_positions_match_the_python_steps(dtype):
+    rng = np.random.default_rng(6)
+    for n in (1, 4, 17, 40, 130):
+        rows = _rows(rng, dtype, 15, n)
+        for k in {k for k in (1, 2, 3, n // 2, n - 1, n) if 0 < k <= n}:
+            for largest in (True, False):
+                for ordered in (True, False):
+                    out = np.empty((len(rows), k), np.int64)
+                    ready = numba_selection.compilable(rows)
+                    numba_selection.top_positions(ready, out, k, largest, ordered)
+                    expected = [selection._top(row.tolist(), k, largest, ordered) for row in rows]
+                    assert out.tolist() == expected, (dtype, n, k, largest, ordered)
+
+
+def test_the_backends_agree_through_the_public_ops():
+    # The numpy backend runs the Python steps, numba the compiled ones; ties and rows
+    # without ties mixed in one tensor (the latter go through NumPy's sort on both).
+    rng = np.random.default_rng(7)
+    x = np.where(rng.random((50, 90)) < 0.5, rng.integers(0, 3, (50, 90)), rng.random((50, 90)))
+    x[rng.random(x.shape) < 0.05] = np.nan
+    found = {}
+    for name in ("numpy", "numba"):
+        with mg.backends.use(name):
+            t = mg.tensor(x)
+            found[name] = [mg.kthvalue(t, k).indices.numpy() for k in (1, 45, 90)] + [
+                mg.topk(t, k, largest=largest, sorted=s).indices.numpy()
+                for k in (1, 10, 60) for largest in (True, False) for s in (True, False)
+            ]  # fmt: skip
+    for a, b in zip(found["numpy"], found["numba"], strict=True):
+        np.testing.assert_array_equal(a, b)
