@@ -1,4 +1,4 @@
-"""kthvalue's and topk's tie-breaking selections, compiled with numba (lesson 05).
+"""kthvalue's and topk's tie-breaking selections, compiled with numba (lesson 10).
 
 ``tensor/ops/selection.py`` repeats PyTorch's CPU quickselect (kthvalue) and
 libstdc++'s ``nth_element`` / ``sort`` / ``partial_sort`` (topk) step for step
@@ -14,9 +14,7 @@ module compiles nothing), and cached on disk like minigrad's other
 hand-written kernels (``kernel_cache``): the next process loads them.
 
     >>> import numpy as np
-    >>> rows = np.array([[3, 1, 3, 0, 3, 3]])
-    >>> out = np.zeros((1, 3), np.int64)
-    >>> top_positions(rows, out, 3, True, True); out
+    >>> top(np.array([[3, 1, 3, 0, 3, 3]]), 3, largest=True, sorted=True)
     array([[2, 4, 5]])
 """
 
@@ -289,3 +287,26 @@ def compilable(rows: np.ndarray) -> np.ndarray | None:
     else:
         return None
     return np.ascontiguousarray(rows, dtype=wide)
+
+
+def kth(rows: np.ndarray, k: int) -> np.ndarray | None:
+    """Where the ``k``-th smallest of each row is (``kth_positions``); None for a dtype
+    the kernels do not take."""
+    ready = compilable(rows)
+    if ready is None:
+        return None
+    out = np.empty(len(rows), np.int64)
+    kernel_cache.call(lambda kernel, *args: kernel(*args), kth_positions, ready, out, k)
+    return out
+
+
+def top(rows: np.ndarray, k: int, largest: bool, sorted: bool) -> np.ndarray | None:
+    """The positions of each row's ``k`` largest (smallest) (``top_positions``); None for
+    a dtype the kernels do not take."""
+    ready = compilable(rows)
+    if ready is None:
+        return None
+    out = np.empty((len(rows), k), np.int64)
+    kernel_cache.call(lambda kernel, *args: kernel(*args), top_positions, ready, out, k,
+                      bool(largest), bool(sorted))  # fmt: skip
+    return out

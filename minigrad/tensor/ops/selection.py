@@ -1,4 +1,4 @@
-"""Which of equal values PyTorch's CPU kernels pick: kthvalue's and topk's positions (lesson 05).
+"""Which of equal values PyTorch's CPU kernels pick: kthvalue's and topk's places (lessons 05, 10).
 
 Among equal values a position is a choice. ``sort`` makes it by stability (the
 first comes first); PyTorch's ``kthvalue`` and ``topk`` do not sort, they
@@ -33,7 +33,6 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.backends import kernel_cache
 from minigrad.backends.contract import TracerError
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
@@ -80,19 +79,14 @@ def _placed(found: np.ndarray, shape: tuple[int, ...], dim: int) -> np.ndarray:
     return np.moveaxis(found.reshape(moved), -1, dim)
 
 
-def _compiled(backend: Any, rows: np.ndarray) -> tuple[Any, np.ndarray | None]:
-    """``backends.numba_selection`` and ``rows`` in a dtype it takes, or (None, None):
-    the NumPy reference backend, no numba installed, or a dtype it does not take."""
+def _compiled(backend: Any) -> Any:
+    """``backends.numba_selection`` (lesson 10), or None: on the NumPy reference backend,
+    or where numba is not installed, the Python steps below run."""
     if backend.name == "numpy" or importlib.util.find_spec("numba") is None:
-        return None, None
-    from minigrad.backends import numba_selection  # (imported, not compiled, here)
+        return None
+    from minigrad.backends import numba_selection  # (imported here, compiled at its first call)
 
-    ready = numba_selection.compilable(rows)
-    return (numba_selection, ready) if ready is not None else (None, None)
-
-
-def _run(kernel: Any, *args: Any) -> None:
-    kernel_cache.call(lambda compiled, *a: compiled(*a), kernel, *args)
+    return numba_selection
 
 
 # -- kthvalue: PyTorch's quickselect ----------------------------------------------------------
@@ -162,10 +156,9 @@ def _kth_forward(backend: Any, x: Any, k: int, dim: int) -> Any:
         plain = _untied(ordered[:, max(k - 1, 0) : k + 2])
         found[plain] = np.argmax(_same(rows[plain], ordered[plain, k]), axis=-1)
         tied = np.flatnonzero(~plain)
-        kernels, ready = _compiled(backend, rows[tied]) if len(tied) else (None, None)
-        if kernels is not None:
-            positions = np.empty(len(tied), np.int64)
-            _run(kernels.kth_positions, ready, positions, k)
+        compiled = _compiled(backend) if len(tied) else None
+        positions = compiled.kth(rows[tied], k) if compiled else None
+        if positions is not None:
             found[tied] = positions
         else:
             for i in tied:
@@ -357,10 +350,9 @@ def _topk_forward(backend: Any, x: Any, k: int, dim: int, largest: bool, sorted:
         if plain.any():
             found[plain] = _distinct_top(rows[plain], ordered[plain], k, largest)
         tied = np.flatnonzero(~plain)
-        kernels, ready = _compiled(backend, rows[tied]) if len(tied) else (None, None)
-        if kernels is not None:
-            positions = np.empty((len(tied), k), np.int64)
-            _run(kernels.top_positions, ready, positions, k, bool(largest), bool(sorted))
+        compiled = _compiled(backend) if len(tied) else None
+        positions = compiled.top(rows[tied], k, largest, sorted) if compiled else None
+        if positions is not None:
             found[tied] = positions
         else:
             for i in tied:
