@@ -39,7 +39,10 @@ from minigrad.tensor.record import apply
 
 
 def _rows(values: np.ndarray, dim: int) -> np.ndarray:
-    """The lines of ``values`` along ``dim``, one per row of a 2-D array."""
+    """The lines of ``values`` along ``dim``, one per row of a 2-D array (bfloat16 as
+    float32, exactly: NumPy's sort does not put its NaN last)."""
+    if values.dtype.kind == "V":
+        values = values.astype(np.float32)
     lines = np.moveaxis(values, dim, -1)
     return lines.reshape(math.prod(lines.shape[:-1]), lines.shape[-1])  # (no -1: n may be 0)
 
@@ -47,7 +50,7 @@ def _rows(values: np.ndarray, dim: int) -> np.ndarray:
 def _same(rows: np.ndarray, value: np.ndarray) -> np.ndarray:
     """``rows == value`` (one value per row), NaN equal to NaN."""
     same = rows == value[:, None]
-    if rows.dtype.kind in "fV":
+    if rows.dtype.kind == "f":
         same |= np.isnan(rows) & np.isnan(value)[:, None]
     return same
 
@@ -55,7 +58,7 @@ def _same(rows: np.ndarray, value: np.ndarray) -> np.ndarray:
 def _beyond(rows: np.ndarray, bound: np.ndarray, largest: bool) -> np.ndarray:
     """Which elements of each row sort after (``largest``) or before its ``bound``, NaN
     sorting last. (When largest, ``bound`` is no NaN: a NaN has a NaN after it, a tie.)"""
-    if rows.dtype.kind not in "fV":
+    if rows.dtype.kind != "f":
         return rows > bound[:, None] if largest else rows < bound[:, None]
     nan = np.isnan(rows)
     if largest:
@@ -67,7 +70,7 @@ def _untied(window: np.ndarray) -> np.ndarray:
     """Which rows of the sorted ``window`` hold no two equal values (NaN equal to NaN, as
     the selections take it; NumPy sorts NaN last, as they do)."""
     same = window[:, 1:] == window[:, :-1]
-    if window.dtype.kind in "fV":  # (V: bfloat16)
+    if window.dtype.kind == "f":
         same |= np.isnan(window[:, 1:]) & np.isnan(window[:, :-1])
     return ~same.any(axis=-1)
 
