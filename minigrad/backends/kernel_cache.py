@@ -5,15 +5,9 @@ text, from the scalar functions of the table (``elementwise_ops``):
 
 - ``kernel_source(op)``: the CPU kernels of one op for eager ``map``, ``zip``
   and ``where``, with the scalar function inlined: a bare loop for operands
-  that run along memory (or are one number), run on the backend's worker
-  threads;
-- ``strided_source(arity)``: the one strided kernel of every op of that many
-  operands: it walks the rows of broadcast or strided operands
-  (``strides.row_starts`` says where each row starts) and hands them to the
-  op's flat kernel, passed in as a function, a chunk at a time (read in place
-  along a row, else gathered first). So an op's scalar function is compiled
-  once, in its flat kernels, and a strided call costs no compile of its own
-  beyond the first of its dtypes. An op with a quick form
+  that run along memory (or are one number), and a walk over the rows of
+  broadcast or strided ones (``strides.row_starts`` says where each row
+  starts), run on the backend's worker threads. An op with a quick form
   (``remainder``) runs it first in its bare loops, a block at a time, and its
   scalar function again only over a block where the quick form missed;
 - ``reduce_source(op)``: the CPU kernel of a reduction, folding with the
@@ -64,7 +58,7 @@ A cache never breaks a run:
 
     >>> [line[4 : line.index("(")] for line in kernel_source("add").splitlines()
     ...  if line.startswith("def ")]
-    ['flat_aa', 'flat_an', 'flat_na']
+    ['flat_aa', 'flat_an', 'flat_na', 'kernel']
 """
 
 from __future__ import annotations
@@ -226,155 +220,36 @@ def _cpu_source(what: str, function: Any, quick: Any = None) -> str:
         ]
     for layout in flat_layouts(len(names)):
         lines += _flat_lines(layout, names, quick is not None)
+    operands = ", ".join(f"{n}, {n}_rows, {n}_step" for n in names)
+    lines += [
+        "",
+        "",
+        "@JIT",
+        f"def kernel(start, stop, out, row, {operands}):",
+        '    """out[i] = fn(...) for start <= i < stop, operands read through their strides.',
+        "",
+        "    ``out`` is a stack of rows of ``row`` elements; an operand's row r starts at",
+        "    ``x[x_rows[r]]`` (the caller works those out), and steps ``x_step`` elements",
+        "    along it: 1 along memory, 0 for a number broadcast along the row.",
+        '    """',
+        f"    along = {' and '.join(f'{n}_step == 1' for n in names)}",
+        "    i = start",
+        "    while i < stop:",
+        "        r = i // row",
+        "        j = i - r * row  # where in row r the range begins",
+        "        n = min(row - j, stop - i)",
+        *[f"        p{n} = {n}_rows[r] + j * {n}_step" for n in names],
+        "        o = out[i : i + n]",
+        "        if along:  # slices indexed from 0: no negative-index test, LLVM vectorizes",
+        *[f"            {n}_run = {n}[p{n} : p{n} + n]" for n in names],
+        "            for k in range(n):",
+        f"                o[k] = fn({', '.join(f'{n}_run[k]' for n in names)})",
+        "        else:",
+        "            for k in range(n):",
+        f"                o[k] = fn({', '.join(f'{n}[uint64(p{n} + k * {n}_step)]' for n in names)})",  # noqa: E501
+        "        i += n",
+    ]
     return "\n".join(lines) + "\n"
-
-
-_STRIDED_TEMPLATE = """\"\"\"The strided kernel of every op of {arity} operand(s), by kernel_cache.
-
-``kernel(start, stop, out, row, {operands}, flat)``: out[i] = f(...) for
-start <= i < stop, where ``flat`` is the op's flat kernel of arrays
-(``flat_{layout}``), passed as a function: this module compiles once per
-dtype for every op, and the op's scalar function is compiled only once, in
-its flat kernel. ``out`` is a stack of rows of ``row`` elements; an operand's
-row r starts at ``x[x_rows[r]]`` (the caller works those out) and steps
-``x_step`` elements along it: 1 along memory, 0 for a number broadcast along
-the row, anything else for a transposed or sliced view. A run along a row
-of LONG elements or more goes to ``flat`` on its own (CHUNK at most), read in
-place where its step is 1; shorter runs are packed into scratch arrays of
-CHUNK elements (a few KB each, in the cache) first, so that ``flat`` is never
-called for fewer than LONG elements but at the end of a range.
-\"\"\"
-import numpy as np
-from numba import njit, types, typeof, uint64
-
-CACHE = "__file__" in globals()  # numba caches functions of a file; in memory, none
-CHUNK = 2048  # elements per call of the flat kernel
-LONG = 512  # a run along a row this long is read where it lies (or gathered alone)
-
-
-@njit(inline="always")
-def pack(scratch, a, p, step, n):
-    \"\"\"scratch[:n] = a[p], a[p + step], ..., n of them (each case a loop LLVM vectorizes).\"\"\"
-    if step == 1:
-        run = a[p : p + n]
-        for t in range(n):
-            scratch[t] = run[t]
-    elif step == 0:
-        value = a[p]
-        for t in range(n):
-            scratch[t] = value
-    else:
-        for t in range(n):
-            scratch[t] = a[uint64(p + t * step)]
-
-
-@njit(inline="always")
-def window(scratch, a, p, step, n):
-    \"\"\"a[p], a[p + step], ..., n of them: a slice of ``a`` where step is 1, else packed.\"\"\"
-    if step == 1:
-        return a[p : p + n]
-    pack(scratch, a, p, step, n)
-    return scratch[:n]
-
-
-def strided(start, stop, out, row, {operands}, flat):
-{scratch}
-    r = start // row
-    j = start - r * row  # element j of row r is element i of out
-    i = start
-    while i < stop:
-        n = min(row - j, stop - i, CHUNK)
-        if n >= LONG:  # one run
-            flat(0, n, out[i : i + n], {windows})
-        else:  # short runs, packed into the scratch arrays
-            n = 0
-            while n < CHUNK and i + n < stop:
-                m = min(row - j, stop - i - n, CHUNK - n)
-                if m < 16:  # a short row: element by element, no call
-                    for t in range(m):
-{elements}
-                else:
-{packs}
-                n += m
-                j += m
-                if j == row:
-                    r, j = r + 1, 0
-            flat(0, n, out[i : i + n], {scratches})
-            i += n
-            continue
-        i += n
-        j += n
-        if j == row:
-            r, j = r + 1, 0
-
-
-JIT = njit(nogil=True, cache=CACHE, error_model="numpy")
-
-
-def signature(out, row, *operands):
-    \"\"\"``strided``'s types for these arguments, ``flat``'s a function of arrays of theirs.\"\"\"
-    arrays = [typeof(out)] + [typeof(a).copy(layout="C") for a in operands[::3]]
-    flat = types.FunctionType(types.none(types.int64, types.int64, *arrays))
-    return types.none(types.int64, types.int64, typeof(out), types.int64,
-                      *[typeof(a) for a in operands], flat)
-"""
-
-
-def strided_source(arity: int) -> str:
-    """The strided kernel of every op of ``arity`` operands (``_STRIDED_TEMPLATE``).
-
-    >>> "def strided(start, stop, out, row, x, x_rows, x_step, flat):" in strided_source(1)
-    True
-    """
-    names = _OPERANDS[:arity]
-    return _STRIDED_TEMPLATE.format(
-        arity=arity,
-        layout="a" * arity,
-        operands=", ".join(f"{n}, {n}_rows, {n}_step" for n in names),
-        scratch="\n".join(f"    {n}_scratch = np.empty(CHUNK, {n}.dtype)" for n in names),
-        windows=", ".join(
-            f"window({n}_scratch, {n}, {n}_rows[r] + j * {n}_step, {n}_step, n)" for n in names
-        ),
-        elements="\n".join(
-            " " * 24 + f"{n}_scratch[n + t] = {n}[uint64({n}_rows[r] + (j + t) * {n}_step)]"
-            for n in names
-        ),
-        packs="\n".join(
-            " " * 20 + f"pack({n}_scratch[n:], {n}, {n}_rows[r] + j * {n}_step, {n}_step, m)"
-            for n in names
-        ),
-        scratches=", ".join(f"{n}_scratch[:n]" for n in names),
-    )
-
-
-@cache
-def strided_module(arity: int) -> Any:
-    """The module of the strided kernel of ``arity`` operands, loaded from its cached file."""
-    return load(f"strided_{arity}", strided_source(arity))
-
-
-_STRIDED: dict[Any, Any] = {}
-
-
-def strided_kernel(flat: Any, out: Any, row: int, *operands: Any) -> Any:
-    """The strided kernel for these arguments (``strided_source``), compiled or loaded.
-
-    ``flat`` is the op's flat kernel of arrays; ``operands`` are each input's
-    storage, row starts and step (``numba_backend``). One kernel is compiled for
-    each combination of dtypes (its one signature: ``flat`` passes as a function of
-    that type) and serves every op; ``flat`` is compiled for the arrays it gets.
-    Both compile through ``call``, so a cache that fails here is handled as anywhere.
-    """
-    module = strided_module(len(operands) // 3)
-    signature = module.signature(out, row, *operands)
-    kernel = _STRIDED.get(signature)
-    if kernel is None:
-        call(lambda k: k.compile(signature.args[-1].signature), flat)
-        kernel = module.JIT(module.strided)
-        call(lambda k: k.compile(signature), kernel)
-        kernel.disable_compile()  # a flat kernel passed in converts to the compiled function type
-        _STRIDED[signature] = kernel
-    return kernel
 
 
 _CUDA_TEMPLATE = '''"""The CUDA kernel of {what} over {ndim} axes, by minigrad's kernel_cache."""
@@ -408,10 +283,9 @@ def kernel_source(op: str, device: str = "cpu", ndim: int = 1, function: Any = N
     CPU: one module for every layout of the operands, each function compiled on
     its first call only. ``flat_<layout>(start, stop, out, x, ...)`` for operands
     that each run along memory (``a``) or are one number (``n``): a bare loop, no
-    index arithmetic, filling ``out[start:stop]`` (the workers run disjoint ranges
-    at once). Any other strides (broadcast, transposed, sliced) go through the one
-    strided kernel of the op's operand count (``strided_source``), which calls
-    ``flat_aa...`` on rows read in place or gathered. CUDA:
+    index arithmetic; ``kernel(start, stop, out, shape, x, x_offset, x_strides,
+    ...)`` for any other strides (broadcast, transposed, sliced). Both fill
+    ``out[start:stop]`` (the workers run disjoint ranges at once). CUDA:
     ``kernel(size, shape, out, out_offset, out_strides, x, x_offset, x_strides,
     ...)``, one thread per element of ``out``, every operand read through its
     strides. ``function`` stands in for the table's scalar function (the CUDA
@@ -439,18 +313,13 @@ def kernel_module(op: str, device: str = "cpu", ndim: int = 1, function: Any = N
 
 def elementwise_kernel(op: str, device: str = "cpu", ndim: int = 1, function: Any = None,
                        layout: str | None = None) -> Any:  # fmt: skip
-    """The compiled kernel of op ``op``: on the CPU the flat one of ``layout`` (every operand
-    an array unless it says otherwise; ``strided_kernel`` runs it on other strides), on CUDA
-    the one kernel.
+    """The compiled kernel of op ``op``: the strided one, or the flat one of ``layout``.
 
     ``function`` stands in for the op's scalar function: ``elementwise_ops.scalar_body``
     (the float32 body that vectorizes) or the CUDA backend's ``copy``.
     """
-    function = function or OPS[op].scalar
-    module = kernel_module(op, device, ndim, function)
-    if device != "cpu":
-        return module.kernel
-    return getattr(module, f"flat_{layout or 'a' * function.__code__.co_argcount}")
+    module = kernel_module(op, device, ndim, function or OPS[op].scalar)
+    return module.kernel if layout is None else getattr(module, f"flat_{layout}")
 
 
 def reduce_source(op: str, device: str = "cpu", dtype: str = "float64", kept_ndim: int = 1,

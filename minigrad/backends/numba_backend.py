@@ -116,12 +116,9 @@ class NumbaBackend(NumpyBackend):
         arguments = []
         for (storage, offset, _), strides in zip(storages, flat_strides):
             arguments += [storage, row_starts(flat_shape, strides, offset), int(strides[-1])]
-        # The flat kernel of arrays, fed through the strides by the one strided kernel
-        # of its operand count (compiled once per dtype for every op).
-        arrays = kernel_cache.elementwise_kernel(op, function=body)
-        row = int(flat_shape[-1])
-        kernel = kernel_cache.strided_kernel(arrays, flat, row, *arguments)
-        kernel_cache.call(self.workers.run, kernel, out.size, flat, row, *arguments, arrays)
+        kernel = kernel_cache.elementwise_kernel(op, function=body)
+        kernel_cache.call(self.workers.run, kernel, out.size, flat, int(flat_shape[-1]),
+                          *arguments)  # fmt: skip
         return out
 
     def _reduce_kernel(self, op, x, axes, keepdims) -> np.ndarray:
