@@ -101,3 +101,23 @@ def test_samples_fixed_past_the_subset_match_torch(name):
     classes = {r.index: (r.cls, r.detail) for r in report.results}
     matched = "err_match" if errors else "match"
     assert all(classes[i][0] == matched for i in indices), classes
+
+
+def test_addcdiv_addcmul_compute_in_the_dtype_of_all_three():
+    """PyTorch's reference input: a float32 quotient added to float64 is taken in float64."""
+    import numpy as np
+    import torch
+
+    rng = np.random.default_rng(0)
+    a, b, c = rng.standard_normal((3, 5, 5))
+    for name in ("addcdiv", "addcmul"):
+        theirs = getattr(torch, name)(
+            torch.tensor(a), torch.tensor(b, dtype=torch.float32),
+            torch.tensor(c, dtype=torch.float32), value=-3.14,
+        )  # fmt: skip
+        ours = getattr(mg, name)(
+            mg.tensor(a), mg.tensor(b, dtype=mg.float32), mg.tensor(c, dtype=mg.float32),
+            value=-3.14,
+        )  # fmt: skip
+        assert ours.dtype == mg.float64
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)

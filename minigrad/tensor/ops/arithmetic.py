@@ -96,7 +96,8 @@ def addcmul(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor
     >>> mg.addcmul(mg.tensor([1.0]), mg.tensor([2.0]), mg.tensor([3.0]), value=0.5)
     tensor([4.])
     """
-    product = _tensor(tensor1) * tensor2
+    t1, t2 = _in_common_dtype(input, _tensor(tensor1), tensor2)
+    product = t1 * t2
     if not dtypes.is_floating(product.dtype):
         value = int(value)  # truncated for integers first (as in PyTorch)
     return input + (product if value == 1 else value * product)
@@ -120,8 +121,19 @@ def addcdiv(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor
             "(input + value * tensor1 / tensor2), for all dtypes.\n"
             "addcdiv: convert tensor1 or tensor2 to a float dtype first"
         )
+    t1, t2 = _in_common_dtype(input, t1, t2)
     quotient = t1 / t2
     return input + (quotient if value == 1 else value * quotient)
+
+
+def _in_common_dtype(input: Any, t1: Tensor, t2: Any) -> tuple[Tensor, Any]:
+    """``tensor1`` and ``tensor2`` in the dtype of all three tensors, as PyTorch computes
+    addcmul/addcdiv (a float32 quotient added to float64 is taken in float64)."""
+    tensors = [t for t in (input, t1, t2) if isinstance(t, Tensor)]
+    common = dtypes.result_dtype([t.dtype for t in tensors], [])
+    return t1.to(common) if t1.dtype != common else t1, (
+        t2.to(common) if isinstance(t2, Tensor) and t2.dtype != common else t2
+    )
 
 
 def lerp(input: Any, end: Any, weight: Any) -> Tensor:
