@@ -42,6 +42,20 @@ index_to_position = njit(strides.index_to_position)
 next_index = njit(strides.next_index)
 
 
+def _three_floats(a, b, c, name):
+    """The typing and code of an LLVM intrinsic on three floats of one type (None: no match)."""
+    if not (isinstance(a, types.Float) and a == b == c):
+        return None
+
+    def codegen(context, builder, signature, args):
+        kind = context.get_value_type(signature.return_type)
+        signature = llvmlite.ir.FunctionType(kind, [kind] * 3)
+        function = builder.module.declare_intrinsic(name, [kind], signature)
+        return builder.call(function, args)
+
+    return a(a, b, c), codegen
+
+
 @intrinsic
 def muladd(typingctx, a, b, c):
     """a * b + c as LLVM's ``fmuladd``: one fused multiply-add where the CPU has one.
@@ -52,16 +66,7 @@ def muladd(typingctx, a, b, c):
     wherever the target has it (every x86-64 CPU since 2013, every ARM64), and
     vectorizes it like a multiply.
     """
-    if not (isinstance(a, types.Float) and a == b == c):
-        return None
-
-    def codegen(context, builder, signature, args):
-        kind = context.get_value_type(signature.return_type)
-        signature = llvmlite.ir.FunctionType(kind, [kind] * 3)
-        function = builder.module.declare_intrinsic("llvm.fmuladd", [kind], signature)
-        return builder.call(function, args)
-
-    return a(a, b, c), codegen
+    return _three_floats(a, b, c, "llvm.fmuladd")
 
 
 @intrinsic
@@ -72,16 +77,7 @@ def fma(typingctx, a, b, c):
     CPU without the instruction gets the C library's exact ``fma`` instead.
     ``fast_math.remainder_quick`` relies on the single rounding for exactness.
     """
-    if not (isinstance(a, types.Float) and a == b == c):
-        return None
-
-    def codegen(context, builder, signature, args):
-        kind = context.get_value_type(signature.return_type)
-        signature = llvmlite.ir.FunctionType(kind, [kind] * 3)
-        function = builder.module.declare_intrinsic("llvm.fma", [kind], signature)
-        return builder.call(function, args)
-
-    return a(a, b, c), codegen
+    return _three_floats(a, b, c, "llvm.fma")
 
 
 # The compiled versions of plain-Python helpers that the scalar bodies call by name

@@ -87,15 +87,21 @@ def _kth_row(v, p, k):
 
 
 @njit(cache=CACHE, nogil=True)
+def _load(rows, r, v, p):
+    """Row ``r`` of ``rows`` into the work arrays: values in ``v``, their places 0..n-1 in ``p``."""
+    for j in range(v.shape[0]):
+        v[j] = rows[r, j]
+        p[j] = j
+
+
+@njit(cache=CACHE, nogil=True)
 def kth_positions(rows, out, k):
     """``out[r]`` = where the ``k``-th smallest (from 0) of ``rows[r]`` is, as PyTorch finds it."""
     n = rows.shape[1]
     v = np.empty(n, rows.dtype)
     p = np.empty(n, np.int64)
     for r in range(rows.shape[0]):
-        for j in range(n):
-            v[j] = rows[r, j]
-            p[j] = j
+        _load(rows, r, v, p)
         out[r] = _kth_row(v, p, k)
 
 
@@ -255,9 +261,7 @@ def top_positions(rows, out, k, largest, sorted):
     v = np.empty(n, rows.dtype)
     p = np.empty(n, np.int64)
     for r in range(rows.shape[0]):
-        for j in range(n):
-            v[j] = rows[r, j]
-            p[j] = j
+        _load(rows, r, v, p)
         if 64 * k <= n:
             _partial_sort(v, p, 0, k, n, largest)
         else:
