@@ -337,8 +337,10 @@ def _slope_by_p(c: Tensor, g: Any, p: Any, t: Any, weight: Any, reduction: str) 
 
 
 def _slope_by_t(c: Tensor, g: Any, p: Any, weight: Any, reduction: str) -> Tensor:
-    """binary_cross_entropy_double_backward_target (its clamp is a constant)."""
-    floor = maximum((1 - p) * p, p.new_full((), 1e-12)).detach()
+    """binary_cross_entropy_double_backward_target: PyTorch clamps ``(1 - p) p`` in place under
+    no_grad, so the clamp moves the value and the slope stays that of ``(1 - p) p``."""
+    spread = (1 - p) * p
+    floor = spread + (maximum(spread, p.new_full((), 1e-12)) - spread).detach()
     return _mean(_weighed(-c * g, weight) / floor, p, reduction)
 
 

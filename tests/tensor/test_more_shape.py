@@ -339,3 +339,17 @@ def test_only_four_new_rows():
     assert REGISTRY["clone"].form == "linear"  # the identity: its own transpose
     for op in ("flip", "roll", "repeat", "tile", "split", "chunk", "movedim", "unbind"):
         assert op not in REGISTRY
+
+
+def test_a_legacy_empty_tensor_joined_by_cat_stays_in_the_graph():
+    # PyTorch leaves a 1-D empty tensor out of cat's shape checks, yet the result is
+    # computed from it: diff of an empty vector with a prepend requires grad.
+    x = mg.tensor([], requires_grad=True)
+    y = mg.diff(x, prepend=mg.tensor([1.0]))
+    tx = torch.tensor([], requires_grad=True)
+    ty = torch.diff(tx, prepend=torch.tensor([1.0]))
+    assert (y.shape, y.requires_grad) == (tuple(ty.shape), ty.requires_grad) == ((0,), True)
+    a, b = mg.tensor([], requires_grad=True), mg.ones(2, 3, requires_grad=True)
+    joined = mg.cat([a, b, a], 1)
+    joined.sum().backward()
+    assert joined.shape == (2, 3) and a.grad.shape == (0,) and b.grad.shape == (2, 3)

@@ -177,6 +177,23 @@ PROGRAMS = {
         [(2, 3), (2, 3)],
         probabilities,
     ),
+    # its two slopes are rows too (PyTorch's second derivatives): grad_out, p, t and grad_out, p
+    "binary_cross_entropy_backward": (
+        lambda g, p, t: apply(
+            REGISTRY["binary_cross_entropy_backward"], (g, p, t), reduction="none"
+        ),
+        [(2, 3), (2, 3), (2, 3)],
+        probabilities,
+    ),
+    "binary_cross_entropy_target_backward": (
+        lambda g, p: apply(
+            REGISTRY["binary_cross_entropy_target_backward"], (g, p), reduction="sum"
+        ),
+        [(2, 3), (2, 3)],
+        probabilities,
+    ),
+    # singular values of a matrix drawn at random: distinct and nonzero, so smooth
+    "svd": (lambda x: mg.linalg.svdvals(x).exp() * x.sum(), [(3, 4)], normal),
     "max": (lambda x: x.amax(1) ** 2, [(2, 3)], apart),
     "min": (lambda x: x.amin(0) * x.min(), [(2, 3)], apart),
     "prod": (lambda x: x.prod(1) * x.prod(), [(2, 3)], normal),

@@ -397,10 +397,11 @@ def concatenate(tensors: Any, axis: int = 0, *, dim: Any = None) -> Tensor:
     if len({t.dtype for t in tensors}) > 1:  # one dtype, as PyTorch promotes (never broadcast)
         common = dtypes.result_dtype([t.dtype for t in tensors], [])
         tensors = [astype(t, common) for t in tensors]
-    # PyTorch's legacy rule: a 1-D empty tensor joins anything (it is left out).
+    # PyTorch's legacy rule: a 1-D empty tensor joins anything (it is left out of the
+    # checks, and joins as an empty piece of the others' shape: still in the graph).
     kept = [t for t in tensors if t.shape != (0,)]
-    if kept and len(kept) < len(tensors):
-        tensors = kept
+    legacy = bool(kept) and len(kept) < len(tensors)
+    every, tensors = tensors, kept if legacy else tensors
     first = tensors[0]
     if first.ndim == 0:
         raise ShapeError("zero-dimensional tensor (at position 0) cannot be concatenated")
@@ -419,6 +420,9 @@ def concatenate(tensors: Any, axis: int = 0, *, dim: Any = None) -> Tensor:
                     f"but got size {b} for tensor number {k} in the list.\n"
                     f"concatenate: shapes {shapes}"
                 )
+    if legacy:
+        empty = (*first.shape[:axis], 0, *first.shape[axis + 1 :])
+        tensors = [t.reshape(empty) if t.shape == (0,) else t for t in every]
     return apply(CONCATENATE, tuple(tensors), axis=axis)
 
 
