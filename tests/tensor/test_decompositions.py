@@ -130,3 +130,33 @@ def test_full_basis_tangent_is_torchs_zero():
                                 (mg.tensor(da),))  # fmt: skip
     assert du.shape == (4, 4)
     assert np.all(du.numpy()[:, 2:] == 0)
+
+
+# -- the singular vectors themselves: PyTorch's signs (MKL's road through gesdd) --------------
+# Each shape takes one road: MKL bidiagonalizes wide matrices directly up to n < 20 m (NumPy's
+# LAPACK takes LQ first from n >= 11/6 m) and factors tall ones by QR first from m >= 1.5 n
+# (NumPy's from 11/6 n); the rest take the same road in both.
+ROADS = [(2, 3), (3, 5), (2, 7), (4, 9), (2, 45), (4, 3), (6, 4), (7, 5), (8, 6), (3, 3), (2, 3, 5)]
+
+
+@pytest.mark.parametrize("full", [True, False], ids=["full", "thin"])
+def test_singular_vectors_are_torchs(full):
+    rng = np.random.default_rng(4)
+    for shape in ROADS:
+        a = rng.standard_normal(shape)
+        ours = mg.linalg.svd(mg.tensor(a), full_matrices=full)
+        theirs = torch.linalg.svd(torch.tensor(a), full_matrices=full)
+        for o, t, name in zip(ours, theirs, "USV"):
+            np.testing.assert_allclose(o.numpy(), t.numpy(), atol=1e-12, err_msg=f"{shape} {name}")
+
+
+def test_gradient_through_the_vectors_is_torchs():
+    # Sign-dependent functions (a row of Vh, a column of U) now have torch's gradients too.
+    rng = np.random.default_rng(5)
+    for shape in [(2, 5), (6, 4)]:
+        a = rng.standard_normal(shape)
+        g = rng.standard_normal((min(shape), shape[1]))
+        ours, theirs = _grads(lambda m, x: m.linalg.svd(x, full_matrices=False).Vh, a, g)
+        np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-12)
+        x = mg.tensor(a)
+        assert mg.gradcheck(lambda x: mg.linalg.svd(x, full_matrices=False).U, [x])

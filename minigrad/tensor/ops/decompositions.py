@@ -43,6 +43,7 @@ import numpy as np
 from minigrad.backends.contract import TracerError
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.ops.bidiagonal import gesdd
 from minigrad.tensor.ops.elementwise import where
 from minigrad.tensor.ops.linalg import matmul
 from minigrad.tensor.ops.movement import concatenate
@@ -72,7 +73,7 @@ def _shapes(shape: tuple[int, ...], full_matrices: bool) -> dict[str, tuple[int,
 
 
 def _svd(a: np.ndarray, full_matrices: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """LAPACK's factors of every matrix in ``a``; an empty matrix's are the identity's."""
+    """LAPACK's factors of each matrix in ``a`` (MKL's signs); an empty one's: the identity's."""
     shapes = _shapes(a.shape, full_matrices)
     if a.size == 0:
         u = np.zeros(shapes["U"], a.dtype)
@@ -91,9 +92,9 @@ def _svd(a: np.ndarray, full_matrices: bool) -> tuple[np.ndarray, np.ndarray, np
         )
     infinite = np.isinf(a).any(axis=(-2, -1))
     if not infinite.any():
-        return np.linalg.svd(a, full_matrices=full_matrices)
+        return gesdd(a, full_matrices)
     # A matrix with an infinite entry: NaN factors (PyTorch's S is NaN there too).
-    factors = np.linalg.svd(np.where(infinite[..., None, None], 0, a), full_matrices)
+    factors = gesdd(np.where(infinite[..., None, None], 0, a), full_matrices)
     return tuple(np.where(infinite.reshape(infinite.shape + (1,) * (f.ndim - a.ndim + 2)),
                           np.nan, f) for f in factors)  # fmt: skip
 
@@ -241,9 +242,11 @@ def svd(A: Any, full_matrices: bool = True) -> SVDResult:
 
     The singular vectors are unique only up to sign (and, for equal singular
     values, up to a rotation), so which signs come back depends on the LAPACK
-    library: they may differ from PyTorch's. Functions of ``A`` that do not
-    depend on that choice (``U @ Vh``, ``S``, ``U[:, 0] ** 2``) are the same,
-    and so are their gradients.
+    library. minigrad takes the road through LAPACK that PyTorch's MKL takes
+    (``bidiagonal.py``), so in float64 the signs are PyTorch's; in float32 MKL's
+    bidiagonal solver picks other signs for a few matrices. Functions of ``A``
+    that do not depend on that choice (``U @ Vh``, ``S``, ``U[:, 0] ** 2``)
+    agree always, and so do their gradients.
 
     >>> import minigrad as mg
     >>> U, S, Vh = mg.linalg.svd(mg.tensor([[3.0, 0.0], [0.0, 4.0]]))
