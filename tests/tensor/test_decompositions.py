@@ -3,6 +3,8 @@ matrix_norm with ord 'nuc', 2 and -2, against PyTorch: values, gradients where s
 values repeat, empty matrices, and the errors (type and first line). The correctness
 database (``opdb/decompositions.py``) samples them widely; these are the edges."""
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -160,3 +162,15 @@ def test_gradient_through_the_vectors_is_torchs():
         np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-12)
         x = mg.tensor(a)
         assert mg.gradcheck(lambda x: mg.linalg.svd(x, full_matrices=False).U, [x])
+
+
+def test_wide_road_at_the_ends_of_the_range():
+    # The road is taken on the matrix scaled near 1 (as gesdd does): no overflow, no warning.
+    a = np.array([[1.0, 2.0, 0.0], [0.0, 1.0, 1.0]])
+    for scale in (1e200, 1e-310):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            ours = mg.linalg.svd(mg.tensor(a * scale), full_matrices=False)
+        theirs = torch.linalg.svd(torch.tensor(a * scale), full_matrices=False)
+        np.testing.assert_allclose(ours.U.numpy(), theirs.U.numpy(), atol=1e-12)
+        np.testing.assert_allclose(ours.S.numpy(), theirs.S.numpy(), rtol=1e-12)

@@ -133,7 +133,14 @@ def gesdd(a: np.ndarray, full_matrices: bool) -> tuple[np.ndarray, np.ndarray, n
     m, n = a.shape[-2:]
     reference = 11 * min(m, n) // 6  # where NumPy's LAPACK leaves the direct road
     if n + n // 2 <= m < reference:
-        return _tall_qr(a, full_matrices)
-    if m < n and reference <= n < 20 * m:
-        return _wide_direct(a, full_matrices)
-    return np.linalg.svd(a, full_matrices=full_matrices)
+        road = _tall_qr
+    elif m < n and reference <= n < 20 * m:
+        road = _wide_direct
+    else:
+        return np.linalg.svd(a, full_matrices=full_matrices)
+    # As gesdd, bring each matrix near 1 first (by a power of two: exact), so that
+    # the reflections' norms neither overflow nor lose tiny entries.
+    _, exponent = np.frexp(np.abs(a).max(axis=(-2, -1), keepdims=True))
+    u, s, vh = road(np.ldexp(a, -exponent), full_matrices)
+    with np.errstate(over="ignore"):  # a singular value past the dtype's range is inf
+        return u, np.ldexp(s, exponent[..., 0]), vh
