@@ -354,6 +354,10 @@ class CudaBackend:
             return self._narrow(self.astype(x, FLOAT32), dtype)
         if x.dtype == np.float64 and dtype == np.float16:  # through float32, as PyTorch rounds
             return self.astype(self.astype(x, FLOAT32), dtype)
+        if x.dtype == np.float16 and dtype.kind in "iub":
+            # numba.cuda converts a half to an integer to nearest (0.19 -> 1 on an H100);
+            # PyTorch truncates. float16 -> float32 is exact, and float32 -> int truncates.
+            return self.astype(self.astype(x, FLOAT32), dtype)
         out = self.empty(x.shape, dtype)
         self._elementwise(partial(kernels.map_kernel, "copy"), out, x)
         return out

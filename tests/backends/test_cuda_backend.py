@@ -70,5 +70,12 @@ def test_gpu_benchmark_without_a_gpu_exits_cleanly():
 def test_gpu_benchmark_runs_on_the_simulator():
     done = _bench("--quick", "--repeat", "1", simulator=True)
     assert done.returncode == 0, done.stdout + done.stderr
-    for section in ("1. matmul", "2. elementwise bandwidth", "3. W2 MLP train step", "cpu / cuda:"):
+    for section in (
+        "1. matmul",
+        "2. elementwise",
+        "3. W2 MLP train step",
+        "cpu / cuda:",
+        "4. fused attention",
+        "5. jit",
+    ):
         assert section in done.stdout

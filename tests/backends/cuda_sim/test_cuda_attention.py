@@ -4,6 +4,8 @@ Run in a child process on numba's simulator (see ``conftest.py``): a tile is
 4 rows there, so these small shapes still span several query and key tiles.
 """
 
+import os
+
 import numpy as np
 import pytest
 import torch
@@ -73,6 +75,9 @@ def test_cuda_multihead_attention_matches_torch():
     np.testing.assert_allclose(mx.grad.numpy(), tx.grad.numpy(), rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.skipif(
+    os.environ.get("NUMBA_ENABLE_CUDASIM") != "1", reason="tests numba's simulator, not a GPU"
+)
 def test_the_simulators_shared_arrays_are_one_per_line_under_contention(monkeypatch):
     """The attention kernels' flake: numba's simulator made a line's shared array on a first
     look-up that missed, and two threads that both missed held different "shared" tiles

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 
 from minigrad.backends import cuda_kernels
 from minigrad.backends.cuda_backend import CudaArray
@@ -294,6 +295,15 @@ def test_astype(backend, source, target):
     value = np.array([[-2.75, -1.0, 0.0], [0.5, 1.0, 3.25]]).astype(source)
     got = backend.astype(device_view(backend, "transposed", value), np.dtype(target))
     same(backend.to_numpy(got), REF.astype(value, np.dtype(target)))
+
+
+@pytest.mark.parametrize("target", [np.int64, np.int32, np.bool_])
+def test_half_to_integer_truncates_as_torch(backend, target):
+    # On an H100, numba.cuda's own half -> integer conversion rounds to nearest (0.19 -> 1).
+    value = np.array([0.19, 0.5, 0.7, 1.5, 2.5, -0.7, -1.5, -2.75, 0.0, 65504.0], np.float16)
+    got = backend.to_numpy(backend.astype(backend.from_numpy(value), np.dtype(target)))
+    want = torch.from_numpy(value).to(getattr(torch, np.dtype(target).name))
+    same(got, want.numpy())
 
 
 def test_views_move_no_numbers(backend):
