@@ -46,6 +46,13 @@ from minigrad.backends.strides import (
 
 FLOAT32 = np.dtype(np.float32)
 UINT16, UINT32 = np.dtype(np.uint16), np.dtype(np.uint32)
+#: numba-cuda 0.30 (in maintenance, the last release) registers ``np.row_stack``, which
+#: NumPy 2.5 removed, when it compiles its first kernel.
+NUMPY_TOO_NEW = (
+    "numba-cuda could not compile a kernel: it needs np.row_stack, which NumPy 2.5 removed. "
+    "minigrad's 'cuda' backend needs NumPy below 2.5 with numba-cuda 0.30: "
+    "pip install 'numpy<2.5' (the cuda extra, pip install 'minigrad[cuda]', asks for it)."
+)
 MAX_BLOCKS = 65535  # blocks per launch along y and z (CUDA's limit); kernels loop past it
 MANY_BLOCKS = 1024  # enough blocks to keep every multiprocessor of a GPU busy
 
@@ -509,7 +516,12 @@ class CudaBackend:
         if self._bfloat16:
             args = tuple(_words(a) for a in args)
         with self._launching:
-            kernel[grid, block](*args)
+            try:
+                kernel[grid, block](*args)
+            except AttributeError as error:
+                if "row_stack" in str(error):  # numba-cuda's first compile, under NumPy 2.5
+                    raise RuntimeError(NUMPY_TOO_NEW) from error
+                raise
 
     def _elementwise(self, kernel_for: Any, out: CudaArray, *inputs: CudaArray,
                      tail: tuple = ()) -> None:  # fmt: skip

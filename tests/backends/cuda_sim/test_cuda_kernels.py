@@ -306,6 +306,21 @@ def test_half_to_integer_truncates_as_torch(backend, target):
     same(got, want.numpy())
 
 
+def test_numpy_too_new_for_numba_cuda_says_what_to_do(backend):
+    # numba-cuda 0.30.4 under NumPy 2.5 fails its first compile with this AttributeError.
+    class Kernel:
+        def __getitem__(self, launch):
+            def call(*args):
+                raise AttributeError("module 'numpy' has no attribute 'row_stack'")
+
+            return call
+
+    with pytest.raises(RuntimeError, match=r"NumPy 2.5 removed.*pip install 'numpy<2.5'"):
+        backend.run(Kernel(), 1, 1)
+    with pytest.raises(AttributeError, match="no attribute .fail."):  # any other is left alone
+        backend.run(type("K", (), {"__getitem__": lambda s, _: s.fail})(), 1, 1)
+
+
 def test_views_move_no_numbers(backend):
     value = sample(np.random.default_rng(14), (2, 3, 4), np.float32)
     x = backend.from_numpy(value)
