@@ -1,4 +1,4 @@
-"""Resizing an image: ``interpolate`` and ``Upsample``, PyTorch's seven modes (lesson 12).
+"""Resizing an image: ``interpolate`` and ``Upsample``, PyTorch's eight modes (lesson 12).
 
 Every mode treats each spatial axis on its own (it is *separable*), and
 along one axis each output reads a few input *taps* and weighs them:
@@ -12,13 +12,17 @@ mode                   taps   weights
                               past its left neighbour
 ``bicubic``            4      Keys' cubic convolution with ``A = -0.75``
 ``area``               all    ``1 / n`` on an adaptive-pooling window
+antialiased            a      the triangle, Keys' cubic (``A = -0.5``) or
+(``antialias=True``)   window Lanczos-3 filter, widened by ``s`` when ``s > 1``,
+                              normalised to sum 1
 =====================  =====  ====================================================
 
 with ``s = n_in / n_out`` (or ``1 / scale_factor``). So along one axis the
 output is ``sum_k weight[i, k] x[tap[i, k]]``: a gather (``index_select``),
 a product with a constant and a sum, rows whose derivatives (every order,
 both modes), vmap and jit rules already exist. The last axis is resized
-first, as PyTorch's kernels weigh a row before they weigh rows.
+first, as PyTorch's kernels weigh a row before they weigh rows. The tables
+of taps and weights are ``nn/interpolation_weights.py``'s.
 
 Source positions follow PyTorch's arithmetic exactly (its ``float`` scale,
 ``align_corners``, the clamping of taps to the edge), so a weight of zero
@@ -31,6 +35,9 @@ PyTorch, and nowhere else.
     tensor([[[0.  , 0.25, 0.75, 1.  ]]])
     >>> F.interpolate(mg.tensor([[[1.0, 2.0, 3.0, 4.0]]]), size=2, mode="area")
     tensor([[[1.5, 3.5]]])
+    >>> F.interpolate(mg.tensor([[[[0.0, 3.0, 6.0, 9.0]]]]), size=(1, 2), mode="bilinear",
+    ...               antialias=True)
+    tensor([[[[2.1429, 6.8571]]]])
 """
 
 from __future__ import annotations
@@ -39,15 +46,23 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.nn.interpolation_weights import (
+    antialias_taps,
+    cubic_taps,
+    linear_taps,
+    nearest_taps,
+)
 from minigrad.nn.module import Module
 from minigrad.nn.pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, average_windows
+from minigrad.tensor import dtypes
 from minigrad.tensor.ops.activations import _activation_input
+from minigrad.tensor.ops.elementwise import where
 from minigrad.tensor.tensor import Tensor
 
 # The modes with a fixed number of spatial axes; the others take 1, 2 or 3.
-SPATIAL_AXES = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
-MODES = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact")
-CUBIC_A = -0.75  # the sharpness of Keys' cubic convolution, PyTorch's (and OpenCV's) choice
+SPATIAL_AXES = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3, "lanczos": 2}
+MODES = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact",
+         "lanczos")  # fmt: skip
 
 
 # -- output sizes ---------------------------------------------------------------------------------
@@ -117,99 +132,13 @@ def _check_sizes(input: Tensor, sizes: list[int]) -> None:
         )
 
 
-# -- one axis: taps and weights -------------------------------------------------------------------
-def _scale(n_in: int, n_out: int, align_corners: bool, scale: float | None, real: type) -> Any:
-    """PyTorch's ``area_pixel_compute_scale``, in the kernel's arithmetic type ``real``."""
-    if align_corners:
-        return real(n_in - 1) / real(n_out - 1) if n_out > 1 else real(0)
-    return real(1.0 / scale) if scale is not None and scale > 0 else real(n_in) / real(n_out)
-
-
-def _source(n_in: int, n_out: int, align_corners: bool, scale: float | None, real: type,
-            cubic: bool = False) -> np.ndarray:  # fmt: skip
-    """Each output's position on the input axis (pixel centres at 0, 1, ...)."""
-    step, dst = _scale(n_in, n_out, align_corners, scale, real), np.arange(n_out, dtype=real)
-    if align_corners:
-        return step * dst
-    src = step * (dst + real(0.5)) - real(0.5)
-    return src if cubic else np.maximum(src, real(0))  # (cubic taps reach past the edge)
-
-
-def _floor(src: np.ndarray) -> np.ndarray:
-    """``floorf``: PyTorch floors a source position as a float32, even a float64 one."""
-    return np.floor(src.astype(np.float32)).astype(np.int64)
-
-
-def nearest_taps(n_in: int, n_out: int, scale: float | None, exact: bool) -> np.ndarray:
-    """The input index each output copies: ``floor(i s)`` or, exact, ``floor((i + 1/2) s)``.
-
-    >>> nearest_taps(3, 5, None, False).tolist(), nearest_taps(3, 5, None, True).tolist()
-    ([0, 0, 1, 1, 2], [0, 0, 1, 2, 2])
-    """
-    step = np.float32(_scale(n_in, n_out, False, scale, np.float32))
-    dst = np.arange(n_out, dtype=np.int64)
-    if exact:  # (i + 0.5) is a double in PyTorch's kernel, the product rounded to float
-        src = ((dst + 0.5) * np.float64(step)).astype(np.float32)
-    else:
-        src = dst.astype(np.float32) * step
-    return np.minimum(np.floor(src).astype(np.int64), n_in - 1)
-
-
-def linear_taps(n_in: int, n_out: int, scale: float | None, align_corners: bool,
-                real: type) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """``(n_out, 2)`` taps and weights of linear interpolation (PyTorch's
-    ``compute_source_index_and_lambda``).
-
-    >>> taps, weights = linear_taps(2, 4, None, False, np.float64)
-    >>> taps.tolist(), weights.tolist()
-    ([[0, 1], [0, 1], [0, 1], [1, 1]], [[1.0, 0.0], [0.75, 0.25], [0.25, 0.75], [0.75, 0.25]])
-    """
-    if n_in == n_out:  # PyTorch copies; a zero weight on the same tap
-        index = np.arange(n_out)
-        ones = np.ones(n_out, dtype=real)
-        return np.stack([index, index], 1), np.stack([ones, ones - ones], 1)
-    src = _source(n_in, n_out, align_corners, scale, real)
-    low = np.minimum(_floor(src), n_in - 1)
-    t = np.clip(src - low.astype(real), real(0), real(1))
-    high = low + (low < n_in - 1)
-    return np.stack([low, high], 1), np.stack([real(1) - t, t], 1)
-
-
-def _cubic_near(x: np.ndarray, a: Any) -> np.ndarray:
-    """Keys' kernel for ``|x| <= 1``."""
-    return ((a + 2) * x - (a + 3)) * x * x + 1
-
-
-def _cubic_far(x: np.ndarray, a: Any) -> np.ndarray:
-    """Keys' kernel for ``1 < |x| < 2``."""
-    return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
-
-
-def cubic_taps(n_in: int, n_out: int, scale: float | None, align_corners: bool,
-               real: type) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """``(n_out, 4)`` taps (clamped to the axis) and weights of bicubic interpolation.
-
-    The weights of an output always sum to 1; at a pixel centre they are
-    ``0, 1, 0, 0``.
-
-    >>> taps, weights = cubic_taps(4, 2, None, True, np.float64)
-    >>> taps.tolist(), weights.tolist()
-    ([[0, 0, 1, 2], [2, 3, 3, 3]], [[0.0, 1.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]])
-    """
-    src = _source(n_in, n_out, align_corners, scale, real, cubic=True)
-    base = _floor(src)
-    t = (src - base.astype(real)).astype(real)
-    a, one = real(CUBIC_A), real(1)
-    weights = np.stack(
-        [_cubic_far(t + one, a), _cubic_near(t, a), _cubic_near(one - t, a),
-         _cubic_far(one - t + one, a)], 1)  # fmt: skip
-    taps = np.clip(base[:, None] + np.arange(-1, 3), 0, n_in - 1)
-    return taps, weights.astype(real)
-
-
-def resample(x: Tensor, axis: int, taps: np.ndarray, weights: np.ndarray | None = None) -> Tensor:
+# -- one axis: a gather, a product and a sum ------------------------------------------------------
+def resample(x: Tensor, axis: int, taps: np.ndarray, weights: np.ndarray | None = None,
+             read: np.ndarray | None = None) -> Tensor:  # fmt: skip
     """``sum_k weights[i, k] x[..., taps[i, k], ...]`` along ``axis``: a gather, a product
     with constants and a sum (just the gather when there is one tap and no weight).
+    Where ``read`` is False, the term is left out (a zero instead of ``x * 0``),
+    so a NaN or infinity at that tap does not reach the output.
 
     >>> import minigrad as mg
     >>> resample(mg.tensor([1.0, 2.0, 4.0]), 0, np.array([[0, 1], [1, 2]]),
@@ -224,13 +153,17 @@ def resample(x: Tensor, axis: int, taps: np.ndarray, weights: np.ndarray | None 
     picked = picked.reshape(*x.shape[:axis], n_out, k, *x.shape[axis + 1 :])
     trailing = (1,) * (x.ndim - axis - 1)
     w = Tensor.concrete(weights.reshape(n_out, k, *trailing), dtype=x.dtype, device=x.device)
-    return (picked * w).sum(axis + 1)
+    terms = picked * w
+    if read is not None and not read.all():
+        mask = Tensor.concrete(read.reshape(n_out, k, *trailing), device=x.device)
+        terms = where(mask, terms, 0.0)
+    return terms.sum(axis + 1)
 
 
 # -- interpolate ----------------------------------------------------------------------------------
 def _unsupported(input: Tensor, mode: str) -> NotImplementedError:
     wanted = SPATIAL_AXES.get(mode)
-    if mode != "bicubic" and wanted is not None and input.ndim in (3, 4, 5):
+    if mode not in ("bicubic", "lanczos") and wanted is not None and input.ndim in (3, 4, 5):
         return NotImplementedError(
             f"Got {input.ndim}D input, but {mode} mode needs {wanted + 2}D input"
         )
@@ -275,6 +208,27 @@ def _area(input: Tensor, sizes: list[int]) -> Tensor:
     return y
 
 
+def _antialiased(input: Tensor, sizes: list[int], scales: list[float | None], mode: str,
+                 corners: bool) -> Tensor:  # fmt: skip
+    """PyTorch's ``_upsample_{bilinear,bicubic,lanczos}2d_aa``: each axis whose size changes,
+    the last first, through its window of taps (an axis that keeps its size is copied)."""
+    _check_sizes(input, sizes)
+    if input.dtype == dtypes.float16:
+        raise NotImplementedError(
+            "\"compute_index_ranges_weights\" not implemented for 'Half'\n"
+            "antialiased resizing is defined on float32 and float64; convert first"
+        )
+    _activation_input("compute_index_ranges_weights", input)
+    real = np.float64 if input.dtype == np.float64 else np.float32
+    y = input
+    for axis in (3, 2):
+        n_in, n_out = input.shape[axis], sizes[axis - 2]
+        if n_in != n_out:
+            y = resample(y, axis, *antialias_taps(n_in, n_out, scales[axis - 2], corners, real,
+                                                  mode))  # fmt: skip
+    return y
+
+
 def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
                 mode: str = "nearest", align_corners: bool | None = None,
                 recompute_scale_factor: bool | None = None,
@@ -286,7 +240,10 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
     (two), ``"trilinear"`` (three). ``align_corners`` (the interpolating
     modes) maps the corner pixels' centres onto each other instead of their
     outer edges. ``recompute_scale_factor=True`` places sources by the
-    output size instead of the factor given.
+    output size instead of the factor given. ``antialias=True`` (``"bilinear"``,
+    ``"bicubic"`` and ``"lanczos"``, which needs it; float32 and float64) widens
+    the filter when shrinking, so that every input pixel counts, as Pillow
+    resizes; an axis that keeps its size is copied.
 
     >>> import minigrad as mg
     >>> mg.nn.functional.interpolate(mg.tensor([[[[1.0, 2.0]]]]), size=(1, 4))
@@ -305,7 +262,7 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
             "Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and "
             "requires a 4-D tensor as input"
         )
-    if mode == "lanczos" and input.ndim == 4 and not antialias:
+    if mode == "lanczos" and input.ndim == 4 and (corners or not antialias):
         raise ValueError(
             "Lanczos mode does not support align_corners=True"
             if corners
@@ -315,9 +272,7 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
     if mode not in MODES or dims not in (1, 2, 3) or SPATIAL_AXES.get(mode, dims) != dims:
         raise _unsupported(input, mode)
     if antialias:
-        raise NotImplementedError(
-            "interpolate: antialias=True is PyTorch's but not minigrad's; resize without it"
-        )
+        return _antialiased(input, sizes, scales, mode, corners)
     if mode == "area":
         return _area(input, sizes)
     _check_sizes(input, sizes)

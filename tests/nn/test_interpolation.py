@@ -88,6 +88,144 @@ def test_bicubic_weights_are_keys_cubic_with_a_of_minus_three_quarters():
     assert y.numpy()[0, 0, 0].tolist() == [0.0, -3.0, 0.0, 19.0, 32.0, 19.0, 0.0, -3.0, 0.0]
 
 
+# -- antialias ------------------------------------------------------------------------------------
+ANTIALIAS = [
+    ((2, 3, 9, 11), dict(size=(4, 3))),  # shrinking both axes
+    ((1, 2, 7, 5), dict(size=(3, 12))),  # shrinking one, growing the other
+    ((1, 1, 6, 4), dict(size=(6, 9))),  # an axis that keeps its size is copied
+    ((1, 1, 1, 8), dict(size=(1, 3))),  # size-1 axes
+    ((2, 1, 8, 1), dict(size=(3, 4))),
+    ((1, 1, 12, 7), dict(size=(1, 1))),
+    ((0, 2, 6, 6), dict(size=(2, 3))),  # an empty batch
+    ((1, 2, 10, 9), dict(scale_factor=(0.35, 0.7))),  # sources placed by the factor
+    ((1, 1, 10, 9), dict(scale_factor=(0.35, 1.6), recompute_scale_factor=True)),
+    ((1, 1, 9, 10), dict(scale_factor=(1.05, 0.5))),  # 9 stays: a copy (see below)
+    ((1, 2, 11, 6), dict(size=(4, 2), align_corners=True)),
+    ((1, 1, 5, 7), dict(size=(9, 2), align_corners=True)),
+    ((1, 1, 1, 1), dict(size=(3, 1))),  # one pixel grown to a column
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("shape, kwargs", ANTIALIAS)
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic", "lanczos"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_antialiased_values_and_gradients_equal_torchs(shape, kwargs, mode, dtype):
+    if mode == "lanczos" and kwargs.get("align_corners"):
+        return  # refused by both (the errors' test)
+    x = np.random.default_rng(sum(shape)).standard_normal(shape).astype(dtype)
+    ours, theirs = mg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    y = F.interpolate(ours, mode=mode, antialias=True, **kwargs)
+    yt = TF.interpolate(theirs, mode=mode, antialias=True, **kwargs)
+    assert y.shape == tuple(yt.shape) and str(y.dtype) == str(yt.dtype).removeprefix("torch.")
+    # Weights are PyTorch's to the bit; sums round apart (PyTorch fuses its multiply-adds).
+    rtol = 1e-14 if dtype == "float64" else 1e-6
+    np.testing.assert_allclose(y.detach().numpy(), yt.detach().numpy(), rtol=rtol, atol=rtol)
+    cotangent = np.random.default_rng(1).standard_normal(y.shape).astype(dtype)
+    (y * mg.tensor(cotangent)).sum().backward()
+    if kwargs.get("scale_factor") == (1.05, 0.5):
+        # PyTorch's forward copies the 9 rows, its backward weighs them by 1 / 1.05: the
+        # gradient of a copy copies, as PyTorch's does given the factor 1 (docs/api.md).
+        theirs = torch.tensor(x, requires_grad=True)
+        yt = TF.interpolate(theirs, scale_factor=(1.0, 0.5), mode=mode, antialias=True)
+    (yt * torch.tensor(cotangent)).sum().backward()
+    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=rtol, atol=rtol)
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic", "lanczos"])
+@pytest.mark.parametrize("corners", [False, True])
+def test_antialiased_resize_to_one_column_weighs_every_row(mode, corners):
+    # torch 2.13's forward gives every output row the first row's weights when the output is
+    # one column wide (its backward does not): compare with the transposed resize, whose
+    # output is one row, and with PyTorch's gradient (docs/api.md).
+    if mode == "lanczos" and corners:
+        return
+    x = np.random.default_rng(6).standard_normal((2, 1, 5, 4))
+    ours, theirs = mg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    y = F.interpolate(ours, size=(8, 1), mode=mode, antialias=True, align_corners=corners)
+    rows = TF.interpolate(theirs.transpose(2, 3), size=(1, 8), mode=mode, antialias=True,
+                          align_corners=corners).transpose(2, 3)  # fmt: skip
+    np.testing.assert_allclose(y.detach().numpy(), rows.detach().numpy(), rtol=1e-14, atol=1e-14)
+    assert np.ptp(y.detach().numpy()[0, 0, :, 0]) > 0.1  # not one row repeated
+    cotangent = np.random.default_rng(1).standard_normal(y.shape)
+    (y * mg.tensor(cotangent)).sum().backward()
+    yt = TF.interpolate(theirs, size=(8, 1), mode=mode, antialias=True, align_corners=corners)
+    (yt * torch.tensor(cotangent)).sum().backward()
+    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-14, atol=1e-14)
+
+
+def _weights(lib, n_in, n_out, mode, dtype, **kwargs):
+    """The ``(n_out, n_in)`` matrix an interpolation applies along the last axis: its
+    outputs for the one-hot inputs (exact: each weight times 1, plus zeros)."""
+    eye = np.eye(n_in, dtype=dtype).reshape(1, n_in, 1, n_in)
+    module, functional = (torch, TF) if lib == "torch" else (mg, F)
+    y = functional.interpolate(module.tensor(eye), (1, n_out), mode=mode, **kwargs)
+    return np.asarray(y.detach().numpy()).reshape(n_in, n_out).T
+
+
+@pytest.mark.parametrize("mode, antialias", [("bilinear", True), ("bicubic", True),
+                                             ("bilinear", False), ("bicubic", False)])  # fmt: skip
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_weights_are_torchs_to_the_bit(mode, antialias, dtype):
+    # PyTorch's float32 source position s (i + 1/2) - 1/2 is one fused multiply-add: a
+    # position near 200 one rounding apart moved a weight by 5e-7 (345 -> 270: outputs 4e-5).
+    pairs = [(n_in, n_out) for n_in in range(1, 8) for n_out in range(1, 10)] + [(345, 270)]
+    for n_in, n_out in pairs:
+        for corners in (False, True):
+            kwargs = dict(align_corners=corners, antialias=antialias)
+            want = _weights("torch", n_in, n_out, mode, dtype, **kwargs)
+            got = _weights("mg", n_in, n_out, mode, dtype, **kwargs)
+            np.testing.assert_array_equal(got, want, err_msg=f"{n_in} -> {n_out}, {kwargs}")
+
+
+def test_lanczos_weights_are_torchs_within_an_ulp():
+    # float64 to the bit; float32 within two roundings (PyTorch's sinf is the C library's).
+    for dtype, ulps in (("float64", 0), ("float32", 2)):
+        for n_in, n_out in [(9, 4), (4, 9), (13, 5), (7, 7), (345, 270)]:
+            want = _weights("torch", n_in, n_out, "lanczos", dtype, antialias=True)
+            got = _weights("mg", n_in, n_out, "lanczos", dtype, antialias=True)
+            np.testing.assert_array_max_ulp(got, want, maxulp=ulps)
+
+
+def test_antialias_widens_the_filter_when_shrinking():
+    # 6 -> 2, s = 3: output 0 is centred at 1.5, and its triangle, 3 pixels wide each side,
+    # weighs pixels 0..4 by 2/3, 1, 2/3, 1/3, 0, normalised: (6 * 3 + 12 * 2 + 18) / 8.
+    # (Plain bilinear reads the pixel at 1.5 s - 0.5 = 1 alone: 6.)
+    row = mg.tensor([[[[0.0, 6.0, 12.0, 18.0, 24.0, 30.0]]]])
+    shrunk = F.interpolate(row, size=(1, 2), mode="bilinear", antialias=True)
+    assert shrunk.numpy()[0, 0, 0].tolist() == [7.5, 22.5]
+    assert F.interpolate(row, size=(1, 2), mode="bilinear").numpy()[0, 0, 0].tolist() == [6, 24]
+
+
+def test_antialias_growing_is_bilinear_but_not_bicubic():
+    # Growing, the antialiased triangle is plain bilinear's (to rounding); the antialiased
+    # cubic is Keys' with a = -0.5 (plain bicubic: -0.75), renormalised at the edges.
+    x = mg.tensor(np.random.default_rng(4).standard_normal((1, 1, 3, 4)))
+    for mode, same in (("bilinear", True), ("bicubic", False)):
+        wide = F.interpolate(x, size=(7, 9), mode=mode, antialias=True).numpy()
+        plain = F.interpolate(x, size=(7, 9), mode=mode).numpy()
+        assert np.allclose(wide, plain, rtol=1e-13, atol=1e-15) == same
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic", "lanczos"])
+def test_antialias_reads_only_its_window(mode):
+    # A tap past an output's window is not read (PyTorch's loop stops at the window): an
+    # infinity there leaves the output finite; inside the window, weighed 0 or not, NaN.
+    row = np.random.default_rng(7).standard_normal(24)
+    row[1], row[22] = np.inf, np.nan
+    x = np.broadcast_to(row, (1, 1, 2, 24)).copy()
+    got = F.interpolate(mg.tensor(x), size=(2, 12), mode=mode, antialias=True).numpy()
+    want = TF.interpolate(torch.tensor(x), size=(2, 12), mode=mode, antialias=True).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-14)  # NaN where NaN
+    assert np.isfinite(want).any() and np.isnan(want).any()
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic", "lanczos"])
+def test_antialias_gradcheck(mode):
+    x = mg.tensor(np.random.default_rng(5).standard_normal((1, 2, 7, 5)), requires_grad=True)
+    assert mg.gradcheck(lambda t: F.interpolate(t, size=(3, 8), mode=mode, antialias=True), [x],
+                        check_forward_ad=True)  # fmt: skip
+
+
 ERRORS = [
     (lambda m: m.ones(2, 3, 4, 4, dtype=m.int64), dict(size=3, mode="bicubic")),
     (lambda m: m.ones(2, 3, 4, 4, 4, dtype=m.int64), dict(size=3, mode="trilinear")),
@@ -108,6 +246,21 @@ ERRORS = [
     (lambda m: m.ones(2, 3, 4), dict(size=2, mode="cubic")),
     (lambda m: m.ones(2, 3, 4), dict(size=2, mode="area", align_corners=False)),
     (lambda m: m.ones(2, 3, 4), dict(size=2, mode="bicubic", antialias=True)),
+    (lambda m: m.ones(2, 3, 4, 4, 4), dict(size=2, mode="bilinear", antialias=True)),
+    (lambda m: m.ones(2, 3, 4, 4), dict(size=2, mode="nearest", antialias=True)),
+    (lambda m: m.ones(2, 3, 4, 4), dict(size=2, mode="area", antialias=True)),
+    (lambda m: m.ones(2, 3, 4, 4, dtype=m.int64), dict(size=2, mode="bilinear", antialias=True)),
+    (lambda m: m.ones(2, 3, 4, 4, dtype=m.int64).bool(), dict(size=2, mode="bicubic",
+                                                              antialias=True)),
+    (lambda m: m.ones(2, 3, 4, 4, dtype=m.float16), dict(size=2, mode="bilinear",
+                                                         antialias=True)),
+    (lambda m: m.ones(2, 0, 4, 4), dict(size=2, mode="bilinear", antialias=True)),
+    (lambda m: m.ones(2, 3, 0, 4), dict(size=2, mode="bicubic", antialias=True)),
+    (lambda m: m.ones(2, 3, 4, 4), dict(size=(0, 2), mode="bicubic", antialias=True)),
+    (lambda m: m.ones(2, 3, 4, 4), dict(size=2, mode="lanczos", antialias=True,
+                                        align_corners=True)),
+    (lambda m: m.ones(2, 3, 4), dict(size=2, mode="lanczos")),
+    (lambda m: m.ones(2, 3, 4, 4, 4), dict(size=2, mode="lanczos", antialias=True)),
     (lambda m: m.ones(2, 3, 4, 4), dict(size=2, mode="lanczos")),
     (lambda m: m.ones(2, 3, 4, 4), dict(size=2, recompute_scale_factor=True)),
     (lambda m: m.ones(2, 3, 4, 4), dict(size=(2.0, 2))),

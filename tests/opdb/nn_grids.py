@@ -2,8 +2,8 @@
 convolutions (see ``opdb/__init__.py``).
 
 group_norm, instance_norm, rms_norm; max_pool1d, avg_pool1d, the adaptive
-pools; interpolate (all seven modes; sizes and scale factors, with and
-without align_corners; the later four also on an empty batch); pixel_shuffle/unshuffle; unfold and fold;
+pools; interpolate (all eight modes, bilinear and bicubic also antialiased; sizes and
+scale factors, with and without align_corners; the later modes also on an empty batch); pixel_shuffle/unshuffle; unfold and fold;
 conv_transpose1d/2d with every argument drawn. Inputs reach each as any
 view; weights and biases are differentiated too.
 """
@@ -136,15 +136,17 @@ def adaptive_case(draw, name, dims, domain=normal):
 
 # -- resampling --------------------------------------------------------------------------------------
 @st.composite
-def interpolate_case(draw, mode):
-    dims = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}.get(mode)
+def interpolate_case(draw, mode, antialias=False):
+    dims = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3, "lanczos": 2}.get(mode)
     dims = dims or draw(st.integers(1, 3))
-    older = mode in ("nearest", "linear", "bilinear")
+    older = mode in ("nearest", "linear", "bilinear") and not antialias
     spatial = tuple(draw(st.integers(1, 4)) for _ in range(dims))
     # The later modes also meet an empty batch (size-1 axes, shrinking and growing: all modes).
     shape = (draw(st.integers(1 if older else 0, 2)), draw(st.integers(1, 2)), *spatial)
-    kwargs = {"mode": mode}
-    if mode not in ("nearest", "nearest-exact", "area"):
+    kwargs = {"mode": mode, "antialias": antialias} if antialias else {"mode": mode}
+    if mode == "lanczos":
+        kwargs["align_corners"] = draw(st.sampled_from([None, False]))
+    elif mode not in ("nearest", "nearest-exact", "area"):
         kwargs["align_corners"] = draw(st.sampled_from([None, False, True]))
     if draw(st.booleans()):
         kwargs["size"] = tuple(draw(st.integers(1, 6)) for _ in range(dims))
@@ -155,6 +157,14 @@ def interpolate_case(draw, mode):
         kwargs["recompute_scale_factor"] = draw(st.sampled_from([None, True]))
         if isinstance(kwargs["scale_factor"], float):
             assume(all(int(n * kwargs["scale_factor"]) >= 1 for n in spatial))
+    if antialias:
+        # torch 2.13's antialiased forward repeats the first row into a one-column output
+        # with more rows (docs/api.md); tests/nn/test_interpolation.py checks those.
+        given = kwargs.get("size") or kwargs["scale_factor"]
+        given = given if isinstance(given, tuple) else (given, given)
+        height, width = (int(n * f) if "scale_factor" in kwargs else f
+                         for n, f in zip(spatial, given))  # fmt: skip
+        assume(width > 1 or height == 1)
     arrays, views, _ = draw(inputs([shape], [normal]))
     return _case(lambda x: F.interpolate(x, **kwargs), lambda t: TF.interpolate(t, **kwargs),
                  arrays, views)  # fmt: skip
@@ -252,6 +262,9 @@ CASES = {
     "nn.functional.interpolate:trilinear": interpolate_case("trilinear"),
     "nn.functional.interpolate:area": interpolate_case("area"),
     "nn.functional.interpolate:nearest-exact": interpolate_case("nearest-exact"),
+    "nn.functional.interpolate:antialias-bilinear": interpolate_case("bilinear", antialias=True),
+    "nn.functional.interpolate:antialias-bicubic": interpolate_case("bicubic", antialias=True),
+    "nn.functional.interpolate:lanczos": interpolate_case("lanczos", antialias=True),
     "nn.functional.pixel_shuffle": pixel_shuffle_case(),
     "nn.functional.pixel_unshuffle": pixel_shuffle_case(inverse=True),
     "nn.functional.unfold": unfold_case(),
