@@ -239,6 +239,12 @@ op("logical_or",     f.logical_or,       np.logical_or)
 op("atan2",          m.atan2,            np.arctan2)
 # NumPy's remainder makes several passes; clamp is a maximum-like pass (measured: the kernel wins).
 op("remainder",      m.remainder,        np.remainder,                         ELEMENTWISE, fm.remainder_float32, fm.remainder_quick)  # noqa: E501
+# fmod, copysign, logaddexp and logaddexp2: NumPy's one loop each (numba's kernels only in a fused
+# program or on a GPU).
+op("fmod",           m.fmod,             np.fmod)
+op("copysign",       m.copysign,         np.copysign)
+op("logaddexp",      m.logaddexp,        np.logaddexp)
+op("logaddexp2",     m.logaddexp2,       np.logaddexp2)
 # clamp_min and clamp_max keep a NaN from either side, as maximum does, and x at a tie.
 op("clamp_min",      m.clamp_min,        _larger,                              ELEMENTWISE)
 op("clamp_max",      m.clamp_max,        _smaller,                             ELEMENTWISE)

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import math
 
+LN2 = math.log(2.0)
+LOG2_E = 1 / LN2
 # Where sinh and cosh overflow float64 (float32 overflows earlier, to inf by itself).
 SINH_LIMIT = 710.4758600739439
 # From 2**52 on, a float64 has no fraction bits (a float32 has none from 2**23).
@@ -362,6 +364,78 @@ def remainder(x, y):
     if (r < 0) != (y < 0):
         return r + y
     return r
+
+
+def fmod(x, y):
+    """x - trunc(x / y) * y: the sign of x (C's ``fmod``, NumPy's and PyTorch's).
+
+    Exactly, by ``remainder``'s doubling and halving (no rounding of ``x / y``):
+    ``remainder`` is this, then moved to y's side. NaN where y is 0 or NaN, or
+    x is infinite; x itself where ``|x| < |y|`` (y infinite too).
+
+    >>> fmod(5.0, 3.0), fmod(-5.0, 3.0), fmod(5.0, -3.0), fmod(-6.0, 3.0)
+    (2.0, -2.0, 2.0, -0.0)
+    >>> fmod(1.0, 0.0), fmod(math.inf, 2.0), fmod(-1.0, math.inf), fmod(-7.5, 2.0)
+    (nan, nan, -1.0, -1.5)
+    """
+    if y == 0 or y != y or abs(x) == type(x)(math.inf):
+        return type(x)(math.nan)
+    r, step = abs(x), abs(y)
+    if r >= step:
+        half = type(x)(0.5)
+        while step <= r * half:
+            step = step + step
+        while step >= abs(y):
+            if r >= step:
+                r = r - step
+            step = step * half
+    return math.copysign(r, x)
+
+
+def copysign(x, y):
+    """|x| with the sign bit of y, which -0.0 and a negative NaN carry too.
+
+    >>> copysign(2.0, -0.0), copysign(-3.0, 1.0), copysign(1.0, -math.nan), copysign(math.nan, -1.0)
+    (-2.0, 3.0, -1.0, nan)
+    """
+    return math.copysign(x, y)
+
+
+def logaddexp(x, y):
+    """log(e^x + e^y) without overflow: the larger plus log1p(e^-(their distance)).
+
+    Equal arguments give x + log 2 (so inf at two infs, -inf at two -infs), as
+    NumPy's and PyTorch's do.
+
+    >>> logaddexp(0.0, 0.0) == math.log(2), logaddexp(1000.0, 1000.0), logaddexp(-math.inf, 1.0)
+    (True, 1000.6931471805599, 1.0)
+    >>> logaddexp(math.inf, math.inf), logaddexp(-math.inf, -math.inf), logaddexp(math.nan, 1.0)
+    (inf, -inf, nan)
+    """
+    if x == y:
+        return x + type(x)(LN2)
+    d = x - y
+    if d > 0:
+        return x + math.log1p(math.exp(-d))
+    if d <= 0:
+        return y + math.log1p(math.exp(d))
+    return d  # NaN
+
+
+def logaddexp2(x, y):
+    """log2(2^x + 2^y) without overflow, ``logaddexp``'s way: x + 1 at a tie.
+
+    >>> logaddexp2(1.0, 1.0), logaddexp2(3.0, -math.inf), logaddexp2(math.inf, math.inf)
+    (2.0, 3.0, inf)
+    """
+    if x == y:
+        return x + type(x)(1)
+    d = x - y
+    if d > 0:
+        return x + math.log1p(type(x)(2) ** -d) * type(x)(LOG2_E)
+    if d <= 0:
+        return y + math.log1p(type(x)(2) ** d) * type(x)(LOG2_E)
+    return d  # NaN
 
 
 def clamp_min(x, low):

@@ -252,6 +252,12 @@ PROGRAMS = {
     "atan2": (lambda y, x: mg.atan2(y, x), [(2, 3), (2, 3)], normal),
     # |x| < 3 < divisor: x / divisor in (-1, 1), where the only jump is at x = 0
     "remainder": (lambda x, y: mg.remainder(x, 3 + y * y) * x, [(2, 3), (2, 3)], apart),
+    # |x| < 3 < divisor: the quotient in (-1, 1), truncated to 0 (slope 0 in the divisor)
+    # but for the product with x
+    "fmod": (lambda x, y: mg.fmod(x * 4, 3 + y * y) * y, [(2, 3), (2, 3)], apart),
+    "copysign": (lambda x, y: mg.copysign(x, y) * y, [(2, 3), (2, 3)], apart),
+    "logaddexp": (lambda x, y: mg.logaddexp(x, y), [(2, 3), (2, 3)], normal),
+    "logaddexp2": (lambda x, y: mg.logaddexp2(x, y), [(2, 3), (2, 3)], normal),
     "clamp_min": (lambda x, low: mg.clamp(x, min=low) * x, [(2, 3), (2, 3)], apart),
     "clamp_max": (lambda x, high: mg.clamp(x, max=high) * high, [(2, 3), (2, 3)], apart),
     # activations (issue 12A), and the fused slopes their derivatives run

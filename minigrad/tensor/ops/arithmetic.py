@@ -1,18 +1,16 @@
-"""More elementwise arithmetic from the rows that exist: fmod, floor_divide, lerp (lesson 05).
+"""More elementwise arithmetic: fmod, copysign, logaddexp, floor_divide, lerp (lesson 05).
 
-None of these is a new row of the registry. Each is a short formula in rows
-that already have a derivative and a scalar body (``where``, ``maximum``,
-``remainder``, ``log1p``, ...), so the chain rule gives its gradient, and
-jit fuses it into one kernel like any elementwise program. What takes care
-is the edges, where the textbook formula and IEEE arithmetic disagree:
+Most of these are short formulas in rows that already have a derivative and
+a scalar body (``where``, ``maximum``, ``trunc``, ...), so the chain rule
+gives their gradient, and jit fuses them into one kernel like any
+elementwise program. What takes care is the edges, where the textbook
+formula and IEEE arithmetic disagree:
 
-- ``logaddexp(x, y) = max + log1p(exp(min - max))`` is stable for large
-  inputs, but at ``x == y == inf`` the difference is NaN, so there the
-  exponent is taken as 0;
 - ``fmod`` keeps the dividend's sign (C's ``fmod``), ``remainder`` the
-  divisor's; the two differ by one divisor exactly where the signs differ,
-  and that subtraction is exact (its result is a float), so ``fmod`` is
-  computed without rounding;
+  divisor's; both are computed exactly. ``fmod``, ``copysign`` and
+  ``logaddexp`` are rows of their own (in ``math.py``): their slopes are
+  PyTorch's formulas, which no composition gives at the edges (a NaN slope
+  for ``logaddexp`` at ``x == y == inf``, where the value is inf);
 - ``fmax``/``fmin`` ignore a NaN where ``maximum`` propagates it.
 
     >>> import minigrad as mg
@@ -31,7 +29,6 @@ from minigrad.tensor.ops.elementwise import (
     abs,
     add,
     compare,
-    exp,
     operands,
     parser_error,
     sqrt,
@@ -41,7 +38,7 @@ from minigrad.tensor.ops.elementwise import (
     where,
 )
 from minigrad.tensor.ops.logic import isinf, isnan, logical_and, logical_or
-from minigrad.tensor.ops.math import UNIT_SIGN, clamp, floor, log1p, remainder, trunc
+from minigrad.tensor.ops.math import COPYSIGN, FMOD, LOGADDEXP, clamp, floor, remainder, trunc
 from minigrad.tensor.ops.rearrange import clone
 from minigrad.tensor.record import apply
 
@@ -201,31 +198,7 @@ def fmod(input: Any, other: Any) -> Tensor:
             "\"fmod_cpu\" not implemented for 'Bool'\nfmod: convert first, e.g. x.to(mg.int64)"
         )
     _check_integer_divisor(x, y)
-    r = remainder(x, y)
-    flip = logical_and(compare("ne", r, 0), compare("ne", compare("lt", x, 0), compare("lt", y, 0)))
-    if dtypes.is_floating(x.dtype):
-        # An infinite divisor leaves a finite x as it is (remainder gave inf - ... there).
-        flip = logical_and(flip, compare("lt", abs(y), math.inf))
-        r = where(logical_and(isinf(y), compare("lt", abs(x), math.inf)), x, r)
-    r = where(flip, r - y, r)
-    if dtypes.is_floating(x.dtype):
-        r = _zero_with_the_dividends_sign(x, y, r)
-    return r
-
-
-def _zero_with_the_dividends_sign(x: Tensor, y: Tensor, r: Tensor) -> Tensor:
-    """fmod's zeros take the sign of ``x`` (PyTorch's, C's); ``remainder`` gave ``y``'s.
-
-    At an exact multiple ``x = q y`` (``q`` a whole number, so ``q * y`` is exact),
-    ``x - q y`` is +0.0 and ``-(q y - x)`` is -0.0; both keep the slopes 1 in ``x``
-    and ``-q`` in ``y``. A zero ``x`` is its own answer (slope 0 in ``y``).
-    """
-    exact = logical_and(compare("eq", r, 0), compare("ne", x, 0))
-    xs, ys = where(exact, x, 0), where(exact, y, 1)  # elsewhere: no inf * 0 in the unused side
-    q = floor(xs / ys)  # x / y is q exactly where x is a multiple of y
-    r = where(exact, where(compare("lt", x, 0), -(q * ys - xs), xs - q * ys), r)
-    divisible = logical_and(compare("ne", y, 0), compare("eq", y, y))  # not 0, not NaN
-    return where(logical_and(compare("eq", x, 0), divisible), x, r)
+    return apply(FMOD, (x, y))
 
 
 def floor_divide(input: Any, other: Any) -> Tensor:
@@ -327,10 +300,7 @@ def copysign(input: Any, other: Any) -> Tensor:
     """
     tensor_first("copysign", input, other)
     x, y = operands("copysign", input, other, floating=True)
-    # The sign bit, which -0.0 and a negative NaN carry too (no comparison sees them).
-    negative = compare("lt", apply(UNIT_SIGN, (y,)), 0)
-    magnitude = abs(x)
-    return where(negative, -magnitude, magnitude)
+    return apply(COPYSIGN, (x, y))
 
 
 def hypot(input: Any, other: Any) -> Tensor:
@@ -371,13 +341,7 @@ def logaddexp(input: Any, other: Any) -> Tensor:
     tensor_arguments("logaddexp", input, other)
     x, y = operands("logaddexp", input, other)
     _not_for("logaddexp", x, "bi", "logaddexp_cpu")
-    # The larger plus log(1 + e^(smaller - larger)): the exponent is <= 0, so it never
-    # overflows, and each side of the ``where`` is smooth (second derivatives at ties too).
-    first = compare("ge", x, y)
-    larger = where(first, x, y)
-    gap = where(first, y - x, x - y)
-    gap = where(logical_and(compare("eq", x, y), isinf(x)), 0.0, gap)  # inf - inf is NaN
-    return larger + log1p(exp(gap))
+    return apply(LOGADDEXP, (x, y))
 
 
 def fmax(input: Any, other: Any) -> Tensor:

@@ -29,6 +29,7 @@ from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.ops.elementwise import (
     _map,
     _zip,
+    compare,
     exp,
     operands,
     parser_error,
@@ -75,7 +76,7 @@ RSQRT = _map("rsqrt", lambda v, out, x: -0.5 * v * out * out * out, saves=("out"
 FLOOR = _map("floor", _flat)
 CEIL = _map("ceil", _flat)
 TRUNC = _map("trunc", _flat)
-UNIT_SIGN = _map("unit_sign", _flat)  # +-1 by the sign bit (copysign's test; NaN's too)
+UNIT_SIGN = _map("unit_sign", _flat)  # +-1 by the sign bit (-0.0 and a negative NaN: -1)
 ROUND = _map("round", _flat)
 
 # atan2(y, x) is the angle of (x, y): d = (x dy - y dx) / (x^2 + y^2).
@@ -86,13 +87,29 @@ REMAINDER = Primitive("remainder", lambda backend, x, y: _remainder(backend, x, 
                       derivatives=(lambda v, out, x, y: v,
                                    lambda v, out, x, y: -v * _floor_quotient(x, y, out)),
                       saves=(0, 1, "out"), scalar="remainder")
+# x - trunc(x / y) y, exact: slope 1 in x and PyTorch's -trunc(x / y) in y, the quotient
+# rounded before it is truncated (near a jump that can be one step past the exact one).
+FMOD = Primitive("fmod", lambda backend, x, y: _on_floats(backend, "fmod", x, y),
+                 derivatives=(lambda v, out, x, y: v,
+                              lambda v, out, x, y: -v * trunc(x / y)),
+                 saves=(0, 1), scalar="fmod")
+# |x| with y's sign bit: PyTorch's slope v * (out / x), 0 where x == 0 (so NaN at an
+# infinite or NaN x), and 0 in y, which still makes the result need a gradient.
+COPYSIGN = _zip("copysign", (lambda v, out, x, y: v * where(x == 0, 0.0, out / x),
+                             lambda v, out, x, y: zeros_like(v)), saves=(0, "out"))
+# d/dx log(e^x + e^y) = 1 / (1 + e^(y - x)), PyTorch's spelling: NaN where x == y == +-inf.
+LOGADDEXP = _zip("logaddexp", (lambda v, out, x, y: v / (1 + exp(y - x)),
+                               lambda v, out, x, y: v / (1 + exp(x - y))), saves=(0, 1))
+LOGADDEXP2 = _zip("logaddexp2", (lambda v, out, x, y: v / (1 + exp2(y - x)),
+                                 lambda v, out, x, y: v / (1 + exp2(x - y))), saves=(0, 1))
 # clamp(x, low, high) = clamp_max(clamp_min(x, low), high). At a tie the
 # gradient goes to x, not to the bound: PyTorch's rule, where x passes for
-# low <= x <= high (maximum would split it in half).
+# low <= x <= high (maximum would split it in half). The bound gets it where
+# it wins its comparison (x < low), so at a NaN on either side neither does.
 CLAMP_MIN = _zip("clamp_min", (lambda v, out, x, low: where(x >= low, v, 0.0),
-                               lambda v, out, x, low: where(x >= low, 0.0, v)), saves=(0, 1))
+                               lambda v, out, x, low: where(x < low, v, 0.0)), saves=(0, 1))
 CLAMP_MAX = _zip("clamp_max", (lambda v, out, x, high: where(x <= high, v, 0.0),
-                               lambda v, out, x, high: where(x <= high, 0.0, v)), saves=(0, 1))
+                               lambda v, out, x, high: where(x > high, v, 0.0)), saves=(0, 1))
 # fmt: on
 
 
@@ -118,11 +135,15 @@ def _floor_quotient(x: Tensor, y: Tensor, out: Tensor) -> Tensor:
 
 
 def _remainder(backend: Any, x: Any, y: Any) -> Any:
+    return _on_floats(backend, "remainder", x, y)
+
+
+def _on_floats(backend: Any, op: str, x: Any, y: Any) -> Any:
     # The scalar body is for floats; integers take NumPy's on the host (a copy
     # each way on a GPU, as the bitwise operations do).
     if dtypes.is_floating(x.dtype):
-        return backend.zip("remainder", x, y)
-    return backend.from_numpy(np.remainder(backend.to_numpy(x), backend.to_numpy(y)))
+        return backend.zip(op, x, y)
+    return backend.from_numpy(getattr(np, op)(backend.to_numpy(x), backend.to_numpy(y)))
 
 
 # -- preparing operands -----------------------------------------------------------------------
@@ -388,10 +409,10 @@ def clamp(input: Any, min: Any = None, max: Any = None) -> Tensor:
 
     ``min`` and ``max`` are numbers or tensors (broadcast), either may be None.
     The gradient passes to ``input`` where ``min <= input <= max``, and to a
-    tensor bound where that bound was taken, as in PyTorch. A ``min`` above
-    ``max`` gives ``max`` everywhere. (One tie differs: where ``min == max``
-    and ``input`` is below, ``min`` receives the gradient; PyTorch gives it
-    to neither bound.)
+    tensor bound where that bound was taken, as in PyTorch: to ``min`` where
+    ``input < min < max``, to ``max`` where ``input > max`` or ``max < min``
+    (so where ``min == max`` and ``input`` is below, to neither). A ``min``
+    above ``max`` gives ``max`` everywhere; a NaN anywhere gives NaN.
 
     >>> import minigrad as mg
     >>> mg.clamp(mg.tensor([-2.0, 0.5, 3.0]), min=0, max=1)
@@ -402,11 +423,32 @@ def clamp(input: Any, min: Any = None, max: Any = None) -> Tensor:
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     out = _tensor(input)
+    if isinstance(min, Tensor) and isinstance(max, Tensor):
+        return _clamp_between(*operands("clamp", out, min, max))
     if min is not None:
         out = apply(CLAMP_MIN, tuple(operands("clamp", out, min)))
     if max is not None:
         out = apply(CLAMP_MAX, tuple(operands("clamp", out, max)))
     return out
+
+
+def _clamp_between(x: Tensor, low: Tensor, high: Tensor) -> Tensor:
+    """clamp_max(clamp_min(x, low), high) with PyTorch's slopes for two tensor bounds.
+
+    The two rows give ``x`` its slope already; the bounds' need two corrections.
+    ``low`` is taken only while ``low < high`` (at ``low == high`` PyTorch gives
+    neither bound the gradient), and ``high`` wherever ``x > high`` or ``high < low``,
+    even where the inner result is NaN (``x`` or ``low`` NaN), which no comparison of
+    that NaN with ``high`` sees. The value there is NaN either way.
+    """
+    low = where(compare("lt", low, high), low, low.detach())
+    inner = apply(CLAMP_MIN, (x, low))
+    out = apply(CLAMP_MAX, (inner, high))
+    if not dtypes.is_floating(out.dtype):
+        return out
+    high_wins = compare("logical_or", compare("gt", x, high), compare("lt", high, low))
+    lost = compare("logical_and", compare("ne", inner, inner), high_wins)
+    return where(lost, high + math.nan, out)
 
 
 # NumPy's names (and PyTorch's aliases for them).

@@ -4,8 +4,9 @@ NumPy users reach for ``absolute``, ``swapaxes``, ``ravel``, ``fliplr``,
 ``hsplit``, ``column_stack``, ``inner`` or ``rad2deg``, and PyTorch answers to
 those names too. Each one here is a composition of existing rows (``flip``,
 ``transpose``, ``reshape``, ``concatenate``, ``tensor_split``, ``tensordot``,
-``logaddexp``, arithmetic), so its derivatives, forward mode, vmap and jit
-come from theirs; only PyTorch's checks of the arguments are written here.
+arithmetic) or one row (``logaddexp2``, beside ``logaddexp``), so its
+derivatives, forward mode, vmap and jit come from theirs; only PyTorch's
+checks of the arguments are written here.
 
     >>> import minigrad as mg
     >>> x = mg.arange(6).reshape(2, 3)
@@ -22,16 +23,17 @@ import numpy as np
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.ops.arithmetic import _not_for, logaddexp
+from minigrad.tensor.ops.arithmetic import _not_for
 from minigrad.tensor.ops.broadcasting import ShapeError
 from minigrad.tensor.ops.contractions import tensordot
 from minigrad.tensor.ops.elementwise import abs as _abs
 from minigrad.tensor.ops.elementwise import compare, neg, operands, tensor_arguments, where
 from minigrad.tensor.ops.layout import tensor_split
-from minigrad.tensor.ops.math import sin
+from minigrad.tensor.ops.math import LOGADDEXP2, sin
 from minigrad.tensor.ops.movement import concatenate, getitem, reshape, transpose
 from minigrad.tensor.ops.rearrange import flip, movedim, vstack
 from minigrad.tensor.ops.reductions import normalize_axes
+from minigrad.tensor.record import apply
 
 __all__ = [
     "absolute", "atleast_1d", "atleast_2d", "atleast_3d", "column_stack", "deg2rad", "dsplit",
@@ -131,9 +133,7 @@ def logaddexp2(input: Any, other: Any) -> Tensor:
     tensor_arguments("logaddexp2", input, other)
     x, y = operands("logaddexp2", input, other)
     _not_for("logaddexp2", x, "bi", "logaddexp2_cpu")
-    # log2(2^x + 2^y) = logaddexp(x ln 2, y ln 2) / ln 2
-    ln2 = math.log(2.0)
-    return logaddexp(x * ln2, y * ln2) / ln2
+    return apply(LOGADDEXP2, (x, y))
 
 
 # -- other names of moves ---------------------------------------------------------------------
