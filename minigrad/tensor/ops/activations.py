@@ -90,12 +90,21 @@ SILU = _map("silu", lambda v, out, x: apply(SILU_GRAD, (v, x)), saves=(0,))
 SOFTPLUS = _with_parameter(
     "softplus", "threshold",
     lambda v, out, x, threshold: where(x > threshold, v, v * sigmoid(x)), saves=(0,))
-# elu' = 1 for x > 0, else alpha e^x = out + alpha (read from the output).
+# elu' = 1 for x > 0, else alpha e^x (PyTorch's formula: out + alpha would cancel far
+# below 0). At 0 the slope is alpha, but elu'' there is 0, as PyTorch's double backward
+# (it masks by x < 0).
 ELU = _with_parameter(
-    "elu", "alpha", lambda v, out, x, alpha: where(x <= 0, v * (out + alpha), v), saves=(0, "out"))
+    "elu", "alpha", lambda v, out, x, alpha: where(x <= 0, _elu_slope(v, x, alpha), v),
+    saves=(0,))
 LEAKY_RELU = _with_parameter(
     "leaky_relu", "slope", lambda v, out, x, slope: where(x > 0, v, v * slope), saves=(0,))
 # fmt: on
+
+
+def _elu_slope(v: Tensor, x: Tensor, alpha: float) -> Tensor:
+    """``v * alpha * e^x`` for x <= 0, with e^x's slope masked to x < 0. No NaN reaches
+    ``exp`` (a zero cotangent times e^NaN's slope would be NaN in a second derivative)."""
+    return v * (alpha * exp(where(x < 0, x, 0.0)))
 
 
 def _activation_input(name: str, x: Any) -> Tensor:

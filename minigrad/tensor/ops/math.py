@@ -88,10 +88,11 @@ REMAINDER = Primitive("remainder", lambda backend, x, y: _remainder(backend, x, 
                                    lambda v, out, x, y: -v * _floor_quotient(x, y, out)),
                       saves=(0, 1, "out"), scalar="remainder")
 # x - trunc(x / y) y, exact: slope 1 in x and PyTorch's -trunc(x / y) in y, the quotient
-# rounded before it is truncated (near a jump that can be one step past the exact one).
+# rounded before it is truncated (near a jump that can be one step past the exact one),
+# a constant to further derivatives (no 0 * inf from x / y at y == 0).
 FMOD = Primitive("fmod", lambda backend, x, y: _on_floats(backend, "fmod", x, y),
                  derivatives=(lambda v, out, x, y: v,
-                              lambda v, out, x, y: -v * trunc(x / y)),
+                              lambda v, out, x, y: -v * trunc(x / y).detach()),
                  saves=(0, 1), scalar="fmod")
 # |x| with y's sign bit: PyTorch's slope v * (out / x), 0 where x == 0 (so NaN at an
 # infinite or NaN x), and 0 in y, which still makes the result need a gradient.
