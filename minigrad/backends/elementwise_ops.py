@@ -171,6 +171,14 @@ def _smaller(x, y):
     return np.where((x > y) | (y != y), y, x)
 
 
+def _remainder(x, y):
+    """NumPy's remainder with a zero signed as x, as PyTorch's (NumPy's takes y's sign)."""
+    r = np.remainder(x, y)
+    if r.dtype.kind == "f":
+        r = np.where(r == 0, np.copysign(r, x), r)
+    return r
+
+
 def _relu(x):
     """0 where x < 0, else x: -0.0 and NaN pass through (PyTorch's; ``maximum`` gives +0.0)."""
     return np.where(x < 0, 0, x).astype(x.dtype, copy=False)
@@ -238,7 +246,7 @@ op("logical_and",    f.logical_and,      np.logical_and)
 op("logical_or",     f.logical_or,       np.logical_or)
 op("atan2",          m.atan2,            np.arctan2)
 # NumPy's remainder makes several passes; clamp is a maximum-like pass (measured: the kernel wins).
-op("remainder",      m.remainder,        np.remainder,                         ELEMENTWISE, fm.remainder_float32, fm.remainder_quick)  # noqa: E501
+op("remainder",      m.remainder,        _remainder,                           ELEMENTWISE, fm.remainder_float32, fm.remainder_quick)  # noqa: E501
 # fmod, copysign, logaddexp and logaddexp2: NumPy's one loop each (numba's kernels only in a fused
 # program or on a GPU).
 op("fmod",           m.fmod,             np.fmod)

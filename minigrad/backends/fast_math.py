@@ -380,12 +380,13 @@ def remainder_float32(x, y):
     Ten steps of 28 bits cover float32's range of ratios (2^277), so no loop
     depends on the data, and the kernel vectorizes (the scalar version doubles
     |y| up to |x| and back, element by element). Then fmod's sign is x's, and a
-    result on the wrong side of zero moves to y's, as Python's ``%`` does.
+    result on the wrong side of zero moves to y's, as Python's ``%`` does; a
+    zero keeps x's sign (PyTorch's).
 
     >>> remainder_float32(F(5.0), F(3.0)), remainder_float32(F(-5.0), F(3.0))
     (np.float32(2.0), np.float32(1.0))
     >>> remainder_float32(F(5.0), F(-3.0)), remainder_float32(F(-6.0), F(3.0))
-    (np.float32(-1.0), np.float32(0.0))
+    (np.float32(-1.0), np.float32(-0.0))
     >>> remainder_float32(F(1.0), F(0.0)), remainder_float32(F(-1.0), F(np.inf))
     (np.float32(nan), np.float32(inf))
     """
@@ -401,9 +402,8 @@ def remainder_float32(x, y):
         step = step * d(REM_DOWN)
         inverse = inverse / d(REM_DOWN)
     r = r - b if r >= b else r  # fmod(|x|, |y|)
-    out = F(r) if x >= F(0) else -F(r)
+    out = F(math.copysign(F(r), x))  # fmod(x, y): x's sign, a zero's too
     out = out + y if (out != F(0)) & ((out < F(0)) != (y < F(0))) else out
-    out = (F(0) if y > F(0) else F(-0.0)) if out == F(0) else out
     bad = (y == F(0)) | (y != y) | (abs(x) == F(np.inf)) | (x != x)
     return F(np.nan) if bad else out
 
@@ -454,8 +454,8 @@ def remainder_quick(x, y):
       last place of x and y; where |x| >= |y| that fits p bits, so r is exact.
       Where |x| < |y|, q is 0 or -1 and r is x, or x + y rounded once;
     - a result on the wrong side of 0 has y added (q was one too many, or fmod's
-      x + y): PyTorch's and NumPy's rule, rounded once as theirs is; 0 takes y's
-      sign, as NumPy's does.
+      x + y): PyTorch's and NumPy's rule, rounded once as theirs is; 0 takes x's
+      sign, as PyTorch's does (NumPy's takes y's).
 
     ``exact`` is False where |x / y| >= 2^p (or the quotient overflowed) and where
     the answer is NaN or needs the special rules (y = 0, x infinite, y infinite,
@@ -465,7 +465,7 @@ def remainder_quick(x, y):
     >>> remainder_quick(F(5.0), F(3.0)), remainder_quick(F(-5.0), F(-3.0))
     ((np.float32(2.0), np.True_), (np.float32(-2.0), np.True_))
     >>> remainder_quick(-6.0, 3.0), remainder_quick(F(2.0**30), F(3.0))[1]
-    ((0.0, np.True_), np.False_)
+    ((-0.0, np.True_), np.False_)
     """
     kind = type(x)
     zero = kind(0)
@@ -474,7 +474,7 @@ def remainder_quick(x, y):
     q = np.floor(x / y)
     r = fma(-q, y, x)
     r = r + y if (r != zero) & ((r < zero) != (y < zero)) else r
-    return kind(math.copysign(r, y)), (abs(q) < limit) & (r == r)
+    return kind(math.copysign(r, x) if r == zero else r), (abs(q) < limit) & (r == r)
 
 
 def where_float32(c, x, y):

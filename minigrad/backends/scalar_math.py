@@ -332,7 +332,7 @@ def atan2(y, x):
 
 
 def remainder(x, y):
-    """x - floor(x / y) * y: the sign of y, as Python's ``%`` (NumPy's and PyTorch's ``remainder``).
+    """x - floor(x / y) * y: the sign of y, as Python's ``%`` (PyTorch's ``remainder``).
 
     Computed exactly, as C's ``fmod`` is (numba compiles neither ``math.fmod``
     nor, for a GPU without one at hand, ``%``): ``|y|`` doubled up to ``|x|``, then
@@ -340,10 +340,11 @@ def remainder(x, y):
     move only the exponent; a subtraction of two numbers within a factor of
     two of each other is exact), so no rounding of ``x / y`` ever enters.
     That leaves the sign of x; as Python's ``%`` does, a result on the wrong
-    side then moves to y's side. NaN where y is 0 or NaN, or x is infinite.
+    side then moves to y's side. A zero keeps x's sign, as PyTorch's does
+    (Python and NumPy give it y's). NaN where y is 0 or NaN, or x is infinite.
 
     >>> remainder(5.0, 3.0), remainder(-5.0, 3.0), remainder(5.0, -3.0), remainder(-6.0, 3.0)
-    (2.0, 1.0, -1.0, 0.0)
+    (2.0, 1.0, -1.0, -0.0)
     >>> remainder(1.0, 0.0), remainder(math.inf, 2.0), remainder(-1.0, math.inf)
     (nan, nan, inf)
     """
@@ -358,10 +359,8 @@ def remainder(x, y):
             if r >= step:
                 r = r - step
             step = step * half
-    r = math.copysign(r, x)  # fmod(x, y): the sign of x
-    if r == 0:
-        return math.copysign(type(x)(0), y)
-    if (r < 0) != (y < 0):
+    r = math.copysign(r, x)  # fmod(x, y): the sign of x, a zero's too
+    if r != 0 and (r < 0) != (y < 0):
         return r + y
     return r
 

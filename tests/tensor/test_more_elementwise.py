@@ -10,6 +10,8 @@ float64.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 import torch
@@ -101,6 +103,34 @@ def test_remainder_on_integers_and_by_zero():
     with pytest.raises(RuntimeError, match="ZeroDivisionError"):
         n % 0
     assert np.isnan(mg.remainder(mg.tensor([1.0, -1.0]), 0.0).numpy()).all()
+
+
+EDGES = [-6.0, 6.0, -0.0, 0.0, 3.0, -3.0, 7.5, -7.5, np.inf, -np.inf, np.nan, 0.1, -1e-30]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba", "kernels"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_remainder_zero_has_the_dividends_sign_as_torch(backend, dtype, monkeypatch):
+    # torch.remainder is fmod moved to y's side: an exact 0 keeps fmod's sign, x's
+    # (-6 % 3 is -0.0; Python and NumPy say 0.0). Bit for bit on every pair of edges,
+    # tensor by tensor and with a Python number on either side.
+    x, y = (np.array(v, dtype) for v in zip(*itertools.product(EDGES, EDGES)))
+    t = torch.from_numpy
+    wanted = [torch.remainder(t(x), t(y))] + [torch.remainder(t(x), n) for n in (3.0, -3.0, -0.0)]
+    wanted += [torch.remainder(n, t(y)) for n in (-6.0, 0.0, -0.0)]
+    if backend == "kernels":  # the compiled kernels, however small the array
+        monkeypatch.setattr(mg.backends.get("numba"), "numpy_below", dict.fromkeys(NUMPY_BELOW, 0))
+    with mg.backends.use("numba" if backend == "kernels" else backend):
+        a, b = mg.tensor(x), mg.tensor(y)
+        got = [a % b] + [mg.remainder(a, n) for n in (3.0, -3.0, -0.0)]
+        got += [n % b for n in (-6.0, 0.0, -0.0)]
+    for ours, theirs in zip(got, wanted):
+        ours, theirs = ours.numpy(), theirs.numpy()
+        nan = np.isnan(theirs)
+        same = np.where(
+            nan, np.isnan(ours), (ours == theirs) & (np.signbit(ours) == np.signbit(theirs))
+        )
+        assert same.all(), (x[~same], y[~same], ours[~same], theirs[~same])
 
 
 def test_remainder_gradients_in_both_inputs():

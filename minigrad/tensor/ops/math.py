@@ -376,12 +376,13 @@ def atan2(input: Any, other: Any) -> Tensor:
 def remainder(input: Any, other: Any) -> Tensor:
     """``input - floor(input / other) * other``: the sign of ``other`` (Python's ``%``).
 
-    Integers stay integers; a zero divisor among integers is an error (as in
-    PyTorch), among floats NaN.
+    An exact zero keeps the sign of ``input``, as PyTorch's (``-6.0 % 3`` is
+    -0.0; Python and NumPy say 0.0). Integers stay integers; a zero divisor
+    among integers is an error (as in PyTorch), among floats NaN.
 
     >>> import minigrad as mg
-    >>> mg.remainder(mg.tensor([-5.0, 5.0]), 3), mg.tensor([5, -5]) % -3
-    (tensor([1., 2.]), tensor([-1, -2]))
+    >>> mg.remainder(mg.tensor([-5.0, 5.0, -6.0]), 3), mg.tensor([5, -5]) % -3
+    (tensor([ 1.,  2., -0.]), tensor([-1, -2]))
     """
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):  # as PyTorch
         raise parser_error(
