@@ -39,7 +39,7 @@ from minigrad.nn.distances import (
 from minigrad.nn.dropout import Dropout
 from minigrad.nn.embedding import Embedding
 from minigrad.nn.group_norms import GroupNorm, InstanceNorm1d, InstanceNorm2d, RMSNorm
-from minigrad.nn.interpolation import Upsample
+from minigrad.nn.interpolation import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 from minigrad.nn.linear import MLP, Linear
 from minigrad.nn.losses import (
     BCELoss,
@@ -150,6 +150,8 @@ __all__ = [
     "TripletMarginLoss",
     "Unfold",
     "Upsample",
+    "UpsamplingBilinear2d",
+    "UpsamplingNearest2d",
     "functional",
     "utils",
 ]  # fmt: skip

@@ -60,7 +60,7 @@ from minigrad.nn.distances import (
 from minigrad.nn.dropout import dropout
 from minigrad.nn.embedding import embedding, one_hot
 from minigrad.nn.group_norms import group_norm, instance_norm, rms_norm
-from minigrad.nn.interpolation import interpolate
+from minigrad.nn.interpolation import interpolate, upsample, upsample_bilinear, upsample_nearest
 from minigrad.nn.losses import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -103,7 +103,7 @@ __all__ = [
     "scaled_dot_product_attention", "selu",
     "sigmoid", "silu", "smooth_l1_loss", "softmax", "softmin", "softplus", "softshrink",
     "softsign", "tanh", "tanhshrink",
-    "triplet_margin_loss", "unfold",
+    "triplet_margin_loss", "unfold", "upsample", "upsample_bilinear", "upsample_nearest",
 ]  # fmt: skip
 
 

@@ -42,6 +42,7 @@ PyTorch, and nowhere else.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -295,17 +296,56 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
     return y
 
 
+def _deprecated(name: str) -> None:
+    warnings.warn(
+        f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` instead.",
+        stacklevel=3,
+    )
+
+
+def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+             align_corners: bool | None = None) -> Tensor:  # fmt: skip
+    """PyTorch's older name of ``interpolate`` (it warns, as PyTorch's does).
+
+    >>> import warnings, minigrad as mg
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     mg.nn.functional.upsample(mg.tensor([[[1.0, 2.0]]]), scale_factor=2)
+    tensor([[[1., 1., 2., 2.]]])
+    """
+    _deprecated("upsample")
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """``interpolate(mode="nearest")`` under PyTorch's older name (it warns, as PyTorch's does)."""
+    _deprecated("upsample_nearest")
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """``interpolate(mode="bilinear", align_corners=True)`` under PyTorch's older name (it
+    warns, as PyTorch's does)."""
+    _deprecated("upsample_bilinear")
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
 class Upsample(Module):
-    """``interpolate`` with its size or scale kept on the module."""
+    """``interpolate`` with its size or scale kept on the module.
+
+    >>> Upsample(scale_factor=(2, 3))
+    Upsample(scale_factor=(2.0, 3.0), mode='nearest')
+    """
 
     def __init__(self, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
                  align_corners: bool | None = None,
                  recompute_scale_factor: bool | None = None) -> None:  # fmt: skip
         super().__init__()
         self.size, self.mode, self.align_corners = size, mode, align_corners
-        self.scale_factor = (
-            float(scale_factor) if isinstance(scale_factor, (int, float)) else scale_factor
-        )
+        if isinstance(scale_factor, tuple):
+            self.scale_factor = tuple(float(f) for f in scale_factor)
+        else:  # (PyTorch's: a factor of 0 is no factor)
+            self.scale_factor = float(scale_factor) if scale_factor else None
         self.recompute_scale_factor = recompute_scale_factor
 
     def forward(self, input: Tensor) -> Tensor:
@@ -313,6 +353,20 @@ class Upsample(Module):
                            self.recompute_scale_factor)  # fmt: skip
 
     def extra_repr(self) -> str:
-        given = f"scale_factor={self.scale_factor}" if self.scale_factor is not None else (
-            f"size={self.size}")  # fmt: skip
+        given = f"scale_factor={self.scale_factor!r}" if self.scale_factor is not None else (
+            f"size={self.size!r}")  # fmt: skip
         return f"{given}, mode={self.mode!r}"
+
+
+class UpsamplingNearest2d(Upsample):
+    """``Upsample(mode="nearest")`` of an image, PyTorch's older module."""
+
+    def __init__(self, size: Any = None, scale_factor: Any = None) -> None:
+        super().__init__(size, scale_factor, mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    """``Upsample(mode="bilinear", align_corners=True)``, PyTorch's older module."""
+
+    def __init__(self, size: Any = None, scale_factor: Any = None) -> None:
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)

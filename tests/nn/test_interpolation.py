@@ -322,3 +322,29 @@ def test_upsample_layer_takes_the_new_modes():
         got = mg.nn.Upsample(scale_factor=1.5, mode=mode)(mg.tensor(x)).numpy()
         want = torch.nn.Upsample(scale_factor=1.5, mode=mode)(torch.tensor(x)).numpy()
         np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
+
+
+@pytest.mark.parametrize("name, kwargs", [("upsample", dict(scale_factor=2.0, mode="bicubic")),
+                                          ("upsample_nearest", dict(size=(3, 5))),
+                                          ("upsample_bilinear", dict(scale_factor=1.5))])  # fmt: skip
+def test_older_names_warn_and_resize_as_torchs(name, kwargs):
+    x = np.random.default_rng(8).standard_normal((1, 2, 3, 4))
+    with pytest.warns(UserWarning) as theirs:
+        want = getattr(TF, name)(torch.tensor(x), **kwargs).numpy()
+    with pytest.warns(UserWarning) as ours:
+        got = getattr(F, name)(mg.tensor(x), **kwargs).numpy()
+    assert str(ours[0].message) == str(theirs[0].message)
+    assert ours[0].filename == __file__  # the caller's line, as PyTorch's stacklevel
+    np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-14)
+
+
+@pytest.mark.parametrize("name, kwargs", [("Upsample", dict(scale_factor=(2, 3))),
+                                          ("Upsample", dict(size=3, scale_factor=0)),
+                                          ("UpsamplingNearest2d", dict(scale_factor=2)),
+                                          ("UpsamplingBilinear2d", dict(size=(3, 7)))])  # fmt: skip
+def test_upsampling_modules_are_torchs(name, kwargs):
+    x = np.random.default_rng(9).standard_normal((1, 2, 3, 4))
+    ours, theirs = getattr(mg.nn, name)(**kwargs), getattr(torch.nn, name)(**kwargs)
+    assert repr(ours) == repr(theirs)
+    np.testing.assert_allclose(ours(mg.tensor(x)).numpy(), theirs(torch.tensor(x)).numpy(),
+                               rtol=1e-14, atol=1e-14)  # fmt: skip

@@ -3,8 +3,9 @@ convolutions (see ``opdb/__init__.py``).
 
 group_norm, instance_norm, rms_norm; max_pool1d, avg_pool1d, the adaptive
 pools; interpolate (all eight modes, bilinear and bicubic also antialiased; sizes and
-scale factors, with and without align_corners; the later modes also on an empty batch); pixel_shuffle/unshuffle; unfold and fold;
-conv_transpose1d/2d with every argument drawn. Inputs reach each as any
+scale factors, with and without align_corners; the later modes also on an empty batch) and
+its older names (upsample, upsample_nearest, upsample_bilinear); pixel_shuffle/unshuffle;
+unfold and fold; conv_transpose1d/2d with every argument drawn. Inputs reach each as any
 view; weights and biases are differentiated too.
 """
 
@@ -171,6 +172,28 @@ def interpolate_case(draw, mode, antialias=False):
 
 
 @st.composite
+def upsample_case(draw, name):
+    """PyTorch's older spellings: ``upsample`` (``interpolate`` without its later arguments),
+    ``upsample_nearest`` and ``upsample_bilinear`` (``align_corners=True``)."""
+    mode = {"upsample_nearest": "nearest", "upsample_bilinear": "bilinear"}.get(name) or (
+        draw(st.sampled_from(["nearest", "bilinear", "bicubic"])))  # fmt: skip
+    dims = draw(st.integers(1, 3)) if mode == "nearest" else 2
+    shape = (draw(st.integers(1, 2)), draw(st.integers(1, 2)),
+             *(draw(st.integers(1, 4)) for _ in range(dims)))  # fmt: skip
+    if draw(st.booleans()):
+        kwargs = {"size": tuple(draw(st.integers(1, 6)) for _ in range(dims))}
+    else:
+        kwargs = {"scale_factor": draw(st.sampled_from([1.0, 1.5, 2.0, 2.7]))}
+    if name == "upsample":
+        kwargs["mode"] = mode
+        if mode != "nearest":
+            kwargs["align_corners"] = draw(st.sampled_from([None, False, True]))
+    arrays, views, _ = draw(inputs([shape], [normal]))
+    ours, theirs = getattr(F, name), getattr(TF, name)
+    return _case(lambda x: ours(x, **kwargs), lambda t: theirs(t, **kwargs), arrays, views)
+
+
+@st.composite
 def pixel_shuffle_case(draw, inverse=False):
     r = draw(st.integers(1, 3))
     batch = tuple(draw(st.lists(st.integers(1, 2), max_size=2)))
@@ -265,6 +288,9 @@ CASES = {
     "nn.functional.interpolate:antialias-bilinear": interpolate_case("bilinear", antialias=True),
     "nn.functional.interpolate:antialias-bicubic": interpolate_case("bicubic", antialias=True),
     "nn.functional.interpolate:lanczos": interpolate_case("lanczos", antialias=True),
+    "nn.functional.upsample": upsample_case("upsample"),
+    "nn.functional.upsample_nearest": upsample_case("upsample_nearest"),
+    "nn.functional.upsample_bilinear": upsample_case("upsample_bilinear"),
     "nn.functional.pixel_shuffle": pixel_shuffle_case(),
     "nn.functional.pixel_unshuffle": pixel_shuffle_case(inverse=True),
     "nn.functional.unfold": unfold_case(),
