@@ -22,12 +22,14 @@ from minigrad.tensor import dtypes as dt
 from minigrad.tensor.base import TensorBase
 from minigrad.tensor.ops import (
     arithmetic,
+    contractions,
     counting,
     layout,
     logic,
     matrix_products,
     scattering,
     search,
+    softmax,
     spellings,
     statistics,
 )
@@ -337,6 +339,20 @@ class MoreMethods:
     def negative(self) -> Any:
         return spellings.negative(self)
 
+    def neg(self) -> Any:
+        return ew.neg(self)
+
+    def diag(self, diagonal: int = 0) -> Any:
+        return contractions.diag(self, diagonal)
+
+    def softmax(self, dim: int, dtype: Any = None) -> Any:
+        """``mg.nn.functional.softmax(self, dim, dtype=dtype)``, PyTorch's ``Tensor.softmax``."""
+        return softmax.softmax(self if dtype is None else self.to(dtype), dim)
+
+    def log_softmax(self, dim: int, dtype: Any = None) -> Any:
+        """``mg.nn.functional.log_softmax(self, dim, dtype=dtype)``."""
+        return softmax.log_softmax(self if dtype is None else self.to(dtype), dim)
+
     def positive(self) -> Any:
         return spellings.positive(self)
 
@@ -368,13 +384,13 @@ class MoreMethods:
         return spellings.rot90(self, k, dims)
 
     def hsplit(self, indices_or_sections: Any) -> Any:
-        return spellings.hsplit(self, indices_or_sections)
+        return spellings.split_method(self, indices_or_sections, "hsplit")
 
     def vsplit(self, indices_or_sections: Any) -> Any:
-        return spellings.vsplit(self, indices_or_sections)
+        return spellings.split_method(self, indices_or_sections, "vsplit")
 
     def dsplit(self, indices_or_sections: Any) -> Any:
-        return spellings.dsplit(self, indices_or_sections)
+        return spellings.split_method(self, indices_or_sections, "dsplit")
 
     def inner(self, other: Any) -> Any:
         return spellings.inner(self, other)

@@ -26,6 +26,7 @@ from minigrad.tensor import (
     dtypes,
 )
 from minigrad.tensor.base import TensorBase
+from minigrad.tensor.inplace_methods import InPlaceMethods
 from minigrad.tensor.more_methods import MoreMethods
 from minigrad.tensor.ops import (
     broadcasting,
@@ -44,7 +45,7 @@ from minigrad.tensor.ops import elementwise as ew
 from minigrad.tensor.ops import math as em
 
 
-class Tensor(MoreMethods, TensorBase):
+class Tensor(MoreMethods, InPlaceMethods, TensorBase):
     """An n-dimensional array that remembers how it was computed."""
 
     __slots__ = ()

@@ -411,9 +411,13 @@ def outcome(call: Any, seconds: int = 20) -> tuple[bool, Any]:
 
 def first_line(error: BaseException) -> str:
     """The message's first line; shapes that PyTorch writes ``torch.Size([2, 3])`` written as
-    minigrad writes them, ``(2, 3)`` (the project's rule for messages)."""
+    minigrad writes them, ``(2, 3)`` (the project's rule for messages). Python's own
+    argument errors name a method with its class (``Tensor.sort() got an unexpected keyword
+    argument``), PyTorch's C methods without: the class is left out."""
     text = str(error)
     line = text.splitlines()[0] if text else ""
+    if isinstance(error, TypeError):
+        line = re.sub(r"^\w+\.(\w+\(\) (got|takes|missing) )", r"\1", line)
     return re.sub(
         r"torch\.Size\(\[([\d, ]*)\]\)",
         lambda m: str(tuple(int(v) for v in m[1].split(",") if v.strip())),
@@ -490,9 +494,11 @@ def _tensors(value: Any) -> list[Any]:
 
 
 def compare_gradients(
-    op: Any, kind: str, target: Any, sample: Any, t_out: Any, m_parts: tuple, seed: int
+    sample: Any, t_out: Any, m_parts: tuple, m_call: Any, seed: int
 ) -> tuple[str, str]:
-    """Gradients of ``sum(out * cotangent)`` by torch and minigrad: ``(class, detail)``."""
+    """Gradients of ``sum(out * cotangent)`` by torch (``t_out``, already computed from
+    ``sample``) and minigrad (``m_call()`` computes its output again from ``m_parts``, the
+    converted sample): ``(class, detail)``."""
     t_leaves = [t for t in _tensors((sample.input, sample.args, sample.kwargs)) if t.requires_grad]
     if not t_leaves:
         return "match", ""
@@ -512,11 +518,10 @@ def compare_gradients(
     )
     if not ok:
         return "match", ""  # torch has no gradient here: nothing to compare
-    x, args, kwargs = m_parts
-    m_leaves = [t for t in _tensors((x, args, kwargs)) if t.requires_grad]
+    m_leaves = [t for t in _tensors(m_parts) if t.requires_grad]
 
     def ours() -> Any:
-        out = flat(call_minigrad(kind, target, x, args, kwargs))
+        out = flat(m_call())
         total = None
         for (i, _), c in zip(t_outs, cots):
             o = out[i]
@@ -571,13 +576,14 @@ def run_sample(op: Any, kind: str, target: Any, sample: Any, grad_seed: int | No
         return Result("", "", 0, "both_raised_other_type", text, detail)
     cls, detail = compare(t_out, m_out)
     if cls == "match" and grad_seed is not None:
-        cls, detail = compare_gradients(op, kind, target, sample, t_out, parts, grad_seed)
+        cls, detail = compare_gradients(
+            sample, t_out, parts, lambda: call_minigrad(kind, target, x, args, kwargs), grad_seed
+        )
     return Result("", "", 0, cls, text, detail)
 
 
 def run_error_input(op: Any, kind: str, target: Any, error_input: Any) -> Result:
     sample = error_input.sample_input
-    text = describe_sample(sample)
     try:
         x, args, kwargs = (
             to_minigrad(sample.input),
@@ -585,26 +591,156 @@ def run_error_input(op: Any, kind: str, target: Any, error_input: Any) -> Result
             to_minigrad(dict(sample.kwargs)),
         )
     except Unconvertible as why:
-        return Result("", "", 0, "err_unconvertible", text, str(why))
+        return Result("", "", 0, "err_unconvertible", describe_sample(sample), str(why))
     if kind == "method" and not isinstance(x, mg.Tensor):
         # Torch's unbound method called on a non-tensor: Python has no such call here.
-        return Result("", "", 0, "err_not_applicable", text)
-    m_ok, m_out = outcome(lambda: call_minigrad(kind, target, x, args, kwargs))
-    t_ok, t_out = outcome(lambda: op.op(sample.input, *sample.args, **sample.kwargs))
+        return Result("", "", 0, "err_not_applicable", describe_sample(sample))
+    return classify_error(
+        describe_sample(sample),
+        lambda: call_minigrad(kind, target, x, args, kwargs),
+        lambda: op.op(sample.input, *sample.args, **sample.kwargs),
+    )
+
+
+def classify_error(text: str, ours: Any, theirs: Any) -> Result:
+    """An error input's class: ``ours()`` (minigrad) and ``theirs()`` (torch) should raise alike."""
+    m_ok, m_out = outcome(ours)
+    t_ok, t_out = outcome(theirs)
     if t_ok:
         return Result("", "", 0, "err_torch_returned", text)
-    theirs = f"{type(t_out).__name__}: {first_line(t_out)}"
+    theirs_text = f"{type(t_out).__name__}: {first_line(t_out)}"
     if m_ok:
-        return Result("", "", 0, "err_none", text, f"torch {theirs}")
-    ours = f"{type(m_out).__name__}: {first_line(m_out)}"
+        return Result("", "", 0, "err_none", text, f"torch {theirs_text}")
+    ours_text = f"{type(m_out).__name__}: {first_line(m_out)}"
+    detail = f"torch {theirs_text}; minigrad {ours_text}"
     if not same_type(m_out, t_out) and crash_class(m_out) == "missing_feature":
         # minigrad refuses an argument it never takes (out=, memory_format=, ...).
-        return Result("", "", 0, "err_missing_feature", text, f"torch {theirs}; minigrad {ours}")
+        return Result("", "", 0, "err_missing_feature", text, detail)
     if not same_type(m_out, t_out):
-        return Result("", "", 0, "err_type", text, f"torch {theirs}; minigrad {ours}")
+        return Result("", "", 0, "err_type", text, detail)
     if first_line(m_out) != first_line(t_out):
-        return Result("", "", 0, "err_message", text, f"torch {theirs}; minigrad {ours}")
+        return Result("", "", 0, "err_message", text, detail)
     return Result("", "", 0, "err_match", text)
+
+
+# -- method and in-place variants ------------------------------------------------------
+# An OpInfo names its method (``torch.Tensor.abs``) and in-place (``torch.Tensor.abs_``)
+# variants. Each runs the same samples through minigrad's Tensor method of the same name:
+# ``x.abs()``; and ``s = x.clone(); s.abs_()``, which must return ``s`` itself, change its
+# memory (a ``detach()`` of ``s`` made before sees the change), give torch's values and
+# dtype (or torch's error: a result that cannot be cast into ``s``, a broadcast that would
+# change its shape) and, for float64 samples, torch's gradients through the change.
+VARIANTS = ("function", "method", "inplace")
+
+
+def variant_of(op: Any, variant: str) -> tuple[Any, str] | None:
+    """``(torch's callable, its name)`` of OpInfo ``op``'s method or in-place variant, or
+    None (no such variant, a lambda, or a method the function sweep already calls)."""
+    if op.name in SKIP:
+        return None
+    fn = op.method_variant if variant == "method" else op.inplace_variant
+    name = getattr(fn, "__name__", None)
+    if fn is None or not name or name == "<lambda>" or not hasattr(torch.Tensor, name):
+        return None
+    if variant == "method":
+        found = resolve(op)
+        if found is not None and found[0] in ("method", "attribute") and found[1] == name:
+            return None
+    return fn, name
+
+
+def variant_key(op: Any, name: str) -> str:
+    """The report's name of a variant: ``"max.binary (Tensor.max)"``, ``"abs (Tensor.abs_)"``."""
+    return f"{op_key(op)} (Tensor.{name})"
+
+
+def missing_variants(op: Any) -> list[str]:
+    """The names of ``op``'s method and in-place variants that minigrad's Tensor lacks."""
+    found = [variant_of(op, v) for v in VARIANTS[1:]]
+    return [f[1] for f in found if f is not None and not hasattr(mg.Tensor, f[1])]
+
+
+def _variant_calls(variant: str, fn: Any, name: str, sample: Any, parts: tuple) -> tuple:
+    """``(ours, theirs)``: calls giving ``(self, result)`` of minigrad and torch (self is the
+    changed clone for an in-place variant, the input for a method)."""
+    x, args, kwargs = parts
+    inplace = variant == "inplace"
+
+    def ours() -> tuple:
+        s = x.clone() if inplace else x
+        alias = s.detach() if inplace else None
+        out = getattr(s, name)(*args, **kwargs)
+        return s, out, alias
+
+    def theirs() -> tuple:
+        s = sample.input.clone() if inplace else sample.input
+        return s, fn(s, *sample.args, **sample.kwargs), None
+
+    return ours, theirs
+
+
+def run_variant_sample(variant: str, fn: Any, name: str, sample: Any,
+                       grad_seed: int | None) -> Result:  # fmt: skip
+    """One sample through a method or in-place variant (``op``, ``dtype``, ``index`` left)."""
+    text = describe_sample(sample)
+    if not isinstance(sample.input, torch.Tensor):
+        return Result("", "", 0, "not_applicable", text)
+    try:
+        parts = (
+            to_minigrad(sample.input),
+            to_minigrad(tuple(sample.args)),
+            to_minigrad(dict(sample.kwargs)),
+        )
+    except Unconvertible as why:
+        return Result("", "", 0, "unconvertible", text, str(why))
+    ours, theirs = _variant_calls(variant, fn, name, sample, parts)
+    m_ok, m_out = outcome(ours)
+    t_ok, t_out = outcome(theirs)
+    if t_ok and not m_ok:
+        detail = f"{type(m_out).__name__}: {first_line(m_out)}"
+        return Result("", "", 0, crash_class(m_out), text, detail)
+    if not t_ok and m_ok:
+        return Result(
+            "", "", 0, "torch_raised", text, f"{type(t_out).__name__}: {first_line(t_out)}"
+        )
+    if not t_ok:
+        detail = f"torch {type(t_out).__name__}: {first_line(t_out)}; minigrad {type(m_out).__name__}: {first_line(m_out)}"
+        if not same_type(m_out, t_out):
+            return Result("", "", 0, "both_raised_other_type", text, detail)
+        if first_line(m_out) != first_line(t_out):
+            return Result("", "", 0, "both_raised_other_message", text, detail)
+        return Result("", "", 0, "both_raised", text)
+    (t_self, t_res, _), (m_self, m_res, alias) = t_out, m_out
+    if variant == "inplace":
+        if m_res is not m_self:
+            return Result("", "", 0, "not_in_place", text, f"returned {_kind(m_res)}, not self")
+        cls, detail = compare(t_self, m_self)
+        if cls == "match" and compare(m_self, alias)[0] != "match":
+            cls, detail = "not_in_place", "self's memory was not changed (a detach() of it is not)"
+        t_res, m_call = t_self, lambda: ours()[0]
+    else:
+        cls, detail = compare(t_res, m_res)
+        m_call = lambda: ours()[1]
+    if cls == "match" and grad_seed is not None:
+        cls, detail = compare_gradients(sample, t_res, parts, m_call, grad_seed)
+    return Result("", "", 0, cls, text, detail)
+
+
+def run_variant_error_input(variant: str, fn: Any, name: str, error_input: Any) -> Result:
+    sample = error_input.sample_input
+    text = describe_sample(sample)
+    if not isinstance(sample.input, torch.Tensor):
+        return Result("", "", 0, "err_not_applicable", text)
+    try:
+        parts = (
+            to_minigrad(sample.input),
+            to_minigrad(tuple(sample.args)),
+            to_minigrad(dict(sample.kwargs)),
+        )
+    except Unconvertible as why:
+        return Result("", "", 0, "err_unconvertible", text, str(why))
+    ours, theirs = _variant_calls(variant, fn, name, sample, parts)
+    return classify_error(text, ours, theirs)
 
 
 # -- one operator --------------------------------------------------------------------
@@ -651,50 +787,83 @@ def sweep_op(
 ) -> OpReport | None:
     """Every sample of OpInfo ``op`` (and its error inputs) through both libraries; None when
     minigrad has no counterpart. ``limit`` keeps the first ``limit`` samples per dtype."""
-    found = resolve(op)
-    if found is None:
-        return None
-    kind, target = found
+    reports = sweep_all(op, ("function",), dtypes, errors, limit)
+    return reports[0] if reports else None
+
+
+def sweep_all(
+    op: Any,
+    variants: tuple[str, ...] = VARIANTS,
+    dtypes: tuple[str, ...] = tuple(DTYPES),
+    errors: bool = True,
+    limit: int | None = None,
+) -> list[OpReport]:
+    """``sweep_op`` for the function and each of ``variants`` ("method", "inplace") that both
+    libraries have: one report each, from the same samples."""
+    runners = []  # (report, run a sample, run an error input)
+    found = resolve(op) if "function" in variants else None
+    if found is not None:
+        kind, target = found
+        runners.append((
+            OpReport(op_key(op), f"{kind} {getattr(target, '__qualname__', target)}"),
+            lambda s, g, kind=kind, target=target: run_sample(op, kind, target, s, g),
+            lambda e, kind=kind, target=target: run_error_input(op, kind, target, e),
+        ))  # fmt: skip
+    for variant in VARIANTS[1:]:
+        found = variant_of(op, variant) if variant in variants else None
+        if found is None or not hasattr(mg.Tensor, found[1]):
+            continue
+        fn, name = found
+        runners.append((
+            OpReport(variant_key(op, name), f"{variant} Tensor.{name}"),
+            lambda s, g, v=variant, fn=fn, name=name: run_variant_sample(v, fn, name, s, g),
+            lambda e, v=variant, fn=fn, name=name: run_variant_error_input(v, fn, name, e),
+        ))  # fmt: skip
+    if not runners:
+        return []
     key = op_key(op)
-    report = OpReport(key, f"{kind} {getattr(target, '__qualname__', target)}")
     mg.manual_seed(seed_of(key))
     for dtype_name in dtypes:
         try:
             samples = samples_of(op, dtype_name, limit)
         except Exception as error:
-            report.results.append(
-                Result(key, dtype_name, -1, "no_samples", "", f"{type(error).__name__}: {error}")
-            )
+            for report, _, _ in runners:
+                report.results.append(Result(report.op, dtype_name, -1, "no_samples", "",
+                                             f"{type(error).__name__}: {error}"))  # fmt: skip
             continue
         for index, sample in enumerate(samples[:limit]):
-            grad_seed = (
-                seed_of(key, dtype_name, str(index))
-                if dtype_name == "float64" and op.supports_autograd
-                else None
-            )
-            try:
-                result = run_sample(op, kind, target, sample, grad_seed)
-            except Timeout as error:
-                result = Result("", "", 0, "timeout", describe_sample(sample), str(error))
-            except Exception as error:  # the harness itself: say so, go on
-                result = Result("", "", 0, "harness_error", "", f"{type(error).__name__}: {error}")
-            result.op, result.dtype, result.index = key, dtype_name, index
-            report.results.append(result)
+            for report, run, _ in runners:
+                grad_seed = (
+                    seed_of(report.op, dtype_name, str(index))
+                    if dtype_name == "float64" and op.supports_autograd
+                    else None
+                )
+                try:
+                    result = run(sample, grad_seed)
+                except Timeout as error:
+                    result = Result("", "", 0, "timeout", describe_sample(sample), str(error))
+                except Exception as error:  # the harness itself: say so, go on
+                    result = Result("", "", 0, "harness_error", "",
+                                    f"{type(error).__name__}: {error}")  # fmt: skip
+                result.op, result.dtype, result.index = report.op, dtype_name, index
+                report.results.append(result)
     if errors:
         try:
             error_inputs = error_inputs_of(op, limit)
         except Exception:
             error_inputs = []
         for index, error_input in enumerate(error_inputs[:limit]):
-            try:
-                result = run_error_input(op, kind, target, error_input)
-            except Timeout as error:
-                result = Result("", "", 0, "timeout", "", str(error))
-            except Exception as error:
-                result = Result("", "", 0, "harness_error", "", f"{type(error).__name__}: {error}")
-            result.op, result.dtype, result.index = key, "errors", index
-            report.results.append(result)
-    return report
+            for report, _, run_error in runners:
+                try:
+                    result = run_error(error_input)
+                except Timeout as error:
+                    result = Result("", "", 0, "timeout", "", str(error))
+                except Exception as error:
+                    result = Result("", "", 0, "harness_error", "",
+                                    f"{type(error).__name__}: {error}")  # fmt: skip
+                result.op, result.dtype, result.index = report.op, "errors", index
+                report.results.append(result)
+    return [report for report, _, _ in runners]
 
 
 def all_ops() -> list[Any]:
@@ -714,7 +883,8 @@ def all_ops() -> list[Any]:
 
 DIFFERENCES = (
     "value", "dtype", "shape", "grad", "unclear_crash", "refused", "torch_raised",
-    "both_raised_other_type", "missing_feature", "timeout",
+    "both_raised_other_type", "missing_feature", "timeout", "both_raised_other_message",
+    "not_in_place",
 )  # fmt: skip
 ERROR_CLASSES = ("err_match", "err_message", "err_type", "err_none")
 
@@ -774,18 +944,20 @@ SHAPE = {"reshape", "view", "view_as", "reshape_as", "transpose", "permute", "sq
 
 
 def write_report(reports: list[OpReport], families: dict[str, str], absent: list[str],
-                 out: Path) -> None:  # fmt: skip
+                 out: Path, absent_variants: list[str] = ()) -> None:  # fmt: skip
     out.mkdir(parents=True, exist_ok=True)
     data = {
         "ops": {r.op: {"target": r.target, "family": families[r.op]} for r in reports},
         "absent": absent,
+        "absent_variants": list(absent_variants),
         "results": [asdict(res) for r in reports for res in r.results],
     }
     (out / "opinfo_sweep.json").write_text(json.dumps(data, indent=0))
-    (out / "opinfo_sweep.md").write_text(markdown(reports, families, absent))
+    (out / "opinfo_sweep.md").write_text(markdown(reports, families, absent, absent_variants))
 
 
-def markdown(reports: list[OpReport], families: dict[str, str], absent: list[str]) -> str:
+def markdown(reports: list[OpReport], families: dict[str, str], absent: list[str],
+             absent_variants: list[str] = ()) -> str:  # fmt: skip
     totals = collections.Counter(res.cls for r in reports for res in r.results)
     lines = ["# PyTorch's OpInfo samples through minigrad", ""]
     lines.append(f"{len(reports)} OpInfos with a minigrad counterpart; {len(absent)} without.")
@@ -833,6 +1005,11 @@ def markdown(reports: list[OpReport], families: dict[str, str], absent: list[str
     lines.append("")
     lines.append(", ".join(absent))
     lines.append("")
+    if absent_variants:
+        lines.append("## Tensor methods and in-place methods of the OpInfos that minigrad lacks")
+        lines.append("")
+        lines.append(", ".join(absent_variants))
+        lines.append("")
     return "\n".join(lines)
 
 
@@ -850,24 +1027,37 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--reference", action="store_true", help="the OpInfos' reference inputs (edge values)"
     )
+    parser.add_argument(
+        "--variants",
+        nargs="+",
+        choices=VARIANTS,
+        default=list(VARIANTS),
+        help="which calls to run: the function, Tensor.op (method), Tensor.op_ (inplace)",
+    )
     args = parser.parse_args(argv)
     global REFERENCE
     REFERENCE = args.reference
-    reports, families, absent = [], {}, []
+    reports, families, absent, absent_variants = [], {}, [], set()
+    variants = tuple(args.variants)
     with mg.backends.use(args.backend):
         for op in all_ops():
             key = op_key(op)
             if args.ops and op.name not in args.ops and key not in args.ops:
                 continue
-            report = sweep_op(op, errors=not args.no_errors)
-            if report is None:
+            if "function" in variants and resolve(op) is None:
                 absent.append(key)
-                continue
-            families[key] = family(op)
-            reports.append(report)
-            counts = collections.Counter(res.cls for res in report.results)
-            print(key, dict(counts), file=sys.stderr, flush=True)
-    write_report(reports, families, absent, Path(args.out))
+            if set(variants) & {"method", "inplace"}:
+                absent_variants.update(
+                    n
+                    for n in missing_variants(op)
+                    if ("inplace" if n.endswith("_") else "method") in variants
+                )
+            for report in sweep_all(op, variants, errors=not args.no_errors):
+                families[report.op] = family(op)
+                reports.append(report)
+                counts = collections.Counter(res.cls for res in report.results)
+                print(report.op, dict(counts), file=sys.stderr, flush=True)
+    write_report(reports, families, absent, Path(args.out), sorted(absent_variants))
     return 0
 
 

@@ -310,7 +310,9 @@ def row_stack(tensors: Any) -> Tensor:
     return vstack(tensors)
 
 
-def _split(input: Tensor, sections: Any, op: str, need: int, dim: int) -> tuple[Tensor, ...]:
+def _split(input: Tensor, sections: Any, op: str, need: int, dim: int,
+           method: bool = False) -> tuple[Tensor, ...]:  # fmt: skip
+    """``method``: called as ``x.hsplit(...)``, whose errors PyTorch writes without ``input``."""
     x = _tensor(input)
     if x.ndim < need:
         raise RuntimeError(
@@ -318,10 +320,11 @@ def _split(input: Tensor, sections: Any, op: str, need: int, dim: int) -> tuple[
             f"with {x.ndim} dimensions!\n{op}: got a tensor of shape {x.shape}"
         )
     if isinstance(sections, (str, bytes, float)) or sections is None:
+        got, own = ("", "") if method else ("Tensor, ", "Tensor input, ")
         raise TypeError(
-            f"{op}() received an invalid combination of arguments - got (Tensor, "
+            f"{op}() received an invalid combination of arguments - got ({got}"
             f"{dtypes.type_name(sections)}), but expected one of:\n"
-            " * (Tensor input, int sections)\n * (Tensor input, tuple of ints indices)"
+            f" * ({own}int sections)\n * ({own}tuple of ints indices)"
         )
     if dtypes.is_integer(sections) and not isinstance(sections, bool):
         n = x.shape[dim]
@@ -364,6 +367,18 @@ def dsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
     [(1, 2, 1), (1, 2, 3)]
     """
     return _split(input, indices_or_sections, "dsplit", 3, 2)
+
+
+def split_method(x: Tensor, indices_or_sections: Any, op: str) -> tuple[Tensor, ...]:
+    """``x.hsplit(...)``, ``x.vsplit(...)``, ``x.dsplit(...)`` (``op``): the function's split,
+    with the errors PyTorch gives for the method (no ``input`` among the arguments).
+
+    >>> import minigrad as mg
+    >>> [p.shape for p in split_method(mg.zeros((1, 2, 4)), [1], "dsplit")]
+    [(1, 2, 1), (1, 2, 3)]
+    """
+    need, dim = {"hsplit": (1, 1 if x.ndim > 1 else 0), "vsplit": (2, 0), "dsplit": (3, 2)}[op]
+    return _split(x, indices_or_sections, op, need, dim, method=True)
 
 
 def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:

@@ -1,0 +1,331 @@
+"""PyTorch's in-place methods ``x.exp_()``, ``x.lt_(y)``, ``x.scatter_(...)`` (lesson 06).
+
+Each is the method without the underscore, computed out of place and then
+written into ``x`` by ``ops.inplace.assign`` (see that module): ``x`` keeps
+its identity, its memory (views see the change), its shape and its dtype. So
+the result is cast into ``x``'s dtype (``x.lt_(y)`` on floats writes 0.0 and
+1.0), except across kinds: ``int_tensor.sqrt_()`` is PyTorch's error
+"result type Float can't be cast to the desired output type Long", since an
+integer tensor cannot hold the square roots. An operand that would broadcast
+``x`` to a bigger shape is an error too. Recorded (differentiable) on a
+non-leaf; a leaf that requires grad is changed only inside ``no_grad``.
+
+    >>> import minigrad as mg
+    >>> x = mg.tensor([1.0, 4.0, 9.0])
+    >>> x.sqrt_() is x, x
+    (True, tensor([1., 2., 3.]))
+    >>> x.lt_(2.5), x.dtype
+    (tensor([1., 1., 0.]), dtype('float32'))
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minigrad.tensor.base import TensorBase
+from minigrad.tensor.ops.elementwise import tensor_arguments
+from minigrad.tensor.ops.inplace import assign
+
+
+def _tensors_in(value: Any) -> list[Any]:
+    """The tensors among the (nested) arguments: what decides whether the change is recorded."""
+    if isinstance(value, TensorBase):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        return [t for v in value for t in _tensors_in(v)]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in _tensors_in(v)]
+    return []
+
+
+def changed(x: Any, name: str, *args: Any, **kwargs: Any) -> Any:
+    """``x`` changed in place to ``x.name(*args, **kwargs)``; returns ``x``.
+
+    >>> import minigrad as mg
+    >>> x = mg.tensor([0.5, 2.0])
+    >>> changed(x, "clamp_max", 1.0) is x, x
+    (True, tensor([0.5, 1. ]))
+    """
+    operands = tuple(_tensors_in((args, kwargs)))
+    return assign(x, lambda old: getattr(old, name)(*args, **kwargs), operands, f"{name}_")
+
+
+def _product_shape(x: Any, shape: tuple | None) -> None:
+    """PyTorch's error when ``x.addmm_(...)``/``x.baddbmm_(...)`` would give a product of
+    ``shape`` (None: the factors do not multiply; their own error comes first) that is not
+    x's shape: an in-place product cannot broadcast ``x``."""
+    if shape is not None and tuple(x.shape) != shape:
+        raise RuntimeError(
+            f"Bad in-place call: input tensor size {list(x.shape)} and output tensor size "
+            f"{list(shape)} should match\n(write x = x.addmm(...) to get the broadcast result)"
+        )
+
+
+def _matrices(a: Any, b: Any, ndim: int) -> tuple | None:
+    """The shape of the (batched) matrix product of ``a`` and ``b``, or None if they have not
+    ``ndim`` axes or do not fit."""
+    if not (isinstance(a, TensorBase) and isinstance(b, TensorBase)):
+        return None
+    if a.ndim != ndim or b.ndim != ndim or a.shape[-1] != b.shape[-2]:
+        return None
+    if ndim == 3 and a.shape[0] != b.shape[0]:
+        return None
+    return (*a.shape[:-1], b.shape[-1])
+
+
+class InPlaceMethods:
+    """The in-place methods of ``Tensor`` named ``op_`` for an out-of-place ``op``."""
+
+    __slots__ = ()
+
+    # -- one operand -------------------------------------------------------------------
+    def abs_(self) -> Any:
+        return changed(self, "abs")
+
+    def absolute_(self) -> Any:
+        return changed(self, "abs")
+
+    def neg_(self) -> Any:
+        return changed(self, "neg")
+
+    def negative_(self) -> Any:
+        return changed(self, "neg")
+
+    def sign_(self) -> Any:
+        return changed(self, "sign")
+
+    def reciprocal_(self) -> Any:
+        return changed(self, "reciprocal")
+
+    def square_(self) -> Any:
+        return changed(self, "square")
+
+    def sqrt_(self) -> Any:
+        return changed(self, "sqrt")
+
+    def rsqrt_(self) -> Any:
+        return changed(self, "rsqrt")
+
+    def exp_(self) -> Any:
+        return changed(self, "exp")
+
+    def exp2_(self) -> Any:
+        return changed(self, "exp2")
+
+    def expm1_(self) -> Any:
+        return changed(self, "expm1")
+
+    def log_(self) -> Any:
+        return changed(self, "log")
+
+    def log2_(self) -> Any:
+        return changed(self, "log2")
+
+    def log10_(self) -> Any:
+        return changed(self, "log10")
+
+    def log1p_(self) -> Any:
+        return changed(self, "log1p")
+
+    def sin_(self) -> Any:
+        return changed(self, "sin")
+
+    def cos_(self) -> Any:
+        return changed(self, "cos")
+
+    def tan_(self) -> Any:
+        return changed(self, "tan")
+
+    def asin_(self) -> Any:
+        return changed(self, "asin")
+
+    def acos_(self) -> Any:
+        return changed(self, "acos")
+
+    def atan_(self) -> Any:
+        return changed(self, "atan")
+
+    def sinh_(self) -> Any:
+        return changed(self, "sinh")
+
+    def cosh_(self) -> Any:
+        return changed(self, "cosh")
+
+    def tanh_(self) -> Any:
+        return changed(self, "tanh")
+
+    def asinh_(self) -> Any:
+        return changed(self, "asinh")
+
+    def acosh_(self) -> Any:
+        return changed(self, "acosh")
+
+    def atanh_(self) -> Any:
+        return changed(self, "atanh")
+
+    def sigmoid_(self) -> Any:
+        return changed(self, "sigmoid")
+
+    def erf_(self) -> Any:
+        return changed(self, "erf")
+
+    def sinc_(self) -> Any:
+        return changed(self, "sinc")
+
+    def deg2rad_(self) -> Any:
+        return changed(self, "deg2rad")
+
+    def rad2deg_(self) -> Any:
+        return changed(self, "rad2deg")
+
+    def floor_(self) -> Any:
+        return changed(self, "floor")
+
+    def ceil_(self) -> Any:
+        return changed(self, "ceil")
+
+    def trunc_(self) -> Any:
+        return changed(self, "trunc")
+
+    def frac_(self) -> Any:
+        return changed(self, "frac")
+
+    def round_(self, decimals: int = 0) -> Any:
+        return changed(self, "round", decimals=decimals)
+
+    def nan_to_num_(self, nan: float = 0.0, posinf: float | None = None,
+                    neginf: float | None = None) -> Any:  # fmt: skip
+        return changed(self, "nan_to_num", nan, posinf, neginf)
+
+    def bitwise_not_(self) -> Any:
+        return changed(self, "bitwise_not")
+
+    def logical_not_(self) -> Any:
+        return changed(self, "logical_not")
+
+    # -- two operands ------------------------------------------------------------------
+    def atan2_(self, other: Any) -> Any:
+        tensor_arguments("atan2_", other, method=True)
+        return changed(self, "atan2", other)
+
+    def arctan2_(self, other: Any) -> Any:
+        tensor_arguments("arctan2_", other, method=True)
+        return changed(self, "atan2", other)
+
+    def hypot_(self, other: Any) -> Any:
+        tensor_arguments("hypot_", other, method=True)
+        return changed(self, "hypot", other)
+
+    def copysign_(self, other: Any) -> Any:
+        return changed(self, "copysign", other)
+
+    def fmod_(self, other: Any) -> Any:
+        return changed(self, "fmod", other)
+
+    def remainder_(self, other: Any) -> Any:
+        return changed(self, "remainder", other)
+
+    def floor_divide_(self, other: Any) -> Any:
+        return changed(self, "floor_divide", other)
+
+    def clamp_min_(self, min: Any) -> Any:
+        return changed(self, "clamp_min", min)
+
+    def clamp_max_(self, max: Any) -> Any:
+        return changed(self, "clamp_max", max)
+
+    def eq_(self, other: Any) -> Any:
+        return changed(self, "eq", other)
+
+    def ne_(self, other: Any) -> Any:
+        return changed(self, "ne", other)
+
+    def lt_(self, other: Any) -> Any:
+        return changed(self, "lt", other)
+
+    def le_(self, other: Any) -> Any:
+        return changed(self, "le", other)
+
+    def gt_(self, other: Any) -> Any:
+        return changed(self, "gt", other)
+
+    def ge_(self, other: Any) -> Any:
+        return changed(self, "ge", other)
+
+    def logical_and_(self, other: Any) -> Any:
+        tensor_arguments("logical_and_", other, method=True)
+        return changed(self, "logical_and", other)
+
+    def logical_or_(self, other: Any) -> Any:
+        tensor_arguments("logical_or_", other, method=True)
+        return changed(self, "logical_or", other)
+
+    def logical_xor_(self, other: Any) -> Any:
+        tensor_arguments("logical_xor_", other, method=True)
+        return changed(self, "logical_xor", other)
+
+    def bitwise_and_(self, other: Any) -> Any:
+        return changed(self, "bitwise_and", other)
+
+    def bitwise_or_(self, other: Any) -> Any:
+        return changed(self, "bitwise_or", other)
+
+    def bitwise_xor_(self, other: Any) -> Any:
+        return changed(self, "bitwise_xor", other)
+
+    def bitwise_left_shift_(self, other: Any) -> Any:
+        return changed(self, "bitwise_left_shift", other)
+
+    def bitwise_right_shift_(self, other: Any) -> Any:
+        return changed(self, "bitwise_right_shift", other)
+
+    # -- three operands ----------------------------------------------------------------
+    def lerp_(self, end: Any, weight: Any) -> Any:
+        return changed(self, "lerp", end, weight)
+
+    def addcmul_(self, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Any:
+        return changed(self, "addcmul", tensor1, tensor2, value=value)
+
+    def addcdiv_(self, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Any:
+        return changed(self, "addcdiv", tensor1, tensor2, value=value)
+
+    def addmm_(self, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
+        _product_shape(self, _matrices(mat1, mat2, 2))
+        return changed(self, "addmm", mat1, mat2, beta=beta, alpha=alpha)
+
+    def baddbmm_(self, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
+        _product_shape(self, _matrices(batch1, batch2, 3))
+        return changed(self, "baddbmm", batch1, batch2, beta=beta, alpha=alpha)
+
+    # -- along an axis, and indexed writes -----------------------------------------------
+    def cumsum_(self, dim: Any, **options: Any) -> Any:
+        return changed(self, "cumsum", dim, **options)
+
+    def cumprod_(self, dim: Any, **options: Any) -> Any:
+        return changed(self, "cumprod", dim, **options)
+
+    def tril_(self, diagonal: int = 0) -> Any:
+        return changed(self, "tril", diagonal)
+
+    def triu_(self, diagonal: int = 0) -> Any:
+        return changed(self, "triu", diagonal)
+
+    def masked_fill_(self, mask: Any, value: Any) -> Any:
+        return changed(self, "masked_fill", mask, value)
+
+    def index_add_(self, dim: int, index: Any, source: Any, *, alpha: Any = 1) -> Any:
+        return changed(self, "index_add", dim, index, source, alpha=alpha)
+
+    def index_put_(self, indices: Any, values: Any, accumulate: bool = False) -> Any:
+        return changed(self, "index_put", indices, values, accumulate)
+
+    def scatter_(self, dim: int, index: Any, src: Any = None, *, value: Any = None,
+                 reduce: str | None = None) -> Any:  # fmt: skip
+        return changed(self, "scatter", dim, index, src, value=value, reduce=reduce)
+
+    def scatter_add_(self, dim: int, index: Any, src: Any) -> Any:
+        return changed(self, "scatter_add", dim, index, src)
+
+    def scatter_reduce_(self, dim: int, index: Any, src: Any, reduce: str, *,
+                        include_self: bool = True) -> Any:  # fmt: skip
+        return changed(self, "scatter_reduce", dim, index, src, reduce, include_self=include_self)
