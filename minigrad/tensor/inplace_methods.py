@@ -22,9 +22,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase
+from minigrad.tensor.ops import elementwise as ew
 from minigrad.tensor.ops.elementwise import tensor_arguments
-from minigrad.tensor.ops.inplace import assign
+from minigrad.tensor.ops.inplace import CPP_NAMES, TORCH_NAMES, assign
 
 
 def _tensors_in(value: Any) -> list[Any]:
@@ -47,7 +49,38 @@ def changed(x: Any, name: str, *args: Any, **kwargs: Any) -> Any:
     (True, tensor([0.5, 1. ]))
     """
     operands = tuple(_tensors_in((args, kwargs)))
-    return assign(x, lambda old: getattr(old, name)(*args, **kwargs), operands, f"{name}_")
+    return assign(x, lambda old: _in_graph(getattr(old, name)(*args, **kwargs), old), operands,
+                  f"{name}_")  # fmt: skip
+
+
+def _in_graph(new: Any, old: Any) -> Any:
+    """``new``, kept in the graph of ``old`` when it left it (``x.lt_(y)``, ``x.sign_()``:
+    a comparison does not require grad), as PyTorch's in-place result does: with a zero
+    gradient for ``old``, so ``x`` stays a tensor that requires grad."""
+    if old.requires_grad and not new.requires_grad:
+        return ew.where(True, new, old)
+    return new
+
+
+def _clamped(x: Any, name: str, bound: Any) -> Any:
+    """``x.clamp_min_(bound)``/``x.clamp_max_(bound)``; a number bound that cannot be cast
+    into x's dtype is PyTorch's error, which names x's dtype as C++ does ("long int")."""
+    names = TORCH_NAMES if isinstance(bound, TensorBase) else CPP_NAMES
+    return assign(x, lambda old: getattr(old, name)(bound), (bound,), f"{name}_", names=names)
+
+
+def _scan(x: Any, name: str, dim: Any, dtype: Any) -> Any:
+    """``x.cumsum_(dim)``/``x.cumprod_(dim)``: PyTorch has no bool kernel, and the sums stay in
+    x's dtype (another ``dtype`` is its error)."""
+    if x.dtype.name == "bool":
+        raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
+    if dtype is not None and dtypes.as_dtype(dtype) != x.dtype:
+        raise RuntimeError(
+            f"Bad in-place call: input tensor dtype {CPP_NAMES[x.dtype.name]} and output tensor "
+            f"dtype {CPP_NAMES[dtypes.as_dtype(dtype).name]} should match\n"
+            f"{name}_: write x = x.{name}({dim}, dtype=...) for the sums in another dtype"
+        )
+    return changed(x, name, dim)
 
 
 def _product_shape(x: Any, shape: tuple | None) -> None:
@@ -190,7 +223,9 @@ class InPlaceMethods:
     def frac_(self) -> Any:
         return changed(self, "frac")
 
-    def round_(self, decimals: int = 0) -> Any:
+    def round_(self, decimals: int | None = None) -> Any:
+        if decimals is None:
+            return changed(self, "round")
         return changed(self, "round", decimals=decimals)
 
     def nan_to_num_(self, nan: float = 0.0, posinf: float | None = None,
@@ -229,10 +264,10 @@ class InPlaceMethods:
         return changed(self, "floor_divide", other)
 
     def clamp_min_(self, min: Any) -> Any:
-        return changed(self, "clamp_min", min)
+        return _clamped(self, "clamp_min", min)
 
     def clamp_max_(self, max: Any) -> Any:
-        return changed(self, "clamp_max", max)
+        return _clamped(self, "clamp_max", max)
 
     def eq_(self, other: Any) -> Any:
         return changed(self, "eq", other)
@@ -298,11 +333,11 @@ class InPlaceMethods:
         return changed(self, "baddbmm", batch1, batch2, beta=beta, alpha=alpha)
 
     # -- along an axis, and indexed writes -----------------------------------------------
-    def cumsum_(self, dim: Any, **options: Any) -> Any:
-        return changed(self, "cumsum", dim, **options)
+    def cumsum_(self, dim: Any, *, dtype: Any = None) -> Any:
+        return _scan(self, "cumsum", dim, dtype)
 
-    def cumprod_(self, dim: Any, **options: Any) -> Any:
-        return changed(self, "cumprod", dim, **options)
+    def cumprod_(self, dim: Any, *, dtype: Any = None) -> Any:
+        return _scan(self, "cumprod", dim, dtype)
 
     def tril_(self, diagonal: int = 0) -> Any:
         return changed(self, "tril", diagonal)

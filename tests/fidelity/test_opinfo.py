@@ -3,7 +3,10 @@
 Every OpInfo of ``torch.testing._internal.common_methods_invocations.op_db`` that
 has a minigrad counterpart runs its first ``LIMIT`` samples per dtype (float64,
 float32, int64, bool) and its first ``LIMIT`` error inputs through both libraries
-(``opinfo_sweep``: the whole sweep is ``python -m tests.fidelity.opinfo_sweep``).
+(``opinfo_sweep``: the whole sweep is ``python -m tests.fidelity.opinfo_sweep``),
+through the function and through the OpInfo's method (``x.op(...)``) and in-place
+(``x.op_(...)``, on a clone, which must be changed in place) variants that
+minigrad's Tensor has; ``MISSING_VARIANTS`` lists those it lacks.
 Every (operator, dtype, sample) must match PyTorch, values, dtypes, shapes,
 gradients, exception type and first line, unless it is listed in ``KNOWN`` with
 its reason, which ``docs/api.md`` also names among the rules minigrad keeps. A
@@ -22,7 +25,7 @@ import pytest
 
 import minigrad as mg
 from fidelity import opinfo_sweep as sweep
-from fidelity.known_differences import KNOWN
+from fidelity.known_differences import KNOWN, MISSING_VARIANTS
 
 LIMIT = 2
 # The classes that are differences here (everything but a match, a sample that
@@ -32,13 +35,25 @@ DIFFERENT = {
     "err_type", "err_none", "err_message",
 }  # fmt: skip
 
-OPS = [op for op in sweep.all_ops() if sweep.resolve(op) is not None]
+
+def _keys(op):
+    """The report names of ``op``'s function and variants that minigrad has."""
+    keys = [sweep.op_key(op)] if sweep.resolve(op) is not None else []
+    for variant in sweep.VARIANTS[1:]:
+        found = sweep.variant_of(op, variant)
+        if found is not None and hasattr(mg.Tensor, found[1]):
+            keys.append(sweep.variant_key(op, found[1]))
+    return keys
+
+
+ALL_OPS = sweep.all_ops()
+OPS = [op for op in ALL_OPS if _keys(op)]
 
 
 def _results(op):
     with mg.backends.use("numpy"):
-        report = sweep.sweep_op(op, limit=LIMIT)
-    return report.results
+        reports = sweep.sweep_all(op, limit=LIMIT)
+    return [r for report in reports for r in report.results]
 
 
 @pytest.mark.parametrize("op", OPS, ids=sweep.op_key)
@@ -46,13 +61,13 @@ def test_opinfo_samples_match_torch(op):
     key = sweep.op_key(op)
     found, unexpected, fixed = [], [], []
     for r in _results(op):
-        entry = KNOWN.get((key, r.dtype, r.index))
+        entry = KNOWN.get((r.op, r.dtype, r.index))
         if r.cls in DIFFERENT:
             found.append(r)
             if entry is None or entry[0] != r.cls:
-                unexpected.append(f"{r.dtype} #{r.index} {r.cls}: {r.detail} [{r.sample}]")
+                unexpected.append(f"{r.op} {r.dtype} #{r.index} {r.cls}: {r.detail} [{r.sample}]")
         elif entry is not None:
-            fixed.append(f"{r.dtype} #{r.index} now {r.cls} (listed as {entry[0]})")
+            fixed.append(f"{r.op} {r.dtype} #{r.index} now {r.cls} (listed as {entry[0]})")
     assert not unexpected, f"{key} differs from torch:\n" + "\n".join(unexpected)
     assert not fixed, f"{key}: listed differences now match; remove them from KNOWN:\n" + (
         "\n".join(fixed)
@@ -62,13 +77,22 @@ def test_opinfo_samples_match_torch(op):
 def test_every_known_difference_is_documented_and_tested():
     api = (Path(__file__).parents[2] / "docs" / "api.md").read_text()
     section = api[api.index("## Where minigrad keeps another rule than PyTorch") :]
-    keys = {sweep.op_key(op) for op in OPS}
+    keys = {key for op in OPS for key in _keys(op)}
     for (key, dtype, index), (_, reason, doc) in KNOWN.items():
         assert key in keys, f"{key} is no OpInfo with a minigrad counterpart"
         assert index < LIMIT, f"{key} {dtype} #{index} lies outside the tested samples"
         assert reason and doc in " ".join(section.split()), f"docs/api.md does not say: {doc}"
     counts = collections.Counter(cls for cls, _, _ in KNOWN.values())
     assert sum(counts.values()) == len(KNOWN)
+
+
+def test_the_list_of_missing_methods_only_shrinks():
+    """The OpInfos' methods and in-place methods that minigrad's Tensor lacks are those listed."""
+    missing = {name for op in ALL_OPS for name in sweep.missing_variants(op)}
+    assert not missing - MISSING_VARIANTS, f"no longer there: {sorted(missing - MISSING_VARIANTS)}"
+    assert not MISSING_VARIANTS - missing, (
+        f"now there, remove from MISSING_VARIANTS: {sorted(MISSING_VARIANTS - missing)}"
+    )
 
 
 # Samples past the first LIMIT that minigrad once got wrong (issue 22): they match now.

@@ -165,9 +165,11 @@ NO_GRAD = {"lt", "le", "gt", "ge", "eq", "ne", "logical_not", "bitwise_and", "bi
 FIRST_ORDER_ONLY: set[str] = set()
 
 
-def _softmax(function):
+def _softmax(function, method=False):
     def build(draw, shape):
         axis = draw(st.integers(-len(shape), len(shape) - 1)) if shape else -1
+        if method:  # x.softmax(dim), PyTorch's Tensor method
+            return (lambda x: getattr(x, function)(axis)), (lambda t: getattr(t, function)(axis))
         mine = getattr(mg.nn.functional, function)
         theirs = getattr(torch, function)
         return (lambda x: mine(x, axis)), (lambda t: theirs(t, axis))
@@ -177,4 +179,6 @@ def _softmax(function):
 
 CASES["nn.functional.softmax"] = one_input(_softmax("softmax"))
 CASES["nn.functional.log_softmax"] = one_input(_softmax("log_softmax"))
+CASES["Tensor.softmax"] = one_input(_softmax("softmax", method=True))
+CASES["Tensor.log_softmax"] = one_input(_softmax("log_softmax", method=True))
 CASES["swapaxes"] = one_input(_swap, min_dims=3)

@@ -95,6 +95,8 @@ def addcmul(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor
     """
     t1, t2 = _in_common_dtype(input, _tensor(tensor1), tensor2)
     product = t1 * t2
+    if isinstance(input, Tensor) and input.dtype.kind == "b":
+        _not_for("addcmul", product, "b", "addcmul_cpu_out")  # PyTorch: no kernel for 3 bools
     if not dtypes.is_floating(product.dtype):
         value = int(value)  # truncated for integers first (as in PyTorch)
     return input + (product if value == 1 else value * product)

@@ -105,9 +105,12 @@ LEAF_MESSAGE = (
     "parameter, change it inside `with mg.no_grad():`)"
 )
 
-# PyTorch's names for dtypes in its casting error.
-_TORCH_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
-                "bool": "Bool"}  # fmt: skip
+# PyTorch's names for dtypes in its casting error; where a bound is a Python number
+# (``x.clamp_(0.5)``), PyTorch names the dtype changed in place as C++ does.
+TORCH_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
+                "bool": "Bool", "float16": "Half", "bfloat16": "BFloat16"}  # fmt: skip
+CPP_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+             "bool": "bool", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}  # fmt: skip
 
 
 # -- x[index] = v as a primitive --------------------------------------------------------
@@ -255,8 +258,10 @@ _OVERLAP_MESSAGE = (
 )
 
 
-def _check_result(x: Tensor, new: Tensor, op: str, cast_check: bool) -> Tensor:
-    """``new`` in x's dtype, or PyTorch's error if it would change x's shape or kind of dtype."""
+def _check_result(x: Tensor, new: Tensor, op: str, cast_check: bool,
+                  names: dict = TORCH_NAMES) -> Tensor:  # fmt: skip
+    """``new`` in x's dtype, or PyTorch's error if it would change x's shape or kind of dtype
+    (``names``: how the error names x's dtype)."""
     if new.shape != x.shape:
         raise RuntimeError(
             f"output with shape {list(x.shape)} doesn't match the broadcast shape "
@@ -266,8 +271,8 @@ def _check_result(x: Tensor, new: Tensor, op: str, cast_check: bool) -> Tensor:
     if new.dtype != x.dtype:
         if cast_check and "biuf".index(dtypes.kind(new.dtype)) > "biuf".index(dtypes.kind(x.dtype)):
             raise RuntimeError(
-                f"result type {_TORCH_NAMES[new.dtype.name]} can't be cast to the desired "
-                f"output type {_TORCH_NAMES[x.dtype.name]}\n{op}: the result is {new.dtype.name} "
+                f"result type {TORCH_NAMES[new.dtype.name]} can't be cast to the desired "
+                f"output type {names[x.dtype.name]}\n{op}: the result is {new.dtype.name} "
                 f"but the tensor changed in place is {x.dtype.name}; convert it first, "
                 f"e.g. x = x.to(mg.{new.dtype.name})"
             )
@@ -276,13 +281,14 @@ def _check_result(x: Tensor, new: Tensor, op: str, cast_check: bool) -> Tensor:
 
 
 def assign(x: Tensor, compute: Any, operands: tuple = (), op: str = "", *,
-           cast_check: bool = True, write: Any = None) -> Tensor:  # fmt: skip
+           cast_check: bool = True, write: Any = None,
+           names: dict = TORCH_NAMES) -> Tensor:  # fmt: skip
     """Make ``x`` hold ``compute(old)``, where ``old`` is x before the change; returns ``x``.
 
     ``operands`` are the other values ``compute`` reads (to tell whether the
     change is recorded). ``write(array)``, if given, writes the change straight
     into a CPU array when nothing is recorded (``x[i] = v`` then touches only
-    the elements at ``i``).
+    the elements at ``i``). ``names``: how a casting error names x's dtype.
     """
     if not isinstance(x, Tensor):
         raise TypeError(f"{op}: expected a Tensor, got {type(x).__name__}")
@@ -294,7 +300,7 @@ def assign(x: Tensor, compute: Any, operands: tuple = (), op: str = "", *,
         # graph; the tracer refuses what that would get wrong (an argument, a
         # captured tensor, a value with views).
         state.tracing.check_in_place(x, op)
-        new = _check_result(x, compute(_alias(x)), op, cast_check)
+        new = _check_result(x, compute(_alias(x)), op, cast_check, names)
         x.data, x._node, x._tangents = new.data, new._node, new._tangents
         x.requires_grad = new.requires_grad
         return x
@@ -308,7 +314,7 @@ def assign(x: Tensor, compute: Any, operands: tuple = (), op: str = "", *,
                 raise RuntimeError(_OVERLAP_MESSAGE.format(shape=x.shape))
             write(x.data)
         else:
-            new = _check_result(x, compute(_alias(x)), op, cast_check)
+            new = _check_result(x, compute(_alias(x)), op, cast_check, names)
             _write(x, new.data)
         set_version(x.data, version)
         if view_of(x) is not None or getattr(x, "_views", None):  # (else no view to refuse)
@@ -320,9 +326,9 @@ def assign(x: Tensor, compute: Any, operands: tuple = (), op: str = "", *,
     if not isinstance(x.data, Box) and _overlaps(x.data):
         raise RuntimeError(_OVERLAP_MESSAGE.format(shape=x.shape))
     if _writes_through(x):
-        _write_recorded(x, compute, op, cast_check, version)
+        _write_recorded(x, compute, op, cast_check, version, names)
         return x
-    new = _check_result(x, compute(_alias(x)), op, cast_check)
+    new = _check_result(x, compute(_alias(x)), op, cast_check, names)
     old_node = x._node
     x.data, x._node, x._tangents = new.data, new._node, new._tangents
     x.requires_grad = new.requires_grad
@@ -498,7 +504,8 @@ def _place(prim: Any, params: dict, base: Tensor, view_value: Tensor) -> Tensor:
     return transpose(view_value, inverse)
 
 
-def _write_recorded(x: Tensor, compute: Any, op: str, cast_check: bool, version: int) -> None:
+def _write_recorded(x: Tensor, compute: Any, op: str, cast_check: bool, version: int,
+                    names: dict = TORCH_NAMES) -> None:  # fmt: skip
     """A recorded change of ``x``, as PyTorch makes it: the new numbers go into x's
     memory, so every view of that memory sees them, and the graphs of x, of the
     tensor it is a view of (its *root*) and of the root's other views are rebased
@@ -514,7 +521,7 @@ def _write_recorded(x: Tensor, compute: Any, op: str, cast_check: bool, version:
     # it, and x's memory is about to change.
     old = _alias(x)
     old.data = _copy(x.data, x.device)
-    new = _check_result(x, compute(old), op, cast_check)
+    new = _check_result(x, compute(old), op, cast_check, names)
     value = new
     for view in chain[:-1]:  # rebuild each tensor of the chain around the new part
         base, prim, params = view_of(view)
@@ -682,7 +689,9 @@ def clamp_(x: Tensor, min: Any = None, max: Any = None) -> Tensor:
             "torch.clamp: At least one of 'min' or 'max' must not be None\n"
             "clamp_: give a lower bound, an upper bound, or both"
         )
-    return assign(x, lambda old: em.clamp(old, min, max), (min, max), "clamp_")
+    numbers = any(b is not None and not isinstance(b, Tensor) for b in (min, max))
+    return assign(x, lambda old: em.clamp(old, min, max), (min, max), "clamp_",
+                  names=CPP_NAMES if numbers else TORCH_NAMES)  # fmt: skip
 
 
 def setitem(x: Tensor, index: Any, value: Any) -> None:

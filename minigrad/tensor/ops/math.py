@@ -331,11 +331,17 @@ def trunc(x: Any) -> Tensor:
     return _rounding(TRUNC, x)
 
 
-def round(x: Any, decimals: int = 0) -> Tensor:
+def _torch_name(dtype: Any) -> str:
+    return "Bool" if dtype.kind == "b" else "Long" if dtype == dtypes.int64 else "Int"
+
+
+def round(x: Any, decimals: int | None = None) -> Tensor:
     """x rounded to ``decimals`` places, halves to even (as PyTorch and NumPy); gradient 0.
 
     With ``decimals`` it rounds ``x * 10**decimals`` and scales back, as
     PyTorch does (so 1.005 may become 1.0: 1.005 is not exactly stored).
+    PyTorch rounds integer tensors only without ``decimals`` (given, even 0,
+    it refuses them).
 
     >>> import minigrad as mg
     >>> mg.round(mg.tensor([0.5, 1.5, 2.5, -0.5]))
@@ -343,14 +349,20 @@ def round(x: Any, decimals: int = 0) -> Tensor:
     >>> mg.round(mg.tensor([1234.5678]), decimals=-2)
     tensor([1200.])
     """
+    if decimals is None:
+        return _rounding(ROUND, x)
     if not dtypes.is_integer(decimals):
         raise TypeError(
             f"round(): argument 'decimals' must be int, not {dtypes.type_name(decimals)}"
         )
-    if decimals == 0:
-        return _rounding(ROUND, x)
     x = _tensor(x)
     if not dtypes.is_floating(x.dtype):
+        kernel = "round_vml_cpu" if decimals == 0 else "round_cpu"
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for '{_torch_name(x.dtype)}'\n"
+            "round: integer tensors are already round; leave out decimals="
+        )
+    if decimals == 0:
         return _rounding(ROUND, x)
     if decimals > 0:
         scale = 10.0**decimals
