@@ -63,6 +63,7 @@ A cache never breaks a run:
 
 from __future__ import annotations
 
+import ast
 import dis
 import hashlib
 import importlib.util
@@ -623,6 +624,51 @@ def fused_source(doc: list[str], functions: list[tuple[str, str]], inputs: list[
     if sums:
         lines.append(f"    return {', '.join(f'sum_{n}' for n in sums)}")
     return "\n".join(lines) + "\n", nd
+
+
+# The header of a plain module compiled whole (``njit_source``): the entry points are
+# cached on disk; the steps they call are compiled into them.
+_NJIT_HEADER = [
+    "# Written by minigrad.backends.kernel_cache: the module above and below, every function",
+    "# under numba's njit. numba caches the functions of a file; a module in memory caches none.",
+    "from numba import njit as _njit",
+    '_CACHE = "__file__" in globals()',
+    "",
+    "",
+]
+_NJIT_ENTRY = "@_njit(cache=_CACHE, nogil=True)"
+_NJIT_STEP = "@_njit(nogil=True)"
+
+
+def njit_source(source: str) -> str:
+    """A plain Python module's ``source`` with every top-level function under numba's ``njit``.
+
+    For a host algorithm written once, in Python that numba can compile
+    (``selection_steps``): the interpreter runs the module as it stands, and
+    ``load`` of this text compiles the same lines. The text is the source's,
+    line for line, with a decorator before each function and numba's import
+    before the first. Functions named without a leading underscore are the entry
+    points, cached on disk; the others are the steps they call, compiled into them.
+
+    >>> print(njit_source("import numpy as np\\n\\n\\ndef _f(x):\\n    return x\\n"))
+    import numpy as np
+    <BLANKLINE>
+    <BLANKLINE>
+    # Written by ...
+    _CACHE = "__file__" in globals()
+    <BLANKLINE>
+    <BLANKLINE>
+    @_njit(nogil=True)
+    def _f(x):
+        return x
+    """
+    lines = source.splitlines()
+    functions = [node for node in ast.parse(source).body if isinstance(node, ast.FunctionDef)]
+    for node in reversed(functions):  # from the end, so earlier line numbers stay right
+        lines.insert(node.lineno - 1, _NJIT_STEP if node.name.startswith("_") else _NJIT_ENTRY)
+    first = functions[0].lineno - 1  # now its decorator's line: the header goes before it
+    lines[first:first] = _NJIT_HEADER
+    return "\n".join(lines) + "\n"
 
 
 def load(name: str, source: str) -> Any:

@@ -1,8 +1,9 @@
 """The compiled tie-breaking selections give the Python steps' positions, index for index (lesson 05).
 
-``tensor/ops/selection.py`` repeats PyTorch's quickselect (kthvalue) and
-libstdc++'s nth_element / sort / partial_sort (topk) in Python;
-``backends/numba_selection.py`` compiles the same steps. Every row here is
+``backends/selection_steps.py`` repeats PyTorch's quickselect (kthvalue) and
+libstdc++'s nth_element / sort / partial_sort (topk) in plain Python; the NumPy
+backend runs them over lists, and ``backends/numba_selection.py`` compiles the
+same source (widened arrays, numba's integer and float semantics). Every row here is
 drawn with many ties (and NaN), in int and float dtypes, at lengths that take
 each branch: the insertion sort (short), the introsort and its heap fallback,
 and partial_sort (64 k <= n).
@@ -12,8 +13,7 @@ import numpy as np
 import pytest
 
 import minigrad as mg
-from minigrad.backends import numba_selection
-from minigrad.tensor.ops import selection
+from minigrad.backends import kernel_cache, numba_selection, selection_steps
 
 DTYPES = ["float64", "float32", "float16", "int64", "int16", "uint8", "bool"]
 
@@ -26,6 +26,13 @@ def _rows(rng, dtype, count, n):
     return rows
 
 
+def _top(row, k, largest, ordered):
+    """The Python steps over lists, as the NumPy backend runs them."""
+    where = list(range(len(row)))
+    selection_steps.top_row(row, where, k, largest, ordered)
+    return where[:k]
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_kth_positions_match_the_python_steps(dtype):
     rng = np.random.default_rng(5)
@@ -33,8 +40,8 @@ def test_kth_positions_match_the_python_steps(dtype):
         rows = _rows(rng, dtype, 30, n)
         for k in {0, n // 3, n // 2, n - 1}:
             out = np.empty(len(rows), np.int64)
-            numba_selection.kth_positions(numba_selection.compilable(rows), out, k)
-            expected = [selection._select(row.tolist(), k) for row in rows]
+            numba_selection.kernels().kth_positions(numba_selection.compilable(rows), out, k)
+            expected = [selection_steps.kth_row(row.tolist(), list(range(n)), k) for row in rows]
             assert out.tolist() == expected, (dtype, n, k)
 
 
@@ -48,8 +55,8 @@ def test_top_positions_match_the_python_steps(dtype):
                 for ordered in (True, False):
                     out = np.empty((len(rows), k), np.int64)
                     ready = numba_selection.compilable(rows)
-                    numba_selection.top_positions(ready, out, k, largest, ordered)
-                    expected = [selection._top(row.tolist(), k, largest, ordered) for row in rows]
+                    numba_selection.kernels().top_positions(ready, out, k, largest, ordered)
+                    expected = [_top(row.tolist(), k, largest, ordered) for row in rows]
                     assert out.tolist() == expected, (dtype, n, k, largest, ordered)
 
 
@@ -84,3 +91,21 @@ def test_bfloat16_nan_ties_give_torchs_indices(backend):
                 expected = torch.topk(t, k, largest=largest).indices.tolist()
                 assert mg.topk(a, k, largest=largest).indices.tolist() == expected, (k, largest)
             assert mg.kthvalue(a, k).indices.tolist() == torch.kthvalue(t, k).indices.tolist(), k
+
+
+def test_the_compiled_module_is_the_steps_source_with_decorators():
+    # One copy of the steps: the generated module's text is selection_steps.py's, line
+    # for line, with a decorator before each function and a header (numba's import).
+    with open(selection_steps.__file__) as f:
+        source = f.read().splitlines()
+    generated = kernel_cache.njit_source("\n".join(source)).splitlines()
+    header = kernel_cache._NJIT_HEADER
+    start = generated.index(header[0])
+    assert generated[start : start + len(header)] == header
+    del generated[start : start + len(header)]
+    decorated = [i for i, line in enumerate(generated) if line.startswith("@_njit")]
+    assert all(generated[i + 1].startswith("def ") for i in decorated)
+    assert [line for i, line in enumerate(generated) if i not in decorated] == source
+    assert len(decorated) == sum(line.startswith("def ") for line in source) > 10
+    compiled = numba_selection.kernels().top_positions.py_func
+    assert compiled.__code__.co_code == selection_steps.top_positions.__code__.co_code

@@ -4,19 +4,17 @@ Among equal values a position is a choice. ``sort`` makes it by stability (the
 first comes first); PyTorch's ``kthvalue`` and ``topk`` do not sort, they
 *select*, and the position they return is wherever their selection algorithm
 left that value. To give PyTorch's indices (and so send a gradient to the same
-element), the algorithms are repeated here step for step, on the host, as rows
-without a derivative:
-
-- ``kthvalue``: PyTorch's own quickselect (median of three, Hoare's partition);
-- ``topk``: the C++ standard library's ``nth_element`` then ``sort`` of the
-  first k - 1, or ``partial_sort`` (a heap) when k is small against the row
-  (64 k <= n), as GCC's libstdc++ writes them.
+element), the algorithms are repeated step for step on the host
+(``backends/selection_steps``: PyTorch's quickselect for ``kthvalue``,
+libstdc++'s ``nth_element``, ``sort`` and ``partial_sort`` for ``topk``), as
+rows without a derivative.
 
 Where the values chosen have no equal, the answer is one whatever the
-algorithm, and NumPy's partition finds it instead of a Python loop. Rows with ties
-run the same steps compiled (``backends/numba_selection``, compiled the first
-time a tie is met) on the numba and CUDA backends; the loops here run them on
-the NumPy reference backend, or where numba is not installed.
+algorithm, and NumPy's partition finds it instead of a Python loop. Rows with
+ties run the steps: compiled (``backends/numba_selection``, the same source
+compiled the first time a tie is met) on the numba and CUDA backends,
+interpreted over Python lists on the NumPy reference backend, or where numba
+is not installed.
 
     >>> import minigrad as mg
     >>> x = mg.tensor([3, 1, 3, 0, 3, 3])
@@ -28,12 +26,12 @@ from __future__ import annotations
 
 import importlib.util
 import math
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from minigrad.backends.contract import TracerError
+from minigrad.backends.selection_steps import kth_row, top_row
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
 
@@ -84,65 +82,12 @@ def _placed(found: np.ndarray, shape: tuple[int, ...], dim: int) -> np.ndarray:
 
 def _compiled(backend: Any) -> Any:
     """``backends.numba_selection`` (lesson 10), or None: on the NumPy reference backend,
-    or where numba is not installed, the Python steps below run."""
+    or where numba is not installed, the steps run interpreted, over lists."""
     if backend.name == "numpy" or importlib.util.find_spec("numba") is None:
         return None
     from minigrad.backends import numba_selection  # (imported here, compiled at its first call)
 
     return numba_selection
-
-
-# -- kthvalue: PyTorch's quickselect ----------------------------------------------------------
-def _after(a: float, b: float) -> bool:
-    """``a`` sorts after ``b``: larger, or NaN where ``b`` is not (NaN counts as largest)."""
-    return a > b or (a != a and b == b)
-
-
-def _select(row: list, k: int) -> int:
-    """Where the ``k``-th smallest (from 0) of ``row`` is, as PyTorch's quickselect finds it.
-
-    The place of a tie is whichever of the equal elements the partitioning left at
-    ``k``, neither the first nor the last: PyTorch's CPU kernel (median of three, then
-    Hoare's partition) is repeated step for step so that its indices come out.
-
-    >>> _select([2, 1, 1, 0, 0], 2), _select([0, 0, 0, 0, 2], 0)
-    (2, 3)
-    """
-    row, where = list(row), list(range(len(row)))
-
-    def swap(i: int, j: int) -> None:
-        row[i], row[j] = row[j], row[i]
-        where[i], where[j] = where[j], where[i]
-
-    low, high = 0, len(row) - 1
-    while high > low + 1:
-        middle = low + (high - low) // 2  # the pivot: median of row[low], [middle], [high]
-        swap(middle, low + 1)
-        if _after(row[low + 1], row[high]):
-            swap(low + 1, high)
-        if _after(row[low], row[high]):
-            swap(low, high)
-        if _after(row[low + 1], row[low]):
-            swap(low + 1, low)
-        i, j, pivot = low + 1, high, row[low]
-        while True:
-            i += 1
-            while _after(pivot, row[i]):
-                i += 1
-            j -= 1
-            while _after(row[j], pivot):
-                j -= 1
-            if j < i:
-                break
-            swap(i, j)
-        swap(low, j)
-        if j <= k:
-            low = i
-        if j >= k:
-            high = j - 1
-    if high == low + 1 and _after(row[low], row[high]):
-        swap(low, high)
-    return where[k]
 
 
 def _kth_forward(backend: Any, x: Any, k: int, dim: int) -> Any:
@@ -165,7 +110,7 @@ def _kth_forward(backend: Any, x: Any, k: int, dim: int) -> Any:
             found[tied] = positions
         else:
             for i in tied:
-                found[i] = _select(rows[i].tolist(), k)
+                found[i] = kth_row(rows[i].tolist(), list(range(rows.shape[1])), k)
     return backend.from_numpy(_placed(found, shape, dim))
 
 
@@ -178,150 +123,6 @@ KTH_POSITION = Primitive(
 
 
 # -- topk: libstdc++'s nth_element, sort and partial_sort -------------------------------------
-class _Line:
-    """A list of (value, position) pairs and the order ``before`` that the algorithms use."""
-
-    def __init__(self, items: list, before: Callable[[Any, Any], bool]) -> None:
-        self.a, self.before = items, before
-
-    def less(self, i: int, j: int) -> bool:
-        return self.before(self.a[i], self.a[j])
-
-    def swap(self, i: int, j: int) -> None:
-        self.a[i], self.a[j] = self.a[j], self.a[i]
-
-
-def _median_to_first(s: _Line, result: int, a: int, b: int, c: int) -> None:
-    if s.less(a, b):
-        s.swap(result, b if s.less(b, c) else c if s.less(a, c) else a)
-    else:
-        s.swap(result, a if s.less(a, c) else c if s.less(b, c) else b)
-
-
-def _partition(s: _Line, first: int, last: int) -> int:
-    """Hoare's partition of [first, last) around the median of three, moved to ``first``."""
-    _median_to_first(s, first, first + 1, first + (last - first) // 2, last - 1)
-    pivot, first = first, first + 1
-    while True:
-        while s.less(first, pivot):
-            first += 1
-        last -= 1
-        while s.less(pivot, last):
-            last -= 1
-        if first >= last:
-            return first
-        s.swap(first, last)
-        first += 1
-
-
-def _linear_insert(s: _Line, last: int) -> None:
-    value = s.a[last]
-    while s.before(value, s.a[last - 1]):
-        s.a[last] = s.a[last - 1]
-        last -= 1
-    s.a[last] = value
-
-
-def _insertion_sort(s: _Line, first: int, last: int) -> None:
-    for i in range(first + 1, last):
-        if s.less(i, first):
-            s.a[first : i + 1] = [s.a[i], *s.a[first:i]]
-        else:
-            _linear_insert(s, i)
-
-
-def _adjust_heap(s: _Line, first: int, hole: int, length: int, value: Any) -> None:
-    top = child = hole
-    while child < (length - 1) // 2:
-        child = 2 * (child + 1)
-        if s.less(first + child, first + child - 1):
-            child -= 1
-        s.a[first + hole], hole = s.a[first + child], child
-    if length % 2 == 0 and child == (length - 2) // 2:
-        child = 2 * (child + 1)
-        s.a[first + hole], hole = s.a[first + child - 1], child - 1
-    parent = (hole - 1) // 2
-    while hole > top and s.before(s.a[first + parent], value):
-        s.a[first + hole], hole = s.a[first + parent], parent
-        parent = (hole - 1) // 2
-    s.a[first + hole] = value
-
-
-def _pop_heap(s: _Line, first: int, last: int, result: int) -> None:
-    value, s.a[result] = s.a[result], s.a[first]
-    _adjust_heap(s, first, 0, last - first, value)
-
-
-def _heap_select(s: _Line, first: int, middle: int, last: int) -> None:
-    length = middle - first
-    for parent in range((length - 2) // 2, -1, -1) if length >= 2 else ():
-        _adjust_heap(s, first, parent, length, s.a[first + parent])
-    for i in range(middle, last):
-        if s.less(i, first):
-            _pop_heap(s, first, middle, i)
-
-
-def _partial_sort(s: _Line, first: int, middle: int, last: int) -> None:
-    _heap_select(s, first, middle, last)
-    while middle - first > 1:
-        middle -= 1
-        _pop_heap(s, first, middle, middle)
-
-
-def _nth_element(s: _Line, first: int, nth: int, last: int) -> None:
-    depth = 2 * ((last - first).bit_length() - 1)
-    while last - first > 3:
-        if depth == 0:
-            _heap_select(s, first, nth + 1, last)
-            s.swap(first, nth)
-            return
-        depth -= 1
-        cut = _partition(s, first, last)
-        first, last = (cut, last) if cut <= nth else (first, cut)
-    _insertion_sort(s, first, last)
-
-
-def _introsort(s: _Line, first: int, last: int, depth: int) -> None:
-    while last - first > 16:
-        if depth == 0:
-            _partial_sort(s, first, last, last)
-            return
-        depth -= 1
-        cut = _partition(s, first, last)
-        _introsort(s, cut, last, depth)
-        last = cut
-
-
-def _sort(s: _Line, first: int, last: int) -> None:
-    if last - first < 2:
-        return
-    _introsort(s, first, last, 2 * ((last - first).bit_length() - 1))
-    _insertion_sort(s, first, min(last, first + 16))
-    for i in range(first + 16, last):
-        _linear_insert(s, i)
-
-
-def _top(row: list, k: int, largest: bool, sorted: bool) -> list[int]:
-    """The positions of ``row``'s ``k`` largest (smallest), as PyTorch's CPU topk orders them.
-
-    >>> _top([1, 3, 3, 0, 3], 2, True, True), _top([2, 2, 2, 2], 3, False, False)
-    ([2, 4], [2, 3, 0])
-    """
-    if largest:  # NaN counts as the largest (first when largest, last when smallest)
-        s = _Line([(v, j) for j, v in enumerate(row)], lambda x, y: x[0] > y[0] or (
-            x[0] != x[0] and y[0] == y[0]))  # fmt: skip
-    else:
-        s = _Line([(v, j) for j, v in enumerate(row)], lambda x, y: x[0] < y[0] or (
-            x[0] == x[0] and y[0] != y[0]))  # fmt: skip
-    if 64 * k <= len(row):
-        _partial_sort(s, 0, k, len(row))
-    else:
-        _nth_element(s, 0, k - 1, len(row))
-        if sorted:
-            _sort(s, 0, k - 1)
-    return [j for _, j in s.a[:k]]
-
-
 def _distinct_top(rows: np.ndarray, ordered: np.ndarray, k: int, largest: bool) -> np.ndarray:
     """The positions of the ``k`` largest (smallest) of each row, in order, where they have
     no equal: those beyond the (k+1)-th, then a sort of those k alone."""
@@ -359,7 +160,9 @@ def _topk_forward(backend: Any, x: Any, k: int, dim: int, largest: bool, sorted:
             found[tied] = positions
         else:
             for i in tied:
-                found[i] = _top(rows[i].tolist(), k, largest, sorted)
+                where = list(range(n))
+                top_row(rows[i].tolist(), where, k, largest, sorted)
+                found[i] = where[:k]
     return backend.from_numpy(_placed(found, shape, dim))
 
 
