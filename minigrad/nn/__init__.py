@@ -27,8 +27,8 @@ from minigrad.nn.activation_functions import (
 )
 from minigrad.nn.affine import Bilinear
 from minigrad.nn.attention import MultiheadAttention
-from minigrad.nn.conv import AvgPool2d, Conv1d, Conv2d, MaxPool2d
-from minigrad.nn.conv_transpose import ConvTranspose1d, ConvTranspose2d
+from minigrad.nn.conv import AvgPool2d, Conv1d, Conv2d, Conv3d, MaxPool2d
+from minigrad.nn.conv_transpose import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from minigrad.nn.distances import (
     CosineEmbeddingLoss,
     CosineSimilarity,
@@ -95,8 +95,10 @@ __all__ = [
     "Bilinear",
     "Conv1d",
     "Conv2d",
+    "Conv3d",
     "ConvTranspose1d",
     "ConvTranspose2d",
+    "ConvTranspose3d",
     "CosineEmbeddingLoss",
     "CosineSimilarity",
     "CrossEntropyLoss",

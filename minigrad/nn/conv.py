@@ -1,6 +1,6 @@
-"""Convolution and pooling layers: ``Conv1d``, ``Conv2d``, ``MaxPool2d``, ``AvgPool2d`` (lesson 12).
+"""Convolution and pooling layers: ``Conv1d/2d/3d``, ``MaxPool2d``, ``AvgPool2d`` (lesson 12).
 
-The arithmetic lives in the functions ``conv1d``, ``conv2d``, ``max_pool2d``
+The arithmetic lives in the functions ``conv1d``-``conv3d``, ``max_pool2d``
 and ``avg_pool2d`` (``minigrad/tensor/ops/convolution.py``, ``pooling.py``);
 a layer only holds what the function needs besides the input: the learned
 filters and biases, and the window's geometry.
@@ -26,7 +26,7 @@ from typing import Any
 from minigrad.nn.linear import uniform_parameter
 from minigrad.nn.module import Module
 from minigrad.tensor import dtypes
-from minigrad.tensor.ops.convolution import conv1d, conv2d
+from minigrad.tensor.ops.convolution import conv1d, conv2d, conv3d
 from minigrad.tensor.ops.convolution_arguments import expand
 from minigrad.tensor.ops.padding import pad
 from minigrad.tensor.ops.pooling import avg_pool2d, max_pool2d
@@ -155,6 +155,20 @@ class Conv2d(_Conv):
 
     def forward(self, x: Tensor) -> Tensor:
         return self._convolve(x, conv2d)
+
+
+class Conv3d(_Conv):
+    """``conv3d`` with learned filters: ``(N, C_in, D, H, W) -> (N, C_out, D', H', W')``.
+
+    >>> import minigrad as mg
+    >>> Conv3d(2, 3, kernel_size=(1, 3, 3), padding=(0, 1, 1))(mg.zeros(1, 2, 4, 5, 5)).shape
+    (1, 3, 4, 5, 5)
+    """
+
+    dims = 3
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self._convolve(x, conv3d)
 
 
 class MaxPool2d(Module):

@@ -1,4 +1,4 @@
-"""Transposed convolution: ``conv_transpose1d``/``conv_transpose2d`` and their layers (lesson 12).
+"""Transposed convolution: ``conv_transpose1d``/``2d``/``3d`` and their layers (lesson 12).
 
 Lesson 12 found that the gradient of a convolution with respect to its input
 is itself a convolution: spread the output's cotangent out (``stride - 1``
@@ -6,7 +6,7 @@ zeros between its elements), pad it by ``dilation (kernel - 1)``, and
 convolve it with the flipped kernel, input and output channels swapped. A
 *transposed convolution* is that map used forwards, as a layer that makes
 an image larger (a decoder's upsampling). So it is written exactly so: a
-few shape rows and one ``conv2d``, which brings every derivative along.
+few shape rows and one convolution, which brings every derivative along.
 
 The output size is ``(n - 1) stride - 2 padding + dilation (kernel - 1) +
 output_padding + 1``; ``output_padding`` (less than the stride or the
@@ -30,28 +30,30 @@ from minigrad.nn.linear import uniform_parameter
 from minigrad.nn.module import Module
 from minigrad.tensor import dtypes
 from minigrad.tensor.composite import composite
-from minigrad.tensor.ops.convolution import conv2d
+from minigrad.tensor.ops.convolution import convolve
 from minigrad.tensor.ops.convolution_arguments import SCALAR_NAMES, check_convolution, expand
 from minigrad.tensor.ops.padding import pad
 from minigrad.tensor.tensor import Tensor
 
 
-def _spread(x: Tensor, stride: tuple[int, int]) -> Tensor:
-    """``stride - 1`` zeros between neighbouring pixels of ``(N, C, H, W)``."""
-    sh, sw = stride
-    if sh == sw == 1:
+def _spread(x: Tensor, stride: tuple[int, ...]) -> Tensor:
+    """``stride - 1`` zeros between neighbouring elements of ``(N, C, *spatial)``."""
+    if all(s == 1 for s in stride):
         return x
-    n, c, h, w = x.shape
-    stuffed = pad(x.reshape(n, c, h, 1, w, 1), (0, sw - 1, 0, 0, 0, sh - 1))
-    stuffed = stuffed.reshape(n, c, h * sh, w * sw)
-    return stuffed[..., : (h - 1) * sh + 1, : (w - 1) * sw + 1]
+    n, c, *sizes = x.shape
+    # Each element followed by a new axis of 1, padded to ``stride`` with zeros.
+    stuffed = x.reshape(n, c, *(m for size in sizes for m in (size, 1)))
+    stuffed = pad(stuffed, tuple(w for s in reversed(stride) for w in (0, s - 1, 0, 0)))
+    stuffed = stuffed.reshape(n, c, *(size * s for size, s in zip(sizes, stride)))
+    return stuffed[(..., *(slice(0, (size - 1) * s + 1) for size, s in zip(sizes, stride)))]
 
 
 def _flipped_swapped(weight: Tensor, groups: int) -> Tensor:
-    """``(C_in, C_out / g, kh, kw)`` -> ``(C_out, C_in / g, kh, kw)``, flipped in space."""
-    c_in, c_out_g, kh, kw = weight.shape
-    w = weight.reshape(groups, c_in // groups, c_out_g, kh, kw).permute(0, 2, 1, 3, 4)
-    return w.reshape(groups * c_out_g, c_in // groups, kh, kw).flip((2, 3))
+    """``(C_in, C_out / g, *k)`` -> ``(C_out, C_in / g, *k)``, flipped in space."""
+    c_in, c_out_g, *kernel = weight.shape
+    w = weight.reshape(groups, c_in // groups, c_out_g, *kernel)
+    w = w.permute(0, 2, 1, *range(3, w.ndim)).reshape(groups * c_out_g, c_in // groups, *kernel)
+    return w.flip(tuple(range(2, w.ndim)))
 
 
 @composite("conv_transpose2d")
@@ -84,30 +86,37 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
                            dilation, 1, "conv_transpose1d")  # fmt: skip
 
 
+@composite("conv_transpose3d")
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+                     padding: Any = 0, output_padding: Any = 0, groups: int = 1,
+                     dilation: Any = 1) -> Tensor:  # fmt: skip
+    """The transpose of ``conv3d``: ``(N, C_in, D, H, W)`` with weight ``(C_in, C_out / g, *k)``.
+
+    >>> import minigrad as mg
+    >>> x, w = mg.ones(1, 1, 2, 2, 2), mg.ones(1, 1, 2, 1, 1)
+    >>> mg.nn.functional.conv_transpose3d(x, w)[0, 0, :, 0, 0]
+    tensor([1., 2., 1.])
+    """
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, 3, "conv_transpose3d")  # fmt: skip
+
+
 def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation,
                     dims, op) -> Tensor:  # fmt: skip
     args = check_convolution(input, weight, bias, stride, padding, dilation, groups, dims, op,
                              output_padding=output_padding)  # fmt: skip
-    x, w, stride, dilation, extra = (
-        args.input,
-        weight,
-        args.stride,
-        args.dilation,
-        args.output_padding,
-    )
+    if dims == 3 and bias is not None and bias.dtype != input.dtype:
+        # PyTorch's 3-D kernel reads the bias in the input's type (the 1-D and 2-D ones promote).
+        raise RuntimeError(f"expected scalar type {SCALAR_NAMES[input.dtype.name]} but found "
+                           f"{SCALAR_NAMES[bias.dtype.name]}")  # fmt: skip
     padding = tuple(before for before, _ in args.padding)
-    if dims == 1:  # a height of one
-        x, w = x.unsqueeze(2), w.unsqueeze(2)
-        stride, padding, dilation, extra = ((1, *stride), (0, *padding), (1, *dilation),
-                                            (0, *extra))  # fmt: skip
-    kernel = w.shape[2:]
-    spread = _spread(x, stride)
+    spread = _spread(args.input, args.stride)
     # Pad by dilation (kernel - 1) - padding on each side (negative: crop), plus output_padding.
-    edges = [d * (k - 1) - p for k, d, p in zip(kernel, dilation, padding)]
-    widths = (edges[1], edges[1] + extra[1], edges[0], edges[0] + extra[0])
-    out = conv2d(pad(spread, widths), _flipped_swapped(w, groups), None, 1, 0, dilation, groups)
-    if dims == 1:
-        out = out.squeeze(2)
+    edges = [d * (k - 1) - p for k, d, p in zip(weight.shape[2:], args.dilation, padding)]
+    widths = tuple(w for e, extra in zip(reversed(edges), reversed(args.output_padding))
+                   for w in (e, e + extra))  # fmt: skip
+    out = convolve(pad(spread, widths), _flipped_swapped(weight, groups),
+                   (1,) * dims, args.dilation, groups)  # fmt: skip
     if bias is not None:
         # PyTorch adds the bias in the promoted type, then casts back to the input's.
         total = out + bias.reshape(-1, *(1,) * dims)
@@ -123,7 +132,7 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
 
 
 class _ConvTranspose(Module):
-    """ConvTranspose1d/2d: weight ``(C_in, C_out / groups, *kernel)``, PyTorch's initial bound."""
+    """ConvTranspose1d/2d/3d: weight ``(C_in, C_out / groups, *kernel)``, PyTorch's bound."""
 
     dims = 0
     function: Any = None
@@ -192,3 +201,10 @@ class ConvTranspose2d(_ConvTranspose):
 
     dims = 2
     function = staticmethod(conv_transpose2d)
+
+
+class ConvTranspose3d(_ConvTranspose):
+    """``conv_transpose3d`` with a learned weight and bias."""
+
+    dims = 3
+    function = staticmethod(conv_transpose3d)

@@ -48,7 +48,7 @@ from minigrad.nn.activation_functions import (
 )
 from minigrad.nn.affine import bilinear, linear
 from minigrad.nn.attention import scaled_dot_product_attention
-from minigrad.nn.conv_transpose import conv_transpose1d, conv_transpose2d
+from minigrad.nn.conv_transpose import conv_transpose1d, conv_transpose2d, conv_transpose3d
 from minigrad.nn.distances import (
     cosine_embedding_loss,
     cosine_similarity,
@@ -83,22 +83,22 @@ from minigrad.nn.pooling import (
 from minigrad.nn.resampling import fold, pixel_shuffle, pixel_unshuffle, unfold
 from minigrad.tensor.ops import softmax as primitives
 from minigrad.tensor.ops.activations import elu, gelu, hardtanh, leaky_relu, silu, softplus
-from minigrad.tensor.ops.convolution import conv1d, conv2d
+from minigrad.tensor.ops.convolution import conv1d, conv2d, conv3d
 from minigrad.tensor.ops.elementwise import relu, sigmoid, tanh
 from minigrad.tensor.ops.padding import pad
-from minigrad.tensor.ops.pooling import avg_pool2d, max_pool2d
+from minigrad.tensor.ops.pooling import avg_pool2d, avg_pool3d, max_pool2d, max_pool3d
 from minigrad.tensor.tensor import Tensor
 
 __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "avg_pool1d",
-    "avg_pool2d", "batch_norm", "bilinear", "binary_cross_entropy",
-    "binary_cross_entropy_with_logits", "celu", "conv1d", "conv2d", "conv_transpose1d",
-    "conv_transpose2d", "cosine_embedding_loss", "cosine_similarity", "cross_entropy", "dropout",
+    "avg_pool2d", "avg_pool3d", "batch_norm", "bilinear", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "celu", "conv1d", "conv2d", "conv3d",
+    "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "cosine_embedding_loss", "cosine_similarity", "cross_entropy", "dropout",
     "elu", "embedding", "fold", "gelu", "glu", "group_norm", "hardshrink", "hardsigmoid",
     "hardswish", "hardtanh", "huber_loss", "instance_norm", "interpolate", "kl_div", "l1_loss",
     "layer_norm",
     "leaky_relu", "linear", "log_softmax", "logsigmoid", "margin_ranking_loss", "max_pool1d",
-    "max_pool2d", "mish", "mse_loss", "nll_loss", "normalize", "one_hot", "pad",
+    "max_pool2d", "max_pool3d", "mish", "mse_loss", "nll_loss", "normalize", "one_hot", "pad",
     "pairwise_distance", "pixel_shuffle", "pixel_unshuffle", "relu", "relu6", "rms_norm",
     "scaled_dot_product_attention", "selu",
     "sigmoid", "silu", "smooth_l1_loss", "softmax", "softmin", "softplus", "softshrink",

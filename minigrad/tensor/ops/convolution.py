@@ -41,6 +41,7 @@ arguments are checked as PyTorch checks them (``convolution_arguments.py``).
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from minigrad.tensor.base import TensorBase as Tensor
@@ -159,19 +160,17 @@ def _windows_transpose(g: Tensor, x: Tensor, kernel, stride, dilation) -> Tensor
     of all windows form a strided slice of ``x``, so they scatter back in one
     ``scatter_add``; overlapping windows add up.
     """
-    *_, oh, ow, kh, kw = g.shape
-    (sh, sw), (dh, dw) = stride, dilation
+    out = g.shape[-2 * len(kernel) : -len(kernel)]
     total = None
-    for p in range(kh):
-        for q in range(kw):
-            index = (..., slice(p * dh, p * dh + sh * (oh - 1) + 1, sh),
-                     slice(q * dw, q * dw + sw * (ow - 1) + 1, sw))  # fmt: skip
-            part = apply(SCATTER_ADD, (g[..., p, q],), index=index, shape=x.shape)
-            total = part if total is None else total + part
+    for offset in itertools.product(*(range(k) for k in kernel)):
+        index = (..., *(slice(p * d, p * d + s * (n - 1) + 1, s)
+                        for p, s, d, n in zip(offset, stride, dilation, out)))  # fmt: skip
+        part = apply(SCATTER_ADD, (g[(..., *offset)],), index=index, shape=x.shape)
+        total = part if total is None else total + part
     return total
 
 
-# The windows of the last two axes, as a differentiable view (max pooling reads them).
+# The windows of the last axes, as a differentiable view (max pooling reads them).
 WINDOWS = Primitive(
     "windows",
     lambda backend, x, kernel, stride, dilation: backend.windows(x, kernel, stride, dilation),
@@ -181,9 +180,10 @@ WINDOWS = Primitive(
 )
 
 
-def windows(x: Tensor, kernel: tuple[int, int], stride: tuple[int, int],
-            dilation: tuple[int, int] = (1, 1)) -> Tensor:  # fmt: skip
-    """The sliding windows of the last two axes: ``(..., H, W) -> (..., OH, OW, KH, KW)``.
+def windows(x: Tensor, kernel: tuple[int, ...], stride: tuple[int, ...],
+            dilation: tuple[int, ...] | None = None) -> Tensor:  # fmt: skip
+    """The sliding windows of the last ``len(kernel)`` axes: ``(..., H, W) -> (..., OH, OW,
+    KH, KW)`` for two.
 
     A view of ``x``'s memory (no copy); its gradient adds each window's
     cotangent back where the window was read.
@@ -193,25 +193,58 @@ def windows(x: Tensor, kernel: tuple[int, int], stride: tuple[int, int],
     tensor([[0., 1., 2.],
             [2., 3., 4.]])
     """
-    return apply(WINDOWS, (x,), kernel=tuple(kernel), stride=tuple(stride),
-                 dilation=tuple(dilation))  # fmt: skip
+    dilation = (1,) * len(kernel) if dilation is None else tuple(dilation)
+    return apply(WINDOWS, (x,), kernel=tuple(kernel), stride=tuple(stride), dilation=dilation)
 
 
 # -- the public functions -----------------------------------------------------------
+def _depth_as_channels(x: Tensor, depth: int, stride: int, dilation: int) -> tuple[Tensor, int]:
+    """``(N, C, D, H, W) -> (N * OD, C * KD, H, W)``: for each output depth, the ``KD``
+    input depth slices its windows read, as channels (the windows of the depth axis alone);
+    and ``OD``."""
+    n, c, _, h, w = x.shape
+    slabs = windows(
+        x, (depth, 1, 1), (stride, 1, 1), (dilation, 1, 1)
+    )  # (N, C, OD, H, W, KD, 1, 1)
+    od = slabs.shape[2]
+    slabs = slabs.reshape(n, c, od, h, w, depth).permute(0, 2, 1, 5, 3, 4)
+    return slabs.reshape(n * od, c * depth, h, w), od
+
+
+def convolve(x: Tensor, weight: Tensor, stride: tuple, dilation: tuple, groups: int) -> Tensor:
+    """The convolution of an unpadded ``(N, C, *spatial)`` over one to three spatial axes.
+
+    Every one is a ``CONV2D`` row. A 1-D convolution is a 2-D one over images
+    of height 1. A 3-D one is a 2-D one over ``N * OD`` images whose channels
+    are the ``(channel, kernel depth)`` pairs: output depth ``z`` sums
+    ``w[o, c, p] * x[n, c, z * s + p * d]`` over ``c`` and ``p``, a channel sum
+    once the depth slices a window reads stand side by side as channels.
+    """
+    if len(stride) == 1:
+        x, weight = x.unsqueeze(2), weight.unsqueeze(2)
+        out = apply(CONV2D, (x, weight), stride=(1, *stride), dilation=(1, *dilation),
+                    groups=groups)  # fmt: skip
+        return out.squeeze(2)
+    if len(stride) == 2:
+        return apply(CONV2D, (x, weight), stride=stride, dilation=dilation, groups=groups)
+    o, cg, kd, kh, kw = weight.shape
+    slabs, od = _depth_as_channels(x, kd, stride[0], dilation[0])
+    # (O, C/G, KD, KH, KW) -> (O, C/G * KD, KH, KW): the channels of each group stay together.
+    out = apply(CONV2D, (slabs, weight.reshape(o, cg * kd, kh, kw)), stride=stride[1:],
+                dilation=dilation[1:], groups=groups)  # fmt: skip
+    return out.reshape(x.shape[0], od, *out.shape[1:]).permute(0, 2, 1, 3, 4)
+
+
 def convolution(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,
                 dilation: Any, groups: int, dims: int) -> Tensor:  # fmt: skip
-    """``conv1d`` (``dims=1``) and ``conv2d`` (``dims=2``): checks, padding, then ``CONV2D``."""
+    """``conv1d``, ``conv2d`` and ``conv3d`` (``dims`` spatial axes): checks, padding,
+    then ``convolve``."""
     args = check_convolution(x, weight, bias, stride, padding, dilation, groups, dims,
                              f"conv{dims}d")  # fmt: skip
-    x, stride, dilation = args.input, args.stride, args.dilation
+    x = args.input
     if any(p != (0, 0) for p in args.padding):
         x = pad(x, tuple(n for pair in reversed(args.padding) for n in pair))
-    if dims == 1:  # a 1-D convolution is a 2-D one over images of height 1
-        x, weight = x.unsqueeze(2), weight.unsqueeze(2)
-        stride, dilation = (1, *stride), (1, *dilation)
-    out = apply(CONV2D, (x, weight), stride=stride, dilation=dilation, groups=groups)
-    if dims == 1:
-        out = out.squeeze(2)
+    out = convolve(x, weight, args.stride, args.dilation, groups)
     if bias is not None:
         out = out + bias.reshape(-1, *(1,) * dims)
     return out if args.batched else out.squeeze(0)
@@ -247,3 +280,19 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     (2, 4, 5, 5)
     """
     return convolution(input, weight, bias, stride, padding, dilation, groups, dims=2)
+
+
+@composite("conv3d")
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:  # fmt: skip
+    """3-D convolution of ``(N, C, D, H, W)`` with ``(O, C / groups, KD, KH, KW)``.
+
+    Arguments as ``torch.nn.functional.conv3d``: ``stride``, ``padding`` and
+    ``dilation`` an int or a triple, ``padding`` also ``"valid"`` or
+    ``"same"``; an unbatched ``(C, D, H, W)`` input works too.
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.conv3d(mg.ones((1, 2, 3, 4, 4)), mg.ones((5, 2, 2, 2, 2))).shape
+    (1, 5, 2, 3, 3)
+    """
+    return convolution(input, weight, bias, stride, padding, dilation, groups, dims=3)

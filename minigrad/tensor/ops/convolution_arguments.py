@@ -18,6 +18,7 @@ computes in. Integer inputs are PyTorch's too (exact sums, wrapping at
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 from minigrad.tensor import dtypes
@@ -205,7 +206,7 @@ def _uses_onednn(x: Tensor, weight: Tensor, groups: int) -> bool:
     of the dilation words it otherwise): its rule of thumb for when that pays off."""
     kh, kw = (1, *weight.shape[2:])[-2:]
     return x.dtype == dtypes.float32 and (
-        groups > 1 or (kh > 3 and kw > 3) or x.shape[0] > 1 or x.size > 20480
+        groups > 1 or (kh > 3 and kw > 3) or x.shape[0] > 1 or math.prod(x.shape[:4]) > 20480
     )
 
 
@@ -216,13 +217,11 @@ def _check_kernel(x: Tensor, weight: Tensor, groups: int, stride: tuple, padding
     flat = len(dilation) == 1
     stride2 = (1, *stride) if flat else stride
     dilation2, extra2 = ((1, *dilation), (0, *extra)) if flat else (dilation, extra)
-    axes = ("height", "width")
+    axes = ("depth", "height", "width")[-len(dilation2) :]
     if transposed:
         if any(d == 0 for d in dilation2):
-            raise RuntimeError(
-                f"dilation should be greater than zero, but got dilation_height: {dilation2[0]}, "
-                f"dilation_width: {dilation2[1]}"
-            )
+            got = ", ".join(f"dilation_{axis}: {d}" for axis, d in zip(axes, dilation2))
+            raise RuntimeError(f"dilation should be greater than zero, but got {got}")
         if any(e >= s and e >= d for e, s, d in zip(extra2, stride2, dilation2)):
             got = " ".join(f"{what}_{axis}: {v}"
                            for what, values in (("output_padding", extra2), ("stride", stride2),
@@ -252,7 +251,10 @@ def _check_kernel(x: Tensor, weight: Tensor, groups: int, stride: tuple, padding
             f"expected scalar type {SCALAR_NAMES[x.dtype.name]} but found "
             f"{SCALAR_NAMES[weight.dtype.name]}"
         )
-    kernel = "slow_conv_transpose2d_out_cpu" if transposed else "slow_conv2d_cpu"
+    if len(dilation2) == 3:
+        kernel = "slow_conv_transpose3d_out_cpu" if transposed else "compute_columns3d"
+    else:
+        kernel = "slow_conv_transpose2d_out_cpu" if transposed else "slow_conv2d_cpu"
     if x.dtype == dtypes.bool_ or (transposed and x.dtype == dtypes.int32):
         raise NotImplementedError(
             f"\"{kernel}\" not implemented for '{SCALAR_NAMES[x.dtype.name]}'\n"
