@@ -25,9 +25,17 @@ from minigrad.nn.activation_functions import (
     Softsign,
     Tanhshrink,
 )
+from minigrad.nn.adaptive_pooling import (
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveAvgPool3d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AdaptiveMaxPool3d,
+)
 from minigrad.nn.affine import Bilinear
 from minigrad.nn.attention import MultiheadAttention
-from minigrad.nn.conv import AvgPool2d, Conv1d, Conv2d, Conv3d, MaxPool2d
+from minigrad.nn.conv import AvgPool2d, AvgPool3d, Conv1d, Conv2d, Conv3d, MaxPool2d, MaxPool3d
 from minigrad.nn.conv_transpose import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from minigrad.nn.distances import (
     CosineEmbeddingLoss,
@@ -55,13 +63,7 @@ from minigrad.nn.losses import (
 from minigrad.nn.module import Flatten, Module, ReLU, Sequential, Sigmoid, Tanh
 from minigrad.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from minigrad.nn.parameter import Parameter
-from minigrad.nn.pooling import (
-    AdaptiveAvgPool1d,
-    AdaptiveAvgPool2d,
-    AdaptiveMaxPool2d,
-    AvgPool1d,
-    MaxPool1d,
-)
+from minigrad.nn.pooling import AvgPool1d, MaxPool1d
 from minigrad.nn.recurrent import GRU, LSTM, RNN
 from minigrad.nn.resampling import Fold, PixelShuffle, PixelUnshuffle, Unfold
 from minigrad.nn.transformer import (
@@ -71,6 +73,7 @@ from minigrad.nn.transformer import (
     SinusoidalPositions,
     TransformerBlock,
 )
+from minigrad.nn.unpooling import MaxUnpool1d, MaxUnpool2d, MaxUnpool3d
 
 __all__ = [
     "CELU",
@@ -85,9 +88,13 @@ __all__ = [
     "SELU",
     "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
+    "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
+    "AdaptiveMaxPool3d",
     "AvgPool1d",
     "AvgPool2d",
+    "AvgPool3d",
     "BCELoss",
     "BCEWithLogitsLoss",
     "BatchNorm1d",
@@ -126,6 +133,10 @@ __all__ = [
     "MarginRankingLoss",
     "MaxPool1d",
     "MaxPool2d",
+    "MaxPool3d",
+    "MaxUnpool1d",
+    "MaxUnpool2d",
+    "MaxUnpool3d",
     "Mish",
     "Module",
     "MultiheadAttention",

@@ -1,7 +1,7 @@
-"""Convolution and pooling layers: ``Conv1d/2d/3d``, ``MaxPool2d``, ``AvgPool2d`` (lesson 12).
+"""Convolution and pooling layers: ``Conv1d/2d/3d``, ``MaxPool2d/3d``, ``AvgPool2d/3d`` (lesson 12).
 
 The arithmetic lives in the functions ``conv1d``-``conv3d``, ``max_pool2d``
-and ``avg_pool2d`` (``minigrad/tensor/ops/convolution.py``, ``pooling.py``);
+and the rest (``minigrad/tensor/ops/convolution.py``, ``pooling.py``);
 a layer only holds what the function needs besides the input: the learned
 filters and biases, and the window's geometry.
 
@@ -29,7 +29,7 @@ from minigrad.tensor import dtypes
 from minigrad.tensor.ops.convolution import conv1d, conv2d, conv3d
 from minigrad.tensor.ops.convolution_arguments import expand
 from minigrad.tensor.ops.padding import pad
-from minigrad.tensor.ops.pooling import avg_pool2d, max_pool2d
+from minigrad.tensor.ops.pooling import avg_pool2d, avg_pool3d, max_pool2d, max_pool3d
 from minigrad.tensor.tensor import Tensor
 
 PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
@@ -171,14 +171,10 @@ class Conv3d(_Conv):
         return self._convolve(x, conv3d)
 
 
-class MaxPool2d(Module):
-    """``max_pool2d``: the largest value of each window (``stride`` defaults to the window).
+class _MaxPool(Module):
+    """MaxPool2d/3d: the window's geometry; ``function`` is the pool."""
 
-    >>> import minigrad as mg
-    >>> MaxPool2d(2)(mg.arange(16.0).reshape(1, 1, 4, 4))
-    tensor([[[[ 5.,  7.],
-              [13., 15.]]]])
-    """
+    function: Any = None
 
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                  return_indices: bool = False, ceil_mode: bool = False) -> None:  # fmt: skip
@@ -189,8 +185,8 @@ class MaxPool2d(Module):
         self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
     def forward(self, x: Tensor) -> Tensor | tuple[Tensor, Tensor]:
-        return max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation,
-                          self.ceil_mode, self.return_indices)  # fmt: skip
+        return type(self).function(x, self.kernel_size, self.stride, self.padding, self.dilation,
+                                   self.ceil_mode, self.return_indices)  # fmt: skip
 
     def extra_repr(self) -> str:
         return (
@@ -199,14 +195,33 @@ class MaxPool2d(Module):
         )
 
 
-class AvgPool2d(Module):
-    """``avg_pool2d``: the mean of each window (``stride`` defaults to the window).
+class MaxPool2d(_MaxPool):
+    """``max_pool2d``: the largest value of each window (``stride`` defaults to the window).
 
     >>> import minigrad as mg
-    >>> AvgPool2d(2)(mg.arange(16.0).reshape(1, 1, 4, 4))
-    tensor([[[[ 2.5,  4.5],
-              [10.5, 12.5]]]])
+    >>> MaxPool2d(2)(mg.arange(16.0).reshape(1, 1, 4, 4))
+    tensor([[[[ 5.,  7.],
+              [13., 15.]]]])
     """
+
+    function = staticmethod(max_pool2d)
+
+
+class MaxPool3d(_MaxPool):
+    """``max_pool3d``: the largest value of each window over ``(D, H, W)``.
+
+    >>> import minigrad as mg
+    >>> MaxPool3d(2)(mg.arange(8.0).reshape(1, 2, 2, 2))
+    tensor([[[[7.]]]])
+    """
+
+    function = staticmethod(max_pool3d)
+
+
+class _AvgPool(Module):
+    """AvgPool2d/3d: the window's geometry and counting rules; ``function`` is the pool."""
+
+    function: Any = None
 
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
                  ceil_mode: bool = False, count_include_pad: bool = True,
@@ -218,8 +233,32 @@ class AvgPool2d(Module):
         self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
 
     def forward(self, x: Tensor) -> Tensor:
-        return avg_pool2d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                          self.count_include_pad, self.divisor_override)  # fmt: skip
+        return type(self).function(x, self.kernel_size, self.stride, self.padding,
+                                   self.ceil_mode, self.count_include_pad,
+                                   self.divisor_override)  # fmt: skip
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool2d(_AvgPool):
+    """``avg_pool2d``: the mean of each window (``stride`` defaults to the window).
+
+    >>> import minigrad as mg
+    >>> AvgPool2d(2)(mg.arange(16.0).reshape(1, 1, 4, 4))
+    tensor([[[[ 2.5,  4.5],
+              [10.5, 12.5]]]])
+    """
+
+    function = staticmethod(avg_pool2d)
+
+
+class AvgPool3d(_AvgPool):
+    """``avg_pool3d``: the mean of each window over ``(D, H, W)``.
+
+    >>> import minigrad as mg
+    >>> AvgPool3d(2)(mg.arange(8.0).reshape(1, 2, 2, 2))
+    tensor([[[[3.5]]]])
+    """
+
+    function = staticmethod(avg_pool3d)

@@ -4,7 +4,7 @@ Softmax lives here; the rest is gathered from the files that teach it:
 the losses (``nn/losses.py``), normalization (``nn/normalization.py``),
 dropout and embedding (``nn/dropout.py``, ``nn/embedding.py``), convolution,
 pooling and padding (``tensor/convolution.py``, ``tensor/pooling.py``,
-``tensor/padding.py``).
+``tensor/padding.py``, ``nn/adaptive_pooling.py``, ``nn/unpooling.py``).
 
 The losses have no backward rule of their own. Each is a few tensor
 operations, so reverse mode, forward mode and higher order derivatives come
@@ -46,6 +46,14 @@ from minigrad.nn.activation_functions import (
     softsign,
     tanhshrink,
 )
+from minigrad.nn.adaptive_pooling import (
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    adaptive_avg_pool3d,
+    adaptive_max_pool1d,
+    adaptive_max_pool2d,
+    adaptive_max_pool3d,
+)
 from minigrad.nn.affine import bilinear, linear
 from minigrad.nn.attention import scaled_dot_product_attention
 from minigrad.nn.conv_transpose import conv_transpose1d, conv_transpose2d, conv_transpose3d
@@ -73,14 +81,9 @@ from minigrad.nn.losses import (
     smooth_l1_loss,
 )
 from minigrad.nn.normalization import batch_norm, layer_norm
-from minigrad.nn.pooling import (
-    adaptive_avg_pool1d,
-    adaptive_avg_pool2d,
-    adaptive_max_pool2d,
-    avg_pool1d,
-    max_pool1d,
-)
+from minigrad.nn.pooling import avg_pool1d, max_pool1d
 from minigrad.nn.resampling import fold, pixel_shuffle, pixel_unshuffle, unfold
+from minigrad.nn.unpooling import max_unpool1d, max_unpool2d, max_unpool3d
 from minigrad.tensor.ops import softmax as primitives
 from minigrad.tensor.ops.activations import elu, gelu, hardtanh, leaky_relu, silu, softplus
 from minigrad.tensor.ops.convolution import conv1d, conv2d, conv3d
@@ -90,20 +93,20 @@ from minigrad.tensor.ops.pooling import avg_pool2d, avg_pool3d, max_pool2d, max_
 from minigrad.tensor.tensor import Tensor
 
 __all__ = [
-    "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "avg_pool1d",
-    "avg_pool2d", "avg_pool3d", "batch_norm", "bilinear", "binary_cross_entropy",
-    "binary_cross_entropy_with_logits", "celu", "conv1d", "conv2d", "conv3d",
-    "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "cosine_embedding_loss", "cosine_similarity", "cross_entropy", "dropout",
-    "elu", "embedding", "fold", "gelu", "glu", "group_norm", "hardshrink", "hardsigmoid",
-    "hardswish", "hardtanh", "huber_loss", "instance_norm", "interpolate", "kl_div", "l1_loss",
-    "layer_norm",
-    "leaky_relu", "linear", "log_softmax", "logsigmoid", "margin_ranking_loss", "max_pool1d",
-    "max_pool2d", "max_pool3d", "mish", "mse_loss", "nll_loss", "normalize", "one_hot", "pad",
-    "pairwise_distance", "pixel_shuffle", "pixel_unshuffle", "relu", "relu6", "rms_norm",
-    "scaled_dot_product_attention", "selu",
-    "sigmoid", "silu", "smooth_l1_loss", "softmax", "softmin", "softplus", "softshrink",
-    "softsign", "tanh", "tanhshrink",
-    "triplet_margin_loss", "unfold", "upsample", "upsample_bilinear", "upsample_nearest",
+    "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
+    "adaptive_max_pool2d", "adaptive_max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
+    "batch_norm", "bilinear", "binary_cross_entropy", "binary_cross_entropy_with_logits", "celu",
+    "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+    "cosine_embedding_loss", "cosine_similarity", "cross_entropy", "dropout", "elu", "embedding",
+    "fold", "gelu", "glu", "group_norm", "hardshrink", "hardsigmoid", "hardswish", "hardtanh",
+    "huber_loss", "instance_norm", "interpolate", "kl_div", "l1_loss", "layer_norm", "leaky_relu",
+    "linear", "log_softmax", "logsigmoid", "margin_ranking_loss", "max_pool1d", "max_pool2d",
+    "max_pool3d", "max_unpool1d", "max_unpool2d", "max_unpool3d", "mish", "mse_loss", "nll_loss",
+    "normalize", "one_hot", "pad", "pairwise_distance", "pixel_shuffle", "pixel_unshuffle", "relu",
+    "relu6", "rms_norm", "scaled_dot_product_attention", "selu", "sigmoid", "silu",
+    "smooth_l1_loss", "softmax", "softmin", "softplus", "softshrink", "softsign", "tanh",
+    "tanhshrink", "triplet_margin_loss", "unfold", "upsample", "upsample_bilinear",
+    "upsample_nearest",
 ]  # fmt: skip
 
 

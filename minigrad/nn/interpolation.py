@@ -47,6 +47,11 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.nn.adaptive_pooling import (
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    adaptive_avg_pool3d,
+)
 from minigrad.nn.interpolation_weights import (
     antialias_taps,
     cubic_taps,
@@ -54,7 +59,6 @@ from minigrad.nn.interpolation_weights import (
     nearest_taps,
 )
 from minigrad.nn.module import Module
-from minigrad.nn.pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, average_windows
 from minigrad.tensor import dtypes
 from minigrad.tensor.ops.activations import _activation_input
 from minigrad.tensor.ops.elementwise import where
@@ -186,27 +190,8 @@ def _kernel_name(mode: str, dims: int) -> str:
 
 def _area(input: Tensor, sizes: list[int]) -> Tensor:
     """Area resizing: PyTorch's adaptive average pooling to ``sizes``."""
-    if input.ndim == 3:
-        return adaptive_avg_pool1d(input, sizes)
-    if input.ndim == 4:
-        return adaptive_avg_pool2d(input, sizes)
-    for axis, n in enumerate(input.shape[1:], start=1):  # (as PyTorch's adaptive_avg_pool3d)
-        if n == 0:
-            raise RuntimeError(
-                "adaptive_avg_pool3d(): Expected input to have non-zero size for non-batch "
-                f"dimensions, but input has sizes {list(input.shape)} with dimension {axis} "
-                "being empty"
-            )
-    if any(n < 0 for n in sizes):
-        raise RuntimeError(
-            "adaptive_avg_pool3d: elements of output_size must be greater than or equal to 0 "
-            f"but received {{{', '.join(map(str, sizes))}}}"
-        )
-    _activation_input("adaptive_avg_pool3d_cpu", input)
-    y = input
-    for axis in (4, 3, 2):
-        y = average_windows(y, axis, sizes[axis - 2])
-    return y
+    pool = {3: adaptive_avg_pool1d, 4: adaptive_avg_pool2d, 5: adaptive_avg_pool3d}[input.ndim]
+    return pool(input, sizes)
 
 
 def _antialiased(input: Tensor, sizes: list[int], scales: list[float | None], mode: str,

@@ -1,39 +1,24 @@
-"""1-D pooling and adaptive pooling (lesson 12).
+"""1-D pooling: ``max_pool1d``, ``avg_pool1d`` and their layers (lesson 12).
 
 ``max_pool1d`` and ``avg_pool1d`` are the 2-D pools on a height of 1: the
-same windows, one axis fewer. *Adaptive* pooling fixes the output size
-instead of the window: output position ``j`` of ``n_out`` reads the input
-from ``floor(j n / n_out)`` to ``ceil((j + 1) n / n_out)``, so windows may
-differ in size by one and may overlap.
-
-An adaptive *average* gathers each window along one axis (a short window
-padded, the padding masked to zero), sums and divides by the window's
-length, one axis after the other: rows whose derivatives exist already
-(a product with a constant matrix would be shorter, but would spread an
-infinity's ``inf * 0 = nan`` over every window). An adaptive *max* gathers
-each window (a short window padded by repeating its last index, which cannot
-change a maximum) and takes ``max`` along it; the gradient goes to the first
-largest element, as PyTorch's.
+same windows, one axis fewer; their arguments are checked as PyTorch's 1-D
+functions check them, which differ a little from its 2-D ones. Adaptive
+pooling, which fixes the output size instead of the window, is
+``adaptive_pooling.py``.
 
     >>> import minigrad as mg
-    >>> F = mg.nn.functional
-    >>> F.adaptive_avg_pool1d(mg.tensor([[[1.0, 2.0, 3.0, 4.0, 5.0]]]), 2)
-    tensor([[[2., 4.]]])
+    >>> mg.nn.functional.avg_pool1d(mg.tensor([[[1.0, 2.0, 3.0, 4.0]]]), 2)
+    tensor([[[1.5, 3.5]]])
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from minigrad.nn.module import Module
 from minigrad.tensor import dtypes
 from minigrad.tensor.ops.activations import _activation_input
-from minigrad.tensor.ops.elementwise import where
-from minigrad.tensor.ops.indexing import take_along_dim
 from minigrad.tensor.ops.pooling import avg_pool2d, max_pool2d
-from minigrad.tensor.ops.reductions import max as max_along
 from minigrad.tensor.tensor import Tensor
 
 
@@ -160,159 +145,6 @@ def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     return out.squeeze(-2)
 
 
-def windows(n_in: int, n_out: int) -> list[tuple[int, int]]:
-    """Adaptive pooling's windows: ``[start, end)`` for each of ``n_out`` outputs.
-
-    >>> windows(5, 3)
-    [(0, 2), (1, 4), (3, 5)]
-    """
-    return [((j * n_in) // n_out, -((-(j + 1) * n_in) // n_out)) for j in range(n_out)]
-
-
-def _window_indices(n_in: int, n_out: int) -> np.ndarray:
-    """``(n_out, longest window)`` indices, a short window padded with its last index."""
-    spans = windows(n_in, n_out)
-    longest = max((end - start for start, end in spans), default=0)
-    return np.array([[min(start + i, end - 1) for i in range(longest)] for start, end in spans],
-                    dtype=np.int64).reshape(n_out, longest)  # fmt: skip
-
-
-def average_windows(x: Tensor, axis: int, n_out: int) -> Tensor:
-    """The means of ``n_out`` adaptive windows along ``axis``: each window gathered (a short
-    one padded, the padding replaced by zeros), summed, divided by its length.
-
-    Only a window's own elements enter its sum, so an infinity or a NaN stays
-    in the windows that hold it, as in PyTorch.
-
-    >>> import minigrad as mg
-    >>> average_windows(mg.tensor([1.0, 2.0, 4.0, 8.0, 16.0]), 0, 3)
-    tensor([ 1.5   ,  4.6667, 12.    ])
-    """
-    n_in = x.shape[axis]
-    taps = _window_indices(n_in, n_out)
-    lengths = np.array([end - start for start, end in windows(n_in, n_out)], dtype=np.int64)
-    inside = np.arange(taps.shape[1]) < lengths[:, None]
-    picked = x.index_select(axis, Tensor.concrete(taps.reshape(-1), device=x.device))
-    picked = picked.reshape(*x.shape[:axis], *taps.shape, *x.shape[axis + 1 :])
-    trailing = (1,) * (x.ndim - axis - 1)
-    keep = Tensor.concrete(inside.reshape(*inside.shape, *trailing), device=x.device)
-    sums = where(keep, picked, 0).sum(axis + 1)
-    return sums / Tensor.concrete(lengths.reshape(-1, *trailing).astype(x.dtype), device=x.device)
-
-
-def _output_size(output_size: Any, input: Tensor, op: str) -> tuple[int, int]:
-    """PyTorch's ``_list_with_default``: two sizes, ``None`` keeping the input's."""
-    if isinstance(output_size, (int, np.integer)):
-        return int(output_size), int(output_size)
-    if not isinstance(output_size, (tuple, list)):
-        raise TypeError(f"object of type '{type(output_size).__name__}' has no len()")
-    if input.ndim <= len(output_size):
-        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
-    if len(output_size) != 2:
-        raise RuntimeError(
-            "adaptive_avg_pool2d: output_size must be 2"
-            if op == "adaptive_avg_pool2d"
-            else "adaptive_max_pool2d(): internal error: output_size.size() must be 2"
-        )
-    tail = input.shape[-2:]
-    return tuple(n if s is None else int(s) for s, n in zip(output_size, tail))  # type: ignore[return-value]
-
-
-def _adaptive_average(input: Tensor, sizes: tuple[int, int], shape: list[int]) -> Tensor:
-    """PyTorch's ``adaptive_avg_pool2d`` on ``input``, its errors naming ``shape``."""
-    h_out, w_out = sizes
-    if h_out < 0 or w_out < 0:
-        raise RuntimeError("adaptive_avg_pool2d: elements of output_size must be greater than "
-                           f"or equal to 0 but received {{{h_out}, {w_out}}}")  # fmt: skip
-    if (h_out, w_out) == (1, 1):  # PyTorch takes the mean over both axes here
-        return input.mean((-1, -2), keepdim=True)
-    if input.ndim not in (3, 4):
-        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {shape}")
-    for axis in (input.ndim - 2, input.ndim - 1):
-        if input.shape[axis] == 0:
-            raise RuntimeError(
-                "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch "
-                f"dimensions, but input has sizes {shape} with dimension {axis} being empty"
-            )
-    if input.size and not dtypes.is_floating(input.dtype):
-        _activation_input("adaptive_avg_pool2d", input)
-    rows = average_windows(input, input.ndim - 1, w_out)  # each row's windows first
-    out = average_windows(rows, input.ndim - 2, h_out)
-    return out if out.dtype == input.dtype else out.to(input.dtype)  # (an empty integer input)
-
-
-def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
-    """Averages over ``output_size`` windows that cover the last axis (see ``windows``)."""
-    if input.ndim not in (2, 3):
-        raise RuntimeError(
-            f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument "
-            "#1 'self' (while checking arguments for adaptive_avg_pool1d)"
-        )
-    sizes = list(output_size) if isinstance(output_size, (tuple, list)) else [output_size]
-    if len(sizes) != 1:
-        raise RuntimeError("adaptive_avg_pool1d() argument 'output_size' should contain one int "
-                           f"(got {len(sizes)})")  # fmt: skip
-    rows = input.unsqueeze(-2)  # PyTorch's 1-D pool is its 2-D pool on a height of 1
-    return _adaptive_average(rows, (1, int(sizes[0])), list(rows.shape)).squeeze(-2)
-
-
-def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
-    """Averages over an ``output_size`` grid of windows covering the last two axes.
-
-    >>> import minigrad as mg
-    >>> mg.nn.functional.adaptive_avg_pool2d(mg.arange(16.0).reshape(1, 4, 4), 2)
-    tensor([[[ 2.5,  4.5],
-             [10.5, 12.5]]])
-    """
-    sizes = _output_size(output_size, input, "adaptive_avg_pool2d")
-    return _adaptive_average(input, sizes, list(input.shape))
-
-
-def adaptive_max_pool2d(
-    input: Tensor, output_size: Any, return_indices: bool = False
-) -> Tensor | tuple[Tensor, Tensor]:
-    """The largest value of each window of an ``output_size`` grid over the last two axes.
-
-    ``return_indices=True`` also gives each maximum's position in its
-    ``(H, W)`` plane, flattened (``h * W + w``), as PyTorch's.
-
-    >>> import minigrad as mg
-    >>> mg.nn.functional.adaptive_max_pool2d(mg.arange(16.0).reshape(1, 4, 4), (2, 1))
-    tensor([[[ 7.],
-             [15.]]])
-    """
-    sizes = _output_size(output_size, input, "adaptive_max_pool2d")
-    if input.ndim not in (3, 4):
-        raise RuntimeError(
-            f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}"
-        )
-    for axis in range(1, input.ndim):
-        if input.shape[axis] == 0:
-            raise RuntimeError(
-                "adaptive_max_pool2d(): Expected input to have non-zero size for non-batch "
-                f"dimensions, but input has sizes {list(input.shape)} with dimension {axis} "
-                "being empty"
-            )
-    h_out, w_out = sizes
-    if h_out < 0 or w_out < 0:
-        shape = [*input.shape[:-2], h_out, w_out]
-        negative = h_out if h_out < 0 else w_out
-        raise RuntimeError(f"Trying to create tensor with negative dimension {negative}: {shape}")
-    _activation_input("adaptive_max_pool2d", input)
-    h, w = input.shape[-2:]
-    rows, cols = _window_indices(h, h_out), _window_indices(w, w_out)
-    kh, kw = rows.shape[1], cols.shape[1]
-    picked = input[..., rows[:, None, :, None], cols[None, :, None, :]]  # (..., Ho, Wo, kh, kw)
-    flat = picked.reshape(*input.shape[:-2], h_out, w_out, kh * kw)
-    values, where_max = max_along(flat, -1)
-    if not return_indices:
-        return values
-    # Where in its (H, W) plane each window element sits; the winner's place is read off it.
-    places = (rows[:, None, :, None] * w + cols[None, :, None, :]).reshape(h_out, w_out, -1)
-    places = Tensor.concrete(places, device=input.device).broadcast_to(flat.shape)
-    return values, take_along_dim(places, where_max.unsqueeze(-1), -1).squeeze(-1)
-
-
 # -- the layers ------------------------------------------------------------------------------------
 class MaxPool1d(Module):
     """``max_pool1d`` with its window kept on the module."""
@@ -351,37 +183,3 @@ class AvgPool1d(Module):
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
-
-
-class _Adaptive(Module):
-    def __init__(self, output_size: Any) -> None:
-        super().__init__()
-        self.output_size = output_size
-
-    def extra_repr(self) -> str:
-        return f"output_size={self.output_size}"
-
-
-class AdaptiveAvgPool1d(_Adaptive):
-    """``adaptive_avg_pool1d`` to ``output_size``."""
-
-    def forward(self, input: Tensor) -> Tensor:
-        return adaptive_avg_pool1d(input, self.output_size)
-
-
-class AdaptiveAvgPool2d(_Adaptive):
-    """``adaptive_avg_pool2d`` to ``output_size``."""
-
-    def forward(self, input: Tensor) -> Tensor:
-        return adaptive_avg_pool2d(input, self.output_size)
-
-
-class AdaptiveMaxPool2d(_Adaptive):
-    """``adaptive_max_pool2d`` to ``output_size``."""
-
-    def __init__(self, output_size: Any, return_indices: bool = False) -> None:
-        super().__init__(output_size)
-        self.return_indices = return_indices
-
-    def forward(self, input: Tensor) -> Any:
-        return adaptive_max_pool2d(input, self.output_size, self.return_indices)

@@ -6,7 +6,8 @@ serves two spatial axes (``max_pool2d``) and three (``max_pool3d``):
 
 - ``max_pool2d`` keeps the largest. Its gradient goes to the element that
   won, and to one only when several tie: the first in the window, in
-  row-major order, as PyTorch chooses (never the padding). The choice is a
+  row-major order, as PyTorch chooses (never the padding; of several NaNs,
+  the last). The choice is a
   constant (computed on detached values), so the operation is
   ``sum(where(chosen, window, 0))``, whose derivatives (every order, both
   modes) the table already has.
@@ -204,6 +205,28 @@ def _check_shape_3d(x: Tensor, kernel, stride, padding, dilation, out, op) -> No
         )
 
 
+def winner(values: Tensor, inside: Tensor) -> Tensor:
+    """Which element of each window (the last axis) wins, as PyTorch's kernels choose: the
+    first largest, or when the window holds a NaN the last NaN (each NaN met replaces the
+    running maximum). ``inside`` masks out padding, which never wins. Shape ``(..., 1)``."""
+    count = values.shape[-1]
+    position = Tensor.concrete(np.arange(count), device=values.device)
+    nan = (values != values) & inside
+    best = max_over(values, axis=-1, keepdims=True)  # (padding is never above an element)
+    first_best = min_over(where((values == best) & inside, position, count), -1, keepdims=True)
+    last_nan = max_over(where(nan, position, -1), -1, keepdims=True)
+    return where(last_nan >= 0, last_nan, first_best)
+
+
+def pick(flat: Tensor, chosen: Tensor) -> Tensor:
+    """Each window's ``chosen`` element, its gradient going there alone:
+    ``sum(where(chosen, window, 0))``, the choice a constant."""
+    position = Tensor.concrete(np.arange(flat.shape[-1]), device=flat.device)
+    result = sum_over(where(position == chosen, flat, 0), axis=-1)
+    # (a sum of integers is int64; the pool keeps the input's dtype, int32 included)
+    return result if result.dtype == flat.dtype else result.to(flat.dtype)
+
+
 def _max_pool(input: Tensor, kernel_size, stride, padding, dilation, ceil_mode: bool,
               return_indices: bool, op: str) -> Tensor | tuple[Tensor, Tensor]:  # fmt: skip
     """``max_pool2d`` and ``max_pool3d``: the first largest element of each window."""
@@ -227,21 +250,14 @@ def _max_pool(input: Tensor, kernel_size, stride, padding, dilation, ceil_mode: 
               for i in range(dims)]  # fmt: skip
     inside = functools.reduce(np.logical_and, ((c >= 0) & (c < n)
                               for c, n in zip(coords, input.shape[-dims:])))  # fmt: skip
-    # Which element of each window wins: the first maximum (a NaN counts as one).
-    values = flat.detach()
-    best = max_over(values, axis=-1, keepdims=True)
-    hits = ((values == best) | (values != values)) & Tensor.concrete(inside, device=x.device)
-    position = Tensor.concrete(np.arange(count), device=x.device)
-    first = min_over(where(hits, position, count), axis=-1, keepdims=True)
-    result = sum_over(where(position == first, flat, 0), axis=-1)
-    # (a sum of integers is int64; the pool keeps the input's dtype, int32 included)
-    result = result if result.dtype == input.dtype else result.to(input.dtype)
+    first = winner(flat.detach(), Tensor.concrete(inside, device=x.device))
+    result = pick(flat, first)
     if not return_indices:
         return result
     # The winner's place in its channel, flattened (``h * W + w`` for two axes).
-    winner = first._numpy()[..., 0]
-    picked = [np.take_along_axis(np.broadcast_to(c, (*winner.shape, count)),
-                                 winner[..., None], -1)[..., 0] for c in coords]  # fmt: skip
+    chosen = first._numpy()[..., 0]
+    picked = [np.take_along_axis(np.broadcast_to(c, (*chosen.shape, count)),
+                                 chosen[..., None], -1)[..., 0] for c in coords]  # fmt: skip
     flat_index = np.ravel_multi_index(tuple(picked), input.shape[-dims:])
     return result, Tensor.concrete(flat_index.astype(np.int64), device=x.device)
 
