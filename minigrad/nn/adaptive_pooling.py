@@ -30,6 +30,7 @@ from minigrad.nn.module import Module
 from minigrad.tensor import dtypes
 from minigrad.tensor.ops.activations import _activation_input
 from minigrad.tensor.ops.elementwise import where
+from minigrad.tensor.ops.indexing import take_along_dim
 from minigrad.tensor.ops.pooling import pick, winner
 from minigrad.tensor.tensor import Tensor
 
@@ -216,10 +217,10 @@ def _adaptive_max(input: Tensor, sizes: tuple[int, ...], shape: list[int], op: s
     values = pick(flat, chosen)
     if not return_indices:
         return values
+    # Each window element's place in its plane; the winner's is read off them.
     places = np.ravel_multi_index(np.broadcast_arrays(*grids), spatial).reshape(*sizes, count)
-    places = np.broadcast_to(places, flat.shape)
-    found = np.take_along_axis(places, chosen._numpy(), -1)[..., 0]
-    return values, Tensor.concrete(found.astype(np.int64), device=input.device)
+    places = Tensor.concrete(places, device=input.device).broadcast_to(flat.shape)
+    return values, take_along_dim(places, chosen, -1).squeeze(-1)
 
 
 def adaptive_max_pool1d(

@@ -106,11 +106,15 @@ def _check(input: Tensor, indices: Tensor, size: list, stride: tuple, dims: int)
         )
 
 
-def _max_unpool(input: Tensor, indices: Tensor, size: list, stride: tuple, dims: int) -> Tensor:
-    """Each value of ``input`` written at its ``indices`` in a zero plane of ``size``."""
+def _max_unpool(input: Tensor, indices: Tensor, size: list, stride: tuple, dims: int,
+                given: Tensor | None = None) -> Tensor:  # fmt: skip
+    """Each value of ``input`` written at its ``indices`` in a zero plane of ``size``.
+
+    The indices are checked on the host, read from ``given`` (the caller's own
+    indices, where ``indices`` is a view of them made here)."""
     _check(input, indices, size, stride, dims)
     lead, plane, count = input.shape[:-dims], math.prod(size), math.prod(input.shape[-dims:])
-    places = indices._numpy()
+    places = (indices if given is None else given)._numpy()
     wrong = (places < 0) | (places >= plane)
     if wrong.any():  # (PyTorch's kernel reports the last it met)
         raise RuntimeError(
@@ -135,7 +139,7 @@ def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any =
     stride = kernel if stride is None else _n(stride, 1)
     size = _unpool_output_size(input, kernel, stride, _n(padding, 1), output_size)
     # PyTorch's 1-D unpool is its 2-D one on a width of 1.
-    out = _max_unpool(input.unsqueeze(-1), indices.unsqueeze(-1), [*size, 1], (), 2)
+    out = _max_unpool(input.unsqueeze(-1), indices.unsqueeze(-1), [*size, 1], (), 2, indices)
     return out.squeeze(-1)
 
 

@@ -55,12 +55,13 @@ from opdb import (
     reductions,
     shape,
     spellings,
+    volumes,
 )
 from opdb.strategies import SEEDS, Case
 
 AREAS = (core, elementwise, reductions, contractions, shape, convolution, nn, inplace,
          nn_compositions, daily, nn_grids, collectives, control, attention, spellings,
-         decompositions)  # fmt: skip
+         decompositions, volumes)  # fmt: skip
 
 DATABASE: dict[str, Any] = {}
 NOT_SMOOTH: set[str] = set()

@@ -22,10 +22,11 @@ TF = torch.nn.functional
 
 @st.composite
 def convolution(draw, dims: int):
-    """``conv1d``/``conv2d`` with every argument drawn, the geometry always valid."""
+    """``conv1d``/``conv2d``/``conv3d`` with every argument drawn, the geometry always valid
+    (kernels up to 2 along three axes: a 3-D input stays small)."""
     groups = draw(st.sampled_from([1, 1, 2]))
     in_per_group, out_per_group = draw(st.integers(1, 2)), draw(st.integers(1, 2))
-    kernel = tuple(draw(st.integers(1, 3)) for _ in range(dims))
+    kernel = tuple(draw(st.integers(1, 3 if dims < 3 else 2)) for _ in range(dims))
     dilation = tuple(draw(st.integers(1, 2)) for _ in range(dims))
     stride = tuple(draw(st.integers(1, 2)) for _ in range(dims))
     kind = draw(st.sampled_from(["int", "tuple", "valid", "same"]))
@@ -43,7 +44,7 @@ def convolution(draw, dims: int):
     # Each spatial size at least the kernel's reach (minus the padding), up to 2 more.
     reach = [d * (k - 1) + 1 for k, d in zip(kernel, dilation)]
     spatial = tuple(max(1, r - p) + draw(st.integers(0, 2)) for r, p in zip(reach, pads))
-    batch = () if draw(st.booleans()) and dims == 2 else (draw(st.integers(1, 2)),)
+    batch = () if draw(st.booleans()) and dims >= 2 else (draw(st.integers(1, 2)),)
     x_shape = (*batch, groups * in_per_group, *spatial)
     w_shape = (groups * out_per_group, in_per_group, *kernel)
     with_bias = draw(st.booleans())
@@ -51,7 +52,7 @@ def convolution(draw, dims: int):
     arrays, views, _ = draw(inputs(shapes, [normal] * len(shapes)))
     stride_arg = stride[0] if draw(st.booleans()) and len(set(stride)) == 1 else stride
     kwargs = dict(stride=stride_arg, padding=padding, dilation=dilation, groups=groups)
-    mg_conv, torch_conv = (F.conv1d, TF.conv1d) if dims == 1 else (F.conv2d, TF.conv2d)
+    mg_conv, torch_conv = getattr(F, f"conv{dims}d"), getattr(TF, f"conv{dims}d")
 
     def mg_fn(x, w, b=None):
         return mg_conv(x, w, b, **kwargs)
@@ -139,6 +140,7 @@ def padding(draw, mode: str):
 CASES = {
     "nn.functional.conv1d": convolution(1),
     "nn.functional.conv2d": convolution(2),
+    "nn.functional.conv3d": convolution(3),
     "nn.functional.max_pool2d": max_pool(),
     "nn.functional.max_pool2d:ties": max_pool(small_integers),
     "nn.functional.avg_pool2d": avg_pool(),

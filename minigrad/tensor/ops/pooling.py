@@ -40,6 +40,7 @@ from minigrad.tensor.ops.arithmetic import div
 from minigrad.tensor.ops.broadcasting import ShapeError
 from minigrad.tensor.ops.convolution import convolve, windows
 from minigrad.tensor.ops.elementwise import where
+from minigrad.tensor.ops.indexing import take_along_dim
 from minigrad.tensor.ops.padding import pad
 from minigrad.tensor.ops.reductions import amax as max_over
 from minigrad.tensor.ops.reductions import amin as min_over
@@ -254,12 +255,12 @@ def _max_pool(input: Tensor, kernel_size, stride, padding, dilation, ceil_mode: 
     result = pick(flat, first)
     if not return_indices:
         return result
-    # The winner's place in its channel, flattened (``h * W + w`` for two axes).
-    chosen = first._numpy()[..., 0]
-    picked = [np.take_along_axis(np.broadcast_to(c, (*chosen.shape, count)),
-                                 chosen[..., None], -1)[..., 0] for c in coords]  # fmt: skip
-    flat_index = np.ravel_multi_index(tuple(picked), input.shape[-dims:])
-    return result, Tensor.concrete(flat_index.astype(np.int64), device=x.device)
+    # The winner's place in its channel, flattened (``h * W + w`` for two axes), read off
+    # each window's places (padding has none: it never wins).
+    places = np.ravel_multi_index(tuple(np.where(inside, c, 0) for c in coords),
+                                  input.shape[-dims:])  # fmt: skip
+    places = Tensor.concrete(places, device=x.device).broadcast_to(flat.shape)
+    return result, take_along_dim(places, first, -1).squeeze(-1)
 
 
 def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
