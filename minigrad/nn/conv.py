@@ -35,6 +35,25 @@ from minigrad.tensor.tensor import Tensor
 PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
 
+def set_channels(layer: Module, in_channels: int, out_channels: int, groups: int) -> None:
+    """A convolution layer's channels, which each of ``groups`` must split evenly."""
+    if in_channels % groups:
+        raise ValueError("in_channels must be divisible by groups")
+    if out_channels % groups:
+        raise ValueError("out_channels must be divisible by groups")
+    layer.in_channels, layer.out_channels, layer.groups = in_channels, out_channels, groups
+
+
+def set_filters(layer: Module, shape: tuple, bias: bool, dtype: Any, device: str) -> None:
+    """The filters of ``shape`` and a bias (``layer.out_channels`` of them), PyTorch's start:
+    U(-1/sqrt(fan_in), 1/sqrt(fan_in)) each, ``fan_in`` the numbers along all but the first
+    axis (as PyTorch reads it, a transposed convolution's too)."""
+    fan_in = math.prod(shape[1:])
+    bound = 1 / math.sqrt(fan_in) if fan_in else 0.0
+    layer.weight = uniform_parameter(shape, bound, dtype, device)
+    layer.bias = uniform_parameter((layer.out_channels,), bound, dtype, device) if bias else None
+
+
 class _Conv(Module):
     """What Conv1d and Conv2d share: checks, the parameters, padding modes, repr."""
 
@@ -58,16 +77,12 @@ class _Conv(Module):
         name = type(self).__name__
         if not isinstance(groups, int) or groups <= 0:
             raise ValueError(f"groups must be a positive integer\n{name}: got groups={groups!r}")
-        if in_channels % groups:
-            raise ValueError("in_channels must be divisible by groups")
-        if out_channels % groups:
-            raise ValueError("out_channels must be divisible by groups")
+        set_channels(self, in_channels, out_channels, groups)
         if padding_mode not in PADDING_MODES:
             raise ValueError(
                 f"padding_mode must be one of {set(PADDING_MODES)}, but got "
                 f"padding_mode='{padding_mode}'"
             )
-        self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
         self.kernel_size = expand(kernel_size, self.dims, "kernel_size", name)
         self.stride = expand(stride, self.dims, "stride", name)
         self.dilation = expand(dilation, self.dims, "dilation", name)
@@ -82,11 +97,8 @@ class _Conv(Module):
         else:
             self.padding = expand(padding, self.dims, "padding", name)
         self.padding_mode = padding_mode
-        fan_in = in_channels // groups * math.prod(self.kernel_size)
-        bound = 1 / math.sqrt(fan_in) if fan_in else 0.0
         shape = (out_channels, in_channels // groups, *self.kernel_size)
-        self.weight = uniform_parameter(shape, bound, dtype, device)
-        self.bias = uniform_parameter((out_channels,), bound, dtype, device) if bias else None
+        set_filters(self, shape, bias, dtype, device)
 
     def _pad_explicitly(self, x: Tensor) -> Tensor:
         """Pad with ``padding_mode`` (the function itself only pads with zeros)."""

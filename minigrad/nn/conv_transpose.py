@@ -23,10 +23,9 @@ the same output size.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-from minigrad.nn.linear import uniform_parameter
+from minigrad.nn.conv import set_channels, set_filters
 from minigrad.nn.module import Module
 from minigrad.tensor import dtypes
 from minigrad.tensor.composite import composite
@@ -143,25 +142,18 @@ class _ConvTranspose(Module):
                  dtype: Any = dtypes.float32) -> None:  # fmt: skip
         super().__init__()
         name = type(self).__name__
-        if in_channels % groups:
-            raise ValueError("in_channels must be divisible by groups")
-        if out_channels % groups:
-            raise ValueError("out_channels must be divisible by groups")
+        set_channels(self, in_channels, out_channels, groups)
         if padding_mode != "zeros":
             raise ValueError(f'Only "zeros" padding mode is supported for {name}')
-        self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
         self.kernel_size = expand(kernel_size, self.dims, "kernel_size", name)
         self.stride = expand(stride, self.dims, "stride", name)
         self.padding = expand(padding, self.dims, "padding", name)
         self.output_padding = expand(output_padding, self.dims, "output_padding", name)
         self.dilation = expand(dilation, self.dims, "dilation", name)
         self.padding_mode = padding_mode
-        # PyTorch's fan-in for this layout reads the weight's second axis: C_out / groups.
-        fan_in = out_channels // groups * math.prod(self.kernel_size)
-        bound = 1 / math.sqrt(fan_in) if fan_in else 0.0
-        shape = (in_channels, out_channels // groups, *self.kernel_size)
-        self.weight = uniform_parameter(shape, bound, dtype, device)
-        self.bias = uniform_parameter((out_channels,), bound, dtype, device) if bias else None
+        # (PyTorch's fan-in reads the weight's second axis: C_out / groups here.)
+        set_filters(self, (in_channels, out_channels // groups, *self.kernel_size), bias, dtype,
+                    device)  # fmt: skip
 
     def forward(self, input: Tensor) -> Tensor:
         return type(self).function(input, self.weight, self.bias, self.stride, self.padding,
