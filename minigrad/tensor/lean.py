@@ -84,6 +84,8 @@ class Raw(Tensor):
             if b.dtype != a.dtype or b.shape != a.shape or other.device != self.device:
                 return None
         elif (t is float or t is int) and a.dtype.kind == "f":
+            if a.dtype.itemsize == 2 and not swap and op in ("mul", "div"):
+                return None  # float16 * 3.14 takes the number in float32 (``operands``)
             b = _for_device(self.device).full((), other, a.dtype)  # a number takes our dtype
         else:
             return None

@@ -145,3 +145,58 @@ def test_forward_mode_at_the_edges_is_torchs(name):
     _, got = mg.jvp(mg_fn, tuple(mg.tensor(v) for v in values),
                     tuple(mg.tensor(t) for t in tangents))  # fmt: skip
     check(got.numpy(), want.numpy(), "float64", f"{name}: jvp")
+
+
+# addcdiv's slopes are PyTorch's formulas in PyTorch's dtypes: value * tensor1 in tensor1's
+# dtype (bfloat16 rounds it), tensor2 * tensor2 in tensor2's, summed down in the cotangent's.
+ADDCDIV_DTYPES = [
+    ("float64", "bfloat16", "float32"),
+    ("float32", "float16", "float16"),
+    ("float16", "float16", "float32"),
+    ("bfloat16", "bfloat16", "bfloat16"),
+    ("float64", "float64", "float64"),
+]
+
+
+@pytest.mark.parametrize("value", [3.14, -3])
+@pytest.mark.parametrize("kinds", ADDCDIV_DTYPES, ids="-".join)
+def test_addcdiv_values_and_gradients_in_mixed_dtypes_are_torchs(kinds, value):
+    rng = np.random.default_rng(0)
+    arrays = [
+        rng.standard_normal((5, 5)),
+        rng.standard_normal((5, 5)),
+        rng.uniform(0.5, 1.5, (1, 5)),
+    ]
+    ts = [torch.tensor(a).to(getattr(torch, k)).requires_grad_() for a, k in zip(arrays, kinds)]
+    ms = [mg.tensor(t.detach().double().numpy()).to(getattr(mg, k)).requires_grad_()
+          for t, k in zip(ts, kinds)]  # fmt: skip
+    c = rng.standard_normal((5, 5))
+    out = torch.addcdiv(*ts, value=value)
+    want = torch.autograd.grad((out * torch.tensor(c).to(out.dtype)).sum(), ts)
+    got = mg.addcdiv(*ms, value=value)
+    assert got.dtype.name == str(out.dtype).removeprefix("torch.")
+    # the values bit for bit (16 bits: computed in float32 and rounded once, as PyTorch)
+    np.testing.assert_array_equal(
+        got.detach().to(mg.float64).numpy(), out.detach().double().numpy()
+    )
+    (got * mg.tensor(c).to(got.dtype)).sum().backward()
+    for k, (m, t) in enumerate(zip(ms, want)):
+        assert m.grad.dtype == m.dtype
+        # float32 sums (the gradient of the broadcast tensor2) may add in another order
+        tolerance = 1e-12 if t.dtype == torch.float64 else 1.3e-6
+        np.testing.assert_allclose(m.grad.to(mg.float64).numpy(), t.double().numpy(),
+                                   rtol=tolerance, atol=0, err_msg=f"input {k}")  # fmt: skip
+
+
+@pytest.mark.parametrize("slope", [0.01, 0.3])
+def test_a_16_bit_cotangent_times_a_number_is_torchs_in_a_plain_backward_pass(slope):
+    # The pass without create_graph took the number in float16 (0.01 -> 0.0099945): 12 of
+    # these 40 slopes were a unit in the last place off; PyTorch multiplies in float32.
+    values, weights = np.linspace(-3, -0.1, 40), np.linspace(0.5, 3.0, 40)
+    t = torch.tensor(values, dtype=torch.float16, requires_grad=True)
+    out = F.leaky_relu(t, slope) * torch.tensor(weights, dtype=torch.float16)
+    (want,) = torch.autograd.grad(out.sum(), t)
+    x = mg.tensor(values, dtype=mg.float16, requires_grad=True)
+    out = mg.nn.functional.leaky_relu(x, slope) * mg.tensor(weights, dtype=mg.float16)
+    (got,) = mg.autograd.grad(out.sum(), [x])
+    np.testing.assert_array_equal(got.numpy(), want.numpy())

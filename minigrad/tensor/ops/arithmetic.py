@@ -25,6 +25,7 @@ from typing import Any
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.ops.broadcasting import broadcast_shape, stretch_to, sum_to
 from minigrad.tensor.ops.elementwise import (
     abs,
     add,
@@ -40,7 +41,8 @@ from minigrad.tensor.ops.elementwise import (
 from minigrad.tensor.ops.logic import isinf, isnan, logical_and, logical_or
 from minigrad.tensor.ops.math import COPYSIGN, FMOD, LOGADDEXP, clamp, floor, remainder, trunc
 from minigrad.tensor.ops.rearrange import clone
-from minigrad.tensor.record import apply
+from minigrad.tensor.primitive import Primitive, aligned
+from minigrad.tensor.record import apply, full_like
 
 __all__ = [
     "addcdiv", "addcmul", "clamp_max", "clamp_min", "copysign", "div", "divide", "floor_divide",
@@ -86,6 +88,59 @@ def clamp_max(input: Any, max: Any) -> Tensor:
     return clamp(input, max=max)
 
 
+def _addcdiv_forward(backend: Any, x: Any, t1: Any, t2: Any, value: float, dtype: Any) -> Any:
+    """PyTorch's ``x + value * t1 / t2`` in the dtype of the three (16-bit: in float32,
+    rounded once), ``value * t1`` first."""
+    work = dtypes.compute_dtype(dtype)
+    x, t1, t2 = (a if a.dtype == work else backend.astype(a, work) for a in (x, t1, t2))
+    scaled = backend.zip("mul", backend.full((), value, work), t1)
+    out = backend.zip("add", x, backend.zip("div", scaled, t2))
+    return out if work == dtype else backend.astype(out, dtype)
+
+
+def _addcdiv_vjp(g: Tensor, out: Any, inputs: Any, needs: Any, value: float, dtype: Any) -> list:
+    """PyTorch's formulas, each product in the dtypes it has there: ``value * t1`` in t1's
+    dtype and ``t2 * t2`` in t2's (a bfloat16 ``t1`` rounds the first), then summed down
+    to each input's shape in the cotangent's dtype, and cast to the input's."""
+    _, t1, t2 = inputs
+    slopes = (
+        lambda: g,
+        lambda: g * (full_like(t2, value) / t2),  # C++'s value / t2: t2's dtype, one rounding
+        lambda: -g * ((t1 * value) / (t2 * t2)),
+    )
+    return [_to_input(slope(), a) if need else None
+            for slope, a, need in zip(slopes, inputs, needs)]  # fmt: skip
+
+
+def _addcdiv_jvp(tangents: Any, out: Any, inputs: Any, value: float, dtype: Any) -> Tensor:
+    x, t1, t2 = inputs
+    xt, t1t, t2t = tangents
+    terms = [xt] if xt is not None else []
+    if t1t is not None:
+        terms.append((t1t / t2) * value)
+    if t2t is not None:
+        terms.append(-((t2t * (t1 / t2) / t2) * value))
+    total = terms[0]
+    for term in terms[1:]:
+        total = total + term
+    total = total if total.dtype == dtype else total.to(dtype)
+    shape = broadcast_shape(x.shape, t1.shape, t2.shape, op="addcdiv")
+    return total if total.shape == shape else stretch_to(total, shape)
+
+
+def _to_input(g: Tensor, x: Any) -> Tensor:
+    g = sum_to(g, x.shape)
+    return g if g.dtype == x.dtype else g.to(x.dtype)
+
+
+# input + value * tensor1 / tensor2, its three inputs in their own dtypes: the derivatives
+# compute as PyTorch's do (see _addcdiv_vjp), which a composition after a cast cannot.
+ADDCDIV = Primitive(
+    "addcdiv", _addcdiv_forward, vjp=_addcdiv_vjp, jvp=_addcdiv_jvp, saves=(1, 2),
+    batch=lambda xs, batched, **params: apply(ADDCDIV, tuple(aligned(xs, batched)), **params),
+)  # fmt: skip
+
+
 def addcmul(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
     """``input + value * tensor1 * tensor2`` (shapes broadcast); Adam's update is one.
 
@@ -120,9 +175,9 @@ def addcdiv(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor
             "(input + value * tensor1 / tensor2), for all dtypes.\n"
             "addcdiv: convert tensor1 or tensor2 to a float dtype first"
         )
-    t1, t2 = _in_common_dtype(input, t1, t2)
-    quotient = t1 / t2
-    return input + (quotient if value == 1 else value * quotient)
+    x = _tensor(input)
+    common = dtypes.result_dtype([x.dtype, t1.dtype, t2.dtype], [])
+    return apply(ADDCDIV, (x, t1, t2), value=float(value), dtype=common)
 
 
 def _in_common_dtype(input: Any, t1: Tensor, t2: Any) -> tuple[Tensor, Any]:
