@@ -62,6 +62,7 @@ from minigrad.nn.module import Module
 from minigrad.tensor import dtypes
 from minigrad.tensor.ops.activations import _activation_input
 from minigrad.tensor.ops.elementwise import where
+from minigrad.tensor.ops.movement import astype
 from minigrad.tensor.tensor import Tensor
 
 # The modes with a fixed number of spatial axes; the others take 1, 2 or 3.
@@ -199,9 +200,10 @@ def _antialiased(input: Tensor, sizes: list[int], scales: list[float | None], mo
     """PyTorch's ``_upsample_{bilinear,bicubic,lanczos}2d_aa``: each axis whose size changes,
     the last first, through its window of taps (an axis that keeps its size is copied)."""
     _check_sizes(input, sizes)
-    if input.dtype == dtypes.float16:
+    if dtypes.is_low_precision(input.dtype):
+        name = "Half" if input.dtype == dtypes.float16 else "BFloat16"
         raise NotImplementedError(
-            "\"compute_index_ranges_weights\" not implemented for 'Half'\n"
+            f"\"compute_index_ranges_weights\" not implemented for '{name}'\n"
             "antialiased resizing is defined on float32 and float64; convert first"
         )
     _activation_input("compute_index_ranges_weights", input)
@@ -264,7 +266,10 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
     _check_sizes(input, sizes)
     _activation_input(_kernel_name(mode, dims), input)
     real = np.float64 if input.dtype == np.float64 else np.float32  # PyTorch's opmath type
-    y = input
+    # PyTorch weighs a half-precision image in float32 and rounds once, at the end; its
+    # linear, trilinear and bicubic kernels keep their weights as halves.
+    halves = mode not in ("nearest", "nearest-exact") and dtypes.is_low_precision(input.dtype)
+    y = astype(input, dtypes.float32) if halves else input
     for axis in reversed(range(2, input.ndim)):
         n_in, n_out, scale = input.shape[axis], sizes[axis - 2], scales[axis - 2]
         if mode == "nearest" and n_in == n_out and (scale is None or dims == 2):
@@ -275,10 +280,15 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
             taps = nearest_taps(n_in, n_out, scale, exact=mode == "nearest-exact")
             y = resample(y, axis, taps[:, None])
         elif mode == "bicubic":
-            y = resample(y, axis, *cubic_taps(n_in, n_out, scale, corners, real))
+            taps, weights = cubic_taps(n_in, n_out, scale, corners, real)
+            y = resample(y, axis, taps, weights.astype(input.dtype) if halves else weights)
         else:
-            y = resample(y, axis, *linear_taps(n_in, n_out, scale, corners, real))
-    return y
+            taps, weights = linear_taps(n_in, n_out, scale, corners, real)
+            if halves and dims != 2:  # 1 - t rounded after t (its 2-D kernel keeps floats)
+                t = weights[:, 1].astype(input.dtype)
+                weights = np.stack([(1 - t.astype(real)).astype(input.dtype), t], 1)
+            y = resample(y, axis, taps, weights)
+    return astype(y, input.dtype)
 
 
 def _deprecated(name: str) -> None:

@@ -348,3 +348,37 @@ def test_upsampling_modules_are_torchs(name, kwargs):
     assert repr(ours) == repr(theirs)
     np.testing.assert_allclose(ours(mg.tensor(x)).numpy(), theirs(torch.tensor(x)).numpy(),
                                rtol=1e-14, atol=1e-14)  # fmt: skip
+
+
+@pytest.mark.parametrize("mode, shape, size", [("linear", (2, 3, 9), (20,)),
+                                               ("bilinear", (2, 2, 9, 13), (17, 6)),
+                                               ("bicubic", (2, 2, 9, 13), (5, 30)),
+                                               ("trilinear", (1, 2, 5, 6, 9), (3, 8, 20))])  # fmt: skip
+@pytest.mark.parametrize("corners", [False, True])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_precision_is_weighed_in_float32_as_torchs(mode, shape, size, corners, dtype):
+    # PyTorch rounds a float16 or bfloat16 image once, at the end (its linear, trilinear and
+    # bicubic kernels keep their weights in the image's dtype); rounding after each axis
+    # and product left 30-60% of the outputs an ulp or two apart.
+    if dtype == "bfloat16":
+        pytest.importorskip("ml_dtypes")
+    x = np.random.default_rng(10).standard_normal(shape).astype(np.float32)
+    y = F.interpolate(mg.tensor(x).to(getattr(mg, dtype)), size, mode=mode, align_corners=corners)
+    yt = TF.interpolate(torch.tensor(x).to(getattr(torch, dtype)), size, mode=mode,
+                        align_corners=corners)  # fmt: skip
+    assert str(y.dtype) == dtype
+    got, want = y.to(mg.float32).numpy(), yt.float().numpy()
+    ulp = torch.finfo(yt.dtype).eps * np.abs(want)  # (at most one unit in the last place)
+    assert np.all(np.abs(got - want) <= ulp) and np.mean(got != want) < 0.01
+
+
+@pytest.mark.parametrize("dtype, name", [("float16", "Half"), ("bfloat16", "BFloat16")])
+def test_antialias_refuses_half_precision_as_torch(dtype, name):
+    if dtype == "bfloat16":
+        pytest.importorskip("ml_dtypes")
+    with pytest.raises(NotImplementedError, match=f"not implemented for '{name}'"):
+        TF.interpolate(torch.ones(1, 1, 4, 4, dtype=getattr(torch, dtype)), 2, mode="bilinear",
+                       antialias=True)  # fmt: skip
+    with pytest.raises(NotImplementedError, match=f"not implemented for '{name}'"):
+        F.interpolate(mg.ones(1, 1, 4, 4, dtype=getattr(mg, dtype)), 2, mode="bilinear",
+                      antialias=True)  # fmt: skip
