@@ -132,6 +132,33 @@ def test_concatenate_and_stack_mismatch():
     )
 
 
+@pytest.mark.parametrize(
+    "op", ["cat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack"]
+)
+def test_joining_takes_a_list_or_tuple_only(op):
+    # A tensor is not a sequence of tensors to PyTorch (minigrad read its rows), nor is a
+    # generator or an array: torch's TypeError, naming the function.
+    for ours, theirs in [
+        (mg.ones(2, 3), torch.ones(2, 3)),
+        ((t for t in [mg.ones(2)]), (t for t in [torch.ones(2)])),
+        (np.ones((2, 3)), np.ones((2, 3))),
+    ]:
+        error = same_first_line(
+            lambda ours=ours: getattr(mg, op)(ours),
+            lambda theirs=theirs: getattr(torch, op)(theirs),
+            TypeError,
+        )
+        assert "must be tuple of Tensors" in str(error)
+    for pair in ([mg.ones(2)], (mg.ones(2),)):
+        assert getattr(mg, op)(pair).shape == tuple(getattr(torch, op)([torch.ones(2)]).shape)
+    # cat's out= (which minigrad lacks) comes after the check of the tensors, as in torch
+    same_first_line(
+        lambda: mg.cat(mg.ones(2, 3), out=mg.ones(2, 3)),
+        lambda: torch.cat(torch.ones(2, 3), out=torch.ones(2, 3)),
+        TypeError,
+    )
+
+
 AXIS_OPS = {
     "sum": lambda x, a: x.sum(a),
     "mean": lambda x, a: x.mean(a),

@@ -26,7 +26,7 @@ from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_shape, broadcast_to, stretch_to
 from minigrad.tensor.ops.elementwise import compare, invalid_combination, where
 from minigrad.tensor.ops.indexing import index_select
-from minigrad.tensor.ops.movement import concatenate, getitem, permute, reshape
+from minigrad.tensor.ops.movement import concatenate, getitem, permute, reshape, tensor_sequence
 from minigrad.tensor.ops.padding import pad
 from minigrad.tensor.ops.rearrange import movedim, narrow
 from minigrad.tensor.ops.reductions import normalize_axes
@@ -228,7 +228,7 @@ def dstack(tensors: Any) -> Tensor:
     tensor([[[1, 3],
              [2, 4]]])
     """
-    tensors = [_tensor(x) for x in tensors]
+    tensors = [_tensor(x) for x in tensor_sequence(tensors, "dstack")]
     if not tensors:
         raise RuntimeError("dstack expects a non-empty TensorList")
     return concatenate([_at_least_3d(x) for x in tensors], axis=2)

@@ -374,6 +374,28 @@ def getitem(x: Tensor, index: Any) -> Tensor:
     return out
 
 
+def tensor_sequence(tensors: Any, op: str) -> list:
+    """The tensors that cat, stack and their kin join: a list or a tuple, as PyTorch takes.
+
+    A tensor would be read as the sequence of its rows and a generator consumed
+    once, so both are refused, with PyTorch's message.
+
+    >>> import minigrad as mg
+    >>> mg.stack(mg.ones(2, 3))
+    Traceback (most recent call last):
+      ...
+    TypeError: stack(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor
+    stack: give a list or tuple of tensors, e.g. list(x) for the rows of x
+    """
+    if isinstance(tensors, (list, tuple)):
+        return list(tensors)
+    kind = "Tensor" if isinstance(tensors, Tensor) else dtypes.type_name(tensors)
+    raise TypeError(
+        f"{op}(): argument 'tensors' (position 1) must be tuple of Tensors, not {kind}\n"
+        f"{op}: give a list or tuple of tensors, e.g. list(x) for the rows of x"
+    )
+
+
 def concatenate(tensors: Any, axis: int = 0, *, dim: Any = None) -> Tensor:
     """Join tensors along an existing axis.
 
@@ -381,7 +403,7 @@ def concatenate(tensors: Any, axis: int = 0, *, dim: Any = None) -> Tensor:
     >>> mg.concatenate([mg.ones(2), mg.zeros(1)]).shape
     (3,)
     """
-    tensors = list(tensors)
+    tensors = tensor_sequence(tensors, "concatenate")
     if not tensors:
         raise ValueError(
             "torch.cat(): expected a non-empty list of Tensors\nconcatenate: nothing to join"
@@ -428,7 +450,7 @@ def concatenate(tensors: Any, axis: int = 0, *, dim: Any = None) -> Tensor:
 
 def stack(tensors: Any, axis: int = 0, *, dim: Any = None) -> Tensor:
     """Join equally shaped tensors along a new axis."""
-    tensors = list(tensors)
+    tensors = tensor_sequence(tensors, "stack")
     if dim is not None:
         axis = dim
     for k, t in enumerate(tensors):

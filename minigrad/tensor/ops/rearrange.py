@@ -32,7 +32,14 @@ from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.base import multi_output_views
 from minigrad.tensor.ops.broadcasting import ShapeError, broadcast_to, stretch_to
 from minigrad.tensor.ops.elementwise import no_numbers
-from minigrad.tensor.ops.movement import concatenate, getitem, reshape, sizes, transpose
+from minigrad.tensor.ops.movement import (
+    concatenate,
+    getitem,
+    reshape,
+    sizes,
+    tensor_sequence,
+    transpose,
+)
 from minigrad.tensor.ops.reductions import normalize_axes
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
@@ -401,18 +408,28 @@ def unbind(x: Tensor, dim: int = 0, *, axis: Any = None) -> tuple[Tensor, ...]:
 
 
 # -- joining -----------------------------------------------------------------------------
-def cat(tensors: Any, dim: int = 0, *, axis: Any = None) -> Tensor:
+def cat(tensors: Any, dim: int = 0, *, axis: Any = None, out: Any = None) -> Tensor:
     """PyTorch's name for ``concatenate``: join tensors along an existing axis.
+
+    There is no ``out=`` (it is named only to check ``tensors`` first, as PyTorch does).
 
     >>> import minigrad as mg
     >>> mg.cat([mg.ones(2), mg.zeros(1)])
     tensor([1., 1., 0.])
     """
+    tensors = tensor_sequence(tensors, "cat")
+    if out is not None:
+        raise TypeError(
+            "cat() got an unexpected keyword argument 'out'\n"
+            "cat: minigrad has no out=; write the result in place with out.copy_(mg.cat(...))"
+        )
     return concatenate(tensors, _axis(dim, axis, "cat", default=0))
 
 
 def _listed(tensors: Any, op: str) -> list[Tensor]:
-    tensors = [t if isinstance(t, Tensor) else Tensor.concrete(t) for t in tensors]
+    tensors = [
+        t if isinstance(t, Tensor) else Tensor.concrete(t) for t in tensor_sequence(tensors, op)
+    ]
     if not tensors:
         raise ShapeError(f"{op} expects a non-empty TensorList")
     return tensors

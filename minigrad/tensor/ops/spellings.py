@@ -30,7 +30,7 @@ from minigrad.tensor.ops.elementwise import abs as _abs
 from minigrad.tensor.ops.elementwise import compare, neg, operands, tensor_arguments, where
 from minigrad.tensor.ops.layout import tensor_split
 from minigrad.tensor.ops.math import LOGADDEXP2, sin
-from minigrad.tensor.ops.movement import concatenate, getitem, reshape, transpose
+from minigrad.tensor.ops.movement import concatenate, getitem, reshape, tensor_sequence, transpose
 from minigrad.tensor.ops.rearrange import flip, movedim, vstack
 from minigrad.tensor.ops.reductions import normalize_axes
 from minigrad.tensor.record import apply
@@ -293,7 +293,7 @@ def column_stack(tensors: Any) -> Tensor:
     tensor([[1, 3],
             [2, 4]])
     """
-    tensors = [_tensor(t) for t in tensors]
+    tensors = [_tensor(t) for t in tensor_sequence(tensors, "column_stack")]
     if not tensors:
         raise ShapeError("column_stack expects a non-empty TensorList")
     columns = [reshape(t, (t.size, 1)) if t.ndim < 2 else t for t in tensors]
@@ -307,7 +307,7 @@ def row_stack(tensors: Any) -> Tensor:
     >>> mg.row_stack([mg.tensor([1, 2]), mg.tensor([3, 4])]).shape
     (2, 2)
     """
-    return vstack(tensors)
+    return vstack(tensor_sequence(tensors, "row_stack"))
 
 
 def _split(input: Tensor, sections: Any, op: str, need: int, dim: int,
