@@ -33,38 +33,47 @@ class GELU(Module):
 
 
 class SiLU(Module):
-    """x * sigmoid(x), elementwise."""
+    """x * sigmoid(x), elementwise (``inplace=True``: written into the input)."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return activations.silu(input)
+        return activations.silu(input, self.inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
 
 
 class ELU(Module):
     """x for x > 0, else alpha (e^x - 1)."""
 
-    def __init__(self, alpha: float = 1.0) -> None:
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
         super().__init__()
         self.alpha = alpha
+        self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return activations.elu(input, self.alpha)
+        return activations.elu(input, self.alpha, self.inplace)
 
     def extra_repr(self) -> str:
-        return f"alpha={self.alpha}"
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
 
 
 class LeakyReLU(Module):
     """x for x > 0, else negative_slope * x."""
 
-    def __init__(self, negative_slope: float = 0.01) -> None:
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
         super().__init__()
         self.negative_slope = negative_slope
+        self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return activations.leaky_relu(input, self.negative_slope)
+        return activations.leaky_relu(input, self.negative_slope, self.inplace)
 
     def extra_repr(self) -> str:
-        return f"negative_slope={self.negative_slope}"
+        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
 
 
 class Softplus(Module):
@@ -85,15 +94,18 @@ class Softplus(Module):
 class Hardtanh(Module):
     """x clamped to [min_val, max_val], the gradient passing strictly inside."""
 
-    def __init__(self, min_val: float = -1.0, max_val: float = 1.0) -> None:
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0,
+                 inplace: bool = False) -> None:  # fmt: skip
         super().__init__()
         if not max_val > min_val:  # (PyTorch asserts it: an AssertionError)
             raise AssertionError(f"max_val ({max_val}) must be greater than min_val ({min_val})")
         self.min_val = min_val
         self.max_val = max_val
+        self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return activations.hardtanh(input, self.min_val, self.max_val)
+        return activations.hardtanh(input, self.min_val, self.max_val, self.inplace)
 
     def extra_repr(self) -> str:
-        return f"min_val={self.min_val}, max_val={self.max_val}"
+        text = f"min_val={self.min_val}, max_val={self.max_val}"
+        return text + (", inplace=True" if self.inplace else "")

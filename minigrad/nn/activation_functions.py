@@ -37,9 +37,11 @@ from typing import Any
 from minigrad.nn.module import Module
 from minigrad.tensor import dtypes
 from minigrad.tensor.composite import composite
+from minigrad.tensor.ops import elementwise
 from minigrad.tensor.ops import softmax as primitives
 from minigrad.tensor.ops.activations import _activation_input, _number, elu, hardtanh, softplus
 from minigrad.tensor.ops.elementwise import abs, sigmoid, tanh, where
+from minigrad.tensor.ops.inplace import assign
 from minigrad.tensor.ops.math import clamp
 from minigrad.tensor.ops.reductions import normalize_axes
 from minigrad.tensor.tensor import Tensor
@@ -49,6 +51,19 @@ SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
 
 
+def relu(input: Any, inplace: bool = False) -> Tensor:
+    """``max(x, 0)`` (``mg.relu``); ``inplace=True`` writes it into ``input``, as PyTorch's.
+
+    >>> import minigrad as mg
+    >>> x = mg.tensor([-1.0, 2.0])
+    >>> mg.nn.functional.relu(x, inplace=True) is x, x
+    (True, tensor([0., 2.]))
+    """
+    if inplace:  # PyTorch's in-place form (tensor/ops/inplace.py): input changed, returned
+        return assign(input, elementwise.relu, (), "relu_")
+    return elementwise.relu(input)
+
+
 def relu6(input: Any, inplace: bool = False) -> Tensor:
     """``min(max(x, 0), 6)``; the gradient passes strictly between 0 and 6 (PyTorch).
 
@@ -56,6 +71,8 @@ def relu6(input: Any, inplace: bool = False) -> Tensor:
     >>> mg.nn.functional.relu6(mg.tensor([-1.0, 3.0, 9.0]))
     tensor([0., 3., 6.])
     """
+    if inplace:
+        return assign(input, lambda old: relu6(old), (), "relu6_")
     x = input if isinstance(input, Tensor) else Tensor.concrete(input)
     if x.dtype == dtypes.bool_:
         raise RuntimeError("Bool inputs not supported for hardtanh")
@@ -71,6 +88,8 @@ def hardsigmoid(input: Any, inplace: bool = False) -> Tensor:
     >>> mg.nn.functional.hardsigmoid(mg.tensor([-4.0, 0.0, 1.5, 4.0]))
     tensor([0.  , 0.5 , 0.75, 1.  ])
     """
+    if inplace:
+        return assign(input, lambda old: hardsigmoid(old), (), "hardsigmoid_")
     x = _activation_input("hardsigmoid_cpu", input)
     line = (x + 3) / 6  # (PyTorch's rounding: x / 6 + 0.5 differs in the last bit)
     return where((x > -3) & (x < 3), line, clamp(line.detach(), 0.0, 1.0))
@@ -85,6 +104,8 @@ def hardswish(input: Any, inplace: bool = False) -> Tensor:
     >>> x.grad
     tensor([0. , 0.5, 1. ])
     """
+    if inplace:
+        return assign(input, lambda old: hardswish(old), (), "hardswish_")
     x = _activation_input("hardswish_cpu", input)
     high = (x >= 3) | (x != x)  # NaN takes the top piece: slope 1, PyTorch's scalar rule
     inside = where((x <= -3) | high, 0.0, x)  # the middle piece never sees +-inf or NaN
@@ -98,6 +119,8 @@ def mish(input: Any, inplace: bool = False) -> Tensor:
     >>> mg.nn.functional.mish(mg.tensor([-1.0, 0.0, 1.0]))
     tensor([-0.3034,  0.    ,  0.8651])
     """
+    if inplace:
+        return assign(input, lambda old: mish(old), (), "mish_")
     x = _activation_input("mish_cpu", input)
     return x * tanh(softplus(x))
 
@@ -135,6 +158,8 @@ def celu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     >>> mg.nn.functional.celu(mg.tensor([-1.0, 2.0]), alpha=2.0)
     tensor([-0.7869,  2.    ])
     """
+    if inplace:
+        return assign(input, lambda old: celu(old, alpha), (), "celu_")
     x = _activation_input("elu_cpu", input)
     alpha = _number("celu", "alpha", alpha)
     if alpha == 0:
@@ -149,6 +174,8 @@ def selu(input: Any, inplace: bool = False) -> Tensor:
     >>> mg.nn.functional.selu(mg.tensor([-1.0, 1.0]))
     tensor([-1.1113,  1.0507])
     """
+    if inplace:
+        return assign(input, lambda old: selu(old), (), "selu_")
     x = _activation_input("elu_cpu", input)
     return SELU_SCALE * elu(x, SELU_ALPHA)
 
@@ -276,7 +303,7 @@ def softmin(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any
 
 # -- the same functions as layers (PyTorch's names, settings shown by repr) --------------------
 class _Elementwise(Module):
-    """A parameter-free activation layer; ``inplace`` is accepted and, as here always, False."""
+    """A parameter-free activation layer; ``inplace=True`` changes its input, as PyTorch's."""
 
     def __init__(self, inplace: bool = False) -> None:
         super().__init__()
@@ -290,35 +317,41 @@ class ReLU6(_Elementwise):
     """``min(max(x, 0), 6)``, elementwise."""
 
     def forward(self, input: Tensor) -> Tensor:
-        return relu6(input)
+        return relu6(input, self.inplace)
 
 
 class Hardsigmoid(_Elementwise):
     """``relu6(x + 3) / 6``, elementwise."""
 
     def forward(self, input: Tensor) -> Tensor:
-        return hardsigmoid(input)
+        return hardsigmoid(input, self.inplace)
+
+    def extra_repr(self) -> str:
+        return ""  # (PyTorch's repr of this layer leaves inplace out)
 
 
 class Hardswish(_Elementwise):
     """``x * relu6(x + 3) / 6``, elementwise."""
 
     def forward(self, input: Tensor) -> Tensor:
-        return hardswish(input)
+        return hardswish(input, self.inplace)
+
+    def extra_repr(self) -> str:
+        return ""  # (PyTorch's repr of this layer leaves inplace out)
 
 
 class Mish(_Elementwise):
     """``x * tanh(softplus(x))``, elementwise."""
 
     def forward(self, input: Tensor) -> Tensor:
-        return mish(input)
+        return mish(input, self.inplace)
 
 
 class SELU(_Elementwise):
     """``scale * elu(x, alpha)`` with SELU's constants, elementwise."""
 
     def forward(self, input: Tensor) -> Tensor:
-        return selu(input)
+        return selu(input, self.inplace)
 
 
 class LogSigmoid(Module):
@@ -388,7 +421,7 @@ class CELU(Module):
         self.alpha, self.inplace = alpha, inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return celu(input, self.alpha)
+        return celu(input, self.alpha, self.inplace)
 
     def extra_repr(self) -> str:
         return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")

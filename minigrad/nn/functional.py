@@ -39,6 +39,7 @@ from minigrad.nn.activation_functions import (
     hardswish,
     logsigmoid,
     mish,
+    relu,
     relu6,
     selu,
     softmin,
@@ -87,7 +88,7 @@ from minigrad.nn.unpooling import max_unpool1d, max_unpool2d, max_unpool3d
 from minigrad.tensor.ops import softmax as primitives
 from minigrad.tensor.ops.activations import elu, gelu, hardtanh, leaky_relu, silu, softplus
 from minigrad.tensor.ops.convolution import conv1d, conv2d, conv3d
-from minigrad.tensor.ops.elementwise import relu, sigmoid, tanh
+from minigrad.tensor.ops.elementwise import sigmoid, tanh
 from minigrad.tensor.ops.padding import pad
 from minigrad.tensor.ops.pooling import avg_pool2d, avg_pool3d, max_pool2d, max_pool3d
 from minigrad.tensor.tensor import Tensor

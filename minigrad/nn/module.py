@@ -32,7 +32,7 @@ import numpy as np
 from minigrad.nn.parameter import Parameter
 from minigrad.tensor import dtypes
 from minigrad.tensor.mode import current, no_grad
-from minigrad.tensor.ops import elementwise
+from minigrad.tensor.ops import elementwise, inplace
 from minigrad.tensor.ops.reductions import normalize_axes
 from minigrad.tensor.tensor import Tensor
 
@@ -549,7 +549,7 @@ class _Activation(Module):
 
 
 class ReLU(_Activation):
-    """max(x, 0), elementwise.
+    """max(x, 0), elementwise; ``ReLU(inplace=True)`` writes it into its input, as PyTorch's.
 
     >>> import minigrad as mg
     >>> ReLU()(mg.tensor([-1.0, 2.0]))
@@ -557,6 +557,18 @@ class ReLU(_Activation):
     """
 
     function = staticmethod(elementwise.relu)
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, x: Tensor) -> Tensor:
+        if self.inplace:
+            return inplace.assign(x, elementwise.relu, (), "relu_")
+        return elementwise.relu(x)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
 
 
 class Tanh(_Activation):

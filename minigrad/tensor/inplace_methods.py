@@ -199,6 +199,9 @@ class InPlaceMethods:
     def sigmoid_(self) -> Any:
         return changed(self, "sigmoid")
 
+    def relu_(self) -> Any:
+        return changed(self, "relu")
+
     def erf_(self) -> Any:
         return changed(self, "erf")
 

@@ -21,8 +21,8 @@ KNOWN: dict[tuple[str, str, int], tuple[str, str, str]] = {
                [0], "value", TIES),
 }  # fmt: skip
 
-# The methods (``x.op(...)``) and in-place methods (``x.op_(...)``) of torch 2.13's OpInfos
-# that minigrad's Tensor lacks. minigrad has no function of these names either (``erfc``,
+# The methods (``x.op(...)``) and in-place methods (``x.op_(...)``, ``F.op(x, inplace=True)``)
+# of torch 2.13's OpInfos that minigrad lacks. minigrad has no function of these names either (``erfc``,
 # ``lgamma``; ``svd`` is torch's older API, ``mg.linalg.svd`` the newer), or they need a
 # dtype it lacks (``byte``, ``short``, complex), except the in-place views ``squeeze_``,
 # ``unsqueeze_``, ``t_`` and ``transpose_`` (they change the tensor's own shape) and
@@ -44,5 +44,5 @@ MISSING_VARIANTS = {
     "resolve_neg", "select_scatter", "sgn", "sgn_", "short", "signbit", "slice_scatter",
     "split_with_sizes", "squeeze_", "stft", "sum_to_size", "svd", "t_", "take", "transpose_",
     "triangular_solve", "unique_consecutive", "unsafe_chunk", "unsafe_split", "unsqueeze_",
-    "vdot", "xlogy", "xlogy_",
+    "vdot", "xlogy", "xlogy_", "nn.functional.threshold(inplace=True)",
 }  # fmt: skip

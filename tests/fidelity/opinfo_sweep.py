@@ -50,6 +50,7 @@ from __future__ import annotations
 import argparse
 import collections
 import contextlib
+import inspect
 import itertools
 import json
 import re
@@ -639,6 +640,8 @@ def variant_of(op: Any, variant: str) -> tuple[Any, str] | None:
     if op.name in SKIP:
         return None
     fn = op.method_variant if variant == "method" else op.inplace_variant
+    if variant == "inplace" and fn is not None and op.name.startswith("nn.functional."):
+        return fn, op.name  # F.elu(x, inplace=True): the function with inplace=True
     name = getattr(fn, "__name__", None)
     if fn is None or not name or name == "<lambda>" or not hasattr(torch.Tensor, name):
         return None
@@ -650,14 +653,30 @@ def variant_of(op: Any, variant: str) -> tuple[Any, str] | None:
 
 
 def variant_key(op: Any, name: str) -> str:
-    """The report's name of a variant: ``"max.binary (Tensor.max)"``, ``"abs (Tensor.abs_)"``."""
+    """The report's name of a variant: ``"max.binary (Tensor.max)"``, ``"abs (Tensor.abs_)"``,
+    ``"nn.functional.elu (inplace=True)"``."""
+    if name.startswith("nn.functional."):
+        return f"{op_key(op)} (inplace=True)"
     return f"{op_key(op)} (Tensor.{name})"
 
 
+def has_variant(name: str) -> bool:
+    """Whether minigrad has the variant ``name`` (a Tensor method, or an ``nn.functional``
+    function taking ``inplace``)."""
+    if name.startswith("nn.functional."):
+        found = _lookup(name)
+        return found is not None and "inplace" in inspect.signature(found[1]).parameters
+    return hasattr(mg.Tensor, name)
+
+
 def missing_variants(op: Any) -> list[str]:
-    """The names of ``op``'s method and in-place variants that minigrad's Tensor lacks."""
+    """The names of ``op``'s method and in-place variants that minigrad lacks."""
     found = [variant_of(op, v) for v in VARIANTS[1:]]
-    return [f[1] for f in found if f is not None and not hasattr(mg.Tensor, f[1])]
+    return [
+        f[1] + ("(inplace=True)" if f[1].startswith("nn.") else "")
+        for f in found
+        if f is not None and not has_variant(f[1])
+    ]
 
 
 def _variant_calls(variant: str, fn: Any, name: str, sample: Any, parts: tuple) -> tuple:
@@ -669,7 +688,10 @@ def _variant_calls(variant: str, fn: Any, name: str, sample: Any, parts: tuple) 
     def ours() -> tuple:
         s = x.clone() if inplace else x
         alias = s.detach() if inplace else None
-        out = getattr(s, name)(*args, **kwargs)
+        if name.startswith("nn.functional."):
+            out = _lookup(name)[1](s, *args, inplace=True, **kwargs)
+        else:
+            out = getattr(s, name)(*args, **kwargs)
         return s, out, alias
 
     def theirs() -> tuple:
@@ -811,11 +833,11 @@ def sweep_all(
         ))  # fmt: skip
     for variant in VARIANTS[1:]:
         found = variant_of(op, variant) if variant in variants else None
-        if found is None or not hasattr(mg.Tensor, found[1]):
+        if found is None or not has_variant(found[1]):
             continue
         fn, name = found
         runners.append((
-            OpReport(variant_key(op, name), f"{variant} Tensor.{name}"),
+            OpReport(variant_key(op, name), f"{variant} {variant_key(op, name)}"),
             lambda s, g, v=variant, fn=fn, name=name: run_variant_sample(v, fn, name, s, g),
             lambda e, v=variant, fn=fn, name=name: run_variant_error_input(v, fn, name, e),
         ))  # fmt: skip
@@ -1050,7 +1072,7 @@ def main(argv: list[str] | None = None) -> int:
                 absent_variants.update(
                     n
                     for n in missing_variants(op)
-                    if ("inplace" if n.endswith("_") else "method") in variants
+                    if ("inplace" if n.endswith(("_", ")")) else "method") in variants
                 )
             for report in sweep_all(op, variants, errors=not args.no_errors):
                 families[report.op] = family(op)

@@ -41,7 +41,7 @@ def _keys(op):
     keys = [sweep.op_key(op)] if sweep.resolve(op) is not None else []
     for variant in sweep.VARIANTS[1:]:
         found = sweep.variant_of(op, variant)
-        if found is not None and hasattr(mg.Tensor, found[1]):
+        if found is not None and sweep.has_variant(found[1]):
             keys.append(sweep.variant_key(op, found[1]))
     return keys
 

@@ -270,7 +270,7 @@ def _constant(array, like):
 
 
 ELEMENTWISE = {
-    "relu6": wide, "hardsigmoid": wide, "hardswish": wide, "mish": normal, "logsigmoid": wide,
+    "relu": wide, "relu6": wide, "hardsigmoid": wide, "hardswish": wide, "mish": normal, "logsigmoid": wide,
     "softsign": normal, "celu": normal, "selu": normal, "tanhshrink": wide,
     "softshrink": normal, "hardshrink": normal,
 }  # fmt: skip

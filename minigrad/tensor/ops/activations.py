@@ -26,6 +26,7 @@ from typing import Any
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.ops.elementwise import _map, exp, sigmoid, tanh, where
+from minigrad.tensor.ops.inplace import assign
 from minigrad.tensor.ops.math import clamp
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
@@ -149,13 +150,15 @@ def gelu(input: Any, approximate: str = "none") -> Tensor:
     return apply(GELU if approximate == "none" else GELU_TANH, (x,))
 
 
-def silu(input: Any) -> Tensor:
-    """x * sigmoid(x) (also called swish).
+def silu(input: Any, inplace: bool = False) -> Tensor:
+    """x * sigmoid(x) (also called swish); ``inplace=True`` writes it into ``input``.
 
     >>> import minigrad as mg
     >>> mg.nn.functional.silu(mg.tensor([0.0, 1.0]))
     tensor([0.    , 0.7311])
     """
+    if inplace:  # PyTorch's in-place form (ops/inplace.py): input changed, and returned
+        return assign(input, silu, (), "silu_")
     return apply(SILU, (_activation_input("silu_cpu", input),))
 
 
@@ -177,31 +180,38 @@ def softplus(input: Any, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     return apply(SOFTPLUS, (x * beta,), threshold=threshold) / beta
 
 
-def elu(input: Any, alpha: float = 1.0) -> Tensor:
-    """x for x > 0, else alpha (e^x - 1).
+def elu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """x for x > 0, else alpha (e^x - 1); ``inplace=True`` writes it into ``input``.
 
     >>> import minigrad as mg
     >>> mg.nn.functional.elu(mg.tensor([-1.0, 2.0]))
     tensor([-0.6321,  2.    ])
     """
+    if inplace:
+        return assign(input, lambda old: elu(old, alpha), (), "elu_")
     x = _activation_input("elu_cpu", input)
     return apply(ELU, (x,), alpha=_number("elu", "alpha", alpha))
 
 
-def leaky_relu(input: Any, negative_slope: float = 0.01) -> Tensor:
+def leaky_relu(input: Any, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x for x > 0, else negative_slope * x; the slope at 0 is ``negative_slope`` (PyTorch).
+    ``inplace=True`` writes it into ``input``.
 
     >>> import minigrad as mg
     >>> mg.nn.functional.leaky_relu(mg.tensor([-2.0, 3.0]), 0.1)
     tensor([-0.2,  3. ])
     """
+    if inplace:
+        return assign(input, lambda old: leaky_relu(old, negative_slope), (), "leaky_relu_")
     x = _activation_input("leaky_relu_cpu", input)
     slope = _number("leaky_relu", "negative_slope", negative_slope)
     return apply(LEAKY_RELU, (x,), slope=slope)
 
 
-def hardtanh(input: Any, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+def hardtanh(input: Any, min_val: float = -1.0, max_val: float = 1.0,
+             inplace: bool = False) -> Tensor:  # fmt: skip
     """x clamped to [min_val, max_val]; the gradient passes only strictly inside (PyTorch).
+    ``inplace=True`` writes it into ``input``.
 
     ``clamp`` lets the gradient through at the bounds too; hardtanh, like
     PyTorch's, does not. Written as a ``where`` between ``x`` and its clamp:
@@ -211,6 +221,8 @@ def hardtanh(input: Any, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
     >>> mg.nn.functional.hardtanh(mg.tensor([-2.0, 0.5, 2.0]))
     tensor([-1. ,  0.5,  1. ])
     """
+    if inplace:
+        return assign(input, lambda old: hardtanh(old, min_val, max_val), (), "hardtanh_")
     x = input if isinstance(input, Tensor) else Tensor.concrete(input)
     low = _number("hardtanh", "min_val", min_val)
     high = _number("hardtanh", "max_val", max_val)
