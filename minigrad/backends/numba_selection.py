@@ -1,4 +1,4 @@
-"""kthvalue's and topk's tie-breaking selections, compiled with numba (lesson 10).
+"""kthvalue's, topk's and sort's tie-breaking orders, compiled with numba (lesson 10).
 
 ``selection_steps`` repeats PyTorch's CPU quickselect (kthvalue) and
 libstdc++'s ``nth_element`` / ``sort`` / ``partial_sort`` (topk) step for step,
@@ -80,4 +80,16 @@ def top(rows: np.ndarray, k: int, largest: bool, sorted: bool) -> np.ndarray | N
     kernel = kernels().top_positions
     kernel_cache.call(lambda kernel, *args: kernel(*args), kernel, ready, out, k,
                       bool(largest), bool(sorted))  # fmt: skip
+    return out
+
+
+def order(rows: np.ndarray, largest: bool) -> np.ndarray | None:
+    """The places ``std::sort`` leaves each row's values in (``sort_positions``); None for
+    a dtype the kernels do not take."""
+    ready = compilable(rows)
+    if ready is None:
+        return None
+    out = np.empty(rows.shape, np.int64)
+    kernel = kernels().sort_positions
+    kernel_cache.call(lambda kernel, *args: kernel(*args), kernel, ready, out, bool(largest))
     return out

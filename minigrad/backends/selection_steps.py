@@ -8,7 +8,9 @@ repeated here step for step:
 - ``kth_row``: PyTorch's own quickselect (median of three, Hoare's partition);
 - ``top_row``: the C++ standard library's ``nth_element`` then ``sort`` of the
   first k - 1, or ``partial_sort`` (a heap) when k is small against the row
-  (64 k <= n), as GCC's libstdc++ writes them.
+  (64 k <= n), as GCC's libstdc++ writes them;
+- ``sort_row``: libstdc++'s ``sort`` (an introsort), which PyTorch's unstable
+  CPU ``sort`` runs for bool and 16-bit floats.
 
 Each works on two sequences moved together: ``v``, the values, and ``p``, where
 each value came from (``0 .. n-1`` at the start). The code is plain Python
@@ -246,6 +248,18 @@ def top_row(v: list, p: list, k: int, largest: bool, sorted: bool) -> None:
             _sort(v, p, 0, k - 1, largest)
 
 
+def sort_row(v: list, p: list, largest: bool) -> None:
+    """Sort ``v`` ascending (``largest``: descending, NaN first) as libstdc++'s ``std::sort``
+    does, moving ``p`` along: equal values end where its introsort leaves them.
+
+    >>> p = list(range(17))
+    >>> sort_row([True, False] * 8 + [False], p, largest=False)
+    >>> p[:9]  # the nine False, not in their order (a stable sort: 1, 3, 5, ..., 16)
+    [1, 16, 15, 13, 11, 9, 7, 5, 3]
+    """
+    _sort(v, p, 0, len(v), largest)
+
+
 # -- the compiled drivers: a stack of rows at once ------------------------------------------
 def _load(rows, r, v, p):
     """Row ``r`` of ``rows`` into the work arrays: values in ``v``, their places 0..n-1 in ``p``."""
@@ -279,4 +293,16 @@ def top_positions(rows: np.ndarray, out: np.ndarray, k: int, largest: bool, sort
         _load(rows, r, v, p)
         top_row(v, p, k, largest, sorted)
         for j in range(k):
+            out[r, j] = p[j]
+
+
+def sort_positions(rows: np.ndarray, out: np.ndarray, largest: bool) -> None:
+    """``out[r]`` = the places ``sort_row`` leaves in order, for every row of a 2-D array."""
+    n = rows.shape[1]
+    v = np.empty(n, rows.dtype)
+    p = np.empty(n, np.int64)
+    for r in range(rows.shape[0]):
+        _load(rows, r, v, p)
+        _sort(v, p, 0, n, largest)
+        for j in range(n):
             out[r, j] = p[j]

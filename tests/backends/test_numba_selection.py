@@ -60,6 +60,41 @@ def test_top_positions_match_the_python_steps(dtype):
                     assert out.tolist() == expected, (dtype, n, k, largest, ordered)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_sort_positions_match_the_python_steps(dtype):
+    rng = np.random.default_rng(8)
+    for n in (1, 16, 17, 40, 300):  # the insertion sort alone, then the introsort
+        rows = _rows(rng, dtype, 10, n)
+        for largest in (True, False):
+            out = np.empty(rows.shape, np.int64)
+            numba_selection.kernels().sort_positions(numba_selection.compilable(rows), out, largest)
+            for row, found in zip(rows, out):
+                where = list(range(n))
+                selection_steps.sort_row(row.tolist(), where, largest)
+                assert found.tolist() == where, (dtype, n, largest)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_unstable_sort_of_bool_and_half_gives_torchs_indices(backend):
+    # PyTorch sorts bool and 16-bit floats with std::sort when stable=False: the indices
+    # of equal elements are where its introsort leaves them (not their first order).
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(9)
+    cases = [rng.random(200) < 0.5, rng.random((3, 40)) < 0.8]
+    half = rng.integers(0, 3, (4, 30)).astype(np.float16)
+    half[rng.random(half.shape) < 0.1] = np.nan
+    cases.append(half)
+    with mg.backends.use(backend):
+        for x in cases:
+            for dim in (0, -1):
+                for descending in (False, True):
+                    for stable in (False, True):
+                        how = {"dim": dim, "descending": descending, "stable": stable}
+                        ours = mg.sort(mg.tensor(x), **how).indices
+                        theirs = torch.sort(torch.from_numpy(x), **how)
+                        assert ours.tolist() == theirs.indices.tolist(), (x.dtype, dim, descending)
+
+
 def test_the_backends_agree_through_the_public_ops():
     # The numpy backend runs the Python steps, numba the compiled ones; ties and rows
     # without ties mixed in one tensor (the latter go through NumPy's sort on both).

@@ -6,20 +6,11 @@
 matches again, so this list only shrinks.
 """
 
-TIES = (
-    "tied values (bool): the order of equal elements in PyTorch's unstable sort is its kernel's",
-    "among equal elements, which one's index is returned may differ from PyTorch's choice",
-)
-
-
 def _entries(ops, dtypes, indices, cls, why):
     return {(op, dtype, i): (cls, *why) for op in ops for dtype in dtypes for i in indices}
 
 
-KNOWN: dict[tuple[str, str, int], tuple[str, str, str]] = {
-    **_entries(["sort", "argsort", "sort (Tensor.sort)", "argsort (Tensor.argsort)"], ["bool"],
-               [0], "value", TIES),
-}  # fmt: skip
+KNOWN: dict[tuple[str, str, int], tuple[str, str, str]] = {}
 
 # The methods (``x.op(...)``) and in-place methods (``x.op_(...)``, ``F.op(x, inplace=True)``)
 # of torch 2.13's OpInfos that minigrad lacks. minigrad has no function of these names either (``erfc``,

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.backends.contract import TracerError
-from minigrad.backends.selection_steps import kth_row, top_row
+from minigrad.backends.selection_steps import kth_row, sort_row, top_row
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
 
@@ -174,3 +174,29 @@ TOPK_POSITIONS = Primitive(
         TOPK_POSITIONS, (xs[0],), k=k, dim=dim + 1, largest=largest, sorted=sorted
     ),
 )
+
+
+# -- sort(stable=False) of bool and 16-bit floats: libstdc++'s std::sort ---------------------
+def sorted_positions(backend: Any, values: np.ndarray, dim: int, descending: bool) -> np.ndarray:
+    """Where each value of ``values`` goes, along ``dim``, as PyTorch's unstable CPU sort of
+    bool and 16-bit floats leaves them (``std::sort``: ``sort_row``). A row without ties
+    has one order: NumPy's argsort finds it."""
+    rows = _rows(values, dim)
+    found = np.zeros(rows.shape, np.int64)
+    if rows.size:
+        ordered = np.sort(rows, axis=-1)
+        plain = _untied(ordered)
+        found[plain] = np.argsort(rows[plain], axis=-1, kind="stable")
+        if descending and plain.any():  # distinct values: the ascending order reversed
+            found[plain] = found[plain][:, ::-1]
+        tied = np.flatnonzero(~plain)
+        compiled = _compiled(backend) if len(tied) else None
+        positions = compiled.order(rows[tied], descending) if compiled else None
+        if positions is not None:
+            found[tied] = positions
+        else:
+            for i in tied:
+                where = list(range(rows.shape[1]))
+                sort_row(rows[i].tolist(), where, descending)
+                found[i] = where
+    return _placed(found, values.shape, dim)

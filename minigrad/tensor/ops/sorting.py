@@ -1,7 +1,10 @@
 """Sorting: ``argsort`` finds positions, ``gather`` reads the values there (lesson 05).
 
 Where each value goes is found on the host by a stable sort (no backend has
-a sorting kernel), and has no derivative: positions are whole numbers. The
+a sorting kernel), and has no derivative: positions are whole numbers. Only
+where PyTorch's CPU sort is the C++ library's unstable ``std::sort`` (bool and
+16-bit floats, ``stable=False``) are equal values left where that introsort
+leaves them (``selection.sorted_positions``), so the indices are PyTorch's. The
 sorted *values* are then a ``gather`` of ``x`` at those positions, so their
 gradient needs no rule of its own: each sorted value's cotangent flows back
 to the place it was read from (a scatter-add, gather's transpose), and
@@ -30,7 +33,7 @@ from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.ops.elementwise import no_numbers
 from minigrad.tensor.ops.indexing import GATHER, IndexBoundsError, as_tensor, dim_argument
 from minigrad.tensor.ops.movement import reshape
-from minigrad.tensor.ops.selection import TOPK_POSITIONS
+from minigrad.tensor.ops.selection import TOPK_POSITIONS, sorted_positions
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
 
@@ -46,11 +49,21 @@ def _argsort(a: np.ndarray, dim: int, descending: bool) -> np.ndarray:
     return n - 1 - order
 
 
-def _argsort_forward(backend, x, dim, descending):
+def _by_std_sort(values: np.ndarray, dim: int) -> bool:
+    """PyTorch's unstable CPU sort of ``values`` is ``std::sort``: bool and 16-bit floats
+    (its other dtypes take a vectorized quicksort whose ties depend on the CPU, where
+    minigrad keeps the stable order), and not along a stride-0 axis (left as it is)."""
+    by_type = values.dtype == np.bool_ or (values.dtype.itemsize == 2 and values.dtype.kind in "fV")
+    return by_type and values.strides[dim] != 0
+
+
+def _argsort_forward(backend, x, dim, descending, stable=True):
     try:
         values = backend.to_numpy(x)
     except TracerError:  # tracing (lesson 13): the result's shape and dtype only
         return backend.astype(x, np.dtype(np.int64))
+    if not stable and _by_std_sort(values, dim):
+        return backend.from_numpy(sorted_positions(backend, values, dim, descending))
     return backend.from_numpy(_argsort(values, dim, descending).astype(np.int64))
 
 
@@ -59,8 +72,8 @@ def _argsort_forward(backend, x, dim, descending):
 ARGSORT = Primitive(
     "argsort",
     _argsort_forward,
-    batch=lambda xs, batched, dim, descending: apply(
-        ARGSORT, (xs[0],), dim=dim + 1, descending=descending
+    batch=lambda xs, batched, dim, descending, stable=True: apply(
+        ARGSORT, (xs[0],), dim=dim + 1, descending=descending, stable=stable
     ),
 )
 
@@ -75,9 +88,9 @@ def argsort(x: Tensor, dim: int = -1, descending: bool = False, *, stable: bool 
             axis: Any = None) -> Tensor:  # fmt: skip
     """The positions that sort ``x`` along ``dim`` (int64; no derivative).
 
-    The sort is always stable (equal values keep their order), so ``stable``
-    is accepted for PyTorch's signature and changes nothing. NaN sorts last
-    (first when ``descending``).
+    Equal values keep their order (a stable sort), except where PyTorch's CPU
+    sort is ``std::sort`` (bool and 16-bit floats with ``stable=False``): there
+    they are where PyTorch leaves them. NaN sorts last (first when ``descending``).
 
     >>> import minigrad as mg
     >>> mg.argsort(mg.tensor([3.0, 1.0, 2.0]))
@@ -87,7 +100,7 @@ def argsort(x: Tensor, dim: int = -1, descending: bool = False, *, stable: bool 
     dim = dim_argument(dim, axis, x.ndim, default=-1)
     if x.ndim == 0:
         return reshape(apply(ARGSORT, (reshape(x, 1),), dim=0, descending=False), ())
-    return apply(ARGSORT, (x,), dim=dim, descending=bool(descending))
+    return apply(ARGSORT, (x,), dim=dim, descending=bool(descending), stable=bool(stable))
 
 
 def sort(x: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False,
@@ -104,7 +117,7 @@ def sort(x: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = F
     """
     x = as_tensor(x)
     dim = dim_argument(dim, axis, x.ndim, default=-1)
-    indices = argsort(x, dim, descending)
+    indices = argsort(x, dim, descending, stable=stable)
     if x.ndim == 0:
         return SortResult(x, indices)
     return SortResult(apply(GATHER, (x, indices), dim=dim), indices)
