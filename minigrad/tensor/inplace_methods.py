@@ -241,6 +241,15 @@ class InPlaceMethods:
     def logical_not_(self) -> Any:
         return changed(self, "logical_not")
 
+    # PyTorch's other names of the same in-place methods.
+    arcsin_, arccos_, arctan_, arcsinh_, arccosh_, arctanh_ = (
+        asin_, acos_, atan_, asinh_, acosh_, atanh_
+    )  # fmt: skip
+    fix_ = trunc_
+
+    def clip_(self, min: Any = None, max: Any = None) -> Any:
+        return self.clamp_(min, max)
+
     # -- two operands ------------------------------------------------------------------
     def atan2_(self, other: Any) -> Any:
         tensor_arguments("atan2_", other, method=True)
@@ -289,6 +298,8 @@ class InPlaceMethods:
 
     def ge_(self, other: Any) -> Any:
         return changed(self, "ge", other)
+
+    greater_, greater_equal_, less_, less_equal_, not_equal_ = gt_, ge_, lt_, le_, ne_
 
     def logical_and_(self, other: Any) -> Any:
         tensor_arguments("logical_and_", other, method=True)

@@ -183,6 +183,9 @@ class MoreMethods:
     def ge(self, other: Any) -> Any:
         return logic.ge(self, other)
 
+    # PyTorch's longer names of the comparisons (the same methods).
+    greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+
     def isnan(self) -> Any:
         return logic.isnan(self)
 
@@ -205,6 +208,83 @@ class MoreMethods:
     def equal(self, other: Any) -> bool:
         tensor_arguments("equal", other, method=True)
         return logic.equal(self, other)
+
+    # -- what a tensor is (PyTorch's questions; no new values) ----------------------------
+    def dim(self) -> int:
+        """The number of axes, ``ndim`` (PyTorch's ``x.dim()``)."""
+        return self.ndim
+
+    ndimension = dim
+
+    def nelement(self) -> int:
+        """The number of elements, ``numel()``."""
+        return self.numel()
+
+    def element_size(self) -> int:
+        """Bytes per element (8 for float64 and int64, 1 for bool)."""
+        return np.dtype(self.dtype).itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self.element_size()
+
+    @property
+    def nbytes(self) -> int:
+        return self.element_size() * self.numel()
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device != "cpu"
+
+    @property
+    def is_cpu(self) -> bool:
+        return self.device == "cpu"
+
+    def is_floating_point(self) -> bool:
+        return dt.is_floating(self.dtype)
+
+    def is_complex(self) -> bool:
+        return False  # (minigrad has no complex dtypes)
+
+    def is_signed(self) -> bool:
+        """Whether the dtype holds negative numbers: floats and signed integers, not bool."""
+        return dt.kind(self.dtype) in "if"
+
+    def is_same_size(self, other: Any) -> bool:
+        return tuple(self.shape) == tuple(other.shape)
+
+    def is_contiguous(self) -> bool:
+        """Whether the elements lie in memory row after row, without gaps (a transpose, a
+        strided slice or an ``expand`` of this memory does not)."""
+        data = self.data
+        flags = getattr(data, "flags", None)
+        if flags is not None:
+            return bool(flags.c_contiguous)
+        return bool(getattr(data, "contiguous", True))
+
+    def type_as(self, other: Any) -> Any:
+        """This tensor in ``other``'s dtype and on its device."""
+        out = self.to(other.dtype)
+        return out if out.device == other.device else out.to(other.device)
+
+    @property
+    def mH(self) -> Any:
+        """The conjugate transpose of the last two axes: ``mT`` (minigrad's dtypes are real);
+        a 0-d tensor itself, as PyTorch's."""
+        if self.ndim == 1:
+            raise RuntimeError(
+                "tensor.mH is only supported on matrices or batches of matrices. Got 1-D tensor."
+            )
+        return self.mT if self.ndim else self
+
+    @property
+    def H(self) -> Any:
+        """The conjugate transpose of a matrix (or a 0-d tensor itself): ``x.T`` for 2-D."""
+        if self.ndim not in (0, 2):
+            raise RuntimeError(
+                f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor."
+            )
+        return self.T if self.ndim == 2 else self
 
     # -- layout -------------------------------------------------------------------------
     def view_as(self, other: Any) -> Any:

@@ -111,7 +111,8 @@ NOT_OPERATIONS = {
     "zeros", "zeros_like", "enable_grad", "no_grad", "randint", "full_like", "empty", "linspace",
     "load", "save", "set_grad_enabled", "empty_like", "rand_like", "randn_like",
     "logspace", "new_zeros", "new_ones", "new_full", "numel",
-    "register_post_accumulate_grad_hook",
+    "register_post_accumulate_grad_hook", "dim", "ndimension", "nelement", "element_size",
+    "is_floating_point", "is_complex", "is_signed", "is_same_size", "is_contiguous", "type_as",
 }  # fmt: skip
 # Operators spelled with a symbol: the public name whose case covers them.
 DUNDERS = {
