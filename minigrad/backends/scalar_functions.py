@@ -308,16 +308,17 @@ def sigmoid_grad(g, y):
 
 
 def relu_grad(g, x):
-    """0 where x <= 0, else g (PyTorch's rule: a NaN x passes g; a NaN g stays NaN).
+    """0 where x <= 0, else g (PyTorch's ``threshold_backward``: a NaN x passes g; where
+    x <= 0 the result is 0 even for a NaN or infinite g, a selection, not a product).
 
     >>> relu_grad(3.0, 1.0), relu_grad(3.0, -1.0), relu_grad(math.nan, -1.0)
-    (3.0, 0.0, nan)
-    >>> relu_grad(3.0, math.nan)
-    3.0
+    (3.0, 0.0, 0.0)
+    >>> relu_grad(3.0, math.nan), relu_grad(math.inf, 0.0)
+    (3.0, 0.0)
     """
     if not x <= 0:
         return g
-    return g * type(g)(0)
+    return type(g)(0)
 
 
 # -- selection: the one function of three numbers ----------------------------------------------

@@ -63,7 +63,7 @@ from minigrad.nn.losses import (
 from minigrad.nn.module import Flatten, Module, ReLU, Sequential, Sigmoid, Tanh
 from minigrad.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from minigrad.nn.parameter import Parameter
-from minigrad.nn.pooling import AvgPool1d, MaxPool1d
+from minigrad.nn.pooling import AvgPool1d, LPPool1d, LPPool2d, LPPool3d, MaxPool1d
 from minigrad.nn.recurrent import GRU, LSTM, RNN
 from minigrad.nn.resampling import Fold, PixelShuffle, PixelUnshuffle, Unfold
 from minigrad.nn.transformer import (
@@ -124,6 +124,9 @@ __all__ = [
     "KLDivLoss",
     "KVCache",
     "L1Loss",
+    "LPPool1d",
+    "LPPool2d",
+    "LPPool3d",
     "LayerNorm",
     "LeakyReLU",
     "LearnedPositions",

@@ -82,7 +82,7 @@ from minigrad.nn.losses import (
     smooth_l1_loss,
 )
 from minigrad.nn.normalization import batch_norm, layer_norm
-from minigrad.nn.pooling import avg_pool1d, max_pool1d
+from minigrad.nn.pooling import avg_pool1d, lp_pool1d, lp_pool2d, lp_pool3d, max_pool1d
 from minigrad.nn.resampling import fold, pixel_shuffle, pixel_unshuffle, unfold
 from minigrad.nn.unpooling import max_unpool1d, max_unpool2d, max_unpool3d
 from minigrad.tensor.ops import softmax as primitives
@@ -101,13 +101,13 @@ __all__ = [
     "cosine_embedding_loss", "cosine_similarity", "cross_entropy", "dropout", "elu", "embedding",
     "fold", "gelu", "glu", "group_norm", "hardshrink", "hardsigmoid", "hardswish", "hardtanh",
     "huber_loss", "instance_norm", "interpolate", "kl_div", "l1_loss", "layer_norm", "leaky_relu",
-    "linear", "log_softmax", "logsigmoid", "margin_ranking_loss", "max_pool1d", "max_pool2d",
-    "max_pool3d", "max_unpool1d", "max_unpool2d", "max_unpool3d", "mish", "mse_loss", "nll_loss",
-    "normalize", "one_hot", "pad", "pairwise_distance", "pixel_shuffle", "pixel_unshuffle", "relu",
-    "relu6", "rms_norm", "scaled_dot_product_attention", "selu", "sigmoid", "silu",
-    "smooth_l1_loss", "softmax", "softmin", "softplus", "softshrink", "softsign", "tanh",
-    "tanhshrink", "triplet_margin_loss", "unfold", "upsample", "upsample_bilinear",
-    "upsample_nearest",
+    "linear", "log_softmax", "logsigmoid", "lp_pool1d", "lp_pool2d", "lp_pool3d",
+    "margin_ranking_loss", "max_pool1d", "max_pool2d", "max_pool3d", "max_unpool1d",
+    "max_unpool2d", "max_unpool3d", "mish", "mse_loss", "nll_loss", "normalize", "one_hot", "pad",
+    "pairwise_distance", "pixel_shuffle", "pixel_unshuffle", "relu", "relu6", "rms_norm",
+    "scaled_dot_product_attention", "selu", "sigmoid", "silu", "smooth_l1_loss", "softmax",
+    "softmin", "softplus", "softshrink", "softsign", "tanh", "tanhshrink", "triplet_margin_loss",
+    "unfold", "upsample", "upsample_bilinear", "upsample_nearest",
 ]  # fmt: skip
 
 

@@ -1,10 +1,11 @@
-"""1-D pooling: ``max_pool1d``, ``avg_pool1d`` and their layers (lesson 12).
+"""1-D pooling and power-average pooling (``lp_pool1d/2d/3d``), with their layers (lesson 12).
 
 ``max_pool1d`` and ``avg_pool1d`` are the 2-D pools on a height of 1: the
 same windows, one axis fewer; their arguments are checked as PyTorch's 1-D
 functions check them, which differ a little from its 2-D ones. Adaptive
 pooling, which fixes the output size instead of the window, is
-``adaptive_pooling.py``.
+``adaptive_pooling.py``. A power-average pool is an average pool of ``x^p``
+(PyTorch's own composition, written the same way here).
 
     >>> import minigrad as mg
     >>> mg.nn.functional.avg_pool1d(mg.tensor([[[1.0, 2.0, 3.0, 4.0]]]), 2)
@@ -13,12 +14,14 @@ pooling, which fixes the output size instead of the window, is
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from minigrad.nn.module import Module
 from minigrad.tensor import dtypes
 from minigrad.tensor.ops.activations import _activation_input
-from minigrad.tensor.ops.pooling import avg_pool2d, max_pool2d
+from minigrad.tensor.ops.elementwise import relu, sign
+from minigrad.tensor.ops.pooling import avg_pool2d, avg_pool3d, max_pool2d, max_pool3d
 from minigrad.tensor.tensor import Tensor
 
 
@@ -145,6 +148,46 @@ def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     return out.squeeze(-2)
 
 
+# -- power-average pooling -------------------------------------------------------------------------
+def _lp_pool(input: Tensor, p: float, kernel_size: Any, stride: Any, ceil_mode: bool,
+             dims: int) -> Tensor:  # fmt: skip
+    """PyTorch's ``lp_pool{dims}d``: ``(sum of x^p over each window)^(1/p)``, the average of
+    ``x^p`` times the window's size; at ``p = +-inf``, a max pool of ``|x|``."""
+    max_pool = {1: max_pool1d, 2: max_pool2d, 3: max_pool3d}[dims]
+    if p == math.inf:
+        return max_pool(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if p == -math.inf:
+        return -max_pool(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    avg_pool = {1: avg_pool1d, 2: avg_pool2d, 3: avg_pool3d}[dims]
+    out = avg_pool(input.pow(p), kernel_size, stride, 0, ceil_mode)
+    kernel = kernel_size if isinstance(kernel_size, (tuple, list)) else (kernel_size,) * dims
+    # sign times relu: where the powers of a window sum to 0, the gradient is 0 (PyTorch's)
+    return (sign(out) * relu(out.abs()) * math.prod(kernel)).pow(1.0 / p)
+
+
+def lp_pool1d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,
+              ceil_mode: bool = False) -> Tensor:  # fmt: skip
+    """The ``norm_type``-norm of each window along the last axis (PyTorch's ``lp_pool1d``).
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.lp_pool1d(mg.tensor([[3.0, 4.0, 1.0, 1.0]]), 2, 2)
+    tensor([[5.    , 1.4142]])
+    """
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 1)
+
+
+def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,
+              ceil_mode: bool = False) -> Tensor:  # fmt: skip
+    """The ``norm_type``-norm of each window over the last two axes (``lp_pool2d``)."""
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 2)
+
+
+def lp_pool3d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,
+              ceil_mode: bool = False) -> Tensor:  # fmt: skip
+    """The ``norm_type``-norm of each window over the last three axes (``lp_pool3d``)."""
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3)
+
+
 # -- the layers ------------------------------------------------------------------------------------
 class MaxPool1d(Module):
     """``max_pool1d`` with its window kept on the module."""
@@ -183,3 +226,46 @@ class AvgPool1d(Module):
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class _LPPool(Module):
+    """LPPool1d/2d/3d: the norm and the window; ``function`` is the pool."""
+
+    function: Any = None
+
+    def __init__(self, norm_type: float, kernel_size: Any, stride: Any = None,
+                 ceil_mode: bool = False) -> None:  # fmt: skip
+        super().__init__()
+        self.norm_type, self.kernel_size, self.stride = norm_type, kernel_size, stride
+        self.ceil_mode = ceil_mode
+
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self).function(input, self.norm_type, self.kernel_size, self.stride,
+                                   self.ceil_mode)  # fmt: skip
+
+    def extra_repr(self) -> str:
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}, ceil_mode={self.ceil_mode}")  # fmt: skip
+
+
+class LPPool1d(_LPPool):
+    """``lp_pool1d`` with its norm and window kept on the module."""
+
+    function = staticmethod(lp_pool1d)
+
+
+class LPPool2d(_LPPool):
+    """``lp_pool2d`` with its norm and window kept on the module.
+
+    >>> import minigrad as mg
+    >>> LPPool2d(1, 2)(mg.ones(1, 2, 2))
+    tensor([[[4.]]])
+    """
+
+    function = staticmethod(lp_pool2d)
+
+
+class LPPool3d(_LPPool):
+    """``lp_pool3d`` with its norm and window kept on the module."""
+
+    function = staticmethod(lp_pool3d)

@@ -179,6 +179,9 @@ LAYERS = [
     ("AdaptiveAvgPool3d", ((2, None, 3),), {}),
     ("AdaptiveMaxPool3d", (2,), dict(return_indices=True)),
     ("AdaptiveMaxPool1d", (3,), {}),
+    ("LPPool1d", (2, 3), dict(stride=2)),
+    ("LPPool2d", (1.5, (2, 3)), {}),
+    ("LPPool3d", (3, 2), dict(ceil_mode=True)),
 ]
 
 
@@ -192,8 +195,8 @@ def test_layers_are_pytorchs(name, args, kwargs):
         assert ours.weight.shape == tuple(theirs.weight.shape)
         ours.weight.data = mg.tensor(theirs.weight.detach().numpy())
         ours.bias.data = mg.tensor(theirs.bias.detach().numpy())
-    shape = (2, 4, 5) if name.endswith("1d") else (2, 4, 3, 4, 5)
-    x = np.random.default_rng(3).standard_normal(shape)
+    shape = {"1d": (2, 4, 5), "2d": (4, 3, 5), "3d": (2, 4, 3, 4, 5)}[name[-2:]]
+    x = np.abs(np.random.default_rng(3).standard_normal(shape))
     got, want = ours(mg.tensor(x)), theirs(torch.tensor(x))
     for g, w in zip(got if isinstance(got, tuple) else (got,),
                     want if isinstance(want, tuple) else (want,)):  # fmt: skip
@@ -212,3 +215,14 @@ def test_max_unpool_layers_are_pytorchs(dims):
     assert repr(unpool) == repr(tunpool)
     got = unpool(*ours, output_size=shape)
     np.testing.assert_array_equal(got.numpy(), tunpool(*theirs, output_size=shape).numpy())
+
+
+def test_lp_pool_of_a_zero_window_has_gradient_zero():
+    # PyTorch: "if the sum of all inputs to the power of p is zero, the gradient is set to
+    # zero as well" (relu's gradient selects; a product gave 0 * inf = nan).
+    x = np.zeros((1, 2, 4))
+    x[0, 0, 2:] = 1.0
+    ours, theirs = mg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    F.lp_pool1d(ours, 2, 2).sum().backward()
+    TF.lp_pool1d(theirs, 2, 2).sum().backward()
+    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-15, atol=0)

@@ -3,7 +3,7 @@
 conv_transpose3d with every argument drawn; max_pool3d and avg_pool3d with
 kernel, stride, padding, dilation and ceil mode drawn; max_unpool1d/2d/3d
 on the indices of a max pooling (its values differentiated); the adaptive
-pools over three axes and adaptive_max_pool1d. Each also on ties, at IEEE
+pools over three axes and adaptive_max_pool1d; lp_pool1d/2d/3d (p = +-inf too). Each also on ties, at IEEE
 corners (NaN, +-inf, +-0: the winner rule of a window holding NaNs) and on
 integer inputs where PyTorch takes them. Shapes stay small: a 3-D input
 has up to 4 x 4 x 4 elements per channel. (conv3d is with conv1d/2d in
@@ -20,7 +20,7 @@ import minigrad as mg
 from opdb.convolution import convolution
 from opdb.daily import edges
 from opdb.nn_grids import conv_transpose_case
-from opdb.strategies import Case, _viewed, inputs, normal, small_integers
+from opdb.strategies import Case, _viewed, inputs, normal, positive, small_integers
 
 F = mg.nn.functional
 TF = torch.nn.functional
@@ -115,6 +115,19 @@ def adaptive3d_case(draw, name, dims, domain=normal):
     return _case(name, kwargs, arrays, views)
 
 
+@st.composite
+def lp_pool_case(draw, dims, norms=(1, 2, 3, 1.5)):
+    """``lp_pool{dims}d`` on positive inputs (a fractional power of a negative is NaN)."""
+    kernel = tuple(draw(st.integers(1, 2)) for _ in range(dims))
+    stride = draw(st.sampled_from([None, 1, 2]))
+    spatial = tuple(k + draw(st.integers(0, 2)) for k in kernel)
+    batch = () if draw(st.booleans()) else (draw(st.integers(1, 2)),)
+    arrays, views, _ = draw(inputs([(*batch, draw(st.integers(1, 2)), *spatial)], [positive]))
+    kwargs = dict(norm_type=draw(st.sampled_from(norms)), kernel_size=kernel[0] if dims == 1
+                  else kernel, stride=stride, ceil_mode=draw(st.booleans()))  # fmt: skip
+    return _case(f"lp_pool{dims}d", kwargs, arrays, views)
+
+
 CASES = {
     "nn.functional.conv3d:int64": convolution(3).map(lambda c: _as(c, "int64")),
     "nn.functional.conv_transpose3d": conv_transpose_case(3),
@@ -136,10 +149,14 @@ CASES = {
     ),
     "nn.functional.adaptive_max_pool1d": adaptive3d_case("adaptive_max_pool1d", 1),
     "nn.functional.adaptive_max_pool1d:edges": adaptive3d_case("adaptive_max_pool1d", 1, edges),
+    "nn.functional.lp_pool1d": lp_pool_case(1),
+    "nn.functional.lp_pool2d": lp_pool_case(2),
+    "nn.functional.lp_pool3d": lp_pool_case(3),
+    "nn.functional.lp_pool2d:inf": lp_pool_case(2, (float("inf"), -float("inf"))),
 }
 # Ties and IEEE corners: the gradient goes to the element PyTorch picks (the first
 # largest, or the last NaN); values and first derivatives only.
-_CORNERS = {key for key in CASES if key.endswith((":ties", ":edges"))}
+_CORNERS = {key for key in CASES if key.endswith((":ties", ":edges", ":inf"))}
 NOT_SMOOTH: set[str] = set(_CORNERS)
 NO_GRAD: set[str] = {key for key in CASES if key.endswith(("int32", "int64"))}
 FIRST_ORDER_ONLY: set[str] = {key for key in _CORNERS if key.endswith(":edges")}

@@ -33,6 +33,21 @@ def test_relu_keeps_negative_zero_and_slope_zero_at_zero(backend, dtype):
     np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
 
 
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+@pytest.mark.parametrize("size", [4, 40_000])  # (the numba backend's NumPy path and its kernel)
+def test_relu_gradient_is_zero_where_x_is_not_positive_whatever_the_cotangent(backend, size):
+    # PyTorch's threshold_backward selects: 0 where x <= 0, even for a NaN or infinite
+    # cotangent (which a product, g * 0, turned into NaN: lp_pool's empty windows).
+    data = np.resize([-1.0, 0.0, 1.0, float("nan")], size)
+    cotangent = np.resize([float("nan"), float("inf"), float("nan"), -2.0], size)
+    with mg.backends.use(backend):
+        x = mg.tensor(data, requires_grad=True)
+        (got,) = mg.autograd.grad([mg.relu(x)], [x], grad_outputs=[mg.tensor(cotangent)])
+    tx = torch.tensor(data, requires_grad=True)
+    (want,) = torch.autograd.grad(torch.relu(tx), tx, torch.tensor(cotangent))
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_fmod_zeros_take_the_dividends_sign_and_keep_their_slopes(dtype):
     inf, nan = float("inf"), float("nan")
