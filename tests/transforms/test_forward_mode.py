@@ -259,6 +259,7 @@ PROGRAMS = {
     "logaddexp": (lambda x, y: mg.logaddexp(x, y), [(2, 3), (2, 3)], normal),
     "logaddexp2": (lambda x, y: mg.logaddexp2(x, y), [(2, 3), (2, 3)], normal),
     "addcdiv": (lambda x, a, b: mg.addcdiv(x, a, b, value=-1.5), [(2, 3), (2, 3), (1, 3)], apart),
+    "addcmul": (lambda x, a, b: mg.addcmul(x, a, b, value=-1.5), [(2, 3), (2, 3), (1, 3)], apart),
     "clamp_min": (lambda x, low: mg.clamp(x, min=low) * x, [(2, 3), (2, 3)], apart),
     "clamp_max": (lambda x, high: mg.clamp(x, max=high) * high, [(2, 3), (2, 3)], apart),
     # activations (issue 12A), and the fused slopes their derivatives run

@@ -88,14 +88,37 @@ def clamp_max(input: Any, max: Any) -> Tensor:
     return clamp(input, max=max)
 
 
-def _addcdiv_forward(backend: Any, x: Any, t1: Any, t2: Any, value: float, dtype: Any) -> Any:
-    """PyTorch's ``x + value * t1 / t2`` in the dtype of the three (16-bit: in float32,
-    rounded once), ``value * t1`` first."""
-    work = dtypes.compute_dtype(dtype)
-    x, t1, t2 = (a if a.dtype == work else backend.astype(a, work) for a in (x, t1, t2))
-    scaled = backend.zip("mul", backend.full((), value, work), t1)
-    out = backend.zip("add", x, backend.zip("div", scaled, t2))
-    return out if work == dtype else backend.astype(out, dtype)
+def _pointwise_forward(op: str) -> Any:
+    """PyTorch's ``x + value * t1 op t2`` in the dtype of the three (16-bit: in float32,
+    rounded once), ``value * t1`` first: addcmul's and addcdiv's kernels."""
+
+    def forward(backend: Any, x: Any, t1: Any, t2: Any, value: float, dtype: Any) -> Any:
+        work = dtypes.compute_dtype(dtype)
+        x, t1, t2 = (a if a.dtype == work else backend.astype(a, work) for a in (x, t1, t2))
+        scaled = backend.zip("mul", backend.full((), value, work), t1)
+        out = backend.zip("add", x, backend.zip(op, scaled, t2))
+        return out if work == dtype else backend.astype(out, dtype)
+
+    return forward
+
+
+def _addcmul_vjp(g: Tensor, out: Any, inputs: Any, needs: Any, value: float, dtype: Any) -> list:
+    """PyTorch's formulas: ``t2 * value`` in t2's dtype, ``t1 * value`` in t1's."""
+    _, t1, t2 = inputs
+    slopes = (lambda: g, lambda: g * (t2 * value), lambda: g * (t1 * value))
+    return [_to_input(slope(), a) if need else None
+            for slope, a, need in zip(slopes, inputs, needs)]  # fmt: skip
+
+
+def _addcmul_jvp(tangents: Any, out: Any, inputs: Any, value: float, dtype: Any) -> Tensor:
+    _, t1, t2 = inputs
+    xt, t1t, t2t = tangents
+    terms = [xt] if xt is not None else []
+    if t1t is not None:
+        terms.append((t1t * t2) * value)
+    if t2t is not None:
+        terms.append((t2t * t1) * value)
+    return _tangent(terms, inputs, dtype)
 
 
 def _addcdiv_vjp(g: Tensor, out: Any, inputs: Any, needs: Any, value: float, dtype: Any) -> list:
@@ -113,18 +136,23 @@ def _addcdiv_vjp(g: Tensor, out: Any, inputs: Any, needs: Any, value: float, dty
 
 
 def _addcdiv_jvp(tangents: Any, out: Any, inputs: Any, value: float, dtype: Any) -> Tensor:
-    x, t1, t2 = inputs
+    _, t1, t2 = inputs
     xt, t1t, t2t = tangents
     terms = [xt] if xt is not None else []
     if t1t is not None:
         terms.append((t1t / t2) * value)
     if t2t is not None:
         terms.append(-((t2t * (t1 / t2) / t2) * value))
+    return _tangent(terms, inputs, dtype)
+
+
+def _tangent(terms: list, inputs: Any, dtype: Any) -> Tensor:
+    """The sum of ``terms`` as the output's tangent: its dtype and shape."""
     total = terms[0]
     for term in terms[1:]:
         total = total + term
     total = total if total.dtype == dtype else total.to(dtype)
-    shape = broadcast_shape(x.shape, t1.shape, t2.shape, op="addcdiv")
+    shape = broadcast_shape(*[a.shape for a in inputs], op="addcdiv")
     return total if total.shape == shape else stretch_to(total, shape)
 
 
@@ -136,8 +164,13 @@ def _to_input(g: Tensor, x: Any) -> Tensor:
 # input + value * tensor1 / tensor2, its three inputs in their own dtypes: the derivatives
 # compute as PyTorch's do (see _addcdiv_vjp), which a composition after a cast cannot.
 ADDCDIV = Primitive(
-    "addcdiv", _addcdiv_forward, vjp=_addcdiv_vjp, jvp=_addcdiv_jvp, saves=(1, 2),
+    "addcdiv", _pointwise_forward("div"), vjp=_addcdiv_vjp, jvp=_addcdiv_jvp, saves=(1, 2),
     batch=lambda xs, batched, **params: apply(ADDCDIV, tuple(aligned(xs, batched)), **params),
+)  # fmt: skip
+# input + value * tensor1 * tensor2 (floats), the same way.
+ADDCMUL = Primitive(
+    "addcmul", _pointwise_forward("mul"), vjp=_addcmul_vjp, jvp=_addcmul_jvp, saves=(1, 2),
+    batch=lambda xs, batched, **params: apply(ADDCMUL, tuple(aligned(xs, batched)), **params),
 )  # fmt: skip
 
 
@@ -148,7 +181,11 @@ def addcmul(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor
     >>> mg.addcmul(mg.tensor([1.0]), mg.tensor([2.0]), mg.tensor([3.0]), value=0.5)
     tensor([4.])
     """
-    t1, t2 = _in_common_dtype(input, _tensor(tensor1), tensor2)
+    x, t1, t2 = _tensor(input), _tensor(tensor1), _tensor(tensor2)
+    common = dtypes.result_dtype([x.dtype, t1.dtype, t2.dtype], [])
+    if dtypes.is_floating(common):
+        return apply(ADDCMUL, (x, t1, t2), value=float(value), dtype=common)
+    t1, t2 = _in_common_dtype(input, t1, t2)
     product = t1 * t2
     if isinstance(input, Tensor) and input.dtype.kind == "b":
         _not_for("addcmul", product, "b", "addcmul_cpu_out")  # PyTorch: no kernel for 3 bools
