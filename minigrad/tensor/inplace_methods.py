@@ -23,10 +23,11 @@ from __future__ import annotations
 from typing import Any
 
 from minigrad.tensor import dtypes
-from minigrad.tensor.base import TensorBase
+from minigrad.tensor.base import TensorBase, set_version, version_of
+from minigrad.tensor.mode import current
 from minigrad.tensor.ops import elementwise as ew
 from minigrad.tensor.ops.elementwise import tensor_arguments
-from minigrad.tensor.ops.inplace import CPP_NAMES, TORCH_NAMES, assign
+from minigrad.tensor.ops.inplace import CPP_NAMES, LEAF_MESSAGE, TORCH_NAMES, assign
 
 
 def _tensors_in(value: Any) -> list[Any]:
@@ -60,6 +61,26 @@ def _in_graph(new: Any, old: Any) -> Any:
     if old.requires_grad and not new.requires_grad:
         return ew.where(True, new, old)
     return new
+
+
+def _reviewed(x: Any, name: str, *args: Any, **kwargs: Any) -> Any:
+    """``x.t_()``, ``x.unsqueeze_(0)``, ...: ``x`` itself becomes the view ``x.name(...)`` of
+    its memory (a new shape and strides; no element changes), recorded as that view and
+    counted as a change (the version goes up), as PyTorch's in-place view methods."""
+    if current().grad_enabled and x._node is None and x.requires_grad:
+        raise RuntimeError(LEAF_MESSAGE)
+    try:
+        new = getattr(x, name)(*args, **kwargs)
+    except Exception as error:  # the error names the in-place method: "t_() expects ..."
+        text = str(error)
+        if text.startswith(f"{name}()"):
+            raise type(error)(f"{name}_(){text[len(name) + 2 :]}") from None
+        raise
+    version = version_of(x.data) + 1
+    x.data, x._node, x._tangents = new.data, new._node, new._tangents
+    x.requires_grad = new.requires_grad
+    set_version(x.data, version)
+    return x
 
 
 def _clamped(x: Any, name: str, bound: Any) -> Any:
@@ -345,6 +366,25 @@ class InPlaceMethods:
     def baddbmm_(self, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
         _product_shape(self, _matrices(batch1, batch2, 3))
         return changed(self, "baddbmm", batch1, batch2, beta=beta, alpha=alpha)
+
+    # -- a new shape for the same memory ---------------------------------------------------
+    def t_(self) -> Any:
+        return _reviewed(self, "t")
+
+    def transpose_(self, dim0: int, dim1: int) -> Any:
+        return _reviewed(self, "transpose", dim0, dim1)
+
+    def swapaxes_(self, axis0: int, axis1: int) -> Any:
+        return _reviewed(self, "swapaxes", axis0, axis1)
+
+    def swapdims_(self, dim0: int, dim1: int) -> Any:
+        return _reviewed(self, "swapdims", dim0, dim1)
+
+    def squeeze_(self, dim: Any = None) -> Any:
+        return _reviewed(self, "squeeze", dim)
+
+    def unsqueeze_(self, dim: int) -> Any:
+        return _reviewed(self, "unsqueeze", dim)
 
     # -- along an axis, and indexed writes -----------------------------------------------
     def cumsum_(self, dim: Any, *, dtype: Any = None) -> Any:

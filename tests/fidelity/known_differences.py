@@ -6,6 +6,7 @@
 matches again, so this list only shrinks.
 """
 
+
 def _entries(ops, dtypes, indices, cls, why):
     return {(op, dtype, i): (cls, *why) for op in ops for dtype in dtypes for i in indices}
 
@@ -15,9 +16,8 @@ KNOWN: dict[tuple[str, str, int], tuple[str, str, str]] = {}
 # The methods (``x.op(...)``) and in-place methods (``x.op_(...)``, ``F.op(x, inplace=True)``)
 # of torch 2.13's OpInfos that minigrad lacks. minigrad has no function of these names either (``erfc``,
 # ``lgamma``; ``svd`` is torch's older API, ``mg.linalg.svd`` the newer), or they need a
-# dtype it lacks (``byte``, ``short``, complex), except the in-place views ``squeeze_``,
-# ``unsqueeze_``, ``t_`` and ``transpose_`` (they change the tensor's own shape) and
-# ``__rdiv__`` (Python 3 has no such operator).
+# dtype it lacks (``byte``, ``short``, complex), except ``__rdiv__`` (Python 3 has no such
+# operator) and F.threshold (not there yet).
 MISSING_VARIANTS = {
     "__rdiv__", "addbmm", "addbmm_", "addmv", "addmv_", "addr", "addr_", "aminmax", "angle",
     "argwhere", "as_strided", "as_strided_", "as_strided_scatter", "byte", "cdouble", "cfloat",
@@ -33,7 +33,5 @@ MISSING_VARIANTS = {
     "nextafter", "nextafter_", "nonzero_static", "ormqr", "pinverse", "polygamma",
     "polygamma_", "put", "put_", "qr", "quantile", "renorm", "renorm_", "resolve_conj",
     "resolve_neg", "select_scatter", "sgn", "sgn_", "short", "signbit", "slice_scatter",
-    "split_with_sizes", "squeeze_", "stft", "sum_to_size", "svd", "t_", "take", "transpose_",
-    "triangular_solve", "unique_consecutive", "unsafe_chunk", "unsafe_split", "unsqueeze_",
-    "vdot", "xlogy", "xlogy_", "nn.functional.threshold(inplace=True)",
+    "split_with_sizes", "stft", "sum_to_size", "svd", "take",     "triangular_solve", "unique_consecutive", "unsafe_chunk", "unsafe_split",     "vdot", "xlogy", "xlogy_", "nn.functional.threshold(inplace=True)",
 }  # fmt: skip

@@ -632,6 +632,8 @@ def classify_error(text: str, ours: Any, theirs: Any) -> Result:
 # dtype (or torch's error: a result that cannot be cast into ``s``, a broadcast that would
 # change its shape) and, for float64 samples, torch's gradients through the change.
 VARIANTS = ("function", "method", "inplace")
+# In-place methods that give a tensor a new shape over the same memory.
+VIEW_METHODS = {"t_", "transpose_", "squeeze_", "unsqueeze_", "swapaxes_", "swapdims_"}
 
 
 def variant_of(op: Any, variant: str) -> tuple[Any, str] | None:
@@ -737,7 +739,10 @@ def run_variant_sample(variant: str, fn: Any, name: str, sample: Any,
         if m_res is not m_self:
             return Result("", "", 0, "not_in_place", text, f"returned {_kind(m_res)}, not self")
         cls, detail = compare(t_self, m_self)
-        if cls == "match" and compare(m_self, alias)[0] != "match":
+        if name in VIEW_METHODS:  # the same memory seen in a new shape: it must not change
+            if cls == "match" and compare(parts[0], alias)[0] != "match":
+                cls, detail = "not_in_place", "self's memory changed (a view method changed it)"
+        elif cls == "match" and compare(m_self, alias)[0] != "match":
             cls, detail = "not_in_place", "self's memory was not changed (a detach() of it is not)"
         t_res, m_call = t_self, lambda: ours()[0]
     else:

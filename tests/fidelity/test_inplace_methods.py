@@ -229,3 +229,36 @@ def test_inplace_activations_and_layers_change_their_input_as_torch(name):
         finite = ~np.isnan(values)  # (the slopes at NaN: tests/opdb's, per function)
         # (PyTorch's float64 hardsigmoid rounds its slope 1/6 to float32)
         np.testing.assert_allclose(ours[2][finite], theirs[2][finite], rtol=1e-7)
+
+
+VIEW_METHODS = {  # x.op_(...) giving x a new shape over the same memory
+    "t_": ((2, 3), ()), "transpose_": ((2, 3, 1), (0, 2)), "squeeze_": ((2, 1, 3), (1,)),
+    "squeeze_:all": ((1, 2, 1, 3), ()), "unsqueeze_": ((2, 3), (-1,)),
+    "swapaxes_": ((2, 3, 4), (0, -1)), "swapdims_": ((2, 3, 4), (1, 2)),
+    "t_:3-d": ((2, 3, 4), ()),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(VIEW_METHODS))
+def test_inplace_view_methods_reshape_the_tensor_itself_as_torch(case):
+    shape, args = VIEW_METHODS[case]
+    name = case.split(":")[0]
+
+    def run(lib):
+        values = np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
+        leaf = lib.tensor(values, requires_grad=True)
+        x = leaf * 1.0
+        before = x._version
+        try:
+            out = getattr(x, name)(*args)
+        except RuntimeError as error:  # (minigrad's ShapeError is one)
+            return "RuntimeError", str(error).splitlines()[0]
+        cotangent = lib.tensor(np.linspace(-1, 1, x.numel()).reshape(tuple(x.shape)))
+        (grad,) = lib.autograd.grad((x * cotangent).sum(), [leaf])
+        return out is x, tuple(x.shape), x.detach().numpy(), x._version - before, grad.numpy()
+
+    ours, theirs = run(mg), run(torch)
+    assert ours[:2] == theirs[:2] and ours[3:4] == theirs[3:4]
+    if len(theirs) > 2:
+        np.testing.assert_array_equal(ours[2], theirs[2])
+        np.testing.assert_allclose(ours[4], theirs[4], rtol=1e-12)
