@@ -15,7 +15,7 @@ repeated here step for step:
 Each works on two sequences moved together: ``v``, the values, and ``p``, where
 each value came from (``0 .. n-1`` at the start). The code is plain Python
 that numba can also compile: no recursion (the introsort keeps its pending
-ranges on a list), no slices, no closures. So it is the one copy of the steps.
+ranges on a stack), no slices, no closures. So it is the one copy of the steps.
 The NumPy reference backend runs it as it stands, over Python lists
 (``tensor/ops/selection.py``); the numba backend compiles this same source
 (``numba_selection``: every function under ``njit``) and runs the drivers
@@ -211,18 +211,25 @@ def _sort(v, p, first, last, largest):
     if last - first < 2:
         return
     # libstdc++'s introsort recurses on [cut, last) and loops on [first, cut); here the
-    # recursion is a list of pending (first, last, depth). The ranges are disjoint, so
-    # the order they are sorted in changes nothing.
-    pending = [(first, last, 2 * _log2(last - first))]
-    while len(pending):
-        low, high, depth = pending.pop()
+    # recursion is a stack of pending (first, last, depth), each pushed one level deeper,
+    # so never more than depth + 1 of them. The ranges are disjoint: the order they are
+    # sorted in changes nothing. (int(): interpreted, a NumPy integer would slow every
+    # index after it; compiled, it costs nothing.)
+    depth = 2 * _log2(last - first)
+    stack = np.empty((depth + 2, 3), np.int64)
+    stack[0, 0], stack[0, 1], stack[0, 2] = first, last, depth
+    size = 1
+    while size:
+        size -= 1
+        low, high, depth = int(stack[size, 0]), int(stack[size, 1]), int(stack[size, 2])
         while high - low > 16:
             if depth == 0:
                 _partial_sort(v, p, low, high, high, largest)
                 break
             depth -= 1
             cut = _partition(v, p, low, high, largest)
-            pending.append((cut, high, depth))
+            stack[size, 0], stack[size, 1], stack[size, 2] = cut, high, depth
+            size += 1
             high = cut
     _insertion_sort(v, p, first, min(last, first + 16), largest)
     for i in range(first + 16, last):
