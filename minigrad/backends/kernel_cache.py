@@ -17,7 +17,10 @@ text, from the scalar functions of the table (``elementwise_ops``):
 - ``fused_source(...)``: the loop of a fused group (lesson 13: the fusion
   pass writes the body, one line per operation), over a range of elements on
   the CPU (the backend's worker threads run the ranges, as for the eager
-  kernels), a grid-stride loop on CUDA.
+  kernels), a grid-stride loop on CUDA;
+- ``njit_source(source)``: a plain Python module compiled whole, each function
+  under ``njit`` (``selection_steps``, the tie selections of topk and
+  kthvalue: one source, interpreted on the NumPy backend, compiled on numba).
 
 numba compiles a function for the argument types of its first call (so of
 a module's kernels only those called are compiled, each for the dtypes it
