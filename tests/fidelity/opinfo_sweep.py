@@ -35,10 +35,24 @@ and first line as torch's), ``err_message`` (same type, another first line),
 ``err_type`` (another type), ``err_none`` (minigrad returned),
 ``err_missing_feature`` (minigrad refused an argument it never takes, such as ``out=``).
 
+Each OpInfo's method variant (``x.op(...)``, ``torch.Tensor.op``) and in-place
+variant (``x.op_(...)``, or ``F.op(x, inplace=True)`` for ``nn.functional``)
+run the same samples through minigrad's method of the same name, reported as
+``"op (Tensor.op)"`` and ``"op (Tensor.op_)"``; where both libraries raise, the
+first lines must agree too (``both_raised_other_message``). An in-place call
+changes a clone of the input: it must return that clone (``not_in_place``
+otherwise), change its memory (a ``detach()`` made before sees the new values;
+an in-place view method such as ``t_`` must leave the memory as it was), give
+torch's values, dtype and error (a float result into an integer tensor, an
+operand that would broadcast self bigger), and on float64 torch's gradients
+through the change, with respect to the leaf cloned and the other operands.
+The variants minigrad lacks are listed at the end of the report.
+
 Everything is seeded per (operator, dtype), so two runs give the same samples
 and the same report. Run as a script::
 
     python -m tests.fidelity.opinfo_sweep [--ops NAME ...] [--out DIR]
+                                          [--variants function method inplace]
 
 which writes ``opinfo_sweep.json`` (every sample's class, with a description
 and detail for the differences) and ``opinfo_sweep.md`` (counts per operator

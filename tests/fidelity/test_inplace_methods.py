@@ -262,3 +262,30 @@ def test_inplace_view_methods_reshape_the_tensor_itself_as_torch(case):
     if len(theirs) > 2:
         np.testing.assert_array_equal(ours[2], theirs[2])
         np.testing.assert_allclose(ours[4], theirs[4], rtol=1e-12)
+
+
+@pytest.mark.parametrize("then", ["nothing", "zero_ an overlapping view", "exp_ again"])
+def test_a_result_saved_through_a_view_is_checked_as_torch(then):
+    """``y[1:].exp_()`` saves its result in y's memory; changing it later (through any view)
+    makes backward refuse, as PyTorch's version counter does."""
+
+    def run(lib):
+        x = lib.tensor([0.5, 1.0, 2.0, -1.0], dtype=lib.float64, requires_grad=True)
+        y = x * 2
+        view = y[1:]
+        view.exp_()
+        if then == "zero_ an overlapping view":
+            y[:2].zero_()
+        elif then == "exp_ again":
+            view.exp_()
+        try:
+            (grad,) = lib.autograd.grad((y * lib.arange(1.0, 5.0, dtype=lib.float64)).sum(), [x])
+        except RuntimeError as error:
+            return str(error).split(":")[0]
+        return grad.numpy().tolist()
+
+    ours, theirs = run(mg), run(torch)
+    if isinstance(theirs, str):
+        assert ours == theirs
+    else:
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)

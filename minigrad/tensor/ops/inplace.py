@@ -541,6 +541,12 @@ def _write_recorded(x: Tensor, compute: Any, op: str, cast_check: bool, version:
         if new._node is not None and new._node.saved_out is not None:
             new._node.versions = new._node._versions_now()
         x._node, x._tangents = new._node, new._tangents  # the very record (saved output)
+    elif new._node is not None and new._node.saved_out is new.data:
+        # The change's record saved its result (``y[1:].exp_()``), which now lives in the
+        # root's memory: it is saved there, so that a later change through any view of that
+        # memory (``y[:2].zero_()``) is caught at backward, as PyTorch's version check does.
+        new._node.saved_out = x.data
+        new._node.versions = new._node._versions_now()
     _mark_stale_outputs(old_node, x._node, version)
 
 
