@@ -178,8 +178,11 @@ def test_grid_argument_errors_are_torchs():
         lambda: TF.conv_transpose2d(torch.zeros(1, 2, 3, 3), torch.zeros(2, 1, 3, 3), stride=2,
                                     output_padding=2),
     )  # fmt: skip
-    with pytest.raises(NotImplementedError, match="antialias"):
-        F.interpolate(mg.zeros(1, 1, 2, 2), size=3, mode="bicubic", antialias=True)
+    same_error(  # antialias is for 4-D input (bilinear, bicubic): 3-D linear is refused
+        lambda: F.interpolate(mg.zeros(1, 1, 4), size=3, mode="linear", antialias=True),
+        lambda: TF.interpolate(torch.zeros(1, 1, 4), size=3, mode="linear", antialias=True),
+        ValueError,
+    )
 
 
 GRID_LAYERS = [
