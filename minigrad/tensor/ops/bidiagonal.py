@@ -62,6 +62,33 @@ def _reflect_columns(block: np.ndarray, tau: np.ndarray, v: np.ndarray) -> None:
     block -= tau[..., None, None] * (block @ v[..., :, None]) * v[..., None, :]
 
 
+def _product(reflections: list, first: int, size: int, width: int) -> np.ndarray:
+    """``H_0 H_1 ... H_{r-1}`` times the first ``width`` columns of the identity (LAPACK's
+    dorgbr), where ``H_j = I - tau_j v_j v_j^T`` acts on rows ``first + j`` on.
+
+    Blocks of 32 reflections at once, each block as ``I - V T V^T`` (dlarft's compact
+    form: ``T`` upper triangular), so the work is matrix products, not one pass over
+    the whole matrix per reflection.
+    """
+    tau, v = reflections[0]
+    batch, dtype = tau.shape, v.dtype
+    out = np.broadcast_to(np.eye(size, width, dtype=dtype), (*batch, size, width)).copy()
+    for start in reversed(range(0, len(reflections), 32)):
+        block = reflections[start : start + 32]
+        top = first + start
+        vs = np.zeros((*batch, size - top, len(block)), dtype)
+        t = np.zeros((*batch, len(block), len(block)), dtype)
+        for j, (tau, v) in enumerate(block):
+            vs[..., j:, j] = v
+            # T[:j, j] = -tau_j T[:j, :j] V[:, :j]^T v_j, T[j, j] = tau_j
+            overlap = np.swapaxes(vs[..., :j], -1, -2) @ vs[..., j : j + 1]
+            t[..., :j, j : j + 1] = -tau[..., None, None] * (t[..., :j, :j] @ overlap)
+            t[..., j, j] = tau
+        rows = out[..., top:, :]
+        rows -= vs @ (t @ (np.swapaxes(vs, -1, -2) @ rows))
+    return out
+
+
 def _rotation(f: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """LAPACK's dlartg (3.10 on): ``[c s; -s c] [f; g] = [r; 0]`` with ``c >= 0``, r signed as f."""
     r = np.where(g == 0, f, np.where(f == 0, np.abs(g), np.copysign(np.hypot(f, g), f)))
@@ -86,13 +113,9 @@ def _wide_direct(a: np.ndarray, full_matrices: bool) -> tuple[np.ndarray, ...]:
             tau, e[..., i], v = _reflector(a[..., i + 1 :, i])
             lefts.append((tau, v))
             _reflect_rows(a[..., i + 1 :, i + 1 :], tau, v)
-    q = np.broadcast_to(np.eye(m, dtype=a.dtype), (*batch, m, m)).copy()
-    for i in reversed(range(m - 1)):  # Q = H_0 ... H_{m-2}, accumulated backward (dorgbr)
-        _reflect_rows(q[..., i + 1 :, :], *lefts[i])
-    width = n if full_matrices else m
-    p = np.broadcast_to(np.eye(n, width, dtype=a.dtype), (*batch, n, width)).copy()
-    for i in reversed(range(m)):
-        _reflect_rows(p[..., i:, :], *rights[i])
+    # Q = H_0 ... H_{m-2} (the left reflections), P = G_0 ... G_{m-1} (the right ones)
+    q = _product(lefts, 1, m, m) if lefts else np.ones((*batch, 1, 1), a.dtype)
+    p = _product(rights, 0, n, n if full_matrices else m)
     # bdsdc: rotations from the left turn the lower bidiagonal into an upper one.
     turns = []
     for i in range(m - 1):
