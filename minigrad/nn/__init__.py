@@ -24,6 +24,7 @@ from minigrad.nn.activation_functions import (
     Softshrink,
     Softsign,
     Tanhshrink,
+    Threshold,
 )
 from minigrad.nn.adaptive_pooling import (
     AdaptiveAvgPool1d,
@@ -162,6 +163,7 @@ __all__ = [
     "Softsign",
     "Tanh",
     "Tanhshrink",
+    "Threshold",
     "TransformerBlock",
     "TripletMarginLoss",
     "Unfold",

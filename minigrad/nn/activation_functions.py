@@ -263,6 +263,29 @@ def hardshrink(input: Any, lambd: float = 0.5) -> Tensor:
     return where((x >= -lambd) & (x <= lambd), 0.0, x)
 
 
+def threshold(input: Any, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """``value`` where ``input <= threshold``, ``input`` elsewhere (and at NaN, with slope 1);
+    the gradient passes where input is kept. Integer tensors keep their dtype (``value``
+    cast to it); ``inplace=True`` writes the result into ``input``.
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.threshold(mg.tensor([-1.0, 0.5, 2.0]), 0.5, 20.0)
+    tensor([20., 20.,  2.])
+    """
+    if inplace:
+        return assign(input, lambda old: _threshold(old, threshold, value), (), "threshold_")
+    return _threshold(input, threshold, value)
+
+
+def _threshold(input: Any, threshold: Any, value: Any) -> Tensor:
+    x = input if isinstance(input, Tensor) else Tensor.concrete(input)
+    if x.dtype == dtypes.bool_:
+        raise NotImplementedError("\"threshold_cpu\" not implemented for 'Bool'")
+    threshold = _number("threshold", "threshold", threshold)
+    fill = Tensor.concrete(_number("threshold", "value", value)).to(x.dtype)
+    return where(x <= threshold, fill, x)  # NaN <= t is false: NaN kept
+
+
 def implicit_dim(name: str, ndim: int) -> int:
     """PyTorch's old default axis for softmax-like functions called without ``dim``."""
     warnings.warn(
@@ -406,6 +429,21 @@ class Hardshrink(_Shrink):
     """``x`` outside ``[-lambd, lambd]``, 0 on it, elementwise."""
 
     function = staticmethod(hardshrink)
+
+
+class Threshold(Module):
+    """``value`` where the input is at most ``threshold``, the input elsewhere."""
+
+    def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
+        super().__init__()
+        self.threshold, self.value, self.inplace = threshold, value, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self) -> str:
+        text = f"threshold={self.threshold}, value={self.value}"
+        return text + (", inplace=True" if self.inplace else "")
 
 
 class CELU(Module):

@@ -46,6 +46,7 @@ from minigrad.nn.activation_functions import (
     softshrink,
     softsign,
     tanhshrink,
+    threshold,
 )
 from minigrad.nn.adaptive_pooling import (
     adaptive_avg_pool1d,
@@ -106,7 +107,8 @@ __all__ = [
     "max_unpool2d", "max_unpool3d", "mish", "mse_loss", "nll_loss", "normalize", "one_hot", "pad",
     "pairwise_distance", "pixel_shuffle", "pixel_unshuffle", "relu", "relu6", "rms_norm",
     "scaled_dot_product_attention", "selu", "sigmoid", "silu", "smooth_l1_loss", "softmax",
-    "softmin", "softplus", "softshrink", "softsign", "tanh", "tanhshrink", "triplet_margin_loss",
+    "softmin", "softplus", "softshrink", "softsign", "tanh", "tanhshrink", "threshold",
+    "triplet_margin_loss",
     "unfold", "upsample", "upsample_bilinear", "upsample_nearest",
 ]  # fmt: skip
 

@@ -17,7 +17,7 @@ KNOWN: dict[tuple[str, str, int], tuple[str, str, str]] = {}
 # of torch 2.13's OpInfos that minigrad lacks. minigrad has no function of these names either (``erfc``,
 # ``lgamma``; ``svd`` is torch's older API, ``mg.linalg.svd`` the newer), or they need a
 # dtype it lacks (``byte``, ``short``, complex), except ``__rdiv__`` (Python 3 has no such
-# operator) and F.threshold (not there yet).
+# operator).
 MISSING_VARIANTS = {
     "__rdiv__", "addbmm", "addbmm_", "addmv", "addmv_", "addr", "addr_", "aminmax", "angle",
     "argwhere", "as_strided", "as_strided_", "as_strided_scatter", "byte", "cdouble", "cfloat",
@@ -33,5 +33,5 @@ MISSING_VARIANTS = {
     "nextafter", "nextafter_", "nonzero_static", "ormqr", "pinverse", "polygamma",
     "polygamma_", "put", "put_", "qr", "quantile", "renorm", "renorm_", "resolve_conj",
     "resolve_neg", "select_scatter", "sgn", "sgn_", "short", "signbit", "slice_scatter",
-    "split_with_sizes", "stft", "sum_to_size", "svd", "take",     "triangular_solve", "unique_consecutive", "unsafe_chunk", "unsafe_split",     "vdot", "xlogy", "xlogy_", "nn.functional.threshold(inplace=True)",
+    "split_with_sizes", "stft", "sum_to_size", "svd", "take",     "triangular_solve", "unique_consecutive", "unsafe_chunk", "unsafe_split",     "vdot", "xlogy", "xlogy_",
 }  # fmt: skip

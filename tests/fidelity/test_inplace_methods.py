@@ -178,6 +178,9 @@ FUNCTION_EDGES = {  # the functions behind in-place methods, at dtypes PyTorch r
     "clamp_ int64, tensor 0.5": lambda lib, i, b: i.clone().clamp_(lib.tensor(0.5)),
     "clamp_min_ bool, 2": lambda lib, i, b: b.clone().clamp_min_(2),
     "cumsum_ int64, dtype=float32": lambda lib, i, b: i.clone().cumsum_(0, dtype=lib.float32),
+    "threshold int64": lambda lib, i, b: lib.nn.functional.threshold(i, 1.5, 7.5),
+    "threshold bool": lambda lib, i, b: lib.nn.functional.threshold(b, 0, 1),
+    "threshold int64, inplace": lambda lib, i, b: lib.nn.functional.threshold(i, 3, -9, True),
 }
 
 
@@ -199,10 +202,12 @@ ACTIVATIONS = {  # name -> (keyword arguments, the layer's positional arguments)
     "leaky_relu": ({"negative_slope": 0.2}, (0.2,)), "silu": ({}, ()),
     "hardtanh": ({"min_val": -0.5, "max_val": 2.0}, (-0.5, 2.0)), "hardsigmoid": ({}, ()),
     "hardswish": ({}, ()), "mish": ({}, ()), "celu": ({"alpha": 2.0}, (2.0,)), "selu": ({}, ()),
+    "threshold": ({"threshold": 0.5, "value": -2.0}, (0.5, -2.0)),
 }  # fmt: skip
 LAYERS = {"relu": "ReLU", "relu6": "ReLU6", "elu": "ELU", "leaky_relu": "LeakyReLU",
           "silu": "SiLU", "hardtanh": "Hardtanh", "hardsigmoid": "Hardsigmoid",
-          "hardswish": "Hardswish", "mish": "Mish", "celu": "CELU", "selu": "SELU"}  # fmt: skip
+          "hardswish": "Hardswish", "mish": "Mish", "celu": "CELU", "selu": "SELU",
+          "threshold": "Threshold"}  # fmt: skip
 
 
 @pytest.mark.parametrize("name", sorted(ACTIVATIONS))

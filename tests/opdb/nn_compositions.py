@@ -295,6 +295,12 @@ CASES |= {
     "nn.functional.hardsigmoid:at_bounds": elementwise(*_both("hardsigmoid"), [kinks]),
     "nn.functional.hardswish:at_bounds": elementwise(*_both("hardswish"), [kinks]),
     "nn.functional.celu:alpha": elementwise(*_with("celu", alpha=0.5), [normal]),
+    "nn.functional.threshold": elementwise(
+        *_with("threshold", threshold=0.1, value=-2.0), [normal]
+    ),
+    "nn.functional.threshold:specials": elementwise(
+        *_with("threshold", threshold=0.0, value=3.5), [specials]
+    ),
     "nn.functional.softshrink:at_bounds": elementwise(*_both("softshrink"), [shrink_kinks]),
     "nn.functional.hardshrink:at_bounds": elementwise(*_both("hardshrink"), [shrink_kinks]),
     "nn.functional.softshrink:lambd": elementwise(*_with("softshrink", lambd=0.3), [normal]),
