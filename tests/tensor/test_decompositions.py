@@ -174,3 +174,20 @@ def test_wide_road_at_the_ends_of_the_range():
         theirs = torch.linalg.svd(torch.tensor(a * scale), full_matrices=False)
         np.testing.assert_allclose(ours.U.numpy(), theirs.U.numpy(), atol=1e-12)
         np.testing.assert_allclose(ours.S.numpy(), theirs.S.numpy(), rtol=1e-12)
+
+
+def test_wide_matrices_past_the_row_limit_take_lapacks_own_road():
+    # minigrad's copy of MKL's direct road steps once per row in Python; from 65 rows on a
+    # wide matrix takes NumPy's road (fast), with NumPy's signs, and everything sign-free
+    # still matches PyTorch.
+    from minigrad.tensor.ops.bidiagonal import WIDE_ROWS
+
+    a = np.random.default_rng(6).standard_normal((WIDE_ROWS + 1, 2 * WIDE_ROWS + 2))
+    ours = mg.linalg.svd(mg.tensor(a), full_matrices=False)
+    numpys = np.linalg.svd(a, full_matrices=False)
+    for o, n in zip(ours, numpys):
+        np.testing.assert_array_equal(o.numpy(), n)
+    theirs = torch.linalg.svd(torch.tensor(a), full_matrices=False)
+    np.testing.assert_allclose(ours.S.numpy(), theirs.S.numpy(), rtol=1e-12)
+    product = (ours.U * ours.S[None, :]) @ ours.Vh
+    np.testing.assert_allclose(product.numpy(), a, atol=1e-12)

@@ -151,13 +151,20 @@ def _tall_qr(a: np.ndarray, full_matrices: bool) -> tuple[np.ndarray, ...]:
     return u, s, vh
 
 
+#: The direct road below reflects one row and one column per Python step (LAPACK's
+#: unblocked dgebd2); LAPACK's own blocked one is 5-20x faster. Up to this many rows
+#: (a few ms) minigrad pays for PyTorch's signs; a wider matrix with more rows takes
+#: NumPy's road, and its singular vectors' signs may differ from PyTorch's.
+WIDE_ROWS = 64
+
+
 def gesdd(a: np.ndarray, full_matrices: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(U, S, Vh)`` of every finite matrix in ``a`` (non-empty), with MKL's signs."""
     m, n = a.shape[-2:]
     reference = 11 * min(m, n) // 6  # where NumPy's LAPACK leaves the direct road
     if n + n // 2 <= m < reference:
         road = _tall_qr
-    elif m < n and reference <= n < 20 * m:
+    elif m < n and reference <= n < 20 * m and m <= WIDE_ROWS:
         road = _wide_direct
     else:
         return np.linalg.svd(a, full_matrices=full_matrices)
