@@ -392,7 +392,7 @@ def fmod(x, y):
 
 
 def copysign(x, y):
-    """|x| with the sign bit of y, which -0.0 and a negative NaN carry too.
+    """The size of x with the sign bit of y, which -0.0 and a negative NaN carry too.
 
     >>> copysign(2.0, -0.0), copysign(-3.0, 1.0), copysign(1.0, -math.nan), copysign(math.nan, -1.0)
     (-2.0, 3.0, -1.0, nan)

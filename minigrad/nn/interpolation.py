@@ -3,19 +3,19 @@
 Every mode treats each spatial axis on its own (it is *separable*), and
 along one axis each output reads a few input *taps* and weighs them:
 
-=====================  =====  ====================================================
-mode                   taps   weights
-=====================  =====  ====================================================
-``nearest``            1      1 (source ``floor(i s)``)
-``nearest-exact``      1      1 (source ``floor((i + 1/2) s)``: the nearest)
-``linear``, bi-, tri-  2      ``1 - t`` and ``t``, ``t`` the source's distance
-                              past its left neighbour
-``bicubic``            4      Keys' cubic convolution with ``A = -0.75``
-``area``               all    ``1 / n`` on an adaptive-pooling window
-antialiased            a      the triangle, Keys' cubic (``A = -0.5``) or
-(``antialias=True``)   window Lanczos-3 filter, widened by ``s`` when ``s > 1``,
-                              normalised to sum 1
-=====================  =====  ====================================================
+===========================  ======  ================================================
+mode                         taps    weights
+===========================  ======  ================================================
+``nearest``                  1       1 (source ``floor(i s)``)
+``nearest-exact``            1       1 (source ``floor((i + 1/2) s)``: the nearest)
+``linear``, bi-, tri-        2       ``1 - t`` and ``t``, ``t`` the source's distance
+                                     past its left neighbour
+``bicubic``                  4       Keys' cubic convolution with ``A = -0.75``
+``area``                     all     ``1 / n`` on an adaptive-pooling window
+``antialias=True``           window  bilinear's triangle, bicubic's Keys cubic
+                                     (``A = -0.5``) or lanczos' Lanczos-3 filter,
+                                     widened by ``s`` when ``s > 1``, normalised to 1
+===========================  ======  ================================================
 
 with ``s = n_in / n_out`` (or ``1 / scale_factor``). So along one axis the
 output is ``sum_k weight[i, k] x[tap[i, k]]``: a gather (``index_select``),

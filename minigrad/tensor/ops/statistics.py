@@ -268,12 +268,6 @@ def cummin(input: Any, dim: int) -> CumminResult:
     return _running(input, dim, False, CumminResult)
 
 
-def _minus_inf(x: Tensor, dim: int, length: int) -> Tensor:
-    """-inf (log 0) in ``x``'s shape, with ``length`` along ``dim``."""
-    shape = tuple(length if a == dim else n for a, n in enumerate(x.shape))
-    return Tensor.concrete(np.full(shape, -math.inf, x.dtype), device=x.device)
-
-
 @dtypes.in_float32
 def logcumsumexp(input: Any, dim: int) -> Tensor:
     """``log(cumsum(exp(x)))`` along ``dim``, computed without overflow.
@@ -297,9 +291,10 @@ def logcumsumexp(input: Any, dim: int) -> Tensor:
     out = x
     shift = 1
     while shift < n:
-        # Hillis-Steele: out[i] = logaddexp(out[i], out[i - shift]); the first
-        # ``shift`` entries meet log(0) = -inf and stay as they are.
-        earlier = concatenate([_minus_inf(out, d, shift), narrow(out, d, 0, n - shift)], axis=d)
-        out = logaddexp(out, earlier)
+        # Hillis-Steele: out[i] = logaddexp(out[i], out[i - shift]); the first ``shift``
+        # entries have nothing before them and stay as they are (no log(0) = -inf
+        # partner: logaddexp's slopes at -inf have no second derivative).
+        later = logaddexp(narrow(out, d, shift, n - shift), narrow(out, d, 0, n - shift))
+        out = concatenate([narrow(out, d, 0, shift), later], axis=d)
         shift *= 2
     return out
