@@ -282,7 +282,7 @@ def _threshold(input: Any, threshold: Any, value: Any) -> Tensor:
     if x.dtype == dtypes.bool_:
         raise NotImplementedError("\"threshold_cpu\" not implemented for 'Bool'")
     threshold = _number("threshold", "threshold", threshold)
-    fill = Tensor.concrete(_number("threshold", "value", value)).to(x.dtype)
+    fill = Tensor.concrete(_number("threshold", "value", value), device=x.device).to(x.dtype)
     return where(x <= threshold, fill, x)  # NaN <= t is false: NaN kept
 
 
