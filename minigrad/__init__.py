@@ -131,6 +131,7 @@ from minigrad.tensor import (
     triu,
     argsort,
     cat,
+    concat,
     chunk,
     clone,
     flatten,

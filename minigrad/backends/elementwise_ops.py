@@ -264,7 +264,7 @@ op("leaky_relu",     act.leaky_relu,     _leaky_relu,                          E
 # the second argument the forward output (tanh, sigmoid) or input (the others).
 op("tanh_grad",      f.tanh_grad,        lambda g, y: g * (1 - y * y),         FUSED)
 op("sigmoid_grad",   f.sigmoid_grad,     lambda g, y: g * (y * (1 - y)),       FUSED)
-op("relu_grad",      f.relu_grad,        lambda g, x: np.where(x <= 0, g.dtype.type(0), g), FUSED)  # noqa: E501
+op("relu_grad",      f.relu_grad,        lambda g, x: np.where(x <= 0, g.dtype.type(0), g), FUSED)
 op("gelu_grad",      act.gelu_grad,      lambda g, x: g * _gelu_slope(x),      COMPOSITE, fm.gelu_grad_float32)  # noqa: E501
 op("gelu_tanh_grad", act.gelu_tanh_grad, lambda g, x: g * _gelu_tanh_slope(x), COMPOSITE, fm.gelu_tanh_grad_float32)  # noqa: E501
 op("silu_grad",      act.silu_grad,      lambda g, x: g * _silu_slope(x),      COMPOSITE, fm.silu_grad_float32)  # noqa: E501

@@ -400,11 +400,13 @@ class Tensor(MoreMethods, InPlaceMethods, TensorBase):
     def masked_fill(self, mask: Any, value: Any) -> Tensor:
         return indexing.masked_fill(self, mask, value)
 
-    def sort(self, dim: int = -1, descending: bool = False, **options: Any):
-        return sorting.sort(self, dim, descending, **options)
+    def sort(self, *args: Any, **options: Any):
+        sorting.stable_is_a_keyword("sort", args, options, method=True)
+        return sorting.sort(self, *args, **options)
 
-    def argsort(self, dim: int = -1, descending: bool = False, **options: Any) -> Tensor:
-        return sorting.argsort(self, dim, descending, **options)
+    def argsort(self, *args: Any, **options: Any) -> Tensor:
+        sorting.stable_is_a_keyword("argsort", args, options, method=True)
+        return sorting.argsort(self, *args, **options)
 
     def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, **aliases):
         return sorting.topk(self, k, dim, largest, sorted, **aliases)

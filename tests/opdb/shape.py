@@ -363,6 +363,7 @@ CASES = {
     "clone": one(lambda draw, shape, rng: (mg.clone, torch.clone)),
     "squeeze:dims_tuple": one(_squeeze_dims),
     "cat": joined(mg.cat, torch.cat, new_axis=False),
+    "concat": joined(mg.concat, torch.concat, new_axis=False),
     "vstack": stacked(mg.vstack, torch.vstack, rows=True),
     "hstack": stacked(mg.hstack, torch.hstack, rows=False),
     # reading and adding along an axis (the gather and scatter_add_along rows)

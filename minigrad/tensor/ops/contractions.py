@@ -59,9 +59,15 @@ def _tensors(xs: Any) -> list[Tensor]:
 
 
 # -- einsum -------------------------------------------------------------------------
-def _parse_term(term: str, equation: str, operand: int | None = None) -> list[str]:
+def _index(equation: str, k: int) -> int:
+    """Where the ``k``-th character that is not a space sits in ``equation``."""
+    return [i for i, c in enumerate(equation) if c != " "][k]
+
+
+def _parse_term(term: str, equation: str, start: int, operand: int | None = None) -> list[str]:
     """``"i...j"`` -> ``["i", "...", "j"]``, rejecting anything but letters and one ``...``
-    (``operand`` numbers an input term; None is the output), with PyTorch's RuntimeErrors."""
+    (``operand`` numbers an input term; None is the output), with PyTorch's RuntimeErrors.
+    ``start`` is where the term begins in the equation without its spaces."""
     where_ = "output" if operand is None else f"operand {operand}"
     labels, i = [], 0
     while i < len(term):
@@ -84,7 +90,7 @@ def _parse_term(term: str, equation: str, operand: int | None = None) -> list[st
             i += 1
         else:
             raise RuntimeError(
-                f"einsum(): invalid subscript given at index {equation.find(term) + i} in the "
+                f"einsum(): invalid subscript given at index {_index(equation, start + i)} in the "
                 f"equation string, subscripts must be in [a-zA-Z]\nequation {equation!r}: "
                 f"{term[i]!r} is not a letter (or part of '...')"
             )
@@ -102,7 +108,8 @@ def _subscripts(equation: str, xs: list[Tensor]) -> tuple[list[list[Any]], list[
             f"einsum(): {more} operands were provided than specified in the equation\n"
             f"equation {equation!r} names {len(terms)} operand(s), got {len(xs)}"
         )
-    parsed = [_parse_term(t, equation, i) for i, t in enumerate(terms)]
+    starts = [sum(len(t) + 1 for t in terms[:i]) for i in range(len(terms))]
+    parsed = [_parse_term(t, equation, starts[i], i) for i, t in enumerate(terms)]
     widths = []
     for i, (labels, x) in enumerate(zip(parsed, xs)):
         letters = len([s for s in labels if s != "..."])
@@ -126,7 +133,7 @@ def _subscripts(equation: str, xs: list[Tensor]) -> tuple[list[list[Any]], list[
         dots = list(range(extra - width, extra)) if "..." in labels else []
         operands.append([*labels[:at], *dots, *labels[at + 1 :]])
     if arrow:
-        output = _parse_term(rhs, equation)
+        output = _parse_term(rhs, equation, len(lhs) + 2)
         inputs = {s for labels in parsed for s in labels}
         for s in output:
             if s != "..." and s not in inputs:
@@ -216,6 +223,13 @@ def _contract(x, xl, y, yl, keep, sizes):
     return out, batch + left + right
 
 
+_NO_OPERANDS = (
+    "einsum(): must specify the equation string and at least one operand, or at least one "
+    "operand and its subscripts list\n"
+    'einsum: e.g. mg.einsum("ij,jk->ik", a, b) or mg.einsum(a, [0, 1], b, [1, 2])'
+)
+
+
 def einsum(equation: str, *operands: Any) -> Tensor:
     """Einstein summation: ``einsum("ij,jk->ik", a, b)`` is ``a @ b``.
 
@@ -229,14 +243,21 @@ def einsum(equation: str, *operands: Any) -> Tensor:
     >>> mg.einsum("ij,jk->ik", a, b).shape, mg.einsum("ii", mg.eye(3)).item()
     ((2, 4), 3.0)
     """
-    if isinstance(equation, Tensor):  # PyTorch's sublist form: einsum(a, [0, 1], b, [1, 2])
+    if isinstance(equation, Tensor) and not operands:
+        operands = ()  # one tensor alone: no subscripts (PyTorch's ValueError below)
+    elif isinstance(equation, Tensor):  # PyTorch's sublist form: einsum(a, [0, 1], b, [1, 2])
         equation, operands = _from_sublists((equation, *operands))
+    if not operands:
+        raise ValueError(_NO_OPERANDS)
     if not isinstance(equation, str):
-        raise TypeError(f"einsum(): the equation must be a str, not {type(equation).__name__}")
+        raise TypeError(
+            f"einsum(): argument 'equation' (position 1) must be str, not "
+            f'{type(equation).__name__}\neinsum: the equation is a str such as "ij,jk->ik"'
+        )
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    if not operands:
-        raise ValueError("einsum(): must provide at least one operand")
+        if not operands:
+            raise ValueError(_NO_OPERANDS)
     xs = _tensors(operands)
     labels, output = _subscripts(equation, xs)
     sizes = _sizes(labels, xs, equation)

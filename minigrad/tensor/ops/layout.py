@@ -234,6 +234,17 @@ def dstack(tensors: Any) -> Tensor:
     return concatenate([_at_least_3d(x) for x in tensors], axis=2)
 
 
+def _all_tensors(tensors: tuple, op: str) -> None:
+    """PyTorch's refusal of anything but tensors in a list of tensors (numbers, lists)."""
+    for i, x in enumerate(tensors):
+        if not isinstance(x, Tensor):
+            raise TypeError(
+                f"expected Tensor as element {i} in argument 0, but got {type(x).__name__}\n"
+                f"{op}: pass tensors, mg.{op}(a, b) (unpack a list with *); "
+                "make numbers tensors with mg.tensor"
+            )
+
+
 def broadcast_tensors(*tensors: Any) -> tuple[Tensor, ...]:
     """Every input broadcast to their common shape.
 
@@ -241,7 +252,9 @@ def broadcast_tensors(*tensors: Any) -> tuple[Tensor, ...]:
     >>> [x.shape for x in mg.broadcast_tensors(mg.zeros((2, 1)), mg.zeros(3))]
     [(2, 3), (2, 3)]
     """
-    tensors = tuple(_tensor(x) for x in tensors)
+    _all_tensors(tensors, "broadcast_tensors")
+    if not tensors:
+        return ()
     shape = broadcast_shape(*(x.shape for x in tensors), op="broadcast_tensors")
     return tuple(broadcast_to(x, shape) for x in tensors)  # views, as PyTorch's
 
@@ -259,9 +272,19 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
     """
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
-    tensors = tuple(_tensor(x) for x in tensors)
+    _all_tensors(tensors, "meshgrid")
+    if indexing is not None and not isinstance(indexing, str):
+        raise TypeError(
+            f"meshgrid(): argument 'indexing' must be str, not {type(indexing).__name__}\n"
+            'meshgrid: indexing is "ij" (the default) or "xy"'
+        )
     if not tensors:
-        raise RuntimeError("torch.meshgrid: expects a non-empty TensorList")
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    if len({x.dtype for x in tensors}) > 1:
+        raise RuntimeError(
+            "meshgrid expects all tensors to have the same dtype\n"
+            f"meshgrid: got {', '.join(str(x.dtype) for x in tensors)}; convert them with .to()"
+        )
     if indexing is None:
         indexing = "ij"
     if indexing not in ("ij", "xy"):
@@ -273,10 +296,6 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
             raise RuntimeError(
                 f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {x.shape}"
             )
-    if len({x.dtype for x in tensors}) > 1:
-        raise RuntimeError(
-            "torch.meshgrid: Expected all tensors in the tensor list to have the same dtype"
-        )
     flat = [reshape(x, -1) for x in tensors]
     swap = indexing == "xy" and len(flat) >= 2
     if swap:

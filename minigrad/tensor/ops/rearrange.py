@@ -417,13 +417,27 @@ def cat(tensors: Any, dim: int = 0, *, axis: Any = None, out: Any = None) -> Ten
     >>> mg.cat([mg.ones(2), mg.zeros(1)])
     tensor([1., 1., 0.])
     """
-    tensors = tensor_sequence(tensors, "cat")
+    return _cat(tensors, dim, axis, out, "cat")
+
+
+def concat(tensors: Any, dim: int = 0, *, axis: Any = None, out: Any = None) -> Tensor:
+    """``cat`` under PyTorch's other name (its errors name ``concat``, as PyTorch's do).
+
+    >>> import minigrad as mg
+    >>> mg.concat([mg.ones((1, 2)), mg.zeros((1, 2))], dim=1)
+    tensor([[1., 1., 0., 0.]])
+    """
+    return _cat(tensors, dim, axis, out, "concat")
+
+
+def _cat(tensors: Any, dim: Any, axis: Any, out: Any, op: str) -> Tensor:
+    tensors = tensor_sequence(tensors, op)
     if out is not None:
         raise TypeError(
-            "cat() got an unexpected keyword argument 'out'\n"
-            "cat: minigrad has no out=; write the result in place with out.copy_(mg.cat(...))"
+            f"{op}() got an unexpected keyword argument 'out'\n"
+            f"{op}: minigrad has no out=; write the result in place with out.copy_(mg.{op}(...))"
         )
-    return concatenate(tensors, _axis(dim, axis, "cat", default=0))
+    return concatenate(tensors, _axis(dim, axis, op, default=0))
 
 
 def _listed(tensors: Any, op: str) -> list[Tensor]:

@@ -22,6 +22,7 @@ choice among equal values).
 
 from __future__ import annotations
 
+import functools
 from collections import namedtuple
 from typing import Any
 
@@ -84,6 +85,49 @@ SortResult = namedtuple("sort", ["values", "indices"])
 TopkResult = namedtuple("topk", ["values", "indices"])
 
 
+def _type_name(value: Any) -> str:
+    return "Tensor" if isinstance(value, Tensor) else type(value).__name__
+
+
+def stable_is_a_keyword(op: str, after_input: tuple, keywords: dict[str, Any],
+                        method: bool = False) -> None:  # fmt: skip
+    """Refuse ``stable=`` beside a positional ``dim`` or ``descending``, as PyTorch does.
+
+    PyTorch's ``sort``/``argsort`` that take ``stable`` take ``dim`` and
+    ``descending`` by keyword only. ``after_input`` is what came positionally
+    after the tensor; the method's message lists no ``Tensor`` (it is ``self``).
+    """
+    if "stable" not in keywords or not after_input:
+        return
+    if op == "argsort" and len(after_input) > 1:
+        given = len(after_input) + (0 if method else 1)
+        raise TypeError(
+            f"argsort() takes from {given - 1} to {given - 2} positional arguments but {given} "
+            "were given\nargsort: with stable=, pass dim= and descending= by keyword"
+        )
+    got = [] if method else ["Tensor"]
+    got += [_type_name(v) for v in after_input]
+    got += [f"{k}={_type_name(v)}" for k, v in reversed(keywords.items())]
+    raise TypeError(
+        f"{op}() received an invalid combination of arguments - got ({', '.join(got)}), "
+        "but expected one of:\n"
+        f"{op}: with stable=, pass dim= and descending= by keyword, "
+        f"e.g. mg.{op}(x, dim=0, descending=True, stable=True)"
+    )
+
+
+def _keyword_stable(fn):
+    """``fn`` that first refuses ``stable=`` with a positional ``dim``/``descending``."""
+
+    @functools.wraps(fn)
+    def call(x: Any, *args: Any, **kwargs: Any):
+        stable_is_a_keyword(fn.__name__, args, kwargs)
+        return fn(x, *args, **kwargs)
+
+    return call
+
+
+@_keyword_stable
 def argsort(x: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False,
             axis: Any = None) -> Tensor:  # fmt: skip
     """The positions that sort ``x`` along ``dim`` (int64; no derivative).
@@ -103,6 +147,7 @@ def argsort(x: Tensor, dim: int = -1, descending: bool = False, *, stable: bool 
     return apply(ARGSORT, (x,), dim=dim, descending=bool(descending), stable=bool(stable))
 
 
+@_keyword_stable
 def sort(x: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False,
          axis: Any = None) -> SortResult:  # fmt: skip
     """``(values, indices)``: ``x`` sorted along ``dim``, and where each value came from.
@@ -117,7 +162,7 @@ def sort(x: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = F
     """
     x = as_tensor(x)
     dim = dim_argument(dim, axis, x.ndim, default=-1)
-    indices = argsort(x, dim, descending, stable=stable)
+    indices = argsort(x, dim=dim, descending=descending, stable=stable)
     if x.ndim == 0:
         return SortResult(x, indices)
     return SortResult(apply(GATHER, (x, indices), dim=dim), indices)

@@ -157,7 +157,7 @@ def median(input: Any, dim: Any = None, keepdim: bool = False):
         return MedianResult(x, Tensor.concrete(np.asarray(0), device=x.device))
     _not_empty(x, d, "median")
     n = x.shape[d]
-    order = argsort(x, d, stable=True)  # NaN sorts last
+    order = argsort(x, dim=d, stable=True)  # NaN sorts last
     nans = sum(isnan(x).to(dtypes.int64), d, keepdims=True)
     # The first NaN where there is one, else the lower middle.
     rank = (nans > 0).to(dtypes.int64) * (n - nans - (n - 1) // 2) + (n - 1) // 2

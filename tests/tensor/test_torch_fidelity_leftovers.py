@@ -1,0 +1,115 @@
+"""PyTorch's answers to issue 22's small leftovers: ``concat``, ``sort``/``argsort`` with
+``stable=`` beside a positional ``dim``, ``broadcast_tensors`` and ``meshgrid`` of things
+that are not tensors, and ``einsum``'s and ``meshgrid``'s refusals. Each result or error
+(type, first line) is torch's."""
+
+import pytest
+import torch
+
+import minigrad as mg
+
+
+def outcome(call):
+    """``("ok", values)`` or ``(exception type, first line)``."""
+    try:
+        r = call()
+    except Exception as error:  # a ShapeError is a RuntimeError and a ValueError
+        kind = "RuntimeError" if isinstance(error, RuntimeError) else type(error).__name__
+        return kind, str(error).splitlines()[0]
+    if isinstance(r, tuple):
+        return "ok", [x.tolist() for x in r]
+    return "ok", r.tolist()
+
+
+def same(case):
+    """``case(m)`` with ``m`` minigrad, then torch: the same outcome."""
+    assert outcome(lambda: case(mg)) == outcome(lambda: case(torch))
+
+
+def _x(m):
+    return m.tensor([3.0, 1.0, 2.0, 1.0])
+
+
+CONCAT = {
+    "rows": lambda m: m.concat([m.ones((1, 2)), m.zeros((2, 2))]),
+    "dim": lambda m: m.concat((m.ones((2, 1)), m.zeros((2, 2))), dim=1),
+    "negative dim": lambda m: m.concat([m.ones((2, 1)), m.zeros((2, 3))], -1),
+    "one tensor": lambda m: m.concat(m.ones(2)),
+    "none": lambda m: m.concat([]),
+    "ranks": lambda m: m.concat([m.ones(2), m.ones((2, 2))]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONCAT))
+def test_concat_is_torch_concat(name):
+    same(CONCAT[name])
+
+
+SORTS = {
+    "sort dim descending stable": lambda m: m.sort(_x(m), 0, True, stable=True),
+    "sort dim stable": lambda m: m.sort(_x(m), 0, stable=True),
+    "sort dim stable None": lambda m: m.sort(_x(m), 0, stable=None),
+    "sort dim, keywords reversed": lambda m: m.sort(_x(m), 0, stable=True, descending=True),
+    "sort keywords": lambda m: m.sort(_x(m), dim=0, descending=True, stable=True).indices,
+    "sort positional": lambda m: m.sort(_x(m), 0, True).indices,
+    "sort stable only": lambda m: m.sort(_x(m), stable=True).indices,
+    "method sort dim stable": lambda m: _x(m).sort(0, stable=True),
+    "method sort positional": lambda m: _x(m).sort(0, True).indices,
+    "argsort dim stable": lambda m: m.argsort(_x(m), 0, stable=True),
+    "argsort dim descending stable": lambda m: m.argsort(_x(m), 0, True, stable=True),
+    "method argsort dim stable": lambda m: _x(m).argsort(0, stable=True),
+    "method argsort dim descending stable": lambda m: _x(m).argsort(0, True, stable=True),
+    "argsort keywords": lambda m: m.argsort(_x(m), dim=0, descending=True, stable=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SORTS))
+def test_stable_takes_dim_and_descending_by_keyword_only(name):
+    same(SORTS[name])
+
+
+LISTS = {
+    "broadcast a list": lambda m: m.broadcast_tensors([m.ones(2), m.ones(2)]),
+    "broadcast a tuple": lambda m: m.broadcast_tensors((m.ones(2), m.ones(2))),
+    "broadcast a number": lambda m: m.broadcast_tensors(m.ones(2), 1.0),
+    "broadcast nothing": lambda m: m.broadcast_tensors(),
+    "broadcast sizes": lambda m: m.broadcast_tensors(m.ones(2), m.ones(3)),
+    "meshgrid a list and a tensor": lambda m: m.meshgrid([m.ones(2), m.ones(2)], m.ones(2)),
+    "meshgrid a number": lambda m: m.meshgrid(m.ones(2), 1.0, indexing="ij"),
+    "meshgrid a tuple": lambda m: m.meshgrid((m.ones(2), m.ones(3)), indexing="ij"),
+    "meshgrid nothing": lambda m: m.meshgrid([], indexing="ij"),
+    "meshgrid nothing, bad indexing": lambda m: m.meshgrid(indexing="ab"),
+    "meshgrid indexing int": lambda m: m.meshgrid(m.ones(2), indexing=3),
+    "meshgrid dtypes": lambda m: m.meshgrid(m.ones(2), m.ones(2, dtype=m.int64), indexing="ij"),
+    "meshgrid dtypes before indexing": lambda m: m.meshgrid(
+        m.ones(2), m.ones(2, dtype=m.int64), indexing="ab"
+    ),
+    "meshgrid indexing before rank": lambda m: m.meshgrid(m.ones((2, 3)), indexing="ab"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LISTS))
+def test_lists_of_tensors_are_torch_lists(name):
+    same(LISTS[name])
+
+
+EINSUM = {
+    "one tensor alone": lambda m: m.einsum(m.ones((2, 3))),
+    "equation alone": lambda m: m.einsum("ij"),
+    "empty list": lambda m: m.einsum("ij", []),
+    "equation an int": lambda m: m.einsum(3, m.ones(2)),
+    "second arrow": lambda m: m.einsum("i->i->i", m.ones(2)),
+    "bad output subscript after spaces": lambda m: m.einsum("i j -> i-", m.ones((2, 3))),
+    "bad output subscript": lambda m: m.einsum("i , i->i-", m.ones(2), m.ones(2)),
+    "too few operands": lambda m: m.einsum("ij,jk->ik", m.ones((2, 3))),
+    "too many operands": lambda m: m.einsum("ij->ij", m.ones((2, 3)), m.ones((2, 3))),
+    "sizes": lambda m: m.einsum("ij,jk->ik", m.ones((2, 3)), m.ones((4, 5))),
+    "rank": lambda m: m.einsum("i->i", m.ones((2, 3))),
+    "repeated in output": lambda m: m.einsum("ij->ii", m.ones((2, 3))),
+    "sublists": lambda m: m.einsum(m.ones((2, 3)), [0, 1], [1]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EINSUM))
+def test_einsum_refuses_as_torch(name):
+    same(EINSUM[name])
