@@ -272,6 +272,19 @@ from minigrad.tensor import (  # issue 22: PyTorch's daily vocabulary
     linspace,
     logspace,
 )
+from minigrad.tensor import (  # special functions and sign tests
+    erfc,
+    erfinv,
+    float_power,
+    heaviside,
+    isneginf,
+    isposinf,
+    ldexp,
+    logit,
+    sgn,
+    signbit,
+    xlogy,
+)
 from minigrad.tensor import (  # PyTorch's other spellings
     absolute,
     atleast_1d,

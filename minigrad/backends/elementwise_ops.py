@@ -103,6 +103,31 @@ def _erf(x):
     return np.asarray(_python_erf(x), dtype=x.dtype)
 
 
+def _erfc(x):
+    return np.asarray(_python_erfc(x), dtype=x.dtype)
+
+
+_python_erfinv = np.frompyfunc(m.erfinv, 1, 1)
+
+
+def _erfinv(x):
+    """erfinv element by element in float64 (PyTorch's steps), rounded to x's dtype."""
+    return np.asarray(_python_erfinv(x.astype(np.float64)), dtype=x.dtype)
+
+
+def _logit(x):
+    """log(x / (1 - x)), PyTorch's spelling (its -inf at 0, inf at 1, NaN outside)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log(x / (1 - x)).astype(x.dtype, copy=False)
+
+
+def _xlogy(x, y):
+    """x log(y); 0 where x == 0, NaN where y is NaN (PyTorch's)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(x == 0, 0, x * np.log(y))
+    return np.where(np.isnan(y), y, out).astype(np.result_type(x, y), copy=False)
+
+
 def _normal_cdf(x):
     """Phi(x) = erfc(-x / sqrt 2) / 2 (no cancellation for negative x, as 1 + erf would)."""
     return np.asarray(_python_erfc(x * -0.7071067811865476), dtype=x.dtype) * 0.5
@@ -216,6 +241,9 @@ op("log2",           m.log2,             np.log2)
 op("log10",          m.log10,            np.log10)
 op("log1p",          m.log1p,            np.log1p)
 op("erf",            m.erf,              _erf,                                 COMPOSITE, fm.erf_float32)  # noqa: E501
+op("erfc",           m.erfc,             _erfc,                                COMPOSITE)
+op("erfinv",         m.erfinv,           _erfinv,                              COMPOSITE)
+op("logit",          m.logit,            _logit)
 op("square",         m.square,           np.square)
 op("reciprocal",     m.reciprocal,       np.reciprocal)
 op("rsqrt",          m.rsqrt,            lambda x: 1 / np.sqrt(x))
@@ -253,6 +281,7 @@ op("fmod",           m.fmod,             np.fmod)
 op("copysign",       m.copysign,         np.copysign)
 op("logaddexp",      m.logaddexp,        np.logaddexp)
 op("logaddexp2",     m.logaddexp2,       np.logaddexp2)
+op("xlogy",          m.xlogy,            _xlogy)
 # clamp_min and clamp_max keep a NaN from either side, as maximum does, and x at a tie.
 op("clamp_min",      m.clamp_min,        _larger,                              ELEMENTWISE)
 op("clamp_max",      m.clamp_max,        _smaller,                             ELEMENTWISE)

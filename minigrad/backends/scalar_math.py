@@ -224,6 +224,79 @@ def erf(x):
     return math.erf(x)
 
 
+def erfc(x):
+    """1 - erf(x), without the cancellation for large x.
+
+    >>> erfc(0.0), erfc(math.inf), erfc(-math.inf)
+    (1.0, 0.0, 2.0)
+    """
+    return math.erfc(x)
+
+
+def erfinv(y):
+    """The inverse of erf on [-1, 1]: PyTorch's way, a rational first guess (a central
+    one for |y| <= 0.7, one in sqrt(-log((1 - |y|) / 2)) outside) and two Newton steps.
+    +-inf at +-1, NaN beyond.
+
+    >>> erfinv(0.0), erfinv(1.0), erfinv(-1.0), erfinv(2.0), round(erfinv(erf(0.3)), 12)
+    (0.0, inf, -inf, nan, 0.3)
+    """
+    one = type(y)(1)
+    a = abs(y)
+    if a > one:
+        return type(y)(math.nan)
+    if a == one:
+        return math.copysign(type(y)(math.inf), y)
+    if a <= type(y)(0.7):
+        z = y * y
+        num = ((-0.140543331 * z + 0.914624893) * z - 1.645349621) * z + 0.886226899
+        den = (((0.012229801 * z - 0.329097515) * z + 1.442710462) * z - 2.118377725) * z + 1.0
+        x = y * num / den
+    else:
+        z = math.sqrt(-math.log((1.0 - a) / 2.0))
+        num = ((1.641345311 * z + 3.429567803) * z - 1.624906493) * z - 1.970840454
+        den = (1.637067800 * z + 3.543889200) * z + 1.0
+        x = math.copysign(num, y) / den
+    # Two Newton steps on erf(x) = y; erf' = 2/sqrt(pi) e^(-x^2).
+    x = x - (math.erf(x) - y) / (1.1283791670955126 * math.exp(-x * x))
+    x = x - (math.erf(x) - y) / (1.1283791670955126 * math.exp(-x * x))
+    return type(y)(x)
+
+
+def logit(x):
+    """log(x / (1 - x)): -inf at 0, inf at 1, NaN outside [0, 1].
+
+    >>> logit(0.5), logit(0.0), logit(1.0)
+    (0.0, -inf, inf)
+    """
+    one = type(x)(1)
+    if x == one:
+        return type(x)(math.inf)
+    q = x / (one - x)
+    if q == 0:
+        return type(x)(-math.inf)
+    if q < 0 or q != q:
+        return type(x)(math.nan)
+    return math.log(q)
+
+
+def xlogy(x, y):
+    """x * log(y), 0 where x == 0 (whatever y is but NaN); NaN where y is NaN.
+
+    >>> xlogy(0.0, 0.0), xlogy(2.0, 1.0), xlogy(0.0, math.nan), xlogy(1.0, 0.0)
+    (0.0, 0.0, nan, -inf)
+    """
+    if y != y:
+        return y
+    if x == 0:
+        return type(x)(0)
+    if y > 0:
+        return x * math.log(y)
+    if y == 0:
+        return -x * type(x)(math.inf)
+    return type(x)(math.nan)
+
+
 # -- powers ------------------------------------------------------------------------------------
 def square(x):
     """x * x.

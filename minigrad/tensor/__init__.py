@@ -248,6 +248,19 @@ from minigrad.tensor.ops.search import (
     unique,
 )
 from minigrad.tensor.ops.sorting import argsort, sort, topk
+from minigrad.tensor.ops.special import (
+    erfc,
+    erfinv,
+    float_power,
+    heaviside,
+    isneginf,
+    isposinf,
+    ldexp,
+    logit,
+    sgn,
+    signbit,
+    xlogy,
+)
 from minigrad.tensor.ops.spellings import (
     absolute,
     atleast_1d,
@@ -567,4 +580,19 @@ __all__ += [  # factories
     "randint",
     "randint_like",
     "randn_like",
+]  # fmt: skip
+
+
+__all__ += [  # special functions and sign tests (ops/special.py)
+    "erfc",
+    "erfinv",
+    "float_power",
+    "heaviside",
+    "isneginf",
+    "isposinf",
+    "ldexp",
+    "logit",
+    "sgn",
+    "signbit",
+    "xlogy",
 ]  # fmt: skip

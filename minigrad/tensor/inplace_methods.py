@@ -226,6 +226,41 @@ class InPlaceMethods:
     def erf_(self) -> Any:
         return changed(self, "erf")
 
+    def erfc_(self) -> Any:
+        return changed(self, "erfc")
+
+    def erfinv_(self) -> Any:
+        return changed(self, "erfinv")
+
+    def logit_(self, eps: Any = None) -> Any:
+        return changed(self, "logit", eps)
+
+    def xlogy_(self, other: Any) -> Any:
+        return changed(self, "xlogy", other)
+
+    def sgn_(self) -> Any:
+        return changed(self, "sgn")
+
+    def heaviside_(self, values: Any) -> Any:
+        return changed(self, "heaviside", values)
+
+    def float_power_(self, exponent: Any) -> Any:
+        if self.dtype.name != "float64":
+            raise RuntimeError(
+                f"the base given to float_power_ has dtype {TORCH_NAMES[self.dtype.name]} but the "
+                "operation's result requires dtype Double\nfloat_power_: write "
+                "x = x.float_power(exponent), or make x float64 first"
+            )
+        return changed(self, "float_power", exponent)
+
+    def ldexp_(self, other: Any) -> Any:
+        if not dtypes.is_floating(self.dtype):
+            raise RuntimeError(
+                f"ldexp can't be cast to the desired output type {TORCH_NAMES[self.dtype.name]}\n"
+                "ldexp_: x * 2 ** other is a float; write x = x.ldexp(other)"
+            )
+        return changed(self, "ldexp", other)
+
     def sinc_(self) -> Any:
         return changed(self, "sinc")
 

@@ -30,6 +30,7 @@ from minigrad.tensor.ops import (
     scattering,
     search,
     softmax,
+    special,
     spellings,
     statistics,
 )
@@ -411,6 +412,42 @@ class MoreMethods:
         """Ones of ``size``, with this tensor's dtype and device (PyTorch's ``new_ones``)."""
         return self.new_full(sizes(size, "new_ones"), 1, dtype=dtype, device=device,
                              requires_grad=requires_grad)  # fmt: skip
+
+    # -- special functions and sign tests (ops/special.py) -------------------------------------
+    def erfc(self) -> Any:
+        return special.erfc(self)
+
+    def erfinv(self) -> Any:
+        return special.erfinv(self)
+
+    def logit(self, eps: Any = None) -> Any:
+        return special.logit(self, eps)
+
+    def xlogy(self, other: Any) -> Any:
+        return special.xlogy(self, other)
+
+    def sgn(self) -> Any:
+        return special.sgn(self)
+
+    def signbit(self) -> Any:
+        return special.signbit(self)
+
+    def isposinf(self) -> Any:
+        return special.isposinf(self)
+
+    def isneginf(self) -> Any:
+        return special.isneginf(self)
+
+    def heaviside(self, values: Any) -> Any:
+        tensor_arguments("heaviside", values, method=True, names=("input", "values"))
+        return special.heaviside(self, values)
+
+    def float_power(self, exponent: Any) -> Any:
+        return special.float_power(self, exponent)
+
+    def ldexp(self, other: Any) -> Any:
+        tensor_arguments("ldexp", other, method=True)
+        return special.ldexp(self, other)
 
     # -- other spellings (ops/spellings.py) ----------------------------------------------------
     def absolute(self) -> Any:

@@ -34,13 +34,13 @@ UNARY = [
     "rsqrt_", "exp_", "exp2_", "expm1_", "log_", "log2_", "log10_", "log1p_", "sin_", "cos_",
     "tan_", "asin_", "acos_", "atan_", "sinh_", "cosh_", "tanh_", "asinh_", "acosh_", "atanh_",
     "sigmoid_", "relu_", "erf_", "sinc_", "deg2rad_", "rad2deg_", "floor_", "ceil_", "trunc_", "frac_",
-    "round_", "nan_to_num_", "bitwise_not_", "logical_not_",
+    "round_", "nan_to_num_", "bitwise_not_", "logical_not_", "erfc_", "erfinv_", "logit_", "sgn_",
 ]  # fmt: skip
 BINARY = [
     "atan2_", "arctan2_", "hypot_", "copysign_", "fmod_", "remainder_", "floor_divide_",
     "eq_", "ne_", "lt_", "le_", "gt_", "ge_", "logical_and_", "logical_or_", "logical_xor_",
     "bitwise_and_", "bitwise_or_", "bitwise_xor_", "bitwise_left_shift_",
-    "bitwise_right_shift_",
+    "bitwise_right_shift_", "xlogy_", "ldexp_", "heaviside_", "float_power_",
 ]  # fmt: skip
 SPECIAL = {  # name -> (args of (lib, x, other) -> (args, kwargs))
     "round_:decimals": lambda t, x, o: ((), {"decimals": 1}),
@@ -65,6 +65,7 @@ SPECIAL = {  # name -> (args of (lib, x, other) -> (args, kwargs))
     "addmm_:broadcast": lambda t, x, o: ((o[:, :3], o.T[:3, :4]), {}),
     "baddbmm_:broadcast": lambda t, x, o: ((o[None, :, :3], o.T[None, :3]), {}),
     "mul_:broadcast": lambda t, x, o: ((o[None],), {}),
+    "logit_:eps": lambda t, x, o: ((0.25,), {}),
 }  # fmt: skip
 CASES = [*UNARY, *BINARY, *SPECIAL]
 DTYPES = list(EDGES)
@@ -78,6 +79,10 @@ def _tensor(lib, values, dtype):
     if lib is torch:
         return torch.tensor(values, dtype=TORCH_DTYPE[dtype])
     return mg.tensor(np.array(values, dtype=np.dtype(dtype)), dtype=MG_DTYPE[dtype])
+
+
+def _numpy(t):
+    return t.numpy(force=True) if isinstance(t, torch.Tensor) else t.numpy()
 
 
 # Gradients away from the edges (where derivatives are conventions, tested per operation).
@@ -124,7 +129,8 @@ def _run(lib, case, dtype, grad=False):
                 return outcome, values, None, None  # floor_divide_'s
             # (the first words: the tensor's description is each library's own)
             return ("backward raised", str(error).split(":")[0]), values, None, None
-        grads = [None if g is None else g.detach().numpy() for g in found]
+        # (force: torch's gradient of sgn_ is a zero tensor that refuses a plain numpy())
+        grads = [None if g is None else _numpy(g.detach()) for g in found]
     return outcome, values, str(x.dtype).split(".")[-1].rstrip("_"), grads
 
 

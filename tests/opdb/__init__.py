@@ -54,6 +54,7 @@ from opdb import (
     nn_grids,
     reductions,
     shape,
+    special,
     spellings,
     volumes,
 )
@@ -61,7 +62,7 @@ from opdb.strategies import SEEDS, Case
 
 AREAS = (core, elementwise, reductions, contractions, shape, convolution, nn, inplace,
          nn_compositions, daily, nn_grids, collectives, control, attention, spellings,
-         decompositions, volumes)  # fmt: skip
+         decompositions, volumes, special)  # fmt: skip
 
 DATABASE: dict[str, Any] = {}
 NOT_SMOOTH: set[str] = set()

@@ -258,6 +258,11 @@ PROGRAMS = {
     "copysign": (lambda x, y: mg.copysign(x, y) * y, [(2, 3), (2, 3)], apart),
     "logaddexp": (lambda x, y: mg.logaddexp(x, y), [(2, 3), (2, 3)], normal),
     "logaddexp2": (lambda x, y: mg.logaddexp2(x, y), [(2, 3), (2, 3)], normal),
+    # special functions (ops/special.py)
+    "erfc": (lambda x: x.erfc(), [(2, 3)], normal),
+    "erfinv": (lambda x: mg.erfinv(x.tanh() * 0.9), [(2, 3)], normal),
+    "logit": (lambda x: mg.logit(x.sigmoid()) * x, [(2, 3)], normal),
+    "xlogy": (lambda x, y: mg.xlogy(x, y * y + 0.5), [(2, 3), (2, 3)], normal),
     "addcdiv": (lambda x, a, b: mg.addcdiv(x, a, b, value=-1.5), [(2, 3), (2, 3), (1, 3)], apart),
     "addcmul": (lambda x, a, b: mg.addcmul(x, a, b, value=-1.5), [(2, 3), (2, 3), (1, 3)], apart),
     "clamp_min": (lambda x, low: mg.clamp(x, min=low) * x, [(2, 3), (2, 3)], apart),

@@ -1,0 +1,226 @@
+"""Special functions and sign tests: erfc, erfinv, logit, xlogy, signbit, ... (lessons 04-05).
+
+``erfc``, ``erfinv``, ``logit`` and ``xlogy`` are registry rows: a scalar body
+(``minigrad/backends/scalar_math.py``) and one derivative, written in tensor
+operations, so their second derivatives, forward mode, vmap and jit need
+nothing more. The derivatives are PyTorch's formulas:
+
+- erfc' = -2/sqrt(pi) e^(-x^2), erfinv' = sqrt(pi)/2 e^(erfinv(x)^2) (the
+  output, saved);
+- logit' = 1 / (x (1 - x)); with ``eps`` the input is first clamped to
+  ``[eps, 1 - eps]``, and the slope is 0 where it was moved (a NaN passes);
+- xlogy's slopes: ``xlogy(x != 0, y)`` in x (0 where x == 0) and ``x / y`` in y.
+
+The rest are compositions of rows: ``sgn`` is ``sign`` on real numbers,
+``float_power`` is ``pow`` in float64, ``ldexp(x, n)`` is PyTorch's
+``x * 2.0 ** n``, and ``signbit``/``isposinf``/``isneginf``/``heaviside`` are
+comparisons (no gradient).
+
+    >>> import minigrad as mg
+    >>> mg.erfc(mg.tensor([0.0, float("inf")])), mg.signbit(mg.tensor([-0.0, 0.0]))
+    (tensor([1., 0.]), tensor([ True, False]))
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from minigrad.tensor import dtypes
+from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.ops.elementwise import (
+    _map,
+    _zip,
+    compare,
+    exp,
+    operands,
+    parser_error,
+    power,
+    sign,
+    tensor_arguments,
+    where,
+)
+from minigrad.tensor.ops.logic import _constant
+from minigrad.tensor.ops.math import UNIT_SIGN
+from minigrad.tensor.record import apply
+
+SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2
+TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
+
+# fmt: off
+ERFC = _map("erfc", lambda v, out, x: -v * TWO_OVER_SQRT_PI * exp(-x * x), saves=(0,))
+ERFINV = _map("erfinv", lambda v, out, x: v * SQRT_PI_OVER_TWO * exp(out * out), saves=("out",))
+# PyTorch's slope of logit is NaN outside [0, 1] (where the value is NaN too).
+LOGIT = _map("logit", lambda v, out, x: where(compare("lt", x, 0), math.nan, where(
+    compare("gt", x, 1), math.nan, v / (x * (1 - x)))), saves=(0,))
+XLOGY = _zip("xlogy", (lambda v, out, x, y: v * xlogy(compare("ne", x, 0).to(x.dtype), y),
+                       lambda v, out, x, y: v * x / y), saves=(0, 1))
+# fmt: on
+
+
+def _floating(name: str, x: Any) -> Tensor:
+    """``x`` as a float tensor (integers and bools made float32, PyTorch's rule); a number
+    is PyTorch's TypeError (these functions take tensors)."""
+    tensor_arguments(name, x)
+    return x if dtypes.is_floating(x.dtype) else x.to(dtypes.DEFAULT_FLOAT)
+
+
+def erfc(input: Any) -> Tensor:
+    """1 - erf(x), accurate where erf(x) is near 1.
+
+    >>> import minigrad as mg
+    >>> mg.erfc(mg.tensor([10.0], dtype=mg.float64)).item() > 0
+    True
+    """
+    return apply(ERFC, (_floating("erfc", input),))
+
+
+def erfinv(input: Any) -> Tensor:
+    """The inverse of ``erf``: +-inf at +-1, NaN outside [-1, 1].
+
+    >>> import minigrad as mg
+    >>> mg.erfinv(mg.tensor([0.0, 1.0, -1.0, 2.0]))
+    tensor([  0.,  inf, -inf,  nan])
+    """
+    return apply(ERFINV, (_floating("erfinv", input),))
+
+
+def logit(input: Any, eps: float | None = None) -> Tensor:
+    """log(x / (1 - x)), the inverse of ``sigmoid``. With ``eps`` (PyTorch's clamp), x below
+    ``eps`` counts as ``eps`` and x above ``1 - eps`` as ``1 - eps``, with slope 0 there.
+
+    >>> import minigrad as mg
+    >>> mg.logit(mg.tensor([0.5, 0.0, 1.0])), mg.logit(mg.tensor([0.0]), eps=0.25)
+    (tensor([ 0., -inf,  inf]), tensor([-1.0986]))
+    """
+    x = _floating("logit", input)
+    if eps is not None and eps >= 0:
+        low, high = float(eps), 1 - float(eps)
+        x = where(compare("lt", x, low), low, where(compare("gt", x, high), high, x))
+    return apply(LOGIT, (x,))
+
+
+def xlogy(input: Any, other: Any) -> Tensor:
+    """x * log(y), but 0 where x == 0 (even where log(y) is -inf) and NaN where y is NaN.
+
+    Either argument may be a number; integers give float32.
+
+    >>> import minigrad as mg
+    >>> mg.xlogy(mg.tensor([0.0, 2.0]), mg.tensor([0.0, 1.0]))
+    tensor([0., 0.])
+    """
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise parser_error(
+            "xlogy",
+            (input, other),
+            "(Tensor input, Tensor other, *, Tensor out = None)",
+            "(Number self, Tensor other, *, Tensor out = None)",
+            "(Tensor input, Number other, *, Tensor out = None)",
+        )
+    x, y = operands("xlogy", input, other, floating=True)
+    return apply(XLOGY, (x, y))
+
+
+def sgn(input: Any) -> Tensor:
+    """``sign`` for real numbers (PyTorch's ``sgn`` differs only on complex ones).
+
+    >>> import minigrad as mg
+    >>> mg.sgn(mg.tensor([-2.0, 0.0, 3.0]))
+    tensor([-1.,  0.,  1.])
+    """
+    tensor_arguments("sgn", input)
+    return sign(input)
+
+
+def signbit(input: Any) -> Tensor:
+    """True where the sign bit is set: negative numbers, -0.0 and a negative NaN.
+
+    >>> import minigrad as mg
+    >>> mg.signbit(mg.tensor([-1.0, -0.0, 0.0, 2.0]))
+    tensor([ True,  True, False, False])
+    """
+    tensor_arguments("signbit", input)
+    if input.dtype == dtypes.bool_:
+        return _constant(input, False)
+    if not dtypes.is_floating(input.dtype):
+        return compare("lt", input, 0)
+    return compare("lt", apply(UNIT_SIGN, (input.detach(),)), 0)
+
+
+def isposinf(input: Any) -> Tensor:
+    """True at +inf (never for integers).
+
+    >>> import minigrad as mg
+    >>> mg.isposinf(mg.tensor([float("inf"), float("-inf"), float("nan")]))
+    tensor([ True, False, False])
+    """
+    tensor_arguments("isposinf", input)
+    if not dtypes.is_floating(input.dtype):
+        return _constant(input, False)
+    return compare("eq", input.detach(), math.inf)
+
+
+def isneginf(input: Any) -> Tensor:
+    """True at -inf (never for integers).
+
+    >>> import minigrad as mg
+    >>> mg.isneginf(mg.tensor([float("inf"), float("-inf"), float("nan")]))
+    tensor([False,  True, False])
+    """
+    tensor_arguments("isneginf", input)
+    if not dtypes.is_floating(input.dtype):
+        return _constant(input, False)
+    return compare("eq", input.detach(), -math.inf)
+
+
+def heaviside(input: Any, values: Any) -> Tensor:
+    """The step function: 0 below 0 (and at NaN), 1 above, ``values`` where ``input == 0``.
+
+    Both must be tensors of one dtype, as in PyTorch. The result has no gradient
+    (PyTorch has no derivative for it and raises in backward).
+
+    >>> import minigrad as mg
+    >>> mg.heaviside(mg.tensor([-1.0, 0.0, 2.0]), mg.tensor(0.5))
+    tensor([0. , 0.5, 1. ])
+    """
+    tensor_arguments("heaviside", input, values, names=("input", "values"))
+    if input.dtype != values.dtype:
+        raise RuntimeError(
+            "heaviside is not yet implemented for tensors with different dtypes.\n"
+            f"heaviside: input is {input.dtype.name}, values {values.dtype.name}: "
+            "convert one, e.g. values.to(input.dtype)"
+        )
+    x, v = input.detach(), values.detach()
+    return where(compare("eq", x, 0), v, compare("gt", x, 0).to(x.dtype))
+
+
+def float_power(input: Any, exponent: Any) -> Tensor:
+    """``input ** exponent`` computed in float64, whatever the dtypes (PyTorch's).
+
+    >>> import minigrad as mg
+    >>> mg.float_power(mg.tensor([2, 3]), 2)
+    tensor([4., 9.], dtype=float64)
+    """
+    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        raise parser_error(
+            "float_power",
+            (input, exponent),
+            "(Tensor input, Tensor exponent, *, Tensor out = None)",
+            "(Number self, Tensor exponent, *, Tensor out = None)",
+            "(Tensor input, Number exponent, *, Tensor out = None)",
+        )
+    x = input.to(dtypes.float64) if isinstance(input, Tensor) else Tensor.concrete(float(input))
+    y = exponent.to(dtypes.float64) if isinstance(exponent, Tensor) else float(exponent)
+    return power(x.to(dtypes.float64), y)
+
+
+def ldexp(input: Any, other: Any) -> Tensor:
+    """``input * 2 ** other``, PyTorch's spelling: ``2.0 ** other`` first (float32 for
+    integers), then the product's dtype.
+
+    >>> import minigrad as mg
+    >>> mg.ldexp(mg.tensor([1.0, 3.0]), mg.tensor([2, -1]))
+    tensor([4. , 1.5])
+    """
+    tensor_arguments("ldexp", input, other)
+    return input * power(2.0, other)

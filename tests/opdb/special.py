@@ -1,0 +1,53 @@
+"""Correctness-database rows: special functions and sign tests (``minigrad/tensor/ops/special.py``).
+
+erfc, erfinv, logit (with and without ``eps``), xlogy, sgn, signbit, isposinf,
+isneginf, heaviside, float_power and ldexp against torch: on their smooth domains
+with gradients, and (``:edges``) at NaN, +-inf, +-0, with ``:int``/``:bool`` inputs,
+values and dtypes only. The drawn inputs include 0-d, empty and size-1 axes and views.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from opdb.daily import edges, ew, ew_as
+from opdb.elementwise import inside_unit
+from opdb.strategies import normal, positive
+
+
+def unit_interval(rng, shape):
+    """In (0.05, 0.95): where logit is smooth."""
+    return np.asarray(rng.uniform(0.05, 0.95, shape))
+
+
+def small_exponents(rng, shape):
+    """In (-3, 3): powers of two that stay well inside float32's range."""
+    return np.asarray(rng.uniform(-3.0, 3.0, shape))
+
+
+UNARY = {"erfc": normal, "erfinv": inside_unit, "logit": unit_interval, "sgn": normal,
+         "signbit": normal, "isposinf": normal, "isneginf": normal}  # fmt: skip
+BINARY = {"xlogy": (normal, positive), "float_power": (positive, normal),
+          "ldexp": (normal, small_exponents), "heaviside": (normal, normal)}  # fmt: skip
+
+CASES = {}
+for _name, _domain in UNARY.items():
+    CASES[_name] = ew(_name, [_domain])
+    CASES[f"{_name}:edges"] = ew(_name, [edges])
+    CASES[f"{_name}:int"] = ew_as(_name, "int64", [lambda rng, shape: normal(rng, shape) * 3])
+    CASES[f"{_name}:bool"] = ew_as(_name, "bool", [normal])
+for _name, _domains in BINARY.items():
+    CASES[_name] = ew(_name, list(_domains))
+    CASES[f"{_name}:edges"] = ew(_name, [edges, edges])
+    CASES[f"{_name}:int"] = ew_as(_name, "int64", [lambda rng, shape: normal(rng, shape) * 3] * 2)
+    CASES[f"{_name}:bool"] = ew_as(_name, "bool", [normal, normal])
+CASES["logit:eps"] = ew("logit", [normal], eps=0.2)
+CASES["logit:eps_edges"] = ew("logit", [edges], eps=0.2)
+CASES["logit:eps_crossed"] = ew("logit", [unit_interval], eps=0.7)  # eps > 1 - eps, torch's order
+
+# Step functions and tests: no gradient (sgn's is 0; heaviside has none in torch).
+NO_GRAD = {k for k in CASES if k.endswith((":int", ":bool", ":edges", ":eps_edges"))}
+NO_GRAD |= {"sgn", "signbit", "isposinf", "isneginf", "heaviside"}
+# clamped at the bounds: a kink where finite differences straddle it
+NOT_SMOOTH = {"logit:eps", "logit:eps_crossed"}
+FIRST_ORDER_ONLY: set[str] = set()
