@@ -23,6 +23,7 @@ from minigrad.tensor.base import TensorBase
 from minigrad.tensor.ops import (
     arithmetic,
     contractions,
+    counterparts,
     counting,
     layout,
     logic,
@@ -60,6 +61,20 @@ class MoreMethods:
     def dot(self, tensor: Any) -> Any:
         tensor_arguments("dot", tensor, method=True, names=("input", "tensor"))
         return matrix_products.dot(self, tensor)
+
+    def vdot(self, other: Any) -> Any:
+        tensor_arguments("vdot", other, method=True)
+        return counterparts.vdot(self, other)
+
+    def msort(self) -> Any:
+        return counterparts.msort(self)
+
+    def diagflat(self, offset: int = 0) -> Any:
+        return counterparts.diagflat(self, offset)
+
+    def take(self, index: Any) -> Any:
+        tensor_arguments("take", index, method=True, names=("input", "index"))
+        return counterparts.take(self, index)
 
     def addmm(self, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
         return matrix_products.addmm(self, mat1, mat2, beta=beta, alpha=alpha)

@@ -3,7 +3,7 @@
 absolute, negative, positive, rad2deg, deg2rad, sinc, logaddexp2 (elementwise, with
 ``:edges`` at NaN, +-inf, +-0 and ``:int``/``:bool`` dtypes); swapdims (swapaxes: core.py), ravel,
 fliplr, flipud, rot90, atleast_1d/2d/3d, column_stack, row_stack, hsplit, vsplit, dsplit,
-inner, gradient and ``Tensor.unfold`` on the usual random views (transposed, strided, stride-0, 0-d,
+inner, gradient, ``Tensor.unfold``, msort, diagflat, vdot and take on the usual random views (transposed, strided, stride-0, 0-d,
 empty and size-1 axes).
 """
 
@@ -101,6 +101,26 @@ def inner_case(draw):
 
 
 @st.composite
+def vdot_case(draw):
+    k = draw(st.integers(0, 3))
+    return draw(on([(k,), (k,)], [normal, normal], lambda d, rng: (mg.vdot, torch.vdot)))
+
+
+def _diagflat(draw, shape, rng):
+    offset = draw(st.integers(-2, 2))
+    return (lambda x: mg.diagflat(x, offset)), (lambda t: torch.diagflat(t, offset))
+
+
+def _take(draw, shape, rng):
+    """Positions from -n to n-1 (both ends drawn), in an index of 0-2 axes."""
+    n = int(np.prod(shape))
+    index_shape = draw(st.sampled_from([(), (0,), (3,), (2, 2)]))
+    index = rng.integers(-n, n, size=index_shape)
+    index.reshape(-1)[:2] = [-n, n - 1][: index.size]
+    return (lambda x: mg.take(x, mg.tensor(index))), (lambda t: torch.take(t, torch.tensor(index)))
+
+
+@st.composite
 def gradient_case(draw, coordinates):
     """``gradient`` along drawn axes (each of 3 or more samples), uniform spacing or, with
     ``coordinates``, increasing sample positions (constants: no gradient of their own)."""
@@ -178,11 +198,17 @@ CASES = {
     "gradient:coordinates": gradient_case(True),
     # a contraction
     "inner": inner_case(),
+    # counterparts built of rows (ops/counterparts.py)
+    "msort": one_shape(lambda d, s, rng: (mg.msort, torch.msort)),
+    "diagflat": one_shape(_diagflat),
+    "vdot": vdot_case(),
+    "take": one_shape(_take, min_side=1),
 }
 
 # Integer and bool inputs of the moves: values and dtypes.
-for _key in ("rot90", "fliplr", "hsplit", "column_stack", "Tensor.unfold", "inner"):
-    for _dtype in ("int64", "bool") if _key != "inner" else ("int64",):
+for _key in ("rot90", "fliplr", "hsplit", "column_stack", "Tensor.unfold", "inner", "msort",
+             "diagflat", "vdot", "take"):  # fmt: skip
+    for _dtype in ("int64", "bool") if _key not in ("inner", "vdot") else ("int64",):
         CASES[f"{_key}:{_dtype}"] = CASES[_key].map(
             lambda case, dtype=_dtype: Case(
                 lambda *xs: case.mg_fn(*[_as(x * 3, dtype) for x in xs]),

@@ -113,3 +113,50 @@ EINSUM = {
 @pytest.mark.parametrize("name", sorted(EINSUM))
 def test_einsum_refuses_as_torch(name):
     same(EINSUM[name])
+
+
+def _m(m):
+    return m.tensor([[1.0, 2.0], [3.0, 4.0]])
+
+
+COUNTERPARTS = {
+    "msort 0-d": lambda m: m.msort(m.tensor(3.0)),
+    "msort bool": lambda m: m.msort(m.tensor([True, False])),
+    "msort a list": lambda m: m.msort([1, 2]),
+    "diagflat 0-d": lambda m: m.diagflat(m.tensor(3.0)),
+    "diagflat matrix below": lambda m: m.diagflat(m.tensor([[1, 2], [3, 4]]), -1),
+    "diagflat empty": lambda m: m.diagflat(m.ones((0, 2))),
+    "vdot dtypes": lambda m: m.vdot(m.tensor([1.0, 2]), m.tensor([1.0, 2], dtype=m.float64)),
+    "vdot matrix": lambda m: m.vdot(_m(m), m.tensor([1.0, 2])),
+    "vdot lengths": lambda m: m.vdot(m.tensor([1.0, 2]), m.tensor([1.0, 2, 3])),
+    "vdot ints": lambda m: m.vdot(m.tensor([1, 2]), m.tensor([3, 4])),
+    "vdot bool": lambda m: m.vdot(m.tensor([True]), m.tensor([True])),
+    "vdot a number": lambda m: m.vdot(m.tensor([1.0, 2]), 2.0),
+    "method vdot a number": lambda m: m.tensor([1.0, 2]).vdot(2.0),
+    "vdot empty": lambda m: m.vdot(m.ones(0), m.ones(0)),
+    "take both ends": lambda m: m.take(_m(m), m.tensor([[0, -4], [3, -1]])),
+    "take past the end": lambda m: m.take(_m(m), m.tensor([1, 4])),
+    "take before the start": lambda m: m.take(_m(m), m.tensor([-5])),
+    "take float index": lambda m: m.take(_m(m), m.tensor([1.0])),
+    "take int32 index": lambda m: m.take(_m(m), m.tensor([1], dtype=m.int32)),
+    "take a list": lambda m: m.take(_m(m), [1]),
+    "method take a list": lambda m: _m(m).take([1]),
+    "take from empty": lambda m: m.take(m.tensor([]), m.tensor([0])),
+    "take nothing from empty": lambda m: m.take(m.tensor([]), m.tensor([], dtype=m.int64)),
+    "take 0-d": lambda m: m.take(m.tensor(5.0), m.tensor(0)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COUNTERPARTS))
+def test_counterparts_are_torch(name):
+    same(COUNTERPARTS[name])
+
+
+def test_take_reads_where_it_is_traced_and_batched():
+    index = mg.tensor([3, -1, 0])
+    x = mg.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    mg.take(x, index).sum().backward()
+    assert x.grad.tolist() == [[1.0, 0.0], [0.0, 2.0]]
+    batch = mg.arange(8.0).reshape(2, 2, 2)
+    assert mg.vmap(lambda r: mg.take(r, index))(batch).tolist() == [[3, 3, 0], [7, 7, 4]]
+    assert mg.jit(lambda a: mg.take(a, index))(batch[1]).tolist() == [7, 7, 4]
