@@ -73,7 +73,7 @@ from minigrad.tensor.ops.contractions import (
     tril,
     triu,
 )
-from minigrad.tensor.ops.counterparts import diagflat, msort, take, vdot
+from minigrad.tensor.ops.counterparts import addmv, addr, aminmax, diagflat, msort, take, vdot
 from minigrad.tensor.ops.counting import count_nonzero, nanmean, nansum
 from minigrad.tensor.ops.elementwise import (
     abs,
@@ -541,7 +541,7 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ += ["diagflat", "msort", "take", "vdot"]  # ops/counterparts.py
+__all__ += ["addmv", "addr", "aminmax", "diagflat", "msort", "take", "vdot"]  # ops/counterparts.py
 __all__ += [  # PyTorch's other spellings (ops/spellings.py)
     "absolute",
     "atleast_1d",

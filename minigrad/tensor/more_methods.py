@@ -66,6 +66,17 @@ class MoreMethods:
         tensor_arguments("vdot", other, method=True)
         return counterparts.vdot(self, other)
 
+    def addmv(self, mat: Any, vec: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
+        tensor_arguments("addmv", mat, vec, method=True, names=("input", "mat", "vec"))
+        return counterparts.addmv(self, mat, vec, beta=beta, alpha=alpha)
+
+    def addr(self, vec1: Any, vec2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
+        tensor_arguments("addr", vec1, vec2, method=True, names=("input", "vec1", "vec2"))
+        return counterparts.addr(self, vec1, vec2, beta=beta, alpha=alpha)
+
+    def aminmax(self, *, dim: int | None = None, keepdim: bool = False) -> Any:
+        return counterparts.aminmax(self, dim=dim, keepdim=keepdim)
+
     def msort(self) -> Any:
         return counterparts.msort(self)
 

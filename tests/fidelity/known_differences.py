@@ -19,7 +19,7 @@ KNOWN: dict[tuple[str, str, int], tuple[str, str, str]] = {}
 # dtype it lacks (``byte``, ``short``, complex), except ``__rdiv__`` (Python 3 has no such
 # operator).
 MISSING_VARIANTS = {
-    "__rdiv__", "addbmm", "addbmm_", "addmv", "addmv_", "addr", "addr_", "aminmax", "angle",
+    "__rdiv__", "addbmm", "addbmm_", "addmv_", "addr_", "angle",
     "argwhere", "as_strided", "as_strided_", "as_strided_scatter", "byte", "cdouble", "cfloat",
     "chalf", "char", "cholesky", "cholesky_inverse", "cholesky_solve", "conj", "conj_physical",
     "conj_physical_", "corrcoef", "cov", "diagonal_scatter", "digamma", "digamma_", "dist",

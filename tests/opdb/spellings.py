@@ -3,7 +3,7 @@
 absolute, negative, positive, rad2deg, deg2rad, sinc, logaddexp2 (elementwise, with
 ``:edges`` at NaN, +-inf, +-0 and ``:int``/``:bool`` dtypes); swapdims (swapaxes: core.py), ravel,
 fliplr, flipud, rot90, atleast_1d/2d/3d, column_stack, row_stack, hsplit, vsplit, dsplit,
-inner, gradient, ``Tensor.unfold``, msort, diagflat, vdot and take on the usual random views (transposed, strided, stride-0, 0-d,
+inner, gradient, ``Tensor.unfold``, msort, diagflat, vdot, take, aminmax, addmv and addr on the usual random views (transposed, strided, stride-0, 0-d,
 empty and size-1 axes).
 """
 
@@ -120,6 +120,40 @@ def _take(draw, shape, rng):
     return (lambda x: mg.take(x, mg.tensor(index))), (lambda t: torch.take(t, torch.tensor(index)))
 
 
+def _aminmax(draw, shape, rng):
+    if not shape or draw(st.booleans()):  # over everything (both sides refuse empty inputs)
+        return (lambda x: mg.aminmax(x)), (lambda t: torch.aminmax(t))
+    d, keep = draw(st.integers(-len(shape), len(shape) - 1)), draw(st.booleans())
+    return (lambda x: mg.aminmax(x, dim=d, keepdim=keep)), (
+        lambda t: torch.aminmax(t, dim=d, keepdim=keep)
+    )
+
+
+@st.composite
+def addmv_case(draw):
+    n, k = draw(st.integers(0, 3)), draw(st.integers(0, 3))
+    # An input that broadcasts beside an empty mat keeps its shape in PyTorch, whose backward
+    # then fails: test_torch_fidelity_leftovers.py checks those values.
+    first = draw(st.sampled_from([(n,), (1,), ()] if n * k else [(n,)]))
+    beta, alpha = draw(st.sampled_from([(1, 1), (0.5, 2), (0, -1), (2, 0)]))
+    return draw(on([first, (n, k), (k,)], [normal] * 3, lambda d, rng: (
+        lambda *xs: mg.addmv(*xs, beta=beta, alpha=alpha),
+        lambda *ts: torch.addmv(*ts, beta=beta, alpha=alpha))))  # fmt: skip
+
+
+@st.composite
+def addr_case(draw, dtype=None):
+    """``addr``; integer and bool inputs (``dtype``) take integer factors only, as in PyTorch."""
+    n, m = draw(st.integers(0, 3)), draw(st.integers(0, 3))
+    first = draw(st.sampled_from([(n, m), (1, m), (m,), ()]))
+    factors = [(1, 1), (3, 2), (0, -1), (2, 0)] if dtype else [(1, 1), (0.5, 2), (0, -1), (2, 0)]
+    beta, alpha = draw(st.sampled_from(factors))
+    cast = (lambda x: _as(x * 3, dtype)) if dtype else (lambda x: x)
+    return draw(on([first, (n,), (m,)], [normal] * 3, lambda d, rng: (
+        lambda *xs: mg.addr(*[cast(x) for x in xs], beta=beta, alpha=alpha),
+        lambda *ts: torch.addr(*[cast(t) for t in ts], beta=beta, alpha=alpha))))  # fmt: skip
+
+
 @st.composite
 def gradient_case(draw, coordinates):
     """``gradient`` along drawn axes (each of 3 or more samples), uniform spacing or, with
@@ -203,11 +237,16 @@ CASES = {
     "diagflat": one_shape(_diagflat),
     "vdot": vdot_case(),
     "take": one_shape(_take, min_side=1),
+    "aminmax": one_shape(_aminmax, min_side=1),
+    "addmv": addmv_case(),
+    "addr": addr_case(),
+    "addr:int64": addr_case("int64"),
+    "addr:bool": addr_case("bool"),
 }
 
 # Integer and bool inputs of the moves: values and dtypes.
 for _key in ("rot90", "fliplr", "hsplit", "column_stack", "Tensor.unfold", "inner", "msort",
-             "diagflat", "vdot", "take"):  # fmt: skip
+             "diagflat", "vdot", "take", "aminmax"):  # fmt: skip
     for _dtype in ("int64", "bool") if _key not in ("inner", "vdot") else ("int64",):
         CASES[f"{_key}:{_dtype}"] = CASES[_key].map(
             lambda case, dtype=_dtype: Case(

@@ -160,3 +160,61 @@ def test_take_reads_where_it_is_traced_and_batched():
     batch = mg.arange(8.0).reshape(2, 2, 2)
     assert mg.vmap(lambda r: mg.take(r, index))(batch).tolist() == [[3, 3, 0], [7, 7, 4]]
     assert mg.jit(lambda a: mg.take(a, index))(batch[1]).tolist() == [7, 7, 4]
+
+
+def _vectors(m, n, dtype=None):
+    return m.arange(1, n + 1, dtype=dtype or m.float32)
+
+
+PRODUCTS = {
+    "aminmax all": lambda m: m.aminmax(_m(m)),
+    "aminmax dim keepdim": lambda m: m.aminmax(_m(m), dim=-2, keepdim=True),
+    "aminmax empty": lambda m: m.aminmax(m.ones(0)),
+    "aminmax empty dim": lambda m: m.aminmax(m.ones((0, 2)), dim=-2),
+    "aminmax empty other dim": lambda m: m.aminmax(m.ones((0, 2)), dim=1),
+    "aminmax 0-d dim": lambda m: m.aminmax(m.tensor(2.0), dim=-1, keepdim=True),
+    "aminmax dim out of range": lambda m: m.aminmax(m.tensor(2.0), dim=1),
+    "aminmax positional dim": lambda m: m.aminmax(_m(m), 0),
+    "method aminmax bool": lambda m: m.tensor([True, False]).aminmax(),
+    "addmv": lambda m: m.addmv(_vectors(m, 2), _m(m), _vectors(m, 2), beta=0.5, alpha=2),
+    "addmv beta 0 drops nan": lambda m: m.addmv(
+        m.tensor([float("nan"), 1.0]), _m(m), _vectors(m, 2), beta=0
+    ),
+    "addmv matrix input": lambda m: m.addmv(_m(m), _m(m), _vectors(m, 2)),
+    "addmv input size": lambda m: m.addmv(_vectors(m, 3), m.ones((2, 3)), _vectors(m, 3)),
+    "addmv vec size": lambda m: m.addmv(_vectors(m, 2), m.ones((2, 3)), _vectors(m, 2)),
+    "addmv dtypes": lambda m: m.addmv(_vectors(m, 2, m.float64), _m(m), _vectors(m, 2)),
+    "addmv ints, float alpha": lambda m: m.addmv(
+        m.ones(2, dtype=m.int64), m.ones((2, 3), dtype=m.int64), _vectors(m, 3, m.int64), alpha=1.5
+    ),
+    "addmv empty mat keeps input's shape": lambda m: m.addmv(
+        m.tensor([2.0]), m.ones((2, 0)), m.ones(0), beta=3
+    ),
+    "addmv empty mat, beta 0": lambda m: m.addmv(
+        m.tensor([2.0]), m.ones((2, 0)), m.ones(0), beta=0
+    ),
+    "method addmv a list": lambda m: m.ones(2).addmv(m.ones((2, 3)), [1, 2, 3]),
+    "addr": lambda m: m.addr(m.ones(3), _vectors(m, 2), _vectors(m, 3), beta=2, alpha=0.5),
+    "addr promotes": lambda m: m.addr(m.ones((2, 3), dtype=m.float64), m.ones(2), m.ones(3)),
+    "addr vec rank": lambda m: m.addr(m.ones((2, 3)), m.ones((2, 1)), m.ones(3)),
+    "addr input shape": lambda m: m.addr(m.ones((3, 3)), m.ones(2), m.ones(3)),
+    "addr input rank": lambda m: m.addr(m.ones((2, 3, 1)), m.ones(2), m.ones(3)),
+    "addr ints, float beta": lambda m: m.addr(
+        m.ones((2, 3), dtype=m.int64), _vectors(m, 2, m.int64), _vectors(m, 3, m.int64), beta=1.5
+    ),
+    "addr ints, float alpha": lambda m: m.addr(
+        m.ones((2, 3), dtype=m.int64), _vectors(m, 2, m.int64), _vectors(m, 3, m.int64), alpha=1.5
+    ),
+    "addr bool": lambda m: m.addr(
+        m.tensor([[True], [False]]), m.tensor([False, True]), m.tensor([True, False, True]), beta=2
+    ),
+    "addr bool, alpha False": lambda m: m.addr(
+        m.tensor([[True], [False]]), m.tensor([True, True]), m.tensor([True, False]), alpha=False
+    ),
+    "method addr a number": lambda m: m.ones((2, 3)).addr(m.ones(2), 1.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PRODUCTS))
+def test_aminmax_addmv_and_addr_are_torch(name):
+    same(PRODUCTS[name])

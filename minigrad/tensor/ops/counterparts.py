@@ -13,19 +13,28 @@ checks of the arguments are written here.
 
 from __future__ import annotations
 
+from collections import namedtuple
+from typing import Any
+
 import numpy as np
 
 from minigrad.backends.contract import TracerError
+from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.ops.contractions import diag
+from minigrad.tensor.ops.contractions import diag, outer
 from minigrad.tensor.ops.elementwise import add, compare, tensor_arguments, where
-from minigrad.tensor.ops.indexing import GATHER
-from minigrad.tensor.ops.matrix_products import _SCALAR_NAMES, dot
+from minigrad.tensor.ops.indexing import GATHER, as_tensor
+from minigrad.tensor.ops.logic import logical_and, logical_or
+from minigrad.tensor.ops.matrix_products import _SCALAR_NAMES, _scaled_sum, dot, mv
 from minigrad.tensor.ops.movement import reshape
+from minigrad.tensor.ops.rearrange import clone, expand
+from minigrad.tensor.ops.reductions import amax, amin, normalize_axes
 from minigrad.tensor.ops.sorting import sort
 from minigrad.tensor.record import apply
 
-__all__ = ["diagflat", "msort", "take", "vdot"]
+__all__ = ["addmv", "addr", "aminmax", "diagflat", "msort", "take", "vdot"]
+
+AminmaxResult = namedtuple("aminmax", ["min", "max"])
 
 
 def msort(input: Tensor) -> Tensor:
@@ -105,3 +114,108 @@ def _in_range(index: Tensor, n: int) -> None:
             f"out of range: tried to access index {int(values[bad[0]])} on a tensor of {n} "
             f"elements.\ntake: positions count from {-n} to {n - 1}"
         )
+
+
+def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> AminmaxResult:
+    """``(min, max)``: ``amin`` and ``amax`` of ``input``, over all of it or along ``dim``.
+
+    >>> import minigrad as mg
+    >>> mg.aminmax(mg.tensor([[1.0, 5.0], [3.0, -2.0]]), dim=1)
+    aminmax(min=tensor([ 1., -2.]), max=tensor([5., 3.]))
+    """
+    tensor_arguments("aminmax", input, names=("input",))
+    if dim is None:
+        if input.size == 0:
+            raise RuntimeError(
+                "aminmax(): cannot compute aminmax over an empty dimension as the operation "
+                "has no identity.\naminmax: name a dim= whose size is not 0"
+            )
+        axes: Any = tuple(range(input.ndim))
+    else:
+        (d,) = normalize_axes(dim, max(input.ndim, 1))
+        if input.ndim and input.shape[d] == 0:
+            raise IndexError(
+                f"aminmax: Expected reduction dim {d} to have non-zero size.\n"
+                f"aminmax: input has shape {input.shape}"
+            )
+        axes = (d,) if input.ndim else ()
+    return AminmaxResult(amin(input, axes, keepdim), amax(input, axes, keepdim))
+
+
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * (mat @ vec)``, ``input`` broadcast to the product's shape.
+
+    As in PyTorch, where ``mat`` is empty and ``beta`` is not 0 the result is
+    ``beta * input`` in ``input``'s own shape.
+
+    >>> import minigrad as mg
+    >>> mg.addmv(mg.tensor([1.0, 1.0]), mg.eye(2), mg.tensor([2.0, 3.0]), alpha=2)
+    tensor([5., 7.])
+    """
+    tensor_arguments("addmv", input, mat, vec, names=("input", "mat", "vec"))
+    if input.ndim > 1 or mat.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(
+            f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, {vec.ndim}\n"
+            f"addmv: input a vector (or 0-d), mat a matrix, vec a vector; got shapes "
+            f"{input.shape}, {mat.shape} and {vec.shape}"
+        )
+    n, k = mat.shape
+    if k != vec.shape[0] or input.size not in (1, n):
+        raise RuntimeError(
+            f"size mismatch, got input ({input.size}), mat ({n}x{k}), vec ({vec.shape[0]})\n"
+            "addmv: mat's columns must match vec's length, and input is as long as mat's rows"
+        )
+    if not input.dtype == mat.dtype == vec.dtype:
+        names = [_SCALAR_NAMES.get(t.dtype.name, t.dtype.name) for t in (input, mat, vec)]
+        raise RuntimeError(
+            f"addmv input tensors must have the same dtype, but got {names[0]}, {names[1]}, "
+            f"and {names[2]}\naddmv: convert them first, e.g. mat.to(input.dtype)"
+        )
+    if input.dtype == np.dtype(bool):
+        raise NotImplementedError(
+            "\"addmv_impl_cpu\" not implemented for 'Bool'\naddmv: convert first, e.g. "
+            "x.to(mg.int64)"
+        )
+    if mat.size == 0 and beta != 0:  # PyTorch's result keeps input's shape here (it warns)
+        beta = beta if dtypes.is_floating(input.dtype) else int(beta)
+        return input * beta if beta != 1 else clone(input)
+    return _scaled_sum(input, mv(mat, vec), beta, alpha, "addmv")
+
+
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * outer(vec1, vec2)``, ``input`` broadcast to the product's shape.
+
+    >>> import minigrad as mg
+    >>> mg.addr(mg.zeros((2, 2)), mg.tensor([1.0, 2.0]), mg.tensor([1.0, -1.0]))
+    tensor([[ 1., -1.],
+            [ 2., -2.]])
+    """
+    tensor_arguments("addr", input, vec1, vec2, names=("input", "vec1", "vec2"))
+    for name, v in (("vec1", vec1), ("vec2", vec2)):
+        if v.ndim != 1:
+            raise RuntimeError(
+                f"addr: Expected 1-D argument {name}, but got {v.ndim}-D\n"
+                f"addr: {name} has shape {v.shape}"
+            )
+    product = outer(vec1, vec2)
+    if input.ndim > 2:
+        name = _SCALAR_NAMES.get(input.dtype.name, input.dtype.name)
+        sizes = ", ".join(str(n) for n in input.shape)
+        raise RuntimeError(
+            f"expand(torch.{name}Tensor{{[{sizes}]}}, size=[{product.shape[0]}, "
+            f"{product.shape[1]}]): the number of sizes provided (2) must be greater or equal "
+            f"to the number of dimensions in the tensor ({input.ndim})\n"
+            f"addr: input must broadcast to the outer product's shape {product.shape}"
+        )
+    x = expand(input, product.shape)  # PyTorch's message where the shapes do not fit
+    if dtypes.result_dtype([x.dtype, product.dtype], []).kind in "iub":
+        for name, factor in (("beta", beta), ("alpha", alpha)):
+            if isinstance(factor, float):
+                raise RuntimeError(
+                    f"For integral input tensors, argument {name} must not be a floating "
+                    f"point number.\naddr: give {name} as an int, or make input a float tensor"
+                )
+    if x.dtype == product.dtype == np.dtype(bool):  # PyTorch's logical form
+        kept = logical_and(x, as_tensor(bool(beta), x))
+        return logical_or(kept, logical_and(product, as_tensor(bool(alpha), x)))
+    return _scaled_sum(x, product, beta, alpha, "addr")
