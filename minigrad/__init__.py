@@ -273,6 +273,9 @@ from minigrad.tensor import (  # issue 22: PyTorch's daily vocabulary
     logspace,
 )
 from minigrad.tensor import (  # special functions and sign tests
+    digamma,
+    lgamma,
+    polygamma,
     erfc,
     erfinv,
     float_power,

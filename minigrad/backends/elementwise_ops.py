@@ -115,6 +115,29 @@ def _erfinv(x):
     return np.asarray(_python_erfinv(x.astype(np.float64)), dtype=x.dtype)
 
 
+# The gamma family element by element, in x's precision (float32 for 16-bit floats) as
+# PyTorch's: on NumPy scalars, whose ** and / give inf past the range where Python's
+# floats raise (as the compiled kernels and PyTorch do).
+def _gamma_family(function, x, *parameters):
+    kind = x.dtype.type if x.dtype.itemsize >= 4 else np.float32
+    each = np.frompyfunc(lambda v, *p: function(kind(v), *map(float, p)), 1 + len(parameters), 1)
+    with np.errstate(all="ignore"):
+        return np.asarray(each(x.astype(kind), *parameters), dtype=x.dtype)
+
+
+def _lgamma(x):
+    return _gamma_family(m.lgamma, x)
+
+
+def _digamma(x):
+    return _gamma_family(m.digamma, x)
+
+
+def _polygamma(x, n):
+    """The n-th derivative of digamma (n: a 0-d array)."""
+    return _gamma_family(m.polygamma, x, n)
+
+
 def _logit(x):
     """log(x / (1 - x)), PyTorch's spelling (its -inf at 0, inf at 1, NaN outside)."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -244,6 +267,8 @@ op("erf",            m.erf,              _erf,                                 C
 op("erfc",           m.erfc,             _erfc,                                COMPOSITE)
 op("erfinv",         m.erfinv,           _erfinv,                              COMPOSITE)
 op("logit",          m.logit,            _logit)
+op("lgamma",         m.lgamma,           _lgamma,                              COMPOSITE)
+op("digamma",        m.digamma,          _digamma,                             COMPOSITE)
 op("square",         m.square,           np.square)
 op("reciprocal",     m.reciprocal,       np.reciprocal)
 op("rsqrt",          m.rsqrt,            lambda x: 1 / np.sqrt(x))
@@ -282,6 +307,8 @@ op("copysign",       m.copysign,         np.copysign)
 op("logaddexp",      m.logaddexp,        np.logaddexp)
 op("logaddexp2",     m.logaddexp2,       np.logaddexp2)
 op("xlogy",          m.xlogy,            _xlogy)
+# polygamma's second array is its order n (0-d), as softplus's threshold.
+op("polygamma",      m.polygamma,        _polygamma,                           COMPOSITE)
 # clamp_min and clamp_max keep a NaN from either side, as maximum does, and x at a tie.
 op("clamp_min",      m.clamp_min,        _larger,                              ELEMENTWISE)
 op("clamp_max",      m.clamp_max,        _smaller,                             ELEMENTWISE)

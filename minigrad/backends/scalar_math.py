@@ -263,6 +263,154 @@ def erfinv(y):
     return type(y)(x)
 
 
+def lgamma(x):
+    """log |Gamma(x)|: inf at 0 and at the negative integers (the poles) and at +-inf.
+
+    >>> lgamma(1.0), lgamma(0.0), lgamma(-2.0), lgamma(-math.inf), lgamma(math.nan)
+    (0.0, inf, inf, inf, nan)
+    """
+    if x != x:
+        return x
+    if x <= 0 and (x == type(x)(-math.inf) or x == math.floor(x)):
+        return type(x)(math.inf)
+    return math.lgamma(x)
+
+
+def digamma(x):
+    """Gamma'/Gamma, PyTorch's way (Cephes') and in x's precision: +-inf at -+0, NaN at the
+    negative integers, the reflection psi(x) = psi(1 - x) - pi / tan(pi frac(x)) below 0,
+    the recurrence psi(x) = psi(x + 1) - 1 / x up to 10, then the asymptotic series.
+
+    >>> round(digamma(1.0), 12), digamma(0.0), digamma(-0.0), digamma(-2.0), digamma(10.0)
+    (-0.577215664902, -inf, inf, nan, 2.251752589066721)
+    """
+    if x == 0:
+        return math.copysign(type(x)(math.inf), -x)
+    if x != x or x == type(x)(math.inf):
+        return x
+    reflected = type(x)(0)
+    if x < 0:
+        if x == type(x)(-math.inf) or x == math.floor(x):
+            return type(x)(math.nan)
+        whole = float(x)  # x's fraction in float64: tan(pi r) is exact where tan(pi x) is not
+        r = whole - math.trunc(whole)
+        reflected = type(x)(math.pi / math.tan(math.pi * r))
+        x = type(x)(1) - x
+    result = type(x)(0)
+    while x < type(x)(10):
+        result -= type(x)(1) / x
+        x += type(x)(1)
+    if x == type(x)(10):
+        return result + type(x)(2.25175258906672110764) - reflected
+    y = type(x)(0)
+    if x < type(x)(1.0e17):
+        z = type(x)(1) / (x * x)
+        p = type(x)(8.33333333333333333333e-2)
+        p = p * z + type(x)(-2.10927960927960927961e-2)
+        p = p * z + type(x)(7.57575757575757575758e-3)
+        p = p * z + type(x)(-4.16666666666666666667e-3)
+        p = p * z + type(x)(3.96825396825396825397e-3)
+        p = p * z + type(x)(-8.33333333333333333333e-3)
+        p = p * z + type(x)(8.33333333333333333333e-2)
+        y = z * p
+    return result + type(x)(math.log(x)) - type(x)(0.5) / x - y - reflected
+
+
+def _trigamma(x):
+    """The derivative of digamma, PyTorch's way and in x's precision: reflection below
+    1/2, six steps of the recurrence, then the asymptotic series."""
+    if x != x or x == type(x)(-math.inf):
+        return type(x)(math.nan)
+    pi = type(x)(math.pi)
+    sign = type(x)(1)
+    result = type(x)(0)
+    if x < type(x)(0.5):
+        sign = type(x)(-1)
+        s = type(x)(math.sin(pi * x))
+        result = type(x)(-math.inf) if s * s == 0 else -(pi * pi) / (s * s)
+        x = type(x)(1) - x
+    for _ in range(6):
+        result += type(x)(1) / (x * x)
+        x += type(x)(1)
+    ixx = type(x)(1) / (x * x)
+    sixth, thirtieth, fortysecond = type(x)(1.0 / 6), type(x)(1.0 / 30), type(x)(1.0 / 42)
+    one, two = type(x)(1), type(x)(2)
+    result += (one + one / (two * x) + ixx * (sixth - ixx * (thirtieth - ixx * fortysecond))) / x
+    return sign * result
+
+
+def _zeta(x, q):
+    """The Hurwitz zeta function sum over k >= 0 of (k + q)^-x, Cephes' (and PyTorch's)
+    way: terms until they stop counting, then the Euler-Maclaurin tail."""
+    machep = 1.11022302462515654042e-16
+    if x == 1.0:
+        return math.inf
+    if x < 1.0:
+        return math.nan
+    if q <= 0.0:
+        if q == -math.inf or q == math.floor(q):
+            return math.inf
+        if x != math.floor(x):
+            return math.nan
+    if -x * math.log(abs(q)) > 709.78:  # q^-x past float64: Python's ** raises
+        s = -math.inf if q < 0 and x % 2 == 1 else math.inf
+    else:
+        s = q**-x
+    a = q
+    i = 0
+    b = 0.0
+    while i < 9 or a <= 9.0:
+        i += 1
+        a += 1.0
+        b = a**-x
+        s += b
+        if -machep * s < b < machep * s:
+            return s
+    w = a
+    s += b * w / (x - 1.0)
+    s -= 0.5 * b
+    a = 1.0
+    k = 0.0
+    # Bernoulli-number denominators of the tail's terms
+    for j in range(12):
+        a *= x + k
+        b /= w
+        t = a * b / _ZETA_A[j]
+        s = s + t
+        if s != 0.0 and abs(t / s) < machep:  # (0 / 0 is NaN: not below)
+            return s
+        k += 1.0
+        a *= x + k
+        b /= w
+        k += 1.0
+    return s
+
+
+_ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
+           7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
+           -4.5979787224074726105e15, 1.8152105401943546773e17,
+           -7.1661652561756670113e18)  # fmt: skip
+
+
+def polygamma(x, n):
+    """The n-th derivative of digamma at x (n a whole number >= 0, given as a float):
+    digamma for n = 0, trigamma for 1, (-1)^(n+1) n! zeta(n + 1, x) above, as PyTorch.
+
+    >>> round(polygamma(1.0, 1.0), 8), round(polygamma(1.0, 2.0), 12)
+    (1.64493407, -2.404113806319)
+    """
+    if n == 0:
+        return digamma(x)
+    if x != x:
+        return x
+    if n == 1:
+        return _trigamma(x)
+    sign = 1.0 if n % 2 == 1 else -1.0
+    log_factorial = type(x)(math.lgamma(n + 1.0))  # rounded to x's precision, as PyTorch's
+    factorial = math.inf if log_factorial > 709.78 else math.exp(log_factorial)
+    return type(x)(sign * type(x)(factorial) * type(x)(_zeta(n + 1.0, float(x))))
+
+
 def logit(x):
     """log(x / (1 - x)): -inf at 0, inf at 1, NaN outside [0, 1].
 

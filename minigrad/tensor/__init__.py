@@ -250,6 +250,7 @@ from minigrad.tensor.ops.search import (
 )
 from minigrad.tensor.ops.sorting import argsort, sort, topk
 from minigrad.tensor.ops.special import (
+    digamma,
     erfc,
     erfinv,
     float_power,
@@ -257,7 +258,9 @@ from minigrad.tensor.ops.special import (
     isneginf,
     isposinf,
     ldexp,
+    lgamma,
     logit,
+    polygamma,
     sgn,
     signbit,
     xlogy,
@@ -586,6 +589,7 @@ __all__ += [  # factories
 
 
 __all__ += [  # special functions and sign tests (ops/special.py)
+    "digamma",
     "erfc",
     "erfinv",
     "float_power",
@@ -593,7 +597,9 @@ __all__ += [  # special functions and sign tests (ops/special.py)
     "isneginf",
     "isposinf",
     "ldexp",
+    "lgamma",
     "logit",
+    "polygamma",
     "sgn",
     "signbit",
     "xlogy",

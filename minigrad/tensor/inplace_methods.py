@@ -232,6 +232,15 @@ class InPlaceMethods:
     def erfinv_(self) -> Any:
         return changed(self, "erfinv")
 
+    def lgamma_(self) -> Any:
+        return changed(self, "lgamma")
+
+    def digamma_(self) -> Any:
+        return changed(self, "digamma")
+
+    def polygamma_(self, n: Any) -> Any:
+        return changed(self, "polygamma", n)
+
     def logit_(self, eps: Any = None) -> Any:
         return changed(self, "logit", eps)
 
@@ -242,6 +251,7 @@ class InPlaceMethods:
         return changed(self, "sgn")
 
     def heaviside_(self, values: Any) -> Any:
+        tensor_arguments("heaviside_", values, method=True, names=("input", "values"))
         return changed(self, "heaviside", values)
 
     def float_power_(self, exponent: Any) -> Any:
@@ -254,6 +264,7 @@ class InPlaceMethods:
         return changed(self, "float_power", exponent)
 
     def ldexp_(self, other: Any) -> Any:
+        tensor_arguments("ldexp_", other, method=True)
         if not dtypes.is_floating(self.dtype):
             raise RuntimeError(
                 f"ldexp can't be cast to the desired output type {TORCH_NAMES[self.dtype.name]}\n"

@@ -446,6 +446,15 @@ class MoreMethods:
     def erfinv(self) -> Any:
         return special.erfinv(self)
 
+    def lgamma(self) -> Any:
+        return special.lgamma(self)
+
+    def digamma(self) -> Any:
+        return special.digamma(self)
+
+    def polygamma(self, n: Any) -> Any:
+        return special.polygamma(n, self)
+
     def logit(self, eps: Any = None) -> Any:
         return special.logit(self, eps)
 

@@ -14,22 +14,21 @@ def _entries(ops, dtypes, indices, cls, why):
 KNOWN: dict[tuple[str, str, int], tuple[str, str, str]] = {}
 
 # The methods (``x.op(...)``) and in-place methods (``x.op_(...)``, ``F.op(x, inplace=True)``)
-# of torch 2.13's OpInfos that minigrad lacks. minigrad has no function of these names either (``digamma``,
-# ``lgamma``; ``svd`` is torch's older API, ``mg.linalg.svd`` the newer), or they need a
+# of torch 2.13's OpInfos that minigrad lacks. minigrad has no function of these names either (``gcd``,
+# ``i0``; ``svd`` is torch's older API, ``mg.linalg.svd`` the newer), or they need a
 # dtype it lacks (``byte``, ``short``, complex), except ``__rdiv__`` (Python 3 has no such
 # operator).
 MISSING_VARIANTS = {
     "__rdiv__", "addbmm", "addbmm_", "addmv_", "addr_", "angle",
     "argwhere", "as_strided", "as_strided_", "as_strided_scatter", "byte", "cdouble", "cfloat",
     "chalf", "char", "cholesky", "cholesky_inverse", "cholesky_solve", "conj", "conj_physical",
-    "conj_physical_", "corrcoef", "cov", "diagonal_scatter", "digamma", "digamma_", "dist",
-    "frexp", "gcd", "gcd_", "geqrf", "hash_tensor", "histc", "histogram", "i0", "i0_", "igamma",
-    "igamma_", "igammac", "igammac_", "index_copy", "index_copy_", "index_fill", "index_fill_",
-    "index_reduce", "index_reduce_", "isreal", "istft", "lcm", "lcm_", "lgamma", "lgamma_",
-    "logdet", "lu", "lu_solve", "masked_scatter", "masked_scatter_", "matrix_exp", "mode",
-    "mvlgamma", "mvlgamma_", "nanmedian", "nanquantile", "narrow_copy", "nextafter",
-    "nextafter_", "nonzero_static", "ormqr", "pinverse", "polygamma", "polygamma_", "put",
-    "put_", "qr", "quantile", "renorm", "renorm_", "resolve_conj", "resolve_neg",
-    "select_scatter", "short", "slice_scatter", "split_with_sizes", "stft", "sum_to_size",
-    "svd", "triangular_solve", "unique_consecutive", "unsafe_chunk", "unsafe_split",
+    "conj_physical_", "corrcoef", "cov", "diagonal_scatter", "dist", "frexp", "gcd", "gcd_",
+    "geqrf", "hash_tensor", "histc", "histogram", "i0", "i0_", "igamma", "igamma_", "igammac",
+    "igammac_", "index_copy", "index_copy_", "index_fill", "index_fill_", "index_reduce",
+    "index_reduce_", "isreal", "istft", "lcm", "lcm_", "logdet", "lu", "lu_solve",
+    "masked_scatter", "masked_scatter_", "matrix_exp", "mode", "mvlgamma", "mvlgamma_",
+    "nanmedian", "nanquantile", "narrow_copy", "nextafter", "nextafter_", "nonzero_static",
+    "ormqr", "pinverse", "put", "put_", "qr", "quantile", "renorm", "renorm_", "resolve_conj",
+    "resolve_neg", "select_scatter", "short", "slice_scatter", "split_with_sizes", "stft",
+    "sum_to_size", "svd", "triangular_solve", "unique_consecutive", "unsafe_chunk", "unsafe_split",
 }  # fmt: skip

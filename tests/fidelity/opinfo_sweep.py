@@ -298,7 +298,8 @@ def _as_array(value: Any) -> tuple[str, np.ndarray] | None:
         v = value.detach()
         if v.dtype == torch.bfloat16:
             v = v.float()
-        return str(value.dtype).removeprefix("torch."), v.cpu().numpy()
+        # (force: a gradient may be torch's zero tensor, sgn's, which refuses a plain numpy())
+        return str(value.dtype).removeprefix("torch."), v.cpu().numpy(force=True)
     if isinstance(value, mg.Tensor):
         array = np.asarray(value.detach().numpy())
         return str(value.dtype).removeprefix("minigrad.").removesuffix("_"), array

@@ -34,7 +34,7 @@ UNARY = [
     "rsqrt_", "exp_", "exp2_", "expm1_", "log_", "log2_", "log10_", "log1p_", "sin_", "cos_",
     "tan_", "asin_", "acos_", "atan_", "sinh_", "cosh_", "tanh_", "asinh_", "acosh_", "atanh_",
     "sigmoid_", "relu_", "erf_", "sinc_", "deg2rad_", "rad2deg_", "floor_", "ceil_", "trunc_", "frac_",
-    "round_", "nan_to_num_", "bitwise_not_", "logical_not_", "erfc_", "erfinv_", "logit_", "sgn_",
+    "round_", "nan_to_num_", "bitwise_not_", "logical_not_", "erfc_", "erfinv_", "logit_", "sgn_", "lgamma_", "digamma_",
 ]  # fmt: skip
 BINARY = [
     "atan2_", "arctan2_", "hypot_", "copysign_", "fmod_", "remainder_", "floor_divide_",
@@ -66,6 +66,7 @@ SPECIAL = {  # name -> (args of (lib, x, other) -> (args, kwargs))
     "baddbmm_:broadcast": lambda t, x, o: ((o[None, :, :3], o.T[None, :3]), {}),
     "mul_:broadcast": lambda t, x, o: ((o[None],), {}),
     "logit_:eps": lambda t, x, o: ((0.25,), {}),
+    "polygamma_": lambda t, x, o: ((2,), {}),
 }  # fmt: skip
 CASES = [*UNARY, *BINARY, *SPECIAL]
 DTYPES = list(EDGES)

@@ -1,6 +1,6 @@
 """Correctness-database rows: special functions and sign tests (``minigrad/tensor/ops/special.py``).
 
-erfc, erfinv, logit (with and without ``eps``), xlogy, sgn, signbit, isposinf,
+erfc, erfinv, lgamma, digamma, polygamma, logit (with and without ``eps``), xlogy, sgn, signbit, isposinf,
 isneginf, heaviside, float_power and ldexp against torch: on their smooth domains
 with gradients, and (``:edges``) at NaN, +-inf, +-0, with ``:int``/``:bool`` inputs,
 values and dtypes only. The drawn inputs include 0-d, empty and size-1 axes and views.
@@ -9,10 +9,12 @@ values and dtypes only. The drawn inputs include 0-d, empty and size-1 axes and 
 from __future__ import annotations
 
 import numpy as np
+import torch
 
-from opdb.daily import edges, ew, ew_as
+import minigrad as mg
+from opdb.daily import _as, edges, ew, ew_as
 from opdb.elementwise import inside_unit
-from opdb.strategies import normal, positive
+from opdb.strategies import elementwise, normal, positive
 
 
 def unit_interval(rng, shape):
@@ -25,7 +27,7 @@ def small_exponents(rng, shape):
     return np.asarray(rng.uniform(-3.0, 3.0, shape))
 
 
-UNARY = {"erfc": normal, "erfinv": inside_unit, "logit": unit_interval, "sgn": normal,
+UNARY = {"erfc": normal, "erfinv": inside_unit, "lgamma": normal, "digamma": normal, "logit": unit_interval, "sgn": normal,
          "signbit": normal, "isposinf": normal, "isneginf": normal}  # fmt: skip
 BINARY = {"xlogy": (normal, positive), "float_power": (positive, normal),
           "ldexp": (normal, small_exponents), "heaviside": (normal, normal)}  # fmt: skip
@@ -41,6 +43,21 @@ for _name, _domains in BINARY.items():
     CASES[f"{_name}:edges"] = ew(_name, [edges, edges])
     CASES[f"{_name}:int"] = ew_as(_name, "int64", [lambda rng, shape: normal(rng, shape) * 3] * 2)
     CASES[f"{_name}:bool"] = ew_as(_name, "bool", [normal, normal])
+CASES["polygamma"] = elementwise(
+    lambda x: mg.polygamma(2, x), lambda x: torch.polygamma(2, x), [positive]
+)
+CASES["polygamma:1"] = elementwise(lambda x: x.polygamma(1), lambda x: x.polygamma(1), [normal])
+CASES["polygamma:0"] = elementwise(
+    lambda x: mg.polygamma(0, x), lambda x: torch.polygamma(0, x), [normal]
+)
+CASES["polygamma:edges"] = elementwise(
+    lambda x: mg.polygamma(3, x), lambda x: torch.polygamma(3, x), [edges]
+)
+CASES["polygamma:int"] = elementwise(
+    lambda x: mg.polygamma(1, _as(x * 3, "int64")),
+    lambda x: torch.polygamma(1, _as(x * 3, "int64")),
+    [normal],
+)
 CASES["logit:eps"] = ew("logit", [normal], eps=0.2)
 CASES["logit:eps_edges"] = ew("logit", [edges], eps=0.2)
 CASES["logit:eps_crossed"] = ew("logit", [unit_interval], eps=0.7)  # eps > 1 - eps, torch's order

@@ -1,13 +1,16 @@
-"""Special functions and sign tests: erfc, erfinv, logit, xlogy, signbit, ... (lessons 04-05).
+"""Special functions and sign tests: erfc, erfinv, lgamma, logit, xlogy, ... (lessons 04-05).
 
-``erfc``, ``erfinv``, ``logit`` and ``xlogy`` are registry rows: a scalar body
+``erfc``, ``erfinv``, ``lgamma``, ``digamma``, ``polygamma``, ``logit`` and
+``xlogy`` are registry rows: a scalar body
 (``minigrad/backends/scalar_math.py``) and one derivative, written in tensor
 operations, so their second derivatives, forward mode, vmap and jit need
 nothing more. The derivatives are PyTorch's formulas:
 
 - erfc' = -2/sqrt(pi) e^(-x^2), erfinv' = sqrt(pi)/2 e^(erfinv(x)^2) (the
   output, saved);
-- logit' = 1 / (x (1 - x)); with ``eps`` the input is first clamped to
+- lgamma' = digamma, digamma' = polygamma(1, ·), polygamma(n, ·)' = polygamma(n + 1, ·),
+  so every order of derivative is one more row call;
+- logit' = 1 / (x (1 - x)) (NaN outside [0, 1]); with ``eps`` the input is first clamped to
   ``[eps, 1 - eps]``, and the slope is 0 where it was moved (a NaN passes);
 - xlogy's slopes: ``xlogy(x != 0, y)`` in x (0 where x == 0) and ``x / y`` in y.
 
@@ -42,6 +45,7 @@ from minigrad.tensor.ops.elementwise import (
 )
 from minigrad.tensor.ops.logic import _constant
 from minigrad.tensor.ops.math import UNIT_SIGN
+from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
 
 SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2
@@ -55,6 +59,14 @@ LOGIT = _map("logit", lambda v, out, x: where(compare("lt", x, 0), math.nan, whe
     compare("gt", x, 1), math.nan, v / (x * (1 - x)))), saves=(0,))
 XLOGY = _zip("xlogy", (lambda v, out, x, y: v * xlogy(compare("ne", x, 0).to(x.dtype), y),
                        lambda v, out, x, y: v * x / y), saves=(0, 1))
+LGAMMA = _map("lgamma", lambda v, out, x: v * digamma(x), saves=(0,))
+DIGAMMA = _map("digamma", lambda v, out, x: v * polygamma(1, x), saves=(0,))
+# polygamma(n, x) for n >= 1; the order is a parameter (a 0-d array to the kernel).
+POLYGAMMA = Primitive("polygamma",
+                      lambda backend, x, n: backend.zip("polygamma", x,
+                                                        backend.full((), n, x.dtype)),
+                      derivatives=(lambda v, out, x, n: v * polygamma(n + 1, x),),
+                      saves=(0,), scalar="polygamma")
 # fmt: on
 
 
@@ -83,6 +95,55 @@ def erfinv(input: Any) -> Tensor:
     tensor([  0.,  inf, -inf,  nan])
     """
     return apply(ERFINV, (_floating("erfinv", input),))
+
+
+def lgamma(input: Any) -> Tensor:
+    """log |Gamma(x)|: inf at the poles (0 and the negative integers) and at +-inf.
+
+    >>> import minigrad as mg
+    >>> mg.lgamma(mg.tensor([1.0, 3.0, 0.0, -1.0]))
+    tensor([0.    , 0.6931,    inf,    inf])
+    """
+    return apply(LGAMMA, (_floating("lgamma", input),))
+
+
+def digamma(input: Any) -> Tensor:
+    """Gamma'(x) / Gamma(x), the derivative of ``lgamma``: -inf at +0, inf at -0, NaN at the
+    negative integers (PyTorch's convention).
+
+    >>> import minigrad as mg
+    >>> mg.digamma(mg.tensor([1.0, 0.0, -2.0]))
+    tensor([-0.5772,    -inf,     nan])
+    """
+    return apply(DIGAMMA, (_floating("digamma", input),))
+
+
+def polygamma(n: int, input: Any) -> Tensor:
+    """The n-th derivative of ``digamma`` (``polygamma(0, x)`` is digamma itself).
+
+    >>> import minigrad as mg
+    >>> mg.polygamma(1, mg.tensor([1.0, 2.0]))
+    tensor([1.6449, 0.6449])
+    """
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(
+            f"polygamma(): argument 'n' (position 1) must be int, not {type(n).__name__}\n"
+            "polygamma: the order n is a whole number, e.g. mg.polygamma(1, x)"
+        )
+    if not isinstance(input, Tensor):
+        raise TypeError(
+            f"polygamma(): argument 'input' (position 2) must be Tensor, not "
+            f"{type(input).__name__}\npolygamma: give x as a tensor, e.g. mg.tensor(x)"
+        )
+    if n < 0:
+        raise RuntimeError(
+            "polygamma(n, x) does not support negative n.\n"
+            f"polygamma: got n = {n}; the orders are 0 (digamma), 1, 2, ..."
+        )
+    x = _floating("polygamma", input)
+    if n == 0:
+        return apply(DIGAMMA, (x,))
+    return apply(POLYGAMMA, (x,), n=n)
 
 
 def logit(input: Any, eps: float | None = None) -> Tensor:
