@@ -1,8 +1,8 @@
 """``mg.linalg``: linear algebra under PyTorch's names (``torch.linalg``), lesson 06.
 
 The functions live in the tensor layer (``minigrad/tensor/ops/norms.py``,
-``minigrad/tensor/ops/linalg.py``,
-``minigrad/tensor/ops/decompositions.py``); this module only gathers them under the
+``minigrad/tensor/ops/linalg.py``, ``minigrad/tensor/ops/decompositions.py``,
+``minigrad/tensor/ops/inverses.py``); this module only gathers them under the
 namespace users know, so that ``mg.linalg.norm(x)`` reads as
 ``torch.linalg.norm(x)`` does.
 
@@ -12,7 +12,20 @@ namespace users know, so that ``mg.linalg.norm(x)`` reads as
 """
 
 from minigrad.tensor.ops.decompositions import LinAlgError, svd, svdvals
+from minigrad.tensor.ops.inverses import det, inv, matrix_power, slogdet
 from minigrad.tensor.ops.linalg import matmul
 from minigrad.tensor.ops.norms import matrix_norm, norm, vector_norm
 
-__all__ = ["LinAlgError", "matmul", "matrix_norm", "norm", "svd", "svdvals", "vector_norm"]
+__all__ = [
+    "LinAlgError",
+    "det",
+    "inv",
+    "matmul",
+    "matrix_norm",
+    "matrix_power",
+    "norm",
+    "slogdet",
+    "svd",
+    "svdvals",
+    "vector_norm",
+]

@@ -110,6 +110,7 @@ from minigrad.tensor.ops.indexing import (
     scatter_add,
     take_along_dim,
 )
+from minigrad.tensor.ops.inverses import det, inverse, logdet, matrix_power, slogdet
 from minigrad.tensor.ops.layout import (
     broadcast_tensors,
     diag_embed,

@@ -25,6 +25,7 @@ from minigrad.tensor.ops import (
     contractions,
     counterparts,
     counting,
+    inverses,
     layout,
     logic,
     matrix_products,
@@ -44,6 +45,22 @@ class MoreMethods:
     """Methods of ``Tensor`` added for PyTorch's daily vocabulary (see the module docstring)."""
 
     __slots__ = ()
+
+    # -- inverses and determinants (inverses.py) ------------------------------------
+    def inverse(self) -> Any:
+        return inverses.inverse(self)
+
+    def det(self) -> Any:
+        return inverses.det(self)
+
+    def slogdet(self) -> Any:
+        return inverses.slogdet(self)
+
+    def logdet(self) -> Any:
+        return inverses.logdet(self)
+
+    def matrix_power(self, n: int) -> Any:
+        return inverses.matrix_power(self, n)
 
     # -- matrix products ------------------------------------------------------------
     def mm(self, mat2: Any) -> Any:

@@ -49,6 +49,7 @@ from opdb import (
     decompositions,
     elementwise,
     inplace,
+    inverses,
     nn,
     nn_compositions,
     nn_grids,
@@ -62,7 +63,7 @@ from opdb.strategies import SEEDS, Case
 
 AREAS = (core, elementwise, reductions, contractions, shape, convolution, nn, inplace,
          nn_compositions, daily, nn_grids, collectives, control, attention, spellings,
-         decompositions, volumes, special)  # fmt: skip
+         decompositions, volumes, special, inverses)  # fmt: skip
 
 DATABASE: dict[str, Any] = {}
 NOT_SMOOTH: set[str] = set()

@@ -146,6 +146,8 @@ def _windows(x):
 
 # primitive -> (a program that runs it, input shapes, input domain). Each is
 # twice differentiable at its inputs, so gradgradcheck applies to all of them.
+_FOUR = mg.tensor(4.0 * np.eye(3))
+
 PROGRAMS = {
     "neg": (lambda x: -x, [(2, 3)], normal),
     "exp": (lambda x: x.exp(), [(2, 3)], normal),
@@ -194,6 +196,10 @@ PROGRAMS = {
     ),
     # singular values of a matrix drawn at random: distinct and nonzero, so smooth
     "svd": (lambda x: mg.linalg.svdvals(x).exp() * x.sum(), [(3, 4)], normal),
+    # inverses and determinants of matrices kept invertible by a diagonal of 4 (entries ~ N(0, 1))
+    "inv": (lambda x: mg.linalg.inv(x + _FOUR) * x, [(2, 3, 3)], normal),
+    "det": (lambda x: mg.linalg.det(x + _FOUR) * x.sum(), [(2, 3, 3)], normal),
+    "slogdet": (lambda x: mg.linalg.slogdet(x + _FOUR).logabsdet.exp() * x.sum(), [(3, 3)], normal),
     "max": (lambda x: x.amax(1) ** 2, [(2, 3)], apart),
     "min": (lambda x: x.amin(0) * x.min(), [(2, 3)], apart),
     "prod": (lambda x: x.prod(1) * x.prod(), [(2, 3)], normal),

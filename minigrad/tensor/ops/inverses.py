@@ -1,0 +1,331 @@
+"""The inverse and the determinant of square matrices, and their derivatives (lesson 06).
+
+Both come from one LU factorization ``P A = L U`` (``L`` with ones on its
+diagonal): ``det A = sign(P) * prod(diag U)``, and ``A`` is singular exactly when
+a diagonal entry of ``U`` is 0. The factorization runs on the host in NumPy, with
+LAPACK's partial pivoting (the largest entry of each column, first on ties), so
+a singular matrix is refused with PyTorch's message naming the same diagonal
+entry. The derivatives are the part worth reading:
+
+- ``d(A^-1) = -A^-1 dA A^-1``, so the cotangent of ``A`` is ``-A^-T g A^-T``;
+- ``d(det A) = <cof A, dA>`` with the cofactor matrix ``cof A = det(A) A^-T``
+  (Jacobi's formula). Where ``A`` is singular, ``A^-T`` does not exist but the
+  cofactors do: minigrad takes them from the SVD there (``det(U) det(Vh) U
+  diag(prod_{j != i} s_j) Vh``, PyTorch's formula when it builds a graph for
+  second derivatives), a constant, so only first derivatives;
+- ``d(log|det A|) = <A^-T, dA>``: the cofactors divided by the determinant.
+
+The rules call the rows again for ``A^-1`` and ``det A``, so second derivatives
+are the chain rule through the same rows.
+
+    >>> import minigrad as mg
+    >>> a = mg.tensor([[2.0, 1.0], [0.0, 4.0]], requires_grad=True)
+    >>> d = mg.linalg.det(a)
+    >>> d.backward()
+    >>> d, a.grad
+    (tensor(8., grad_fn=<det>), tensor([[ 4.,  0.],
+            [-1.,  2.]]))
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Any
+
+import numpy as np
+
+from minigrad.backends.contract import TracerError
+from minigrad.tensor import dtypes
+from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.ops.decompositions import LinAlgError
+from minigrad.tensor.ops.elementwise import where
+from minigrad.tensor.ops.linalg import matmul
+from minigrad.tensor.primitive import Primitive
+from minigrad.tensor.record import apply
+
+SlogdetResult = namedtuple("linalg_slogdet", ["sign", "logabsdet"])
+
+# PyTorch's names for dtypes in its messages.
+_TORCH_NAMES = {"int64": "Long", "int32": "Int", "bool": "Bool", "float16": "Half",
+                "bfloat16": "BFloat16"}  # fmt: skip
+
+
+def lu_diagonal(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(sign(P), diag U)`` of ``P A = L U`` for each matrix in ``a``, LAPACK's pivots.
+
+    >>> lu_diagonal(np.array([[1.0, 2.0], [2.0, 4.0]]))  # rows swapped, then a 0 pivot
+    (array(-1.), array([2., 0.]))
+    """
+    u = np.array(a, dtype=a.dtype, copy=True).reshape(int(np.prod(a.shape[:-2])), *a.shape[-2:])
+    n = u.shape[-1]
+    sign = np.ones(len(u), a.dtype)
+    rows = np.arange(len(u))
+    for k in range(n):
+        pivot = k + np.argmax(np.abs(u[:, k:, k]), axis=1)
+        swapped = pivot != k
+        sign[swapped] = -sign[swapped]
+        top = u[rows, k].copy()
+        u[rows, k] = u[rows, pivot]
+        u[rows, pivot] = top
+        head = u[:, k, k]
+        safe = np.where(head == 0, 1, head)  # a 0 pivot: its column is already 0 below
+        factors = np.where(head[:, None] == 0, 0, u[:, k + 1 :, k] / safe[:, None])
+        u[:, k + 1 :, k + 1 :] -= factors[:, :, None] * u[:, k, None, k + 1 :]
+    diagonal = np.diagonal(u, axis1=-2, axis2=-1)
+    return sign.reshape(a.shape[:-2]), diagonal.reshape(*a.shape[:-2], n)
+
+
+def _refuse_singular(a: np.ndarray, op: str) -> None:
+    """PyTorch's LinAlgError, naming the first zero pivot of the first singular matrix."""
+    _, diagonal = lu_diagonal(a)
+    zero = (diagonal == 0).reshape(-1, a.shape[-1])
+    singular = zero.any(axis=1)
+    if not singular.any():
+        return
+    first = int(np.argmax(singular))
+    which = f"(Batch element {first}): " if a.ndim > 2 else ""
+    raise LinAlgError(
+        f"{op}: {which}The diagonal element {int(np.argmax(zero[first])) + 1} is zero, the "
+        "inversion could not be completed because the input matrix is singular."
+    )
+
+
+def _host(backend: Any, x: Any) -> np.ndarray | None:
+    try:
+        return np.asarray(backend.to_numpy(x))
+    except TracerError:  # tracing (lesson 13): only the shape and dtype are known
+        return None
+
+
+def _inv_forward(backend: Any, x: Any) -> Any:
+    a = _host(backend, x)
+    if a is None:
+        return backend.unknown(x.shape, x.dtype)
+    if a.size == 0:
+        return backend.from_numpy(np.zeros(a.shape, a.dtype))
+    _refuse_singular(a, "linalg.inv")
+    return backend.from_numpy(np.ascontiguousarray(np.linalg.inv(a)).astype(a.dtype))
+
+
+def _mT(x: Tensor) -> Tensor:
+    return x.swapaxes(-1, -2)
+
+
+def _inv_vjp(g: Tensor, out: Any, inputs: Any, needs: Any):
+    inverse_t = _mT(apply(INV, (inputs[0],)))
+    return (-matmul(inverse_t, matmul(g, inverse_t)),)
+
+
+def _inv_jvp(tangents: Any, out: Any, inputs: Any):
+    inverse = apply(INV, (inputs[0],))
+    return -matmul(inverse, matmul(tangents[0], inverse))
+
+
+INV = Primitive(
+    "inv",
+    _inv_forward,
+    vjp=_inv_vjp,
+    jvp=_inv_jvp,
+    saves=(0,),
+    batch=lambda xs, batched: apply(INV, (xs[0],)),
+)
+
+
+def _det_forward(backend: Any, x: Any) -> Any:
+    a = _host(backend, x)
+    if a is None:
+        return backend.unknown(x.shape[:-2], x.dtype)
+    sign, diagonal = lu_diagonal(a)
+    return backend.from_numpy(np.asarray(sign * np.prod(diagonal, axis=-1), a.dtype))
+
+
+def _singular_cofactors(a: np.ndarray) -> np.ndarray:
+    """The cofactor matrix of each matrix in ``a``, from its SVD (defined when singular too)."""
+    u, s, vh = np.linalg.svd(a)
+    n = s.shape[-1]
+    others = np.stack([np.prod(np.delete(s, i, axis=-1), axis=-1) for i in range(n)], -1)
+    turn = np.linalg.det(u) * np.linalg.det(vh)
+    return turn[..., None, None] * (u * others[..., None, :]) @ vh
+
+
+def _cofactors(a: Tensor) -> Tensor:
+    """``det(A) A^-T`` where ``A`` is invertible (the rows); the SVD's cofactors where not."""
+    _, diagonal = lu_diagonal(a.detach().numpy())
+    singular = (diagonal == 0).any(axis=-1)
+    if not singular.any():
+        return apply(DET, (a,)).unsqueeze(-1).unsqueeze(-1) * _mT(apply(INV, (a,)))
+    mask = Tensor.concrete(singular[..., None, None], device=a.device)
+    eye = Tensor.concrete(np.eye(a.shape[-1], dtype=a.dtype), device=a.device)
+    safe = where(mask, eye, a)  # the rows' rules see only invertible matrices
+    regular = apply(DET, (safe,)).unsqueeze(-1).unsqueeze(-1) * _mT(apply(INV, (safe,)))
+    fixed = Tensor.concrete(_singular_cofactors(a.detach().numpy()), device=a.device)
+    return where(mask, fixed, regular)
+
+
+DET = Primitive(
+    "det",
+    _det_forward,
+    vjp=lambda g, out, inputs, needs: (g.unsqueeze(-1).unsqueeze(-1) * _cofactors(inputs[0]),),
+    jvp=lambda tangents, out, inputs: (_cofactors(inputs[0]) * tangents[0]).sum((-2, -1)),
+    saves=(0,),
+    batch=lambda xs, batched: apply(DET, (xs[0],)),
+)
+
+
+def _slogdet_forward(backend: Any, x: Any, part: str) -> Any:
+    a = _host(backend, x)
+    if a is None:
+        return backend.unknown(x.shape[:-2], x.dtype)
+    sign, diagonal = lu_diagonal(a)
+    if part == "sign":  # a NaN pivot has sign 0 (PyTorch's sign)
+        signs = np.nan_to_num(np.sign(diagonal), nan=0.0)
+        return backend.from_numpy(np.asarray(sign * np.prod(signs, axis=-1), a.dtype))
+    with np.errstate(divide="ignore"):
+        return backend.from_numpy(np.asarray(np.log(np.abs(diagonal)).sum(-1), a.dtype))
+
+
+def _slogdet_vjp(g: Tensor, out: Any, inputs: Any, needs: Any, part: str):
+    if part == "sign":  # piecewise constant
+        return (g.unsqueeze(-1).unsqueeze(-1) * 0.0 * inputs[0],)
+    return (g.unsqueeze(-1).unsqueeze(-1) * _mT(apply(INV, (inputs[0],))),)
+
+
+def _slogdet_jvp(tangents: Any, out: Any, inputs: Any, part: str):
+    (a,), (da,) = inputs, tangents
+    if part == "sign":
+        return (0.0 * da).sum((-2, -1))
+    return (_mT(apply(INV, (a,))) * da).sum((-2, -1))
+
+
+SLOGDET = Primitive(
+    "slogdet",
+    _slogdet_forward,
+    vjp=_slogdet_vjp,
+    jvp=_slogdet_jvp,
+    saves=(0,),
+    batch=lambda xs, batched, part: apply(SLOGDET, (xs[0],), part=part),
+)
+
+
+def _square(A: Any, op: str, low_precision: str | None = None) -> Tensor:
+    """``A`` as a stack of square float matrices, or PyTorch's error for ``op``."""
+    a = A if isinstance(A, Tensor) else Tensor.concrete(A)
+    if not dtypes.is_floating(a.dtype):
+        raise RuntimeError(
+            f"{op}: Expected a floating point or complex tensor as input. Got "
+            f"{_TORCH_NAMES.get(a.dtype.name, a.dtype.name)}\n"
+            f"{op}: convert it first, e.g. A.to(mg.float64)"
+        )
+    if dtypes.is_low_precision(a.dtype):  # LAPACK has no 16-bit routines
+        name = _TORCH_NAMES[a.dtype.name]
+        if low_precision is None:
+            raise RuntimeError(f"{op}: Low precision dtypes not supported. Got {name}")
+        raise NotImplementedError(f"\"{low_precision}\" not implemented for '{name}'")
+    if a.ndim < 2:
+        raise RuntimeError(
+            f"{op}: The input tensor A must have at least 2 dimensions.\n{op}: got shape {a.shape}"
+        )
+    if a.shape[-1] != a.shape[-2]:
+        m, n = a.shape[-2:]
+        raise RuntimeError(
+            f"{op}: A must be batches of square matrices, but they are {m} by {n} matrices"
+        )
+    return a
+
+
+def inv(A: Any) -> Tensor:
+    """The inverse of each square matrix in the last two axes (``torch.linalg.inv``).
+
+    A singular matrix raises ``LinAlgError``, naming the zero diagonal entry of its LU
+    factor (as PyTorch does); a nearly singular one gives large entries, not an error.
+
+    >>> import minigrad as mg
+    >>> mg.linalg.inv(mg.tensor([[2.0, 1.0], [0.0, 1.0]]))
+    tensor([[ 0.5, -0.5],
+            [ 0. ,  1. ]])
+    """
+    return apply(INV, (_square(A, "linalg.inv"),))
+
+
+inverse = inv  # torch.inverse
+
+
+def det(A: Any) -> Tensor:
+    """The determinant of each square matrix in the last two axes (``torch.linalg.det``).
+
+    A singular matrix has determinant 0 (signed as PyTorch's: ``-0.`` after an odd number
+    of row swaps) and its cofactor matrix as gradient. (PyTorch's gradient there is
+    the same when ``create_graph=True``, and 0 otherwise.)
+
+    >>> import minigrad as mg
+    >>> mg.linalg.det(mg.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    tensor(-2.)
+    """
+    return apply(DET, (_square(A, "linalg.det", "lu_cpu"),))
+
+
+def slogdet(A: Any) -> SlogdetResult:
+    """``(sign, logabsdet)`` with ``det A = sign * exp(logabsdet)`` (``torch.linalg.slogdet``).
+
+    ``logabsdet`` does not overflow where the determinant would; a singular matrix has
+    sign 0 and ``logabsdet`` -inf. Only ``logabsdet`` has a gradient (``A^-T``).
+
+    >>> import minigrad as mg
+    >>> mg.linalg.slogdet(mg.tensor([[0.0, 2.0], [3.0, 0.0]]))
+    linalg_slogdet(sign=tensor(-1.), logabsdet=tensor(1.7918))
+    """
+    a = _square(A, "linalg.slogdet")
+    return SlogdetResult(*(apply(SLOGDET, (a,), part=p) for p in ("sign", "logabsdet")))
+
+
+def logdet(input: Any) -> Tensor:
+    """``log(det A)`` (``torch.logdet``): NaN where the determinant is negative, -inf where 0.
+
+    >>> import minigrad as mg
+    >>> mg.logdet(mg.tensor([[2.0, 0.0], [0.0, 3.0]]))
+    tensor(1.7918)
+    """
+    a = _square(input, "logdet")
+    sign, logabsdet = (apply(SLOGDET, (a,), part=p) for p in ("sign", "logabsdet"))
+    return where(sign < 0, float("nan"), logabsdet)
+
+
+def matrix_power(A: Any, n: int) -> Tensor:
+    """``A`` multiplied by itself ``n`` times (``torch.linalg.matrix_power``).
+
+    ``n = 0`` gives the identity (any dtype); ``n < 0`` the power of ``inv(A)``. The
+    products are PyTorch's: binary powers of ``A``, the set bits of ``n`` multiplied in
+    from the lowest, so the roundings are the same.
+
+    >>> import minigrad as mg
+    >>> mg.linalg.matrix_power(mg.tensor([[1, 1], [0, 1]]), 3)
+    tensor([[1, 3],
+            [0, 1]])
+    """
+    a = A if isinstance(A, Tensor) else Tensor.concrete(A)
+    if a.ndim < 2:
+        raise RuntimeError(
+            "linalg.matrix_power: The input tensor A must have at least 2 dimensions."
+        )
+    if a.shape[-1] != a.shape[-2]:
+        m, k = a.shape[-2:]
+        raise RuntimeError(
+            "linalg.matrix_power: A must be batches of square matrices, "
+            f"but they are {m} by {k} matrices"
+        )
+    n = int(n)
+    if n == 0:
+        # the identity, written over A (as PyTorch's copy into a clone): slope 0, not none
+        eye = Tensor.concrete(np.eye(a.shape[-1], dtype=a.dtype), device=a.device)
+        return where(Tensor.concrete(np.ones(a.shape, bool), device=a.device), eye, a)
+    if n < 0:
+        a, n = inv(a), -n
+    if n == 1:
+        return a.clone()
+    result, power = None, None
+    while n > 0:
+        bit, n = n % 2, n // 2
+        power = a if power is None else matmul(power, power)
+        if bit:
+            result = power if result is None else matmul(result, power)
+    return result

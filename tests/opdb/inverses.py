@@ -1,0 +1,81 @@
+"""Correctness-database rows: inverses, determinants and powers of square matrices.
+
+Not run in float16 or bfloat16: LAPACK has no 16-bit routines, and PyTorch and
+minigrad both refuse them (``tests/tensor/test_inverses.py`` checks the refusals).
+The smooth cases draw matrices whose smallest singular value is at least 0.3, in any
+layout; the ``:singular`` cases draw matrices whose last row is 0 (an exact zero
+pivot, in minigrad's LU and LAPACK's alike; a row that is a multiple of another gives
+an exact 0 in one and not the other, depending on the roundings).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from hypothesis import assume
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import minigrad as mg
+from opdb.strategies import SEEDS, Case, _viewed, inputs, normal
+
+
+def _square_shape(draw, min_side=0):
+    n = draw(st.integers(min_side, 3))
+    batch = draw(hnp.array_shapes(min_dims=0, max_dims=1, min_side=0, max_side=2))
+    return (*batch, n, n)
+
+
+@st.composite
+def _invertible(draw, mg_fn, torch_fn, positive=False):
+    """Invertible matrices in any layout (``positive``: with determinant > 0)."""
+    shape = _square_shape(draw)
+    arrays, views, _ = draw(inputs([shape], [normal]))
+    matrices = views[0](torch.from_numpy(arrays[0])).numpy()
+    if matrices.size:
+        assume(np.linalg.svd(matrices, compute_uv=False).min() > 0.3)
+    if positive:
+        assume((np.linalg.det(matrices) > 0).all())
+    return Case(_viewed(mg_fn, views), _viewed(torch_fn, views), arrays)
+
+
+@st.composite
+def _singular(draw, mg_fn, torch_fn):
+    shape = _square_shape(draw, min_side=2)
+    a = normal(np.random.default_rng(draw(SEEDS)), shape)
+    a[..., -1, :] = 0.0
+    return Case(mg_fn, torch_fn, [a])
+
+
+def _power(mg_fn_of, torch_fn_of):
+    @st.composite
+    def build(draw):
+        n = draw(st.integers(-2, 3))
+        return draw(_invertible(mg_fn_of(n), torch_fn_of(n)))
+
+    return build()
+
+
+def _slogdet(x):
+    return tuple(mg.linalg.slogdet(x))
+
+
+CASES = {
+    "inverse": _invertible(mg.linalg.inv, torch.linalg.inv),
+    "det": _invertible(mg.linalg.det, torch.linalg.det),
+    "det:singular": _singular(mg.det, torch.det),
+    "slogdet": _invertible(_slogdet, lambda t: tuple(torch.linalg.slogdet(t))),
+    "slogdet:singular": _singular(_slogdet, lambda t: tuple(torch.linalg.slogdet(t))),
+    "logdet": _invertible(mg.logdet, torch.logdet, positive=True),
+    "logdet:negative": _invertible(mg.logdet, torch.logdet),  # NaN where det < 0
+    "matrix_power": _power(
+        lambda n: lambda x: mg.linalg.matrix_power(x, n),
+        lambda n: lambda t: torch.linalg.matrix_power(t, n),
+    ),
+}
+# Values only at a singular matrix: there PyTorch's first-order slope of det is 0 and
+# the one it builds for second derivatives the cofactors (minigrad's, the derivative);
+# log|det| has none. tests/tensor/test_inverses.py checks minigrad's cofactors.
+# logdet is NaN where det < 0 (slope 0 there, PyTorch's): nothing to approximate.
+NOT_SMOOTH = {"logdet:negative"}
+NO_GRAD = {"det:singular", "slogdet:singular"}
