@@ -150,15 +150,18 @@ def _singular_cofactors(a: np.ndarray) -> np.ndarray:
 
 def _cofactors(a: Tensor) -> Tensor:
     """``det(A) A^-T`` where ``A`` is invertible (the rows); the SVD's cofactors where not."""
-    _, diagonal = lu_diagonal(a.detach().numpy())
-    singular = (diagonal == 0).any(axis=-1)
-    if not singular.any():
+    try:
+        values = a.detach().numpy()
+    except (TracerError, RuntimeError):  # traced (jit) or batched (vmap): no values to read,
+        values = None  # so det(A) A^-T, and a singular matrix raises there
+    singular = None if values is None else (lu_diagonal(values)[1] == 0).any(axis=-1)
+    if singular is None or not singular.any():
         return apply(DET, (a,)).unsqueeze(-1).unsqueeze(-1) * _mT(apply(INV, (a,)))
     mask = Tensor.concrete(singular[..., None, None], device=a.device)
     eye = Tensor.concrete(np.eye(a.shape[-1], dtype=a.dtype), device=a.device)
     safe = where(mask, eye, a)  # the rows' rules see only invertible matrices
     regular = apply(DET, (safe,)).unsqueeze(-1).unsqueeze(-1) * _mT(apply(INV, (safe,)))
-    fixed = Tensor.concrete(_singular_cofactors(a.detach().numpy()), device=a.device)
+    fixed = Tensor.concrete(_singular_cofactors(values), device=a.device)
     return where(mask, fixed, regular)
 
 
