@@ -94,6 +94,9 @@ class MoreMethods:
     def aminmax(self, *, dim: int | None = None, keepdim: bool = False) -> Any:
         return counterparts.aminmax(self, dim=dim, keepdim=keepdim)
 
+    def sum_to_size(self, *size: Any) -> Any:
+        return counterparts.sum_to_size(self, *size)
+
     def msort(self) -> Any:
         return counterparts.msort(self)
 

@@ -30,5 +30,5 @@ MISSING_VARIANTS = {
     "nanmedian", "nanquantile", "narrow_copy", "nextafter", "nextafter_", "nonzero_static",
     "ormqr", "pinverse", "put", "put_", "qr", "quantile", "renorm", "renorm_", "resolve_conj",
     "resolve_neg", "select_scatter", "short", "slice_scatter", "split_with_sizes", "stft",
-    "sum_to_size", "svd", "triangular_solve", "unique_consecutive", "unsafe_chunk", "unsafe_split",
+    "svd", "triangular_solve", "unique_consecutive", "unsafe_chunk", "unsafe_split",
 }  # fmt: skip

@@ -3,7 +3,7 @@
 absolute, negative, positive, rad2deg, deg2rad, sinc, logaddexp2 (elementwise, with
 ``:edges`` at NaN, +-inf, +-0 and ``:int``/``:bool`` dtypes); swapdims (swapaxes: core.py), ravel,
 fliplr, flipud, rot90, atleast_1d/2d/3d, column_stack, row_stack, hsplit, vsplit, dsplit,
-inner, gradient, ``Tensor.unfold``, msort, diagflat, vdot, take, aminmax, addmv and addr on the usual random views (transposed, strided, stride-0, 0-d,
+inner, gradient, ``Tensor.unfold``, msort, diagflat, vdot, take, aminmax, addmv, addr and ``Tensor.sum_to_size`` on the usual random views (transposed, strided, stride-0, 0-d,
 empty and size-1 axes).
 """
 
@@ -129,6 +129,13 @@ def _aminmax(draw, shape, rng):
     )
 
 
+def _sum_to_size(draw, shape, rng):
+    """A size ``shape`` expands from: leading axes dropped, others kept or made 1."""
+    lead = draw(st.integers(0, len(shape)))
+    size = tuple(n if draw(st.booleans()) else 1 for n in shape[lead:])
+    return (lambda x: x.sum_to_size(size),) * 2
+
+
 @st.composite
 def addmv_case(draw):
     n, k = draw(st.integers(0, 3)), draw(st.integers(0, 3))
@@ -239,6 +246,7 @@ CASES = {
     "take": one_shape(_take, min_side=1),
     "aminmax": one_shape(_aminmax, min_side=1),
     "addmv": addmv_case(),
+    "Tensor.sum_to_size": one_shape(_sum_to_size),
     "addr": addr_case(),
     "addr:int64": addr_case("int64"),
     "addr:bool": addr_case("bool"),
@@ -246,7 +254,7 @@ CASES = {
 
 # Integer and bool inputs of the moves: values and dtypes.
 for _key in ("rot90", "fliplr", "hsplit", "column_stack", "Tensor.unfold", "inner", "msort",
-             "diagflat", "vdot", "take", "aminmax"):  # fmt: skip
+             "diagflat", "vdot", "take", "aminmax", "Tensor.sum_to_size"):  # fmt: skip
     for _dtype in ("int64", "bool") if _key not in ("inner", "vdot") else ("int64",):
         CASES[f"{_key}:{_dtype}"] = CASES[_key].map(
             lambda case, dtype=_dtype: Case(

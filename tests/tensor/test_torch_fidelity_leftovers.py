@@ -218,3 +218,35 @@ PRODUCTS = {
 @pytest.mark.parametrize("name", sorted(PRODUCTS))
 def test_aminmax_addmv_and_addr_are_torch(name):
     same(PRODUCTS[name])
+
+
+def _six(m):
+    return m.arange(6.0).reshape(2, 3)
+
+
+SUM_TO_SIZE = {
+    "rows": lambda m: _six(m).sum_to_size(1, 3),
+    "drop a leading axis": lambda m: _six(m).sum_to_size((3,)),
+    "columns": lambda m: _six(m).sum_to_size([2, 1]),
+    "not expandable": lambda m: _six(m).sum_to_size(3, 3),
+    "more axes": lambda m: _six(m).sum_to_size(1, 1, 3),
+    "no size": lambda m: _six(m).sum_to_size(),
+    "negative": lambda m: _six(m).sum_to_size(-1, 3),
+    "float size": lambda m: _six(m).sum_to_size(1.0, 3),
+    "to 0-d": lambda m: _six(m).sum_to_size(()),
+    "0-d bool to 0-d": lambda m: m.tensor(True).sum_to_size(()),
+    "ints": lambda m: m.tensor([1, 2]).sum_to_size(1),
+    "bools": lambda m: m.tensor([True, True]).sum_to_size(1),
+    "bools, same size": lambda m: m.tensor([True, False]).sum_to_size(2),
+    "empty": lambda m: m.ones((0, 3)).sum_to_size(1, 3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SUM_TO_SIZE))
+def test_sum_to_size_is_torch(name):
+    same(SUM_TO_SIZE[name])
+
+
+def test_sum_to_size_of_its_own_shape_is_the_tensor_itself():
+    x = mg.ones((2, 3))
+    assert x.sum_to_size(2, 3) is x

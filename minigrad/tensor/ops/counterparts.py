@@ -29,6 +29,7 @@ from minigrad.tensor.ops.matrix_products import _SCALAR_NAMES, _scaled_sum, dot,
 from minigrad.tensor.ops.movement import reshape
 from minigrad.tensor.ops.rearrange import clone, expand
 from minigrad.tensor.ops.reductions import amax, amin, normalize_axes
+from minigrad.tensor.ops.reductions import sum as reduction_sum
 from minigrad.tensor.ops.sorting import sort
 from minigrad.tensor.record import apply
 
@@ -219,3 +220,43 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
         kept = logical_and(x, as_tensor(bool(beta), x))
         return logical_or(kept, logical_and(product, as_tensor(bool(alpha), x)))
     return _scaled_sum(x, product, beta, alpha, "addr")
+
+
+def sum_to_size(input: Tensor, *size: Any) -> Tensor:
+    """``Tensor.sum_to_size``: ``input`` summed down to ``size``, a shape it expands from
+    (summing what broadcasting would have stretched); ``input`` itself when it has that shape.
+
+    >>> import minigrad as mg
+    >>> mg.arange(6.0).reshape(2, 3).sum_to_size(2, 1)
+    tensor([[ 3.],
+            [12.]])
+    """
+    if not size:
+        raise TypeError(
+            'sum_to_size() missing 1 required positional arguments: "size"\n'
+            "sum_to_size: name the shape, e.g. x.sum_to_size(1, 3)"
+        )
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    for n in size:
+        if not dtypes.is_integer(n):
+            raise TypeError(
+                f"sum_to_size() takes 1 positional argument but {len(size)} were given\n"
+                f"sum_to_size: sizes are ints, got {dtypes.type_name(n)}"
+            )
+    size = tuple(int(n) for n in size)
+    lead = input.ndim - len(size)
+    fits = lead >= 0 and all(n == m or n == 1 for n, m in zip(size, input.shape[lead:]))
+    if not fits or min(size, default=0) < 0:
+        raise RuntimeError(
+            f"size {{{list(size)}}} is not expandable to size {{{list(input.shape)}}}.\n"
+            f"sum_to_size: a size is either the input's size there or 1, counted from the right"
+        )
+    if not size:  # PyTorch sums here even when input is 0-d already (bools become int64)
+        return reduction_sum(input)
+    if size == input.shape:
+        return input
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, (n, m) in enumerate(zip(size, input.shape[lead:])) if n == 1 and m != 1
+    )
+    return reshape(reduction_sum(input, axes), size)
