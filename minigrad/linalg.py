@@ -2,8 +2,8 @@
 
 The functions live in the tensor layer (``minigrad/tensor/ops/norms.py``,
 ``minigrad/tensor/ops/linalg.py``, ``minigrad/tensor/ops/decompositions.py``,
-``minigrad/tensor/ops/inverses.py``); this module only gathers them under the
-namespace users know, so that ``mg.linalg.norm(x)`` reads as
+``minigrad/tensor/ops/inverses.py``, ``minigrad/tensor/ops/chained_products.py``); this
+module only gathers them under the namespace users know, so that ``mg.linalg.norm(x)`` reads as
 ``torch.linalg.norm(x)`` does.
 
     >>> import minigrad as mg
@@ -11,6 +11,7 @@ namespace users know, so that ``mg.linalg.norm(x)`` reads as
     tensor(5.)
 """
 
+from minigrad.tensor.ops.chained_products import multi_dot, vecdot
 from minigrad.tensor.ops.decompositions import LinAlgError, svd, svdvals
 from minigrad.tensor.ops.inverses import det, inv, matrix_power, slogdet
 from minigrad.tensor.ops.linalg import matmul
@@ -23,9 +24,11 @@ __all__ = [
     "matmul",
     "matrix_norm",
     "matrix_power",
+    "multi_dot",
     "norm",
     "slogdet",
     "svd",
     "svdvals",
+    "vecdot",
     "vector_norm",
 ]

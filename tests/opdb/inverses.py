@@ -1,4 +1,4 @@
-"""Correctness-database rows: inverses, determinants and powers of square matrices.
+"""Correctness-database rows: inverses, determinants, powers and chained products of matrices.
 
 Not run in float16 or bfloat16: LAPACK has no 16-bit routines, and PyTorch and
 minigrad both refuse them (``tests/tensor/test_inverses.py`` checks the refusals).
@@ -60,7 +60,44 @@ def _slogdet(x):
     return tuple(mg.linalg.slogdet(x))
 
 
+@st.composite
+def _chain(draw):
+    """2 to 5 matrices of sides 0-4 (1-D ends sometimes), multiplied in PyTorch's order."""
+    n = draw(st.integers(2, 5))
+    sides = draw(st.lists(st.integers(0, 4), min_size=n + 1, max_size=n + 1))
+    shapes = [(sides[i], sides[i + 1]) for i in range(n)]
+    if draw(st.booleans()):
+        shapes[0] = shapes[0][1:]
+    if draw(st.booleans()):
+        shapes[-1] = shapes[-1][:1]
+    arrays, views, _ = draw(inputs(shapes, [normal] * n))
+    return Case(
+        _viewed(lambda *xs: mg.linalg.multi_dot(xs), views),
+        _viewed(lambda *ts: torch.linalg.multi_dot(ts), views),
+        arrays,
+    )
+
+
+@st.composite
+def _vecdot(draw):
+    shapes = draw(
+        hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=1, max_dims=3, max_side=3)
+    )
+    if all(len(s) == 1 for s in shapes.input_shapes):  # PyTorch's dot: no broadcasting
+        shapes = shapes._replace(input_shapes=(shapes.input_shapes[0],) * 2)
+    ndim = max(len(s) for s in shapes.input_shapes)
+    dim = draw(st.integers(-ndim, ndim - 1))
+    arrays, views, _ = draw(inputs(list(shapes.input_shapes), [normal, normal]))
+    return Case(
+        _viewed(lambda x, y: mg.linalg.vecdot(x, y, dim=dim), views),
+        _viewed(lambda x, y: torch.linalg.vecdot(x, y, dim=dim), views),
+        arrays,
+    )
+
+
 CASES = {
+    "linalg.multi_dot": _chain(),
+    "linalg.vecdot": _vecdot(),
     "inverse": _invertible(mg.linalg.inv, torch.linalg.inv),
     "det": _invertible(mg.linalg.det, torch.linalg.det),
     "det:singular": _singular(mg.det, torch.det),

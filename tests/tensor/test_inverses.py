@@ -1,4 +1,4 @@
-"""linalg.inv, det, slogdet, logdet, matrix_power (lesson 06): PyTorch's errors and edges.
+"""linalg.inv, det, slogdet, logdet, matrix_power, multi_dot, vecdot (lesson 06): edges, errors.
 
 Values and gradients on random matrices are the correctness database's
 (``tests/opdb/inverses.py``); here, what it does not draw.
@@ -118,3 +118,44 @@ def test_methods_and_aliases():
                          (x.matrix_power(3), t.matrix_power(3)), (mg.det(x), torch.det(t)),
                          (x.slogdet().logabsdet, t.slogdet().logabsdet)]:  # fmt: skip
         np.testing.assert_allclose(mine.numpy(), theirs.numpy(), rtol=1e-14)
+
+
+CHAIN_ERRORS = [
+    [np.ones(3)],
+    [np.ones((2, 3, 3)), np.ones((3, 3))],
+    [np.ones((3, 3)), np.ones((3, 3, 3))],
+    [np.ones((3, 3)), np.ones(3), np.ones((3, 3))],
+    [np.ones((3, 2)), np.ones((3, 3))],
+    [np.ones(3), np.ones((3, 2)), np.ones(3)],
+    [np.ones((3, 3)), np.ones((3, 3), np.float32)],
+    [np.ones((3, 3)), np.ones((3, 3), np.int64)],
+]
+
+
+@pytest.mark.parametrize("arrays", CHAIN_ERRORS, ids=range(len(CHAIN_ERRORS)))
+def test_multi_dot_refuses_as_torch(arrays):
+    error, line = _torch_first_line(torch.linalg.multi_dot, [torch.from_numpy(a) for a in arrays])
+    kind, mine = _first_line(mg.linalg.multi_dot, [mg.tensor(a) for a in arrays])
+    assert (kind, mine) == (type(error), line)
+
+
+@pytest.mark.parametrize(
+    "x, y",
+    [
+        (np.array([1, 2]), np.array([3, 4])),
+        (np.ones(2), np.ones(2, np.float32)),
+        (np.ones(1), np.ones(2)),
+    ],
+)
+def test_vecdot_refuses_as_torch(x, y):
+    error, line = _torch_first_line(torch.linalg.vecdot, torch.from_numpy(x), torch.from_numpy(y))
+    kind, mine = _first_line(mg.linalg.vecdot, mg.tensor(x), mg.tensor(y))
+    assert (kind, mine) == (type(error), line)
+
+
+def test_multi_dot_multiplies_in_pytorchs_order():
+    # a 1 x 4 row, 4 x 4, 4 x 4, a column: right to left is cheapest
+    xs = [np.arange(4.0) / 7, *np.random.default_rng(0).standard_normal((2, 4, 4)), np.ones(4)]
+    got = mg.linalg.multi_dot([mg.tensor(x, dtype=mg.float32) for x in xs])
+    want = torch.linalg.multi_dot([torch.tensor(x, dtype=torch.float32) for x in xs])
+    assert got.item() == want.item()
