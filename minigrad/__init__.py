@@ -288,7 +288,7 @@ from minigrad.tensor import (  # special functions and sign tests
     signbit,
     xlogy,
 )
-from minigrad.tensor import addmv, addr, aminmax, diagflat, msort, take, vdot  # counterparts
+from minigrad.tensor import addmv, addr, aminmax, diagflat, index_fill, msort, take, vdot
 from minigrad.tensor import (  # PyTorch's other spellings
     absolute,
     atleast_1d,

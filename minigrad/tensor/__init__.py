@@ -73,7 +73,16 @@ from minigrad.tensor.ops.contractions import (
     tril,
     triu,
 )
-from minigrad.tensor.ops.counterparts import addmv, addr, aminmax, diagflat, msort, take, vdot
+from minigrad.tensor.ops.counterparts import (
+    addmv,
+    addr,
+    aminmax,
+    diagflat,
+    index_fill,
+    msort,
+    take,
+    vdot,
+)
 from minigrad.tensor.ops.counting import count_nonzero, nanmean, nansum
 from minigrad.tensor.ops.elementwise import (
     abs,
@@ -545,7 +554,7 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ += ["addmv", "addr", "aminmax", "diagflat", "msort", "take", "vdot"]  # ops/counterparts.py
+__all__ += ["addmv", "addr", "aminmax", "diagflat", "index_fill", "msort", "take", "vdot"]
 __all__ += [  # PyTorch's other spellings (ops/spellings.py)
     "absolute",
     "atleast_1d",

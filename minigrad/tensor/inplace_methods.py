@@ -405,6 +405,9 @@ class InPlaceMethods:
     def addcdiv_(self, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Any:
         return changed(self, "addcdiv", tensor1, tensor2, value=value)
 
+    def index_fill_(self, dim: int, index: Any, value: Any) -> Any:
+        return changed(self, "index_fill", dim, index, value)
+
     def addmm_(self, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
         _product_shape(self, _matrices(mat1, mat2, 2))
         return changed(self, "addmm", mat1, mat2, beta=beta, alpha=alpha)

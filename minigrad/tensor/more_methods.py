@@ -97,6 +97,9 @@ class MoreMethods:
     def sum_to_size(self, *size: Any) -> Any:
         return counterparts.sum_to_size(self, *size)
 
+    def index_fill(self, dim: int, index: Any, value: Any) -> Any:
+        return counterparts.index_fill(self, dim, index, value)
+
     def msort(self) -> Any:
         return counterparts.msort(self)
 

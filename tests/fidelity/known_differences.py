@@ -24,7 +24,7 @@ MISSING_VARIANTS = {
     "chalf", "char", "cholesky", "cholesky_inverse", "cholesky_solve", "conj", "conj_physical",
     "conj_physical_", "corrcoef", "cov", "diagonal_scatter", "dist", "frexp", "gcd", "gcd_",
     "geqrf", "hash_tensor", "histc", "histogram", "i0", "i0_", "igamma", "igamma_", "igammac",
-    "igammac_", "index_copy", "index_copy_", "index_fill", "index_fill_", "index_reduce",
+    "igammac_", "index_copy", "index_copy_", "index_reduce",
     "index_reduce_", "isreal", "istft", "lcm", "lcm_", "lu", "lu_solve",
     "masked_scatter", "masked_scatter_", "matrix_exp", "mode", "mvlgamma", "mvlgamma_",
     "nanmedian", "nanquantile", "narrow_copy", "nextafter", "nextafter_", "nonzero_static",

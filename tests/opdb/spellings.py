@@ -3,7 +3,7 @@
 absolute, negative, positive, rad2deg, deg2rad, sinc, logaddexp2 (elementwise, with
 ``:edges`` at NaN, +-inf, +-0 and ``:int``/``:bool`` dtypes); swapdims (swapaxes: core.py), ravel,
 fliplr, flipud, rot90, atleast_1d/2d/3d, column_stack, row_stack, hsplit, vsplit, dsplit,
-inner, gradient, ``Tensor.unfold``, msort, diagflat, vdot, take, aminmax, addmv, addr and ``Tensor.sum_to_size`` on the usual random views (transposed, strided, stride-0, 0-d,
+inner, gradient, ``Tensor.unfold``, msort, diagflat, vdot, take, aminmax, addmv, addr, index_fill and ``Tensor.sum_to_size`` on the usual random views (transposed, strided, stride-0, 0-d,
 empty and size-1 axes).
 """
 
@@ -136,6 +136,22 @@ def _sum_to_size(draw, shape, rng):
     return (lambda x: x.sum_to_size(size),) * 2
 
 
+def _index_fill(values):
+    """Positions from -n to n-1 (repeats too) along a drawn axis, filled with one of
+    ``values``."""
+
+    def build(draw, shape, rng):
+        d = axis_of(draw, len(shape)) if shape else 0
+        n = shape[d] if shape else 1
+        index = rng.integers(-n, n, size=draw(st.sampled_from([(), (0,), (2,), (3,)])))
+        value = draw(st.sampled_from(values))
+        return (lambda x: mg.index_fill(x, d, mg.tensor(index), value)), (
+            lambda t: torch.index_fill(t, d, torch.tensor(index), value)
+        )
+
+    return build
+
+
 @st.composite
 def addmv_case(draw):
     n, k = draw(st.integers(0, 3)), draw(st.integers(0, 3))
@@ -246,6 +262,8 @@ CASES = {
     "take": one_shape(_take, min_side=1),
     "aminmax": one_shape(_aminmax, min_side=1),
     "addmv": addmv_case(),
+    "index_fill": one_shape(_index_fill([-1.5, 0.0, 2]), min_side=1),
+    "index_fill:edges": one_shape(_index_fill([float("nan"), float("inf"), -0.0]), min_side=1),
     "Tensor.sum_to_size": one_shape(_sum_to_size),
     "addr": addr_case(),
     "addr:int64": addr_case("int64"),

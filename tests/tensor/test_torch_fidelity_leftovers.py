@@ -250,3 +250,44 @@ def test_sum_to_size_is_torch(name):
 def test_sum_to_size_of_its_own_shape_is_the_tensor_itself():
     x = mg.ones((2, 3))
     assert x.sum_to_size(2, 3) is x
+
+
+INDEX_FILL = {
+    "columns": lambda m: m.index_fill(_six(m), 1, m.tensor([0, 2]), -1.0),
+    "negative": lambda m: m.index_fill(_six(m), -1, m.tensor([0, -1]), -1.0),
+    "past the end": lambda m: m.index_fill(_six(m), 1, m.tensor([3]), -1.0),
+    "before the start": lambda m: m.index_fill(_six(m), 1, m.tensor([-4]), -1.0),
+    "int32 index": lambda m: m.index_fill(_six(m), 1, m.tensor([0], dtype=m.int32), -1.0),
+    "float index": lambda m: m.index_fill(_six(m), 1, m.tensor([0.0]), -1.0),
+    "matrix index": lambda m: m.index_fill(_six(m), 1, m.tensor([[0]]), -1.0),
+    "0-d index": lambda m: m.index_fill(_six(m), 1, m.tensor(0), -1.0),
+    "0-d float64 value": lambda m: m.index_fill(
+        _six(m), 1, m.tensor([0]), m.tensor(5.0, dtype=m.float64)
+    ),
+    "1-d value": lambda m: m.index_fill(_six(m), 1, m.tensor([0]), m.tensor([5.0])),
+    "ints, float value": lambda m: m.index_fill(_six(m).long(), 1, m.tensor([0]), 2.7),
+    "ints, 0-d float value": lambda m: m.index_fill(
+        _six(m).long(), 1, m.tensor([0]), m.tensor(-2.7)
+    ),
+    "bools": lambda m: m.index_fill(_six(m) > 2, 1, m.tensor([0]), 2),
+    "dim out of range": lambda m: m.index_fill(_six(m), 2, m.tensor([0]), 1.0),
+    "0-d input": lambda m: m.index_fill(m.tensor(1.0), 0, m.tensor([0]), 5.0),
+    "0-d input, past the end": lambda m: m.index_fill(m.tensor(1.0), 0, m.tensor([1]), 5.0),
+    "index a list": lambda m: m.index_fill(_six(m), 1, [0], 5.0),
+    "no positions": lambda m: m.index_fill(_six(m), 1, m.tensor([], dtype=m.int64), 5.0),
+    "repeated, method": lambda m: _six(m).index_fill(0, m.tensor([1, 1]), 7),
+    "in place": lambda m: _six(m).index_fill_(1, m.tensor([1, -1]), float("inf")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INDEX_FILL))
+def test_index_fill_is_torch(name):
+    same(INDEX_FILL[name])
+
+
+def test_index_fill_in_place_is_the_same_tensor_and_a_0d_value_gets_a_gradient():
+    x = mg.arange(6.0).reshape(2, 3)
+    assert x.index_fill_(0, mg.tensor([0]), 1.0) is x and x.tolist()[0] == [1.0, 1.0, 1.0]
+    value = mg.tensor(2.0, requires_grad=True)
+    mg.index_fill(x, 1, mg.tensor([0, 2]), value).sum().backward()
+    assert value.grad.item() == 4.0  # two positions in each of two rows

@@ -22,18 +22,19 @@ from minigrad.backends.contract import TracerError
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.ops.contractions import diag, outer
-from minigrad.tensor.ops.elementwise import add, compare, tensor_arguments, where
-from minigrad.tensor.ops.indexing import GATHER, as_tensor
+from minigrad.tensor.ops.elementwise import add, compare, parser_error, tensor_arguments, where
+from minigrad.tensor.ops.indexing import GATHER, as_tensor, dim_argument
 from minigrad.tensor.ops.logic import logical_and, logical_or
 from minigrad.tensor.ops.matrix_products import _SCALAR_NAMES, _scaled_sum, dot, mv
 from minigrad.tensor.ops.movement import reshape
 from minigrad.tensor.ops.rearrange import clone, expand
 from minigrad.tensor.ops.reductions import amax, amin, normalize_axes
+from minigrad.tensor.ops.reductions import any as reduction_any
 from minigrad.tensor.ops.reductions import sum as reduction_sum
 from minigrad.tensor.ops.sorting import sort
 from minigrad.tensor.record import apply
 
-__all__ = ["addmv", "addr", "aminmax", "diagflat", "msort", "take", "vdot"]
+__all__ = ["addmv", "addr", "aminmax", "diagflat", "index_fill", "msort", "take", "vdot"]
 
 AminmaxResult = namedtuple("aminmax", ["min", "max"])
 
@@ -260,3 +261,62 @@ def sum_to_size(input: Tensor, *size: Any) -> Tensor:
         lead + i for i, (n, m) in enumerate(zip(size, input.shape[lead:])) if n == 1 and m != 1
     )
     return reshape(reduction_sum(input, axes), size)
+
+
+_INDEX_FILL = (
+    "(Tensor input, int dim, Tensor index, Tensor value)",
+    "(Tensor input, int dim, Tensor index, Number value)",
+)
+
+
+def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    """``input`` with ``value`` in every slice along ``dim`` at the int64 positions ``index``
+    (a number, or a 0-d tensor that receives a gradient; cast to ``input``'s dtype).
+
+    >>> import minigrad as mg
+    >>> mg.index_fill(mg.arange(6.0).reshape(2, 3), 1, mg.tensor([0, -1]), -1.0)
+    tensor([[-1.,  1., -1.],
+            [-1.,  4., -1.]])
+    """
+    if not (isinstance(input, Tensor) and isinstance(index, Tensor)):
+        raise parser_error("index_fill", (input, dim, index, value), *_INDEX_FILL)
+    d = dim_argument(dim, None, input.ndim)
+    if index.dtype != np.dtype(np.int64):
+        raise IndexError(
+            "index_fill_(): Expected dtype int64 for index.\n"
+            f"index_fill: got {index.dtype.name}; make the positions int64"
+        )
+    if index.ndim > 1:
+        raise RuntimeError(
+            f"Index has to be a vector/scalar\nindex_fill: index has shape {index.shape}"
+        )
+    if isinstance(value, Tensor) and value.ndim:
+        raise RuntimeError(
+            "index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+            f"{value.ndim} dimension(s).\nindex_fill: give one value, e.g. value.reshape(())"
+        )
+    n = input.shape[d] if input.ndim else 1
+    _inside(index, n, d)
+    if isinstance(value, Tensor):
+        fill = value.to(input.dtype)
+    else:
+        fill = as_tensor(np.array(value).astype(input.dtype), input)
+    positions = reshape(index, (1, -1))
+    positions = where(compare("lt", positions, 0), add(positions, n), positions)
+    hit = reduction_any(compare("eq", as_tensor(np.arange(n).reshape(n, 1), input), positions), 1)
+    return where(reshape(hit, [n if k == d else 1 for k in range(input.ndim)]), fill, input)
+
+
+def _inside(index: Tensor, n: int, dim: int) -> None:
+    """PyTorch's IndexError for a position outside ``[-n, n)`` along ``dim``, where the
+    values are known."""
+    try:
+        values = np.asarray(index.detach().numpy()).reshape(-1)
+    except TracerError:
+        return
+    bad = np.flatnonzero((values < -n) | (values >= n))
+    if bad.size:
+        raise IndexError(
+            f"index {int(values[bad[0]])} is out of bounds for dimension {dim} with size {n}\n"
+            f"positions along dimension {dim} count from {-n} to {n - 1}"
+        )
