@@ -13,7 +13,7 @@ module only gathers them under the namespace users know, so that ``mg.linalg.nor
 
 from minigrad.tensor.ops.chained_products import multi_dot, vecdot
 from minigrad.tensor.ops.decompositions import LinAlgError, svd, svdvals
-from minigrad.tensor.ops.inverses import det, inv, matrix_power, slogdet
+from minigrad.tensor.ops.inverses import det, inv, matrix_power, slogdet, solve
 from minigrad.tensor.ops.linalg import matmul
 from minigrad.tensor.ops.norms import matrix_norm, norm, vector_norm
 
@@ -27,6 +27,7 @@ __all__ = [
     "multi_dot",
     "norm",
     "slogdet",
+    "solve",
     "svd",
     "svdvals",
     "vecdot",

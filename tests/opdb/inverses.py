@@ -61,6 +61,33 @@ def _slogdet(x):
 
 
 @st.composite
+def _solve(draw):
+    """Invertible A (any layout) and B: vectors, matrices, broadcast batches, either side."""
+    n = draw(st.integers(0, 3))
+    batch = draw(hnp.array_shapes(min_dims=0, max_dims=1, min_side=1, max_side=2))
+    left = draw(st.booleans())
+    # PyTorch refuses a vector B on the right (tests/tensor/test_inverses.py)
+    forms = ["vector", "batched vector"] if left else []
+    form = draw(st.sampled_from([*forms, "matrices", "broadcast"]))
+    k = draw(st.integers(0, 2))
+    b_shape = {
+        "vector": (n,),
+        "batched vector": (*batch, n),
+        "matrices": (*batch, n, k) if left else (*batch, k, n),
+        "broadcast": (2, *[1] * len(batch), n, k) if left else (2, *[1] * len(batch), k, n),
+    }[form]
+    arrays, views, _ = draw(inputs([(*batch, n, n), b_shape], [normal, normal]))
+    matrices = views[0](torch.from_numpy(arrays[0])).numpy()
+    if matrices.size:
+        assume(np.linalg.svd(matrices, compute_uv=False).min() > 0.3)
+    return Case(
+        _viewed(lambda a, b: mg.linalg.solve(a, b, left=left), views),
+        _viewed(lambda a, b: torch.linalg.solve(a, b, left=left), views),
+        arrays,
+    )
+
+
+@st.composite
 def _chain(draw):
     """2 to 5 matrices of sides 0-4 (1-D ends sometimes), multiplied in PyTorch's order."""
     n = draw(st.integers(2, 5))
@@ -97,6 +124,7 @@ def _vecdot(draw):
 
 CASES = {
     "linalg.multi_dot": _chain(),
+    "linalg.solve": _solve(),
     "linalg.vecdot": _vecdot(),
     "inverse": _invertible(mg.linalg.inv, torch.linalg.inv),
     "det": _invertible(mg.linalg.det, torch.linalg.det),

@@ -159,3 +159,35 @@ def test_multi_dot_multiplies_in_pytorchs_order():
     got = mg.linalg.multi_dot([mg.tensor(x, dtype=mg.float32) for x in xs])
     want = torch.linalg.multi_dot([torch.tensor(x, dtype=torch.float32) for x in xs])
     assert got.item() == want.item()
+
+
+SOLVE_ERRORS = [
+    (np.zeros((3, 3)), np.ones(3)),  # singular
+    (np.zeros((2, 3, 3)), np.ones(3)),  # singular, batched
+    (np.eye(3), np.ones(4)),  # incompatible
+    (np.eye(3), np.ones((4, 2))),
+    (np.eye(3), np.ones(3, np.float32)),  # two dtypes
+    (np.eye(3, dtype=np.int64), np.ones(3, np.int64)),
+    (np.ones((2, 3)), np.ones(3)),
+    (np.eye(3), np.array(1.0)),
+]
+SOLVE_ERRORS_RIGHT = [
+    (np.eye(3), np.ones(3)),
+    (np.eye(3), np.ones((3, 2))),
+    (np.eye(1), np.ones(1)),
+]
+
+
+@pytest.mark.parametrize(
+    "a, b, left",
+    [(a, b, True) for a, b in SOLVE_ERRORS] + [(a, b, False) for a, b in SOLVE_ERRORS_RIGHT],
+    ids=range(len(SOLVE_ERRORS) + len(SOLVE_ERRORS_RIGHT)),
+)
+def test_solve_refuses_as_torch(a, b, left):
+    error, line = _torch_first_line(
+        lambda a, b: torch.linalg.solve(a, b, left=left), torch.from_numpy(a), torch.from_numpy(b)
+    )
+    kind, mine = _first_line(
+        lambda a, b: mg.linalg.solve(a, b, left=left), mg.tensor(a), mg.tensor(b)
+    )
+    assert (kind.__name__.strip("_"), mine) == (type(error).__name__.strip("_"), line)

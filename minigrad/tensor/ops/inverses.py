@@ -37,6 +37,7 @@ import numpy as np
 from minigrad.backends.contract import TracerError
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.ops.broadcasting import broadcast_shape
 from minigrad.tensor.ops.decompositions import LinAlgError
 from minigrad.tensor.ops.elementwise import where
 from minigrad.tensor.ops.linalg import matmul
@@ -47,7 +48,7 @@ SlogdetResult = namedtuple("linalg_slogdet", ["sign", "logabsdet"])
 
 # PyTorch's names for dtypes in its messages.
 _TORCH_NAMES = {"int64": "Long", "int32": "Int", "bool": "Bool", "float16": "Half",
-                "bfloat16": "BFloat16"}  # fmt: skip
+                "bfloat16": "BFloat16", "float32": "Float", "float64": "Double"}  # fmt: skip
 
 
 def lu_diagonal(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -210,6 +211,56 @@ SLOGDET = Primitive(
 )
 
 
+def _solve_forward(backend: Any, a: Any, b: Any) -> Any:
+    """``X`` with ``A X = B`` for matrices ``B`` of one batch shape with ``A``."""
+    a_host, b_host = _host(backend, a), _host(backend, b)
+    if a_host is None or b_host is None:
+        return backend.unknown(b.shape, b.dtype)
+    if b_host.size == 0 or a_host.size == 0:
+        return backend.from_numpy(np.zeros(b_host.shape, b_host.dtype))
+    zero = (lu_diagonal(a_host)[1] == 0).reshape(-1, a_host.shape[-1]).any(axis=1)
+    if zero.any():
+        which = f"(Batch element {int(np.argmax(zero))}): " if a_host.ndim > 2 else ""
+        raise LinAlgError(
+            f"torch.linalg.solve: {which}The solver failed because the input matrix is singular."
+        )
+    return backend.from_numpy(np.ascontiguousarray(np.linalg.solve(a_host, b_host)))
+
+
+def _solve_vjp(g: Tensor, out: Any, inputs: Any, needs: Any):
+    # X = A^-1 B: gB = A^-T g, gA = -gB X^T
+    a, b = inputs
+    gb = apply(SOLVE, (_mT(a), g))
+    ga = -matmul(gb, _mT(apply(SOLVE, (a, b)))) if needs[0] else None
+    return ga, gb
+
+
+def _solve_jvp(tangents: Any, out: Any, inputs: Any):
+    # dX = A^-1 (dB - dA X)
+    (a, b), (da, db) = inputs, tangents
+    change = db if db is not None else None
+    if da is not None:
+        moved = -matmul(da, apply(SOLVE, (a, b)))
+        change = moved if change is None else change + moved
+    return apply(SOLVE, (a, change))
+
+
+def _same_batch(xs: list, batched: list) -> tuple[Tensor, Tensor]:
+    """vmap (lesson 14): the side that is the same for every example, repeated for each."""
+    size = next(x.shape[0] for x, b in zip(xs, batched) if b)
+    return tuple(x if b else x.expand(size, *x.shape) for x, b in zip(xs, batched))
+
+
+SOLVE = Primitive(
+    "solve",
+    _solve_forward,
+    vjp=_solve_vjp,
+    jvp=_solve_jvp,
+    saves=(0, 1),
+    batch=lambda xs, batched: apply(SOLVE, _same_batch(xs, batched)),
+)
+
+
 def _square(A: Any, op: str, low_precision: str | None = None) -> Tensor:
     """``A`` as a stack of square float matrices, or PyTorch's error for ``op``."""
     a = A if isinstance(A, Tensor) else Tensor.concrete(A)
@@ -332,3 +383,48 @@ def matrix_power(A: Any, n: int) -> Tensor:
         if bit:
             result = power if result is None else matmul(result, power)
     return result
+
+
+def solve(A: Any, B: Any, *, left: bool = True) -> Tensor:
+    """``X`` with ``A X = B`` (``left=False``: ``X A = B``), ``torch.linalg.solve``.
+
+    ``B`` is a vector (or a batch of vectors) when it is 1-D or has the shape of ``A``
+    less its last axis; otherwise matrices, whose batch axes broadcast with ``A``'s. A
+    singular ``A`` raises ``LinAlgError`` (PyTorch's message). Slopes:
+    ``gB = A^-T g`` and ``gA = -gB X^T``, through the row again.
+
+    >>> import minigrad as mg
+    >>> mg.linalg.solve(mg.tensor([[2.0, 0.0], [0.0, 4.0]]), mg.tensor([2.0, 2.0]))
+    tensor([1. , 0.5])
+    """
+    a = _square(A, "linalg.solve", "lu_cpu")
+    b = B if isinstance(B, Tensor) else Tensor.concrete(B)
+    if a.dtype != b.dtype:
+        raise RuntimeError(
+            "linalg.solve: Expected A and B to have the same dtype, but found A of type "
+            f"{_TORCH_NAMES[a.dtype.name]} and B of type "
+            f"{_TORCH_NAMES.get(b.dtype.name, b.dtype.name)} instead"
+        )
+    if b.ndim == 0:
+        raise RuntimeError("linalg.solve: The input tensor B must have at least 2 dimensions.")
+    vector = b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape == a.shape[:-1])
+    matrices = b.unsqueeze(-1) if vector else b  # a vector is a column, on either side
+    n = a.shape[-1]
+    if matrices.shape[-2 if left else -1] != n:
+        raise RuntimeError(
+            "linalg.solve: Incompatible shapes of A and B for the equation "
+            f"{'AX' if left else 'XA'} = B ({n}x{n} and {matrices.shape[-2]}x{matrices.shape[-1]})"
+        )
+    if vector and not left:
+        raise RuntimeError(
+            "linalg.solve: Vector broadcasting of the left hand side is not supported for "
+            "left=False. In this case linalg.solve is equivalent to B / A.squeeze(-1)"
+        )
+    batch = broadcast_shape(a.shape[:-2], matrices.shape[:-2])
+    a = a.expand(*batch, n, n)
+    matrices = matrices.expand(*batch, *matrices.shape[-2:])
+    if left:
+        x = apply(SOLVE, (a, matrices))
+    else:  # X A = B  <=>  A^T X^T = B^T
+        x = _mT(apply(SOLVE, (_mT(a), _mT(matrices))))
+    return x.squeeze(-1) if vector else x
