@@ -27,6 +27,12 @@ def small_exponents(rng, shape):
     return np.asarray(rng.uniform(-3.0, 3.0, shape))
 
 
+def with_zeros(rng, shape):
+    """Normal numbers, about half of them exactly 0 (xlogy's slope in x is log(y) there)."""
+    x = rng.standard_normal(shape)
+    return np.asarray(np.where(rng.random(shape) < 0.5, 0.0, x))
+
+
 UNARY = {"erfc": normal, "erfinv": inside_unit, "lgamma": normal, "digamma": normal, "logit": unit_interval, "sgn": normal,
          "signbit": normal, "isposinf": normal, "isneginf": normal}  # fmt: skip
 BINARY = {"xlogy": (normal, positive), "float_power": (positive, normal),
@@ -58,6 +64,7 @@ CASES["polygamma:int"] = elementwise(
     lambda x: torch.polygamma(1, _as(x * 3, "int64")),
     [normal],
 )
+CASES["xlogy:zero_x"] = ew("xlogy", [with_zeros, positive])
 CASES["logit:eps"] = ew("logit", [normal], eps=0.2)
 CASES["logit:eps_edges"] = ew("logit", [edges], eps=0.2)
 CASES["logit:eps_crossed"] = ew("logit", [unit_interval], eps=0.7)  # eps > 1 - eps, torch's order

@@ -12,7 +12,7 @@ nothing more. The derivatives are PyTorch's formulas:
   so every order of derivative is one more row call;
 - logit' = 1 / (x (1 - x)) (NaN outside [0, 1]); with ``eps`` the input is first clamped to
   ``[eps, 1 - eps]``, and the slope is 0 where it was moved (a NaN passes);
-- xlogy's slopes: ``xlogy(x != 0, y)`` in x (0 where x == 0) and ``x / y`` in y.
+- xlogy's slopes: ``xlogy(v, y)`` in x (0 where x == 0 and y <= 0) and ``x / y`` in y.
 
 The rest are compositions of rows: ``sgn`` is ``sign`` on real numbers,
 ``float_power`` is ``pow`` in float64, ``ldexp(x, n)`` is PyTorch's
@@ -43,7 +43,7 @@ from minigrad.tensor.ops.elementwise import (
     tensor_arguments,
     where,
 )
-from minigrad.tensor.ops.logic import _constant
+from minigrad.tensor.ops.logic import _constant, logical_and
 from minigrad.tensor.ops.math import UNIT_SIGN
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
@@ -57,7 +57,9 @@ ERFINV = _map("erfinv", lambda v, out, x: v * SQRT_PI_OVER_TWO * exp(out * out),
 # PyTorch's slope of logit is NaN outside [0, 1] (where the value is NaN too).
 LOGIT = _map("logit", lambda v, out, x: where(compare("lt", x, 0), math.nan, where(
     compare("gt", x, 1), math.nan, v / (x * (1 - x)))), saves=(0,))
-XLOGY = _zip("xlogy", (lambda v, out, x, y: v * xlogy(compare("ne", x, 0).to(x.dtype), y),
+# torch's slope in x: xlogy(v, y), and 0 where x == 0 and y <= 0 (log(y) at x == 0, y > 0).
+XLOGY = _zip("xlogy", (lambda v, out, x, y: where(
+                           logical_and(compare("eq", x, 0), compare("le", y, 0)), 0.0, xlogy(v, y)),
                        lambda v, out, x, y: v * x / y), saves=(0, 1))
 LGAMMA = _map("lgamma", lambda v, out, x: v * digamma(x), saves=(0,))
 DIGAMMA = _map("digamma", lambda v, out, x: v * polygamma(1, x), saves=(0,))
