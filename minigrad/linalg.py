@@ -13,12 +13,13 @@ module only gathers them under the namespace users know, so that ``mg.linalg.nor
 
 from minigrad.tensor.ops.chained_products import multi_dot, vecdot
 from minigrad.tensor.ops.decompositions import LinAlgError, svd, svdvals
-from minigrad.tensor.ops.inverses import det, inv, matrix_power, slogdet, solve
+from minigrad.tensor.ops.inverses import cholesky, det, inv, matrix_power, slogdet, solve
 from minigrad.tensor.ops.linalg import matmul
 from minigrad.tensor.ops.norms import matrix_norm, norm, vector_norm
 
 __all__ = [
     "LinAlgError",
+    "cholesky",
     "det",
     "inv",
     "matmul",

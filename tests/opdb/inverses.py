@@ -88,6 +88,24 @@ def _solve(draw):
 
 
 @st.composite
+def _cholesky(draw):
+    """Cholesky factors of ``X X^T + I`` (positive definite), either triangle."""
+    shape = _square_shape(draw)
+    upper = draw(st.booleans())
+    arrays, views, _ = draw(inputs([shape], [normal]))
+    eye = np.eye(shape[-1])
+
+    def spd(x, lib):
+        return x @ x.swapaxes(-1, -2) + lib.tensor(eye)
+
+    return Case(
+        _viewed(lambda x: mg.linalg.cholesky(spd(x, mg), upper=upper), views),
+        _viewed(lambda t: torch.linalg.cholesky(spd(t, torch), upper=upper), views),
+        arrays,
+    )
+
+
+@st.composite
 def _chain(draw):
     """2 to 5 matrices of sides 0-4 (1-D ends sometimes), multiplied in PyTorch's order."""
     n = draw(st.integers(2, 5))
@@ -125,6 +143,7 @@ def _vecdot(draw):
 CASES = {
     "linalg.multi_dot": _chain(),
     "linalg.solve": _solve(),
+    "linalg.cholesky": _cholesky(),
     "linalg.vecdot": _vecdot(),
     "inverse": _invertible(mg.linalg.inv, torch.linalg.inv),
     "det": _invertible(mg.linalg.det, torch.linalg.det),

@@ -191,3 +191,25 @@ def test_solve_refuses_as_torch(a, b, left):
         lambda a, b: mg.linalg.solve(a, b, left=left), mg.tensor(a), mg.tensor(b)
     )
     assert (kind.__name__.strip("_"), mine) == (type(error).__name__.strip("_"), line)
+
+
+@pytest.mark.parametrize(
+    "a, upper",
+    [(np.array([[1.0, 2.0], [2.0, 1.0]]), False), (np.array([[[1.0, 0], [0, 1]], [[-1, 0], [0, 1]]]), False),
+     (np.array([[4.0, 100.0], [0.0, 9.0]]), True), (np.array([[np.nan, 0.0], [0.0, 9.0]]), False),
+     (np.array([[1, 0], [0, 1]]), False), (np.ones((2, 3)), False), (np.ones(3), False)],
+)  # fmt: skip
+def test_cholesky_refuses_as_torch(a, upper):
+    error, line = _torch_first_line(
+        lambda t: torch.linalg.cholesky(t, upper=upper), torch.from_numpy(a)
+    )
+    kind, mine = _first_line(lambda x: mg.linalg.cholesky(x, upper=upper), mg.tensor(a))
+    assert (kind.__name__.strip("_"), mine) == (type(error).__name__.strip("_"), line)
+
+
+def test_cholesky_reads_one_triangle():
+    a = np.array([[4.0, 100.0], [2.0, 5.0]])  # lower triangle SPD; 100 is never read
+    for upper, x in [(False, a), (True, a.T.copy())]:
+        got = mg.linalg.cholesky(mg.tensor(x), upper=upper).numpy()
+        want = torch.linalg.cholesky(torch.from_numpy(x), upper=upper).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-15)

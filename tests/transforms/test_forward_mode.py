@@ -199,6 +199,7 @@ PROGRAMS = {
     # inverses and determinants of matrices kept invertible by a diagonal of 4 (entries ~ N(0, 1))
     "inv": (lambda x: mg.linalg.inv(x + _FOUR) * x, [(2, 3, 3)], normal),
     "det": (lambda x: mg.linalg.det(x + _FOUR) * x.sum(), [(2, 3, 3)], normal),
+    "cholesky": (lambda x: mg.linalg.cholesky(x @ x.mT + _FOUR) * x, [(2, 3, 3)], normal),
     "solve": (lambda a, b: mg.linalg.solve(a + _FOUR, b * b), [(2, 3, 3), (3, 2)], normal),
     "slogdet": (lambda x: mg.linalg.slogdet(x + _FOUR).logabsdet.exp() * x.sum(), [(3, 3)], normal),
     "max": (lambda x: x.amax(1) ** 2, [(2, 3)], apart),

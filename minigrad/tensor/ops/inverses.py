@@ -261,6 +261,76 @@ SOLVE = Primitive(
 )
 
 
+def _first_failed_minor(a: np.ndarray) -> np.ndarray:
+    """For each matrix (lower triangle read), the order of the first leading minor that is
+    not positive definite (LAPACK's ``potrf`` info), 0 where all are."""
+    flat = a.reshape(-1, *a.shape[-2:])
+    n = a.shape[-1]
+    lower = np.zeros_like(flat)
+    failed = np.zeros(len(flat), dtype=int)
+    for j in range(n):
+        pivot = flat[:, j, j] - np.sum(lower[:, j, :j] ** 2, axis=-1)
+        bad = ~(pivot > 0) & (failed == 0)  # NaN fails too
+        failed[bad] = j + 1
+        root = np.sqrt(np.where(pivot > 0, pivot, 1.0))
+        lower[:, j, j] = root
+        below = flat[:, j + 1 :, j] - np.einsum(
+            "bik,bk->bi", lower[:, j + 1 :, :j], lower[:, j, :j]
+        )
+        lower[:, j + 1 :, j] = below / root[:, None]
+    return failed
+
+
+def _cholesky_forward(backend: Any, x: Any) -> Any:
+    a = _host(backend, x)
+    if a is None:
+        return backend.unknown(x.shape, x.dtype)
+    if a.size == 0:
+        return backend.from_numpy(np.zeros(a.shape, a.dtype))
+    failed = _first_failed_minor(a)
+    if failed.any():
+        first = int(np.argmax(failed > 0))
+        which = f"(Batch element {first}): " if a.ndim > 2 else ""
+        raise LinAlgError(
+            f"linalg.cholesky: {which}The factorization could not be completed because the input "
+            f"is not positive-definite (the leading minor of order {failed[first]} is not "
+            "positive-definite)."
+        )
+    return backend.from_numpy(np.ascontiguousarray(np.linalg.cholesky(a)))
+
+
+def _halved_tril(x: Tensor) -> Tensor:
+    """The lower triangle of ``x`` with its diagonal halved (``Phi`` of the rules)."""
+    n = x.shape[-1]
+    half = np.tril(np.ones((n, n), x.dtype)) - 0.5 * np.eye(n, dtype=x.dtype)
+    return x * Tensor.concrete(half, device=x.device)
+
+
+def _cholesky_vjp(g: Tensor, out: Any, inputs: Any, needs: Any):
+    # PyTorch's cholesky_backward: L^-T Phi(L^T gL) L^-1, symmetrized
+    lower = apply(CHOLESKY, (inputs[0],))
+    inverse = apply(INV, (lower,))
+    grad = matmul(matmul(_mT(inverse), _halved_tril(matmul(_mT(lower), g))), inverse)
+    return ((grad + _mT(grad)) * 0.5,)
+
+
+def _cholesky_jvp(tangents: Any, out: Any, inputs: Any):
+    # dL = L Phi(L^-1 dA L^-T)
+    lower = apply(CHOLESKY, (inputs[0],))
+    inverse = apply(INV, (lower,))
+    return matmul(lower, _halved_tril(matmul(matmul(inverse, tangents[0]), _mT(inverse))))
+
+
+CHOLESKY = Primitive(
+    "cholesky",
+    _cholesky_forward,
+    vjp=_cholesky_vjp,
+    jvp=_cholesky_jvp,
+    saves=(0,),
+    batch=lambda xs, batched: apply(CHOLESKY, (xs[0],)),
+)
+
+
 def _square(A: Any, op: str, low_precision: str | None = None) -> Tensor:
     """``A`` as a stack of square float matrices, or PyTorch's error for ``op``."""
     a = A if isinstance(A, Tensor) else Tensor.concrete(A)
@@ -428,3 +498,23 @@ def solve(A: Any, B: Any, *, left: bool = True) -> Tensor:
     else:  # X A = B  <=>  A^T X^T = B^T
         x = _mT(apply(SOLVE, (_mT(a), _mT(matrices))))
     return x.squeeze(-1) if vector else x
+
+
+def cholesky(A: Any, *, upper: bool = False) -> Tensor:
+    """``L`` lower triangular with ``A = L L^T`` (``upper=True``: ``U = L^T``, ``A = U^T U``),
+    ``torch.linalg.cholesky``.
+
+    Only the lower triangle of ``A`` is read (the upper one with ``upper=True``). A matrix
+    that is not positive definite raises ``LinAlgError`` naming the first leading minor
+    that is not (PyTorch's message). The slope is PyTorch's:
+    ``L^-T Phi(L^T gL) L^-1``, symmetrized, with ``Phi`` the lower triangle, diagonal halved.
+
+    >>> import minigrad as mg
+    >>> mg.linalg.cholesky(mg.tensor([[4.0, 2.0], [2.0, 5.0]]))
+    tensor([[2., 0.],
+            [1., 2.]])
+    """
+    a = _square(A, "linalg.cholesky", "cholesky_cpu")
+    if upper:
+        return _mT(apply(CHOLESKY, (_mT(a),)))
+    return apply(CHOLESKY, (a,))
