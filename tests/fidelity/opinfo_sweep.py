@@ -262,6 +262,15 @@ def to_minigrad(value: Any) -> Any:
     raise Unconvertible(type(value).__name__)
 
 
+def converted(sample: Any) -> tuple:
+    """A sample's input, positional and keyword arguments as minigrad's (``to_minigrad``)."""
+    return (
+        to_minigrad(sample.input),
+        to_minigrad(tuple(sample.args)),
+        to_minigrad(dict(sample.kwargs)),
+    )
+
+
 def describe(value: Any) -> str:
     """A short text of a sample part: tensors as ``dtype[shape]``."""
     if isinstance(value, torch.Tensor):
@@ -564,11 +573,7 @@ def run_sample(op: Any, kind: str, target: Any, sample: Any, grad_seed: int | No
     """One sample's class (``op``, ``dtype``, ``index`` left for the caller)."""
     text = describe_sample(sample)
     try:
-        parts = (
-            to_minigrad(sample.input),
-            to_minigrad(tuple(sample.args)),
-            to_minigrad(dict(sample.kwargs)),
-        )
+        parts = converted(sample)
     except Unconvertible as why:
         return Result("", "", 0, "unconvertible", text, str(why))
     x, args, kwargs = parts
@@ -601,11 +606,7 @@ def run_sample(op: Any, kind: str, target: Any, sample: Any, grad_seed: int | No
 def run_error_input(op: Any, kind: str, target: Any, error_input: Any) -> Result:
     sample = error_input.sample_input
     try:
-        x, args, kwargs = (
-            to_minigrad(sample.input),
-            to_minigrad(tuple(sample.args)),
-            to_minigrad(dict(sample.kwargs)),
-        )
+        x, args, kwargs = converted(sample)
     except Unconvertible as why:
         return Result("", "", 0, "err_unconvertible", describe_sample(sample), str(why))
     if kind == "method" and not isinstance(x, mg.Tensor):
@@ -725,11 +726,7 @@ def run_variant_sample(variant: str, fn: Any, name: str, sample: Any,
     if not isinstance(sample.input, torch.Tensor):
         return Result("", "", 0, "not_applicable", text)
     try:
-        parts = (
-            to_minigrad(sample.input),
-            to_minigrad(tuple(sample.args)),
-            to_minigrad(dict(sample.kwargs)),
-        )
+        parts = converted(sample)
     except Unconvertible as why:
         return Result("", "", 0, "unconvertible", text, str(why))
     ours, theirs = _variant_calls(variant, fn, name, sample, parts)
@@ -774,11 +771,7 @@ def run_variant_error_input(variant: str, fn: Any, name: str, error_input: Any) 
     if not isinstance(sample.input, torch.Tensor):
         return Result("", "", 0, "err_not_applicable", text)
     try:
-        parts = (
-            to_minigrad(sample.input),
-            to_minigrad(tuple(sample.args)),
-            to_minigrad(dict(sample.kwargs)),
-        )
+        parts = converted(sample)
     except Unconvertible as why:
         return Result("", "", 0, "err_unconvertible", text, str(why))
     ours, theirs = _variant_calls(variant, fn, name, sample, parts)

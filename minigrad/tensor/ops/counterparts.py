@@ -103,17 +103,23 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     return reshape(apply(GATHER, (flat, positions), dim=0), index.shape)
 
 
-def _in_range(index: Tensor, n: int) -> None:
-    """PyTorch's IndexError for the first position outside ``[-n, n)``, where the values
-    are known (while a program is traced they are not: nothing to check)."""
+def _outside(index: Tensor, n: int) -> int | None:
+    """The first position of ``index`` outside ``[-n, n)``, where the values are known
+    (while a program is traced they are not: nothing to check), or None."""
     try:
         values = np.asarray(index.detach().numpy()).reshape(-1)
     except TracerError:
-        return
+        return None
     bad = np.flatnonzero((values < -n) | (values >= n))
-    if bad.size:
+    return int(values[bad[0]]) if bad.size else None
+
+
+def _in_range(index: Tensor, n: int) -> None:
+    """PyTorch's IndexError for the first position outside ``[-n, n)`` (``take``)."""
+    bad = _outside(index, n)
+    if bad is not None:
         raise IndexError(
-            f"out of range: tried to access index {int(values[bad[0]])} on a tensor of {n} "
+            f"out of range: tried to access index {bad} on a tensor of {n} "
             f"elements.\ntake: positions count from {-n} to {n - 1}"
         )
 
@@ -310,13 +316,9 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
 def _inside(index: Tensor, n: int, dim: int) -> None:
     """PyTorch's IndexError for a position outside ``[-n, n)`` along ``dim``, where the
     values are known."""
-    try:
-        values = np.asarray(index.detach().numpy()).reshape(-1)
-    except TracerError:
-        return
-    bad = np.flatnonzero((values < -n) | (values >= n))
-    if bad.size:
+    bad = _outside(index, n)
+    if bad is not None:
         raise IndexError(
-            f"index {int(values[bad[0]])} is out of bounds for dimension {dim} with size {n}\n"
+            f"index {bad} is out of bounds for dimension {dim} with size {n}\n"
             f"positions along dimension {dim} count from {-n} to {n - 1}"
         )
