@@ -235,7 +235,7 @@ def erfc(x):
 
 def erfinv(y):
     """The inverse of erf on [-1, 1]: PyTorch's way, a rational first guess (a central
-    one for |y| <= 0.7, one in sqrt(-log((1 - |y|) / 2)) outside) and two Newton steps.
+    one for ``|y| <= 0.7``, one in ``sqrt(-log((1 - |y|) / 2))`` outside) and two Newton steps.
     +-inf at +-1, NaN beyond.
 
     >>> erfinv(0.0), erfinv(1.0), erfinv(-1.0), erfinv(2.0), round(erfinv(erf(0.3)), 12)
@@ -264,7 +264,7 @@ def erfinv(y):
 
 
 def lgamma(x):
-    """log |Gamma(x)|: inf at 0 and at the negative integers (the poles) and at +-inf.
+    """``log |Gamma(x)|``: inf at 0 and at the negative integers (the poles) and at +-inf.
 
     >>> lgamma(1.0), lgamma(0.0), lgamma(-2.0), lgamma(-math.inf), lgamma(math.nan)
     (0.0, inf, inf, inf, nan)
@@ -399,6 +399,8 @@ def polygamma(x, n):
     >>> round(polygamma(1.0, 1.0), 8), round(polygamma(1.0, 2.0), 12)
     (1.64493407, -2.404113806319)
     """
+    if not 0 <= n < math.inf:  # PyTorch takes whole n >= 0 only; the grids reach further
+        return type(x)(math.nan)
     if n == 0:
         return digamma(x)
     if x != x:

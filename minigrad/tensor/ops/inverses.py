@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.backends.contract import TracerError
+from minigrad.backends.quiet import quietly
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.ops.broadcasting import broadcast_shape
@@ -51,6 +52,7 @@ _TORCH_NAMES = {"int64": "Long", "int32": "Int", "bool": "Bool", "float16": "Hal
                 "bfloat16": "BFloat16", "float32": "Float", "float64": "Double"}  # fmt: skip
 
 
+@quietly
 def lu_diagonal(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(sign(P), diag U)`` of ``P A = L U`` for each matrix in ``a``, LAPACK's pivots.
 
@@ -132,6 +134,7 @@ INV = Primitive(
 )
 
 
+@quietly
 def _det_forward(backend: Any, x: Any) -> Any:
     a = _host(backend, x)
     if a is None:
@@ -140,6 +143,7 @@ def _det_forward(backend: Any, x: Any) -> Any:
     return backend.from_numpy(np.asarray(sign * np.prod(diagonal, axis=-1), a.dtype))
 
 
+@quietly
 def _singular_cofactors(a: np.ndarray) -> np.ndarray:
     """The cofactor matrix of each matrix in ``a``, from its SVD (defined when singular too)."""
     u, s, vh = np.linalg.svd(a)
@@ -176,6 +180,7 @@ DET = Primitive(
 )
 
 
+@quietly
 def _slogdet_forward(backend: Any, x: Any, part: str) -> Any:
     a = _host(backend, x)
     if a is None:

@@ -100,7 +100,7 @@ def erfinv(input: Any) -> Tensor:
 
 
 def lgamma(input: Any) -> Tensor:
-    """log |Gamma(x)|: inf at the poles (0 and the negative integers) and at +-inf.
+    """``log |Gamma(x)|``: inf at the poles (0 and the negative integers) and at +-inf.
 
     >>> import minigrad as mg
     >>> mg.lgamma(mg.tensor([1.0, 3.0, 0.0, -1.0]))

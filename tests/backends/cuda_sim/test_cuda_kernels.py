@@ -317,7 +317,7 @@ def test_numpy_too_new_for_numba_cuda_says_what_to_do(backend):
 
     with pytest.raises(RuntimeError, match=r"NumPy 2.5 removed.*pip install 'numpy<2.5'"):
         backend.run(Kernel(), 1, 1)
-    with pytest.raises(AttributeError, match="no attribute .fail."):  # any other is left alone
+    with pytest.raises(AttributeError, match=r"no attribute .fail."):  # any other is left alone
         backend.run(type("K", (), {"__getitem__": lambda s, _: s.fail})(), 1, 1)
 
 
