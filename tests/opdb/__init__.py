@@ -48,6 +48,7 @@ from opdb import (
     daily,
     decompositions,
     elementwise,
+    factorizations,
     inplace,
     inverses,
     nn,
@@ -63,7 +64,7 @@ from opdb.strategies import SEEDS, Case
 
 AREAS = (core, elementwise, reductions, contractions, shape, convolution, nn, inplace,
          nn_compositions, daily, nn_grids, collectives, control, attention, spellings,
-         decompositions, volumes, special, inverses)  # fmt: skip
+         decompositions, volumes, special, inverses, factorizations)  # fmt: skip
 
 DATABASE: dict[str, Any] = {}
 NOT_SMOOTH: set[str] = set()

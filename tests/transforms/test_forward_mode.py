@@ -147,6 +147,18 @@ def _windows(x):
 # primitive -> (a program that runs it, input shapes, input domain). Each is
 # twice differentiable at its inputs, so gradgradcheck applies to all of them.
 _FOUR = mg.tensor(4.0 * np.eye(3))
+_SPREAD = mg.tensor(np.diag([0.0, 4.0, 8.0]))
+
+
+def _eigh_program(x):
+    values, vectors = mg.linalg.eigh(x @ x.mT + _SPREAD)
+    return vectors**2 * values.unsqueeze(-2)
+
+
+def _qr_program(x):
+    q, r = mg.linalg.qr(x + _FOUR)
+    return q * r.sum() + r.exp()
+
 
 PROGRAMS = {
     "neg": (lambda x: -x, [(2, 3)], normal),
@@ -201,6 +213,9 @@ PROGRAMS = {
     "det": (lambda x: mg.linalg.det(x + _FOUR) * x.sum(), [(2, 3, 3)], normal),
     "cholesky": (lambda x: mg.linalg.cholesky(x @ x.mT + _FOUR) * x, [(2, 3, 3)], normal),
     "solve": (lambda a, b: mg.linalg.solve(a + _FOUR, b * b), [(2, 3, 3), (3, 2)], normal),
+    # eigenvalues of X X^T + diag(0, 4, 8): apart; eigenvectors through their squares
+    "eigh": (_eigh_program, [(2, 3, 3)], normal),
+    "qr": (_qr_program, [(2, 3, 3)], normal),
     "slogdet": (lambda x: mg.linalg.slogdet(x + _FOUR).logabsdet.exp() * x.sum(), [(3, 3)], normal),
     "max": (lambda x: x.amax(1) ** 2, [(2, 3)], apart),
     "min": (lambda x: x.amin(0) * x.min(), [(2, 3)], apart),
