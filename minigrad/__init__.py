@@ -289,6 +289,15 @@ from minigrad.tensor import (  # special functions and sign tests
     xlogy,
 )
 from minigrad.tensor import addmv, addr, aminmax, diagflat, index_fill, msort, take, vdot
+from minigrad.tensor import (  # writing into a copy at chosen places (ops/placing.py)
+    diagonal_scatter,
+    index_copy,
+    index_reduce,
+    masked_scatter,
+    put,
+    select_scatter,
+    slice_scatter,
+)
 from minigrad.tensor import (  # PyTorch's other spellings
     absolute,
     atleast_1d,

@@ -212,6 +212,15 @@ from minigrad.tensor.ops.named_axes import (
     psum_scatter,
 )
 from minigrad.tensor.ops.padding import pad
+from minigrad.tensor.ops.placing import (
+    diagonal_scatter,
+    index_copy,
+    index_reduce,
+    masked_scatter,
+    put,
+    select_scatter,
+    slice_scatter,
+)
 from minigrad.tensor.ops.rearrange import (
     cat,
     chunk,
@@ -613,4 +622,13 @@ __all__ += [  # special functions and sign tests (ops/special.py)
     "sgn",
     "signbit",
     "xlogy",
+]  # fmt: skip
+__all__ += [  # writing into a copy at chosen places (ops/placing.py)
+    "diagonal_scatter",
+    "index_copy",
+    "index_reduce",
+    "masked_scatter",
+    "put",
+    "select_scatter",
+    "slice_scatter",
 ]  # fmt: skip

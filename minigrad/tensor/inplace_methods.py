@@ -26,6 +26,7 @@ from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase, set_version, version_of
 from minigrad.tensor.mode import current
 from minigrad.tensor.ops import elementwise as ew
+from minigrad.tensor.ops import placing
 from minigrad.tensor.ops.elementwise import tensor_arguments
 from minigrad.tensor.ops.inplace import CPP_NAMES, LEAF_MESSAGE, TORCH_NAMES, assign
 
@@ -467,3 +468,17 @@ class InPlaceMethods:
     def scatter_reduce_(self, dim: int, index: Any, src: Any, reduce: str, *,
                         include_self: bool = True) -> Any:  # fmt: skip
         return changed(self, "scatter_reduce", dim, index, src, reduce, include_self=include_self)
+
+    def index_copy_(self, dim: int, index: Any, source: Any) -> Any:
+        return changed(self, "index_copy", dim, index, source)
+
+    def index_reduce_(self, dim: int, index: Any, source: Any, reduce: str, *,
+                      include_self: bool = True) -> Any:  # fmt: skip
+        return changed(self, "index_reduce", dim, index, source, reduce, include_self=include_self)
+
+    def put_(self, index: Any, source: Any, accumulate: bool = False) -> Any:
+        return changed(self, "put", index, source, accumulate)
+
+    def masked_scatter_(self, mask: Any, source: Any) -> Any:
+        placing.mask_fits(self, mask)
+        return changed(self, "masked_scatter", mask, source)

@@ -29,6 +29,7 @@ from minigrad.tensor.ops import (
     layout,
     logic,
     matrix_products,
+    placing,
     scattering,
     search,
     softmax,
@@ -592,3 +593,27 @@ class MoreMethods:
 
     def bitwise_right_shift(self, other: Any) -> Any:
         return ew.bitwise_right_shift(self, other)
+
+    # -- writing into a copy at chosen places (ops/placing.py) ---------------------------------
+    def index_copy(self, dim: int, index: Any, source: Any) -> Any:
+        return placing.index_copy(self, dim, index, source)
+
+    def index_reduce(self, dim: int, index: Any, source: Any, reduce: str, *,
+                     include_self: bool = True) -> Any:  # fmt: skip
+        return placing.index_reduce(self, dim, index, source, reduce, include_self=include_self)
+
+    def put(self, index: Any, source: Any, accumulate: bool = False) -> Any:
+        return placing.put(self, index, source, accumulate)
+
+    def masked_scatter(self, mask: Any, source: Any) -> Any:
+        return placing.masked_scatter(self, mask, source)
+
+    def diagonal_scatter(self, src: Any, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Any:
+        return placing.diagonal_scatter(self, src, offset, dim1, dim2)
+
+    def select_scatter(self, src: Any, dim: int, index: int) -> Any:
+        return placing.select_scatter(self, src, dim, index)
+
+    def slice_scatter(self, src: Any, dim: int = 0, start: Any = None, end: Any = None,
+                      step: int = 1) -> Any:  # fmt: skip
+        return placing.slice_scatter(self, src, dim, start, end, step)

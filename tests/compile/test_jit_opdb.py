@@ -33,6 +33,7 @@ DATA_DEPENDENT = {
     "allclose", "equal", "equal:self", "bincount", "bincount:weights", "nonzero", "unique",
     "nonzero:int64", "nonzero:bool", "unique:int64", "unique:bool",
     "scatter_reduce:mean_int64",  # an integer mean rounds down: floor_divide, on the host
+    "index_reduce:mean:int64",  # the same
     "nn.functional.avg_pool3d:int64",  # an integer mean: division toward zero, on the host
 }  # fmt: skip
 # In-place operations (``y.add_(v)``, ``y[i] = v``, batch_norm's running

@@ -54,6 +54,7 @@ from opdb import (
     nn,
     nn_compositions,
     nn_grids,
+    placing,
     reductions,
     shape,
     special,
@@ -64,7 +65,7 @@ from opdb.strategies import SEEDS, Case
 
 AREAS = (core, elementwise, reductions, contractions, shape, convolution, nn, inplace,
          nn_compositions, daily, nn_grids, collectives, control, attention, spellings,
-         decompositions, volumes, special, inverses, factorizations)  # fmt: skip
+         decompositions, volumes, special, inverses, factorizations, placing)  # fmt: skip
 
 DATABASE: dict[str, Any] = {}
 NOT_SMOOTH: set[str] = set()
