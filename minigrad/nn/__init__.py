@@ -36,6 +36,7 @@ from minigrad.nn.adaptive_pooling import (
 )
 from minigrad.nn.affine import Bilinear
 from minigrad.nn.attention import MultiheadAttention
+from minigrad.nn.channel_layers import ChannelShuffle, LocalResponseNorm, PReLU
 from minigrad.nn.conv import AvgPool2d, AvgPool3d, Conv1d, Conv2d, Conv3d, MaxPool2d, MaxPool3d
 from minigrad.nn.conv_transpose import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from minigrad.nn.distances import (
@@ -49,6 +50,7 @@ from minigrad.nn.dropout import Dropout
 from minigrad.nn.embedding import Embedding
 from minigrad.nn.group_norms import GroupNorm, InstanceNorm1d, InstanceNorm2d, RMSNorm
 from minigrad.nn.interpolation import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
+from minigrad.nn.likelihood_losses import GaussianNLLLoss, PoissonNLLLoss
 from minigrad.nn.linear import MLP, Linear
 from minigrad.nn.losses import (
     BCELoss,
@@ -60,6 +62,14 @@ from minigrad.nn.losses import (
     MSELoss,
     NLLLoss,
     SmoothL1Loss,
+)
+from minigrad.nn.margin_losses import (
+    HingeEmbeddingLoss,
+    MultiLabelMarginLoss,
+    MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
+    SoftMarginLoss,
+    TripletMarginWithDistanceLoss,
 )
 from minigrad.nn.module import Flatten, Module, ReLU, Sequential, Sigmoid, Tanh
 from minigrad.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
@@ -101,6 +111,7 @@ __all__ = [
     "BatchNorm1d",
     "BatchNorm2d",
     "Bilinear",
+    "ChannelShuffle",
     "Conv1d",
     "Conv2d",
     "Conv3d",
@@ -114,11 +125,13 @@ __all__ = [
     "Embedding",
     "Flatten",
     "Fold",
+    "GaussianNLLLoss",
     "GroupNorm",
     "Hardshrink",
     "Hardsigmoid",
     "Hardswish",
     "Hardtanh",
+    "HingeEmbeddingLoss",
     "HuberLoss",
     "InstanceNorm1d",
     "InstanceNorm2d",
@@ -132,6 +145,7 @@ __all__ = [
     "LeakyReLU",
     "LearnedPositions",
     "Linear",
+    "LocalResponseNorm",
     "LogSigmoid",
     "MSELoss",
     "MarginRankingLoss",
@@ -143,12 +157,17 @@ __all__ = [
     "MaxUnpool3d",
     "Mish",
     "Module",
+    "MultiLabelMarginLoss",
+    "MultiLabelSoftMarginLoss",
+    "MultiMarginLoss",
     "MultiheadAttention",
     "NLLLoss",
+    "PReLU",
     "PairwiseDistance",
     "Parameter",
     "PixelShuffle",
     "PixelUnshuffle",
+    "PoissonNLLLoss",
     "RMSNorm",
     "ReLU",
     "ReLU6",
@@ -157,6 +176,7 @@ __all__ = [
     "Sigmoid",
     "SinusoidalPositions",
     "SmoothL1Loss",
+    "SoftMarginLoss",
     "Softmin",
     "Softplus",
     "Softshrink",
@@ -166,6 +186,7 @@ __all__ = [
     "Threshold",
     "TransformerBlock",
     "TripletMarginLoss",
+    "TripletMarginWithDistanceLoss",
     "Unfold",
     "Upsample",
     "UpsamplingBilinear2d",

@@ -25,14 +25,19 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from minigrad.nn.losses import _check_reduction, _legacy, _reduce
 from minigrad.nn.module import Module
-from minigrad.tensor import dtypes
+from minigrad.tensor import dtypes, factories
 from minigrad.tensor.composite import composite
 from minigrad.tensor.ops.broadcasting import broadcast_shape
-from minigrad.tensor.ops.elementwise import minimum, where
+from minigrad.tensor.ops.elementwise import abs, minimum, where
+from minigrad.tensor.ops.indexing import index_select
+from minigrad.tensor.ops.logic import isfinite
 from minigrad.tensor.ops.math import clamp
 from minigrad.tensor.ops.norms import vector_norm
+from minigrad.tensor.ops.reductions import amax
 from minigrad.tensor.tensor import Tensor
 
 
@@ -109,6 +114,45 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     if ndim == 0:
         raise IndexError("Dimension specified as -1 but tensor has no dimensions")
     return vector_norm(x1 - x2 + eps, p, ndim - 1, keepdim=keepdim)
+
+
+def pdist(input: Tensor, p: float = 2.0) -> Tensor:
+    """``||x_i - x_j||_p`` for every pair of rows ``i < j`` of ``input`` ``(N, M)``, in row order.
+
+    The result has ``N (N - 1) / 2`` entries: the upper triangle of the
+    distance matrix, read row by row.
+
+    >>> import minigrad as mg
+    >>> mg.nn.functional.pdist(mg.tensor([[0.0, 0.0], [3.0, 4.0], [0.0, 1.0]]))
+    tensor([5.    , 1.    , 4.2426])
+    """
+    x = _tensor(input)
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    if x.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {x.ndim}D")
+    if not dtypes.is_floating(x.dtype):
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    rows = x.shape[0]
+    first, second = np.triu_indices(rows, 1)  # from the shape alone: fixed under jit
+    pick = [factories.tensor(i.astype(np.int64), device=x.device) for i in (first, second)]
+    diff = index_select(x, 0, pick[0]) - index_select(x, 0, pick[1])
+    if p == float("inf") and x.shape[1]:
+        return _largest_with_every_tie(diff)
+    return vector_norm(diff, p, 1)
+
+
+def _largest_with_every_tie(diff: Tensor) -> Tensor:
+    """``max |diff|`` along axis 1, whose slope reaches *every* element that attains it.
+
+    PyTorch's pdist gives each tied element the whole cotangent, where ``amax``
+    shares it out. The value is the detached maximum; each tied ``|d|`` adds
+    ``|d| - |d|`` (0, but with slope ``sign(d)``). An infinite maximum gets no slope.
+    """
+    size = abs(diff)
+    top = amax(size, 1, keepdim=True).detach()
+    tied = (size == top) & isfinite(top)
+    return top.squeeze(1) + where(tied, size - size.detach(), 0.0).sum(1)
 
 
 @composite("margin_ranking_loss")

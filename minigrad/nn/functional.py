@@ -58,6 +58,7 @@ from minigrad.nn.adaptive_pooling import (
 )
 from minigrad.nn.affine import bilinear, linear
 from minigrad.nn.attention import scaled_dot_product_attention
+from minigrad.nn.channel_layers import channel_shuffle, local_response_norm, prelu
 from minigrad.nn.conv_transpose import conv_transpose1d, conv_transpose2d, conv_transpose3d
 from minigrad.nn.distances import (
     cosine_embedding_loss,
@@ -65,12 +66,14 @@ from minigrad.nn.distances import (
     margin_ranking_loss,
     normalize,
     pairwise_distance,
+    pdist,
     triplet_margin_loss,
 )
 from minigrad.nn.dropout import dropout
 from minigrad.nn.embedding import embedding, one_hot
 from minigrad.nn.group_norms import group_norm, instance_norm, rms_norm
 from minigrad.nn.interpolation import interpolate, upsample, upsample_bilinear, upsample_nearest
+from minigrad.nn.likelihood_losses import gaussian_nll_loss, poisson_nll_loss
 from minigrad.nn.losses import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -81,6 +84,14 @@ from minigrad.nn.losses import (
     mse_loss,
     nll_loss,
     smooth_l1_loss,
+)
+from minigrad.nn.margin_losses import (
+    hinge_embedding_loss,
+    multi_margin_loss,
+    multilabel_margin_loss,
+    multilabel_soft_margin_loss,
+    soft_margin_loss,
+    triplet_margin_with_distance_loss,
 )
 from minigrad.nn.normalization import batch_norm, layer_norm
 from minigrad.nn.pooling import avg_pool1d, lp_pool1d, lp_pool2d, lp_pool3d, max_pool1d
@@ -98,18 +109,20 @@ __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
     "adaptive_max_pool2d", "adaptive_max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
     "batch_norm", "bilinear", "binary_cross_entropy", "binary_cross_entropy_with_logits", "celu",
-    "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
-    "cosine_embedding_loss", "cosine_similarity", "cross_entropy", "dropout", "elu", "embedding",
-    "fold", "gelu", "glu", "group_norm", "hardshrink", "hardsigmoid", "hardswish", "hardtanh",
-    "huber_loss", "instance_norm", "interpolate", "kl_div", "l1_loss", "layer_norm", "leaky_relu",
-    "linear", "log_softmax", "logsigmoid", "lp_pool1d", "lp_pool2d", "lp_pool3d",
-    "margin_ranking_loss", "max_pool1d", "max_pool2d", "max_pool3d", "max_unpool1d",
-    "max_unpool2d", "max_unpool3d", "mish", "mse_loss", "nll_loss", "normalize", "one_hot", "pad",
-    "pairwise_distance", "pixel_shuffle", "pixel_unshuffle", "relu", "relu6", "rms_norm",
-    "scaled_dot_product_attention", "selu", "sigmoid", "silu", "smooth_l1_loss", "softmax",
-    "softmin", "softplus", "softshrink", "softsign", "tanh", "tanhshrink", "threshold",
-    "triplet_margin_loss",
-    "unfold", "upsample", "upsample_bilinear", "upsample_nearest",
+    "channel_shuffle", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+    "conv_transpose3d", "cosine_embedding_loss", "cosine_similarity", "cross_entropy", "dropout",
+    "elu", "embedding", "fold", "gaussian_nll_loss", "gelu", "glu", "group_norm", "hardshrink",
+    "hardsigmoid", "hardswish", "hardtanh", "hinge_embedding_loss", "huber_loss", "instance_norm",
+    "interpolate", "kl_div", "l1_loss", "layer_norm", "leaky_relu", "linear", "local_response_norm",
+    "log_softmax", "logsigmoid", "lp_pool1d", "lp_pool2d", "lp_pool3d", "margin_ranking_loss",
+    "max_pool1d", "max_pool2d", "max_pool3d", "max_unpool1d", "max_unpool2d", "max_unpool3d",
+    "mish", "mse_loss", "multi_margin_loss", "multilabel_margin_loss",
+    "multilabel_soft_margin_loss", "nll_loss", "normalize", "one_hot", "pad", "pairwise_distance",
+    "pdist", "pixel_shuffle", "pixel_unshuffle", "poisson_nll_loss", "prelu", "relu", "relu6",
+    "rms_norm", "scaled_dot_product_attention", "selu", "sigmoid", "silu", "smooth_l1_loss",
+    "soft_margin_loss", "softmax", "softmin", "softplus", "softshrink", "softsign", "tanh",
+    "tanhshrink", "threshold", "triplet_margin_loss", "triplet_margin_with_distance_loss", "unfold",
+    "upsample", "upsample_bilinear", "upsample_nearest",
 ]  # fmt: skip
 
 

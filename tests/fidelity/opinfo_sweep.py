@@ -257,9 +257,28 @@ def to_minigrad(value: Any) -> Any:
         return value
     if isinstance(value, complex):
         raise Unconvertible("complex number")
+    if isinstance(value, torch.nn.Module):
+        return _layer(value)
     if callable(value):
         raise Unconvertible(f"callable {value!r}")
     raise Unconvertible(type(value).__name__)
+
+
+def _layer(module: torch.nn.Module) -> Any:
+    """A torch layer without weights (``nn.PairwiseDistance(p=1.0)``, a loss's distance) as
+    minigrad's layer of the same name, with the same settings."""
+    ours = getattr(mg.nn, type(module).__name__, None)
+    if (
+        ours is None
+        or next(module.parameters(), None) is not None
+        or next(module.buffers(), None) is not None
+    ):
+        raise Unconvertible(f"callable {module!r}")
+    layer = ours()
+    for name, setting in vars(module).items():
+        if name in vars(layer) and isinstance(setting, (bool, int, float, str, type(None))):
+            setattr(layer, name, setting)
+    return layer
 
 
 def converted(sample: Any) -> tuple:

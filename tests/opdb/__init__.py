@@ -54,6 +54,7 @@ from opdb import (
     nn,
     nn_compositions,
     nn_grids,
+    nn_losses,
     placing,
     reductions,
     shape,
@@ -65,7 +66,8 @@ from opdb.strategies import SEEDS, Case
 
 AREAS = (core, elementwise, reductions, contractions, shape, convolution, nn, inplace,
          nn_compositions, daily, nn_grids, collectives, control, attention, spellings,
-         decompositions, volumes, special, inverses, factorizations, placing)  # fmt: skip
+         decompositions, volumes, special, inverses, factorizations, placing,
+         nn_losses)  # fmt: skip
 
 DATABASE: dict[str, Any] = {}
 NOT_SMOOTH: set[str] = set()

@@ -376,7 +376,15 @@ def test_each_primitive_passes_gradgradcheck(name):
 
 
 # -- 2. against torch.func.jvp --------------------------------------------------------
-@pytest.mark.parametrize("name", SMOOTH)
+# PyTorch has no forward-mode formula for these (it raises NotImplementedError); minigrad's
+# tangents are checked against its own reverse mode above and finite differences (opdb).
+TORCH_HAS_NO_JVP = {
+    "nn.functional.multi_margin_loss", "nn.functional.multilabel_margin_loss",
+    "nn.functional.pdist",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(set(SMOOTH) - TORCH_HAS_NO_JVP))
 @settings(max_examples=5, deadline=None)
 @given(data=st.data())
 def test_jvp_matches_torch_func(name, data):
