@@ -340,6 +340,7 @@ from minigrad.tensor import (  # factories
     randn_like,
 )
 from minigrad.tensor import det, inverse, logdet, matrix_power, slogdet  # 06
+from minigrad.tensor import addbmm, pinverse, svd  # 06
 from minigrad.tensor import all_gather, all_to_all, pbroadcast, pmean, psum, psum_scatter  # 18
 from minigrad import linalg, nn, optim, random, tree
 from minigrad.tensor.generator import Generator

@@ -3,7 +3,8 @@
 The functions live in the tensor layer (``minigrad/tensor/ops/norms.py``,
 ``minigrad/tensor/ops/linalg.py``, ``minigrad/tensor/ops/decompositions.py``,
 ``minigrad/tensor/ops/inverses.py``,
-``minigrad/tensor/ops/factorizations.py``, ``minigrad/tensor/ops/chained_products.py``); this
+``minigrad/tensor/ops/factorizations.py``, ``minigrad/tensor/ops/chained_products.py``,
+``minigrad/tensor/ops/pseudoinverse.py``, ``minigrad/tensor/ops/linalg_spellings.py``); this
 module only gathers them under the namespace users know, so that ``mg.linalg.norm(x)`` reads as
 ``torch.linalg.norm(x)`` does.
 
@@ -17,25 +18,33 @@ from minigrad.tensor.ops.decompositions import LinAlgError, svd, svdvals
 from minigrad.tensor.ops.factorizations import eigh, eigvalsh, qr
 from minigrad.tensor.ops.inverses import cholesky, det, inv, matrix_power, slogdet, solve
 from minigrad.tensor.ops.linalg import matmul
+from minigrad.tensor.ops.linalg_spellings import cross, diagonal, vander
 from minigrad.tensor.ops.norms import matrix_norm, norm, vector_norm
+from minigrad.tensor.ops.pseudoinverse import cond, matrix_rank, pinv
 
 __all__ = [
     "LinAlgError",
     "cholesky",
+    "cond",
+    "cross",
     "det",
+    "diagonal",
     "eigh",
     "eigvalsh",
     "inv",
     "matmul",
     "matrix_norm",
     "matrix_power",
+    "matrix_rank",
     "multi_dot",
     "norm",
+    "pinv",
     "qr",
     "slogdet",
     "solve",
     "svd",
     "svdvals",
+    "vander",
     "vecdot",
     "vector_norm",
 ]

@@ -632,3 +632,9 @@ __all__ += [  # writing into a copy at chosen places (ops/placing.py)
     "select_scatter",
     "slice_scatter",
 ]  # fmt: skip
+
+from minigrad.tensor.ops.linalg_spellings import addbmm, svd  # noqa: E402
+from minigrad.tensor.ops.pseudoinverse import pinverse  # noqa: E402
+
+# linear algebra (ops/linalg_spellings.py, ops/pseudoinverse.py)
+__all__ += ["addbmm", "pinverse", "svd"]

@@ -27,9 +27,11 @@ from minigrad.tensor.ops import (
     counting,
     inverses,
     layout,
+    linalg_spellings,
     logic,
     matrix_products,
     placing,
+    pseudoinverse,
     scattering,
     search,
     softmax,
@@ -62,6 +64,15 @@ class MoreMethods:
 
     def matrix_power(self, n: int) -> Any:
         return inverses.matrix_power(self, n)
+
+    def pinverse(self, rcond: float = 1e-15) -> Any:
+        return pseudoinverse.pinverse(self, rcond)
+
+    def svd(self, some: bool = True, compute_uv: bool = True) -> Any:
+        return linalg_spellings.svd(self, some, compute_uv)
+
+    def addbmm(self, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
+        return linalg_spellings.addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
 
     # -- matrix products ------------------------------------------------------------
     def mm(self, mat2: Any) -> Any:

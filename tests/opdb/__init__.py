@@ -56,6 +56,7 @@ from opdb import (
     nn_grids,
     nn_losses,
     placing,
+    pseudoinverses,
     reductions,
     shape,
     special,
@@ -67,7 +68,7 @@ from opdb.strategies import SEEDS, Case
 AREAS = (core, elementwise, reductions, contractions, shape, convolution, nn, inplace,
          nn_compositions, daily, nn_grids, collectives, control, attention, spellings,
          decompositions, volumes, special, inverses, factorizations, placing,
-         nn_losses)  # fmt: skip
+         nn_losses, pseudoinverses)  # fmt: skip
 
 DATABASE: dict[str, Any] = {}
 NOT_SMOOTH: set[str] = set()

@@ -1,0 +1,224 @@
+"""``torch.linalg``'s spellings of operations minigrad already has, and ``torch.svd`` (lesson 06).
+
+Each is a composition of rows that exist, so its derivative is the chain rule
+through them (lesson 05), with forward mode, vmap and jit for free:
+
+- ``linalg.vander(x, N=)``: the powers ``x^0 .. x^(N-1)`` as columns, a running
+  product (``cumprod``) behind a column of ones;
+- ``linalg.cross(x, y, dim=-1)``: ``cross`` with the last axis by default (the
+  plain ``cross`` takes the first axis of size 3), equal ranks and dtypes required;
+- ``linalg.diagonal(A, offset=, dim1=-2, dim2=-1)``: ``diagonal`` of the matrices
+  in the last two axes by default;
+- ``svd(A, some=, compute_uv=)``: the older ``torch.svd``, which returns ``V``
+  where ``linalg.svd`` returns ``Vh = V^T``;
+- ``addbmm(input, batch1, batch2)``: ``beta * input + alpha * sum_b batch1[b] @ batch2[b]``.
+
+    >>> import minigrad as mg
+    >>> mg.linalg.vander(mg.tensor([1, 2, 3]))
+    tensor([[1, 1, 1],
+            [1, 2, 4],
+            [1, 3, 9]])
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Any
+
+import numpy as np
+
+from minigrad.tensor import dtypes
+from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.composite import composite
+from minigrad.tensor.ops import contractions, matrix_products
+from minigrad.tensor.ops.decompositions import _checked, svdvals
+from minigrad.tensor.ops.decompositions import svd as linalg_svd
+from minigrad.tensor.ops.elementwise import tensor_arguments
+from minigrad.tensor.ops.movement import concatenate
+from minigrad.tensor.ops.reductions import normalize_axes
+from minigrad.tensor.ops.scans import cumprod, cumsum
+
+__all__ = ["addbmm", "cross", "diagonal", "svd", "vander"]
+
+# PyTorch's names for dtypes in its messages.
+_TORCH_NAMES = {"int64": "Long", "int32": "Int", "bool": "Bool", "float16": "Half",
+                "bfloat16": "BFloat16", "float32": "Float", "float64": "Double"}  # fmt: skip
+
+SvdResult = namedtuple("svd", ["U", "S", "V"])
+
+#: addbmm follows PyTorch's order of additions up to this many multiplications.
+_SMALL = 1 << 16
+
+
+def _tensor(x: Any) -> Tensor:
+    return x if isinstance(x, Tensor) else Tensor.concrete(x)
+
+
+def _name(dtype: Any) -> str:
+    return _TORCH_NAMES.get(dtype.name, dtype.name)
+
+
+def vander(x: Any, *, N: int | None = None) -> Tensor:
+    """The Vandermonde matrix of the last axis of ``x``: column ``j`` holds ``x ** j``,
+    ``j < N`` (``N`` defaults to the length), ``torch.linalg.vander``.
+
+    Integers give int64 (their running product), as PyTorch's.
+
+    >>> import minigrad as mg
+    >>> mg.linalg.vander(mg.tensor([2.0, 3.0]), N=3)
+    tensor([[1., 2., 4.],
+            [1., 3., 9.]])
+    """
+    x = _tensor(x)
+    if x.dtype == dtypes.bool_ or dtypes.is_low_precision(x.dtype):
+        raise RuntimeError(
+            "linalg.vander supports floating point, complex, and integer tensors, but got "
+            f"{_name(x.dtype)}"
+        )
+    x = x.unsqueeze(-1) if x.ndim == 0 else x
+    n = x.shape[-1] if N is None else int(N)
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    powers = cumprod(x.unsqueeze(-1).expand(*x.shape, n - 1), -1)
+    ones = Tensor.concrete(np.ones((*x.shape, 1), powers.dtype), device=x.device)
+    return concatenate([ones, powers], -1)
+
+
+def cross(input: Any, other: Any, *, dim: int = -1) -> Tensor:
+    """The cross product of 3-vectors along ``dim`` (the last axis by default), the other
+    axes broadcast (``torch.linalg.cross``).
+
+    Unlike ``mg.cross`` both tensors must have the same number of axes and the same dtype.
+
+    >>> import minigrad as mg
+    >>> mg.linalg.cross(mg.tensor([[1.0, 0.0, 0.0]]), mg.tensor([[0.0, 1.0, 0.0]]))
+    tensor([[0., 0., 1.]])
+    """
+    tensor_arguments("linalg.cross", input, other, names=("input", "other"))
+    a, b = _tensor(input), _tensor(other)
+    if a.ndim != b.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    axis = normalize_axes(dim, a.ndim)[0]
+    if a.shape[axis] != 3 or b.shape[axis] != 3:
+        raise RuntimeError(
+            f"linalg.cross: inputs dimension {dim} must have length 3. Got {a.shape[axis]} "
+            f"and {b.shape[axis]}"
+        )
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"expected scalar type {_name(a.dtype)} but found {_name(b.dtype)}")
+    if a.dtype == dtypes.bool_:
+        raise NotImplementedError("\"cross\" not implemented for 'Bool'")
+    return matrix_products.cross(a, b, dim=axis)
+
+
+def diagonal(A: Any, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """The ``offset``-th diagonal of the matrices in axes ``dim1``, ``dim2`` (the last two
+    by default), as the last axis; a view (``torch.linalg.diagonal``).
+
+    >>> import minigrad as mg
+    >>> mg.linalg.diagonal(mg.arange(8).reshape(2, 2, 2))
+    tensor([[0, 3],
+            [4, 7]])
+    """
+    return contractions.diagonal(_tensor(A), offset, dim1, dim2)
+
+
+def svd(input: Any, some: bool = True, compute_uv: bool = True) -> SvdResult:
+    """``(U, S, V)`` with ``A = U diag(S) V^T`` (``torch.svd``, the older spelling of
+    ``linalg.svd``, which returns ``Vh = V^T``).
+
+    ``some=True`` keeps k = min(m, n) columns. With ``compute_uv=False`` only ``S`` is
+    computed; ``U`` and ``V`` are zeros of shapes ``(m, m)`` and ``(n, n)``.
+
+    >>> import minigrad as mg
+    >>> U, S, V = mg.svd(mg.tensor([[0.0, 2.0], [1.0, 0.0]]))
+    >>> S, (U * S @ V.mT).abs()
+    (tensor([2., 1.]), tensor([[0., 2.],
+            [1., 0.]]))
+    """
+    a = _tensor(input)
+    if a.ndim < 2:
+        raise RuntimeError(
+            f"linalg.svd: input should have at least 2 dimensions, but has {a.ndim} dimensions "
+            "instead"
+        )
+    _checked(a, "svd")
+    if not compute_uv:
+        *batch, m, n = a.shape
+        u = Tensor.concrete(np.zeros((*batch, m, m), a.dtype), device=a.device)
+        v = Tensor.concrete(np.zeros((*batch, n, n), a.dtype), device=a.device)
+        return SvdResult(u, svdvals(a), v)
+    u, s, vh = linalg_svd(a, full_matrices=not some)
+    return SvdResult(u, s, vh.swapaxes(-1, -2))
+
+
+def _shape_text(shape: tuple[int, ...]) -> str:
+    return "[" + ", ".join(str(n) for n in shape) + "]"
+
+
+def _size(t: Tensor, dim: int) -> int:
+    """``t.size(dim)``, with PyTorch's IndexError where ``t`` has no such axis."""
+    if t.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    if dim >= t.ndim:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-t.ndim}, {t.ndim - 1}], "
+            f"but got {dim})"
+        )
+    return t.shape[dim]
+
+
+@composite("addbmm")
+def addbmm(input: Any, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * (batch1[0] @ batch2[0] + batch1[1] @ batch2[1] + ...)``,
+    ``input`` broadcast to one product's shape (``torch.addbmm``).
+
+    >>> import minigrad as mg
+    >>> mg.addbmm(mg.zeros((1, 1)), mg.ones((3, 1, 2)), mg.ones((3, 2, 1)))
+    tensor([[6.]])
+    """
+    tensor_arguments("addbmm", input, batch1, batch2, names=("input", "batch1", "batch2"))
+    x, a, b = _tensor(input), _tensor(batch1), _tensor(batch2)
+    target = (_size(a, 1), _size(b, 2))  # PyTorch reads the result's shape first
+    if a.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if b.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if a.shape[0] != b.shape[0]:
+        raise RuntimeError(
+            f"batch1 and batch2 must have same number of batches, got {a.shape[0]} and {b.shape[0]}"
+        )
+    if a.shape[2] != b.shape[1]:
+        raise RuntimeError(
+            f"Incompatible matrix sizes for bmm ({a.shape[1]}x{a.shape[2]} and "
+            f"{b.shape[1]}x{b.shape[2]})"
+        )
+    padded = (1,) * (2 - x.ndim) + x.shape
+    if x.ndim > 2 or any(s != t and s != 1 for s, t in zip(padded, target)):
+        bad = next((i for i, (s, t) in enumerate(zip(padded, target)) if s != t and s != 1), 0)
+        raise RuntimeError(
+            f"The expanded size of the tensor ({target[bad]}) must match the existing size "
+            f"({padded[bad]}) at non-singleton dimension {bad}.  Target sizes: "
+            f"{_shape_text(target)}.  Tensor sizes: {_shape_text(x.shape)}"
+        )
+    if a.dtype != b.dtype:
+        raise RuntimeError(
+            f"mat1 and mat2 must have the same dtype, but got {_name(a.dtype)} and {_name(b.dtype)}"
+        )
+    if x.dtype != a.dtype:
+        raise RuntimeError(
+            f"self and mat2 must have the same dtype, but got {_name(x.dtype)} and {_name(a.dtype)}"
+        )
+    count, n, k = a.shape
+    m = b.shape[2]
+    if count * k * n * m <= _SMALL and dtypes.is_floating(a.dtype):
+        # PyTorch's order of additions for small stacks: starting from beta * input, one
+        # rank-1 product a[i][:, j] b[i][j, :] at a time, each sum rounded (a running sum)
+        terms = (a.swapaxes(1, 2).reshape(count * k, n, 1)
+                 * b.reshape(count * k, 1, m))  # fmt: skip
+        zeros = Tensor.concrete(np.zeros(target, a.dtype), device=a.device)
+        start = matrix_products._scaled_sum(x, zeros, beta, 0, "addbmm").unsqueeze(0)
+        steps = terms if alpha == 1 else terms * alpha
+        return cumsum(concatenate([start, steps], 0), 0)[-1]
+    products = matrix_products.bmm(a, b).sum(0).to(a.dtype)  # int32 stays int32
+    return matrix_products._scaled_sum(x, products, beta, alpha, "addbmm")
