@@ -15,11 +15,11 @@ KNOWN: dict[tuple[str, str, int], tuple[str, str, str]] = {}
 
 # The methods (``x.op(...)``) and in-place methods (``x.op_(...)``, ``F.op(x, inplace=True)``)
 # of torch 2.13's OpInfos that minigrad lacks. minigrad has no function of these names either (``gcd``,
-# ``i0``; ``svd`` is torch's older API, ``mg.linalg.svd`` the newer), or they need a
-# dtype it lacks (``byte``, ``short``, complex), except ``__rdiv__`` (Python 3 has no such
-# operator).
+# ``i0``), or they need a dtype it lacks (``byte``, ``short``, complex), except ``__rdiv__``
+# (Python 3 has no such operator) and ``addbmm_`` (PyTorch resizes x to the product's shape
+# where x would broadcast, which no other in-place method does).
 MISSING_VARIANTS = {
-    "__rdiv__", "addbmm", "addbmm_", "addmv_", "addr_", "angle",
+    "__rdiv__", "addbmm_", "addmv_", "addr_", "angle",
     "argwhere", "as_strided", "as_strided_", "as_strided_scatter", "byte", "cdouble", "cfloat",
     "chalf", "char", "cholesky", "cholesky_inverse", "cholesky_solve", "conj", "conj_physical",
     "conj_physical_", "corrcoef", "cov", "dist", "frexp", "gcd", "gcd_",
@@ -27,7 +27,7 @@ MISSING_VARIANTS = {
     "igammac_", "isreal", "istft", "lcm", "lcm_", "lu", "lu_solve",
     "matrix_exp", "mode", "mvlgamma", "mvlgamma_",
     "nanmedian", "nanquantile", "narrow_copy", "nextafter", "nextafter_", "nonzero_static",
-    "ormqr", "pinverse", "qr", "quantile", "renorm", "renorm_", "resolve_conj",
+    "ormqr", "qr", "quantile", "renorm", "renorm_", "resolve_conj",
     "resolve_neg", "short", "split_with_sizes", "stft",
-    "svd", "triangular_solve", "unique_consecutive", "unsafe_chunk", "unsafe_split",
+    "triangular_solve", "unique_consecutive", "unsafe_chunk", "unsafe_split",
 }  # fmt: skip
