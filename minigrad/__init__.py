@@ -289,6 +289,20 @@ from minigrad.tensor import (  # special functions and sign tests
     xlogy,
 )
 from minigrad.tensor import addmv, addr, aminmax, diagflat, index_fill, msort, take, vdot
+from minigrad.tensor import (  # a view, then a copy (ops/copies.py)
+    alias_copy,
+    diagonal_copy,
+    expand_copy,
+    narrow_copy,
+    permute_copy,
+    squeeze_copy,
+    t_copy,
+    transpose_copy,
+    unbind_copy,
+    unfold_copy,
+    unsqueeze_copy,
+    view_copy,
+)
 from minigrad.tensor import (  # writing into a copy at chosen places (ops/placing.py)
     diagonal_scatter,
     index_copy,

@@ -73,6 +73,20 @@ from minigrad.tensor.ops.contractions import (
     tril,
     triu,
 )
+from minigrad.tensor.ops.copies import (
+    alias_copy,
+    diagonal_copy,
+    expand_copy,
+    narrow_copy,
+    permute_copy,
+    squeeze_copy,
+    t_copy,
+    transpose_copy,
+    unbind_copy,
+    unfold_copy,
+    unsqueeze_copy,
+    view_copy,
+)
 from minigrad.tensor.ops.counterparts import (
     addmv,
     addr,
@@ -638,3 +652,17 @@ from minigrad.tensor.ops.pseudoinverse import pinverse  # noqa: E402
 
 # linear algebra (ops/linalg_spellings.py, ops/pseudoinverse.py)
 __all__ += ["addbmm", "pinverse", "svd"]
+__all__ += [  # a view, then a copy (ops/copies.py)
+    "alias_copy",
+    "diagonal_copy",
+    "expand_copy",
+    "narrow_copy",
+    "permute_copy",
+    "squeeze_copy",
+    "t_copy",
+    "transpose_copy",
+    "unbind_copy",
+    "unfold_copy",
+    "unsqueeze_copy",
+    "view_copy",
+]  # fmt: skip

@@ -23,6 +23,7 @@ from minigrad.tensor.base import TensorBase
 from minigrad.tensor.ops import (
     arithmetic,
     contractions,
+    copies,
     counterparts,
     counting,
     inverses,
@@ -628,3 +629,6 @@ class MoreMethods:
     def slice_scatter(self, src: Any, dim: int = 0, start: Any = None, end: Any = None,
                       step: int = 1) -> Any:  # fmt: skip
         return placing.slice_scatter(self, src, dim, start, end, step)
+
+    def narrow_copy(self, dim: int, start: Any, length: int) -> Any:
+        return copies.narrow_copy(self, dim, start, length)

@@ -44,6 +44,7 @@ from opdb import (
     contractions,
     control,
     convolution,
+    copies,
     core,
     daily,
     decompositions,
@@ -68,7 +69,7 @@ from opdb.strategies import SEEDS, Case
 AREAS = (core, elementwise, reductions, contractions, shape, convolution, nn, inplace,
          nn_compositions, daily, nn_grids, collectives, control, attention, spellings,
          decompositions, volumes, special, inverses, factorizations, placing,
-         nn_losses, pseudoinverses)  # fmt: skip
+         nn_losses, pseudoinverses, copies)  # fmt: skip
 
 DATABASE: dict[str, Any] = {}
 NOT_SMOOTH: set[str] = set()

@@ -40,7 +40,7 @@ from minigrad.tensor.ops.movement import (
     tensor_sequence,
     transpose,
 )
-from minigrad.tensor.ops.reductions import normalize_axes
+from minigrad.tensor.ops.reductions import _TORCH_DTYPE_NAMES, normalize_axes
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
 
@@ -110,6 +110,15 @@ def expand(x: Tensor, *sizes_: Any) -> Tensor:
     """
     shape = _ints(sizes_, "expand", "size")
     lead = len(shape) - x.ndim
+    if lead < 0:  # PyTorch's message, which names the tensor's type and sizes
+        name = _TORCH_DTYPE_NAMES.get(x.dtype.name, x.dtype.name)
+        kind = "CPUBoolType" if name == "Bool" else f"torch.{name}Tensor"
+        raise ShapeError(
+            f"expand({kind}{{[{', '.join(str(n) for n in x.shape)}]}}, "
+            f"size={list(shape)}): the number of sizes provided ({len(shape)}) must be greater "
+            f"or equal to the number of dimensions in the tensor ({x.ndim})\nexpand: give at "
+            f"least one size for each axis of {x.shape}"
+        )
     for d, n in enumerate(shape):
         if n == -1 and d < lead:
             raise ShapeError(
