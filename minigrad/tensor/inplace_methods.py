@@ -482,3 +482,23 @@ class InPlaceMethods:
     def masked_scatter_(self, mask: Any, source: Any) -> Any:
         placing.mask_fits(self, mask)
         return changed(self, "masked_scatter", mask, source)
+
+    def addmv_(self, mat: Any, vec: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
+        fits = isinstance(mat, TensorBase) and isinstance(vec, TensorBase)
+        if fits and self.ndim <= 1 and mat.ndim == 2 and vec.ndim == 1:
+            _product_shape(self, (mat.shape[0],) if mat.shape[1] == vec.shape[0] else None)
+        return changed(self, "addmv", mat, vec, beta=beta, alpha=alpha)
+
+    def addr_(self, vec1: Any, vec2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
+        vectors = [v for v in (vec1, vec2) if isinstance(v, TensorBase) and v.ndim == 1]
+        if len(vectors) == 2 and self.ndim != 2:
+            raise RuntimeError(
+                f"2D tensor expected, got {self.ndim}D tensor for input\naddr_: in place, "
+                f"input is the {vec1.shape[0]} x {vec2.shape[0]} matrix the outer product fills"
+            )
+        if len(vectors) == 2 and self.shape != (vec1.shape[0], vec2.shape[0]):
+            raise RuntimeError(
+                f"size mismatch, input: {list(self.shape)}, v1: {list(vec1.shape)}, v2: "
+                f"{list(vec2.shape)}\naddr_: in place, input cannot broadcast"
+            )
+        return changed(self, "addr", vec1, vec2, beta=beta, alpha=alpha)

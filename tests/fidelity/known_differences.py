@@ -19,7 +19,7 @@ KNOWN: dict[tuple[str, str, int], tuple[str, str, str]] = {}
 # (Python 3 has no such operator) and ``addbmm_`` (PyTorch resizes x to the product's shape
 # where x would broadcast, which no other in-place method does).
 MISSING_VARIANTS = {
-    "__rdiv__", "addbmm_", "addmv_", "addr_", "angle",
+    "__rdiv__", "addbmm_", "angle",
     "argwhere", "as_strided", "as_strided_", "as_strided_scatter", "byte", "cdouble", "cfloat",
     "chalf", "char", "cholesky", "cholesky_inverse", "cholesky_solve", "conj", "conj_physical",
     "conj_physical_", "corrcoef", "cov", "dist", "frexp", "gcd", "gcd_",
