@@ -27,6 +27,7 @@ The package is laid out like the course (see ``docs/`` and ``lessons/``):
 - ``onnx``        export to ONNX, and replay of an ONNX file with NumPy (16)
 - ``random``      explicit keys: ``key``, ``split``, ``normal``, ... as ``jax.random`` (13)
 - ``linalg``      ``torch.linalg``'s names for the tensor layer's norms and products (06)
+- ``special``     ``torch.special``'s names: Bessel functions, orthogonal polynomials (04-05)
 - ``func``        the transforms under ``torch.func``'s names, ``functional_call`` (07-14)
 - ``nn``/``optim`` modules, losses and optimizers (06)
 - ``utils``       ``utils.data``: datasets and loaders (06)
@@ -357,6 +358,7 @@ from minigrad.tensor import det, inverse, logdet, matrix_power, slogdet  # 06
 from minigrad.tensor import addbmm, pinverse, svd  # 06
 from minigrad.tensor import all_gather, all_to_all, pbroadcast, pmean, psum, psum_scatter  # 18
 from minigrad import linalg, nn, optim, random, tree
+from minigrad import special  # torch.special's names (04-05)
 from minigrad.tensor.generator import Generator
 from minigrad.nn.serialization import load, save
 from minigrad.tensor import tensor  # after the subpackage import: the function, not the module

@@ -45,6 +45,7 @@ the package names an elementwise op.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import NamedTuple
@@ -53,6 +54,7 @@ import numpy as np
 
 from minigrad.backends import fast_math as fm
 from minigrad.backends import scalar_activations as act
+from minigrad.backends import scalar_bessel as bes
 from minigrad.backends import scalar_functions as f
 from minigrad.backends import scalar_math as m
 
@@ -136,6 +138,23 @@ def _digamma(x):
 def _polygamma(x, n):
     """The n-th derivative of digamma (n: a 0-d array)."""
     return _gamma_family(m.polygamma, x, n)
+
+
+@functools.cache
+def _with_c_float32(function):
+    return bes.with_c_float32_math(function)
+
+
+def _each(function, *arrays):
+    """``function`` element by element on NumPy scalars of the arrays' dtype (the Bessel
+    functions and polynomials): float32 arithmetic stays float32, and its cos, exp, ... are
+    the C library's float32 ones, as in PyTorch and the compiled kernels."""
+    kind = arrays[0].dtype.type
+    if kind is np.float32:
+        function = _with_c_float32(function)
+    each = np.frompyfunc(lambda *v: function(*map(kind, v)), len(arrays), 1)
+    with np.errstate(all="ignore"):
+        return np.asarray(each(*arrays), dtype=arrays[0].dtype)
 
 
 def _logit(x):
@@ -326,6 +345,17 @@ op("gelu_tanh_grad", act.gelu_tanh_grad, lambda g, x: g * _gelu_tanh_slope(x), C
 op("silu_grad",      act.silu_grad,      lambda g, x: g * _silu_slope(x),      COMPOSITE, fm.silu_grad_float32)  # noqa: E501
 # Selection: the one function of three numbers (backend.where).
 op("where",          f.where,            np.where,                             ELEMENTWISE, fm.where_float32)  # noqa: E501
+# torch.special's Bessel functions and Airy's Ai of one number, then its orthogonal polynomials
+# of x and the degree n (an array of x's dtype): element by element, in the input's precision.
+for _name in ("bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0",
+              "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",
+              "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "spherical_bessel_j0",
+              "airy_ai", "chebyshev_polynomial_t", "chebyshev_polynomial_u",
+              "chebyshev_polynomial_v", "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
+              "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+              "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
+              "laguerre_polynomial_l", "legendre_polynomial_p"):
+    op(_name, getattr(bes, _name), functools.partial(_each, getattr(bes, _name)), COMPOSITE)
 # fmt: on
 
 # The reductions, each by the op of the table that folds two partial results into one

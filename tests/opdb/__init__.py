@@ -40,6 +40,7 @@ from typing import Any
 import minigrad as mg
 from opdb import (
     attention,
+    bessel,
     collectives,
     contractions,
     control,
@@ -69,7 +70,7 @@ from opdb.strategies import SEEDS, Case
 AREAS = (core, elementwise, reductions, contractions, shape, convolution, nn, inplace,
          nn_compositions, daily, nn_grids, collectives, control, attention, spellings,
          decompositions, volumes, special, inverses, factorizations, placing,
-         nn_losses, pseudoinverses, copies)  # fmt: skip
+         nn_losses, pseudoinverses, copies, bessel)  # fmt: skip
 
 DATABASE: dict[str, Any] = {}
 NOT_SMOOTH: set[str] = set()
@@ -165,7 +166,8 @@ def public_operations() -> dict[str, set[str]]:
             same = {n for n, o in functions.items() if o is obj}
             wanted[f"mg.{name}"] = same
     for prefix, namespace in (("nn.functional", getattr(mg.nn, "functional", None)),
-                              ("linalg", getattr(mg, "linalg", None))):  # fmt: skip
+                              ("linalg", getattr(mg, "linalg", None)),
+                              ("special", getattr(mg, "special", None))):  # fmt: skip
         if namespace is None:
             continue
         members = {n: getattr(namespace, n) for n in dir(namespace)}
