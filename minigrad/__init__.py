@@ -313,6 +313,7 @@ from minigrad.tensor import (  # writing into a copy at chosen places (ops/placi
     select_scatter,
     slice_scatter,
 )
+from minigrad.tensor import corrcoef, cov, gcd, lcm, nanmedian, nanquantile, quantile
 from minigrad.tensor import (  # PyTorch's other spellings
     absolute,
     atleast_1d,

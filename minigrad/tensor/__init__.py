@@ -666,3 +666,15 @@ __all__ += [  # a view, then a copy (ops/copies.py)
     "unsqueeze_copy",
     "view_copy",
 ]  # fmt: skip
+
+
+from minigrad.tensor.ops.integer_math import gcd, lcm  # noqa: E402
+from minigrad.tensor.ops.summaries import (  # noqa: E402
+    corrcoef,
+    cov,
+    nanmedian,
+    nanquantile,
+    quantile,
+)
+
+__all__ += ["corrcoef", "cov", "gcd", "lcm", "nanmedian", "nanquantile", "quantile"]  # st23

@@ -502,3 +502,11 @@ class InPlaceMethods:
                 f"{list(vec2.shape)}\naddr_: in place, input cannot broadcast"
             )
         return changed(self, "addr", vec1, vec2, beta=beta, alpha=alpha)
+
+    def gcd_(self, other: Any) -> Any:
+        tensor_arguments("gcd_", other, method=True)
+        return changed(self, "gcd", other)
+
+    def lcm_(self, other: Any) -> Any:
+        tensor_arguments("lcm_", other, method=True)
+        return changed(self, "lcm", other)

@@ -26,6 +26,7 @@ from minigrad.tensor.ops import (
     copies,
     counterparts,
     counting,
+    integer_math,
     inverses,
     layout,
     linalg_spellings,
@@ -39,6 +40,7 @@ from minigrad.tensor.ops import (
     special,
     spellings,
     statistics,
+    summaries,
 )
 from minigrad.tensor.ops import elementwise as ew
 from minigrad.tensor.ops.elementwise import tensor_arguments
@@ -632,3 +634,29 @@ class MoreMethods:
 
     def narrow_copy(self, dim: int, start: Any, length: int) -> Any:
         return copies.narrow_copy(self, dim, start, length)
+
+    # -- summaries of samples (ops/summaries.py) and whole numbers (ops/integer_math.py) ----------
+    def cov(self, *, correction: int = 1, fweights: Any = None, aweights: Any = None) -> Any:
+        return summaries.cov(self, correction=correction, fweights=fweights, aweights=aweights)
+
+    def corrcoef(self) -> Any:
+        return summaries.corrcoef(self)
+
+    def quantile(self, q: Any, dim: Any = None, keepdim: bool = False, *,
+                 interpolation: str = "linear") -> Any:  # fmt: skip
+        return summaries.quantile(self, q, dim, keepdim, interpolation=interpolation)
+
+    def nanquantile(self, q: Any, dim: Any = None, keepdim: bool = False, *,
+                    interpolation: str = "linear") -> Any:  # fmt: skip
+        return summaries.nanquantile(self, q, dim, keepdim, interpolation=interpolation)
+
+    def nanmedian(self, dim: Any = None, keepdim: bool = False) -> Any:
+        return summaries.nanmedian(self, dim, keepdim)
+
+    def gcd(self, other: Any) -> Any:
+        tensor_arguments("gcd", other, method=True)
+        return integer_math.gcd(self, other)
+
+    def lcm(self, other: Any) -> Any:
+        tensor_arguments("lcm", other, method=True)
+        return integer_math.lcm(self, other)

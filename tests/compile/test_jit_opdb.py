@@ -35,6 +35,7 @@ DATA_DEPENDENT = {
     "scatter_reduce:mean_int64",  # an integer mean rounds down: floor_divide, on the host
     "index_reduce:mean:int64",  # the same
     "nn.functional.avg_pool3d:int64",  # an integer mean: division toward zero, on the host
+    "gcd", "gcd:int32", "lcm", "lcm:int32",  # Euclid's steps run NumPy's on the host
 }  # fmt: skip
 # In-place operations (``y.add_(v)``, ``y[i] = v``, batch_norm's running
 # statistics made inside the function) are traced as the new value they give

@@ -63,6 +63,7 @@ from opdb import (
     shape,
     special,
     spellings,
+    summaries,
     volumes,
 )
 from opdb.strategies import SEEDS, Case
@@ -70,7 +71,7 @@ from opdb.strategies import SEEDS, Case
 AREAS = (core, elementwise, reductions, contractions, shape, convolution, nn, inplace,
          nn_compositions, daily, nn_grids, collectives, control, attention, spellings,
          decompositions, volumes, special, inverses, factorizations, placing,
-         nn_losses, pseudoinverses, copies, bessel)  # fmt: skip
+         nn_losses, pseudoinverses, copies, bessel, summaries)  # fmt: skip
 
 DATABASE: dict[str, Any] = {}
 NOT_SMOOTH: set[str] = set()
