@@ -48,6 +48,7 @@ from minigrad.nn.distances import (
 )
 from minigrad.nn.dropout import Dropout
 from minigrad.nn.embedding import Embedding
+from minigrad.nn.embedding_bags import EmbeddingBag
 from minigrad.nn.group_norms import GroupNorm, InstanceNorm1d, InstanceNorm2d, RMSNorm
 from minigrad.nn.interpolation import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 from minigrad.nn.likelihood_losses import GaussianNLLLoss, PoissonNLLLoss
@@ -123,6 +124,7 @@ __all__ = [
     "CrossEntropyLoss",
     "Dropout",
     "Embedding",
+    "EmbeddingBag",
     "Flatten",
     "Fold",
     "GaussianNLLLoss",

@@ -191,7 +191,7 @@ def resolve(op: Any) -> tuple[str, Any] | None:
             return "where", mg.where
         if op.name == "einsum":
             return "einsum", mg.einsum
-        if op.name == "nn.functional.embedding":
+        if op.name in ("nn.functional.embedding", "nn.functional.embedding_bag"):  # (weight, ids)
             found = _lookup(op.name)
             return ("embedding", found[1]) if found else None
         return None

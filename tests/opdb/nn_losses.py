@@ -276,6 +276,69 @@ def pdist_case(draw, domain=normal):
     return _case("pdist", lambda f, x: f(x, p), arrays, views)
 
 
+# -- embedding bags ---------------------------------------------------------------------------------
+def _by_frequency_case(arrays, views, ids, mode, flat):
+    """``scale_grad_by_freq``: each use of a row gets ``1 / (its uses in the batch)`` of its
+    slope, the rule of PyTorch's docs and of its ``embedding``. Its CPU ``embedding_bag``
+    divides by another id's count (torch 2.13: ``counts[sorted_ids[k]]`` for the k-th
+    distinct id), so the reference is ``embedding`` (which counts right) reduced per bag."""
+
+    def ours(table):
+        if flat:  # the same bags as ids and offsets
+            starts = mg.tensor(np.arange(0, ids.size, ids.shape[1]))
+            return F.embedding_bag(mg.tensor(ids.reshape(-1)), table, starts, mode=mode,
+                                   scale_grad_by_freq=True)  # fmt: skip
+        return F.embedding_bag(mg.tensor(ids), table, mode=mode, scale_grad_by_freq=True)
+
+    def theirs(table):
+        rows = TF.embedding(torch.from_numpy(ids), table, scale_grad_by_freq=True)
+        return rows.sum(1) if mode == "sum" else rows.mean(1)
+
+    return Case(_viewed(ours, views[:1]), _viewed(theirs, views[:1]), arrays[:1])
+
+
+@st.composite
+def embedding_bag_case(draw, domain=normal, by_frequency=False):
+    """A table (differentiated), constant ids as 2-D bags or 1-D with sorted offsets (empty
+    bags too), and per-sample weights (differentiated) for a sum."""
+    rows, dim = draw(st.integers(1, 4)), draw(st.integers(1, 3))
+    mode = draw(st.sampled_from(["sum", "mean"] if by_frequency else ["sum", "mean", "max"]))
+    flat = not by_frequency and draw(st.booleans())
+    count = draw(st.integers(0 if flat else 1, 5))
+    weighted = mode == "sum" and draw(st.booleans())
+    shapes = [(rows, dim)]
+    ids_shape = (count,) if flat else (draw(st.integers(1, 3)), count)
+    if weighted:
+        shapes.append(ids_shape)
+    arrays, views, rng = draw(inputs(shapes, [domain, normal][: len(shapes)]))
+    if mode == "max" and domain is normal:  # a tie has no derivative (broadcast rows tie)
+        table = views[0](torch.from_numpy(arrays[0]))
+        assume(all(len(set(column.tolist())) == rows for column in table.t()))
+    ids = rng.integers(0, rows, size=ids_shape)
+    kwargs = {"mode": mode}
+    if by_frequency:
+        return _by_frequency_case(arrays, views, ids, mode, draw(st.booleans()))
+    if draw(st.booleans()):
+        kwargs["padding_idx"] = int(draw(st.integers(-rows, rows - 1)))
+    offsets = None
+    if flat:
+        bags = draw(st.integers(1 if count else 0, 4))
+        offsets = np.sort(rng.integers(0, count + 1, size=bags))
+        if bags:
+            offsets[0] = 0
+        if draw(st.booleans()):
+            kwargs["include_last_offset"] = True
+            offsets = np.append(offsets, count)
+
+    def build(f, table, *psw):
+        if psw:
+            kwargs["per_sample_weights"] = psw[0]
+        given = None if offsets is None else _labels(offsets, table)
+        return f(_labels(ids, table), table, given, **kwargs)
+
+    return _case("embedding_bag", build, arrays, views)
+
+
 CASES = {
     "nn.functional.multi_margin_loss": multi_margin_case(),
     "nn.functional.multi_margin_loss:edges": multi_margin_case(specials),
@@ -298,17 +361,24 @@ CASES = {
     "nn.functional.channel_shuffle:int64": channel_shuffle_case(integer=True),
     "nn.functional.pdist": pdist_case(),
     "nn.functional.pdist:repeated_rows": pdist_case(_repeated_rows),
+    "nn.functional.embedding_bag": embedding_bag_case(),
+    "nn.functional.embedding_bag:edges": embedding_bag_case(specials),
+    "nn.functional.embedding_bag:by_frequency": embedding_bag_case(by_frequency=True),
 }
 EDGES = {key for key in CASES if key.endswith(":edges")}
 # NaN, infinities, repeated rows and clamped variances: finite differences have nothing to
-# approximate there (values and first derivatives are still PyTorch's).
+# approximate there (values and first derivatives are still PyTorch's); slopes divided by
+# frequencies are no derivative.
 NOT_SMOOTH: set[str] = EDGES | {
     "nn.functional.pdist:repeated_rows", "nn.functional.gaussian_nll_loss:tiny_var",
+    "nn.functional.embedding_bag:by_frequency",
 }  # fmt: skip
 NO_GRAD: set[str] = {"nn.functional.hinge_embedding_loss:int64",
                      "nn.functional.channel_shuffle:int64"}  # fmt: skip
-# (torch has no second derivative of multi_margin_loss, multilabel_margin_loss or pdist)
+# (torch has no second derivative of multi_margin_loss, multilabel_margin_loss, pdist or
+# embedding_bag)
 FIRST_ORDER_ONLY: set[str] = EDGES | {
     "nn.functional.pdist", "nn.functional.pdist:repeated_rows",
     "nn.functional.multi_margin_loss", "nn.functional.multilabel_margin_loss",
+    "nn.functional.embedding_bag", "nn.functional.embedding_bag:by_frequency",
 }  # fmt: skip
