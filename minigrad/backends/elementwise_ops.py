@@ -170,6 +170,13 @@ def _xlogy(x, y):
     return np.where(np.isnan(y), y, out).astype(np.result_type(x, y), copy=False)
 
 
+def _ldexp(x, e):
+    """x * 2**e for integer-valued e (a float array of x's dtype), rounded once; NaN where
+    e is NaN."""
+    exponent = np.clip(np.nan_to_num(e), -2200, 2200).astype(np.int32)
+    return np.where(np.isnan(e), e, np.ldexp(x, exponent)).astype(x.dtype, copy=False)
+
+
 def _normal_cdf(x):
     """Phi(x) = erfc(-x / sqrt 2) / 2 (no cancellation for negative x, as 1 + erf would)."""
     return np.asarray(_python_erfc(x * -0.7071067811865476), dtype=x.dtype) * 0.5
@@ -326,6 +333,7 @@ op("copysign",       m.copysign,         np.copysign)
 op("logaddexp",      m.logaddexp,        np.logaddexp)
 op("logaddexp2",     m.logaddexp2,       np.logaddexp2)
 op("xlogy",          m.xlogy,            _xlogy)
+op("ldexp",          m.ldexp,            _ldexp)
 # polygamma's second array is its order n (0-d), as softplus's threshold.
 op("polygamma",      m.polygamma,        _polygamma,                           COMPOSITE)
 # clamp_min and clamp_max keep a NaN from either side, as maximum does, and x at a tie.

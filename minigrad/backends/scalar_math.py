@@ -447,6 +447,27 @@ def xlogy(x, y):
     return type(x)(math.nan)
 
 
+def ldexp(x, e):
+    """x * 2**e for an integer-valued e (given as a float of x's dtype), rounded once; NaN
+    for a NaN e.
+
+    >>> ldexp(3.0, 2.0), ldexp(1e-300, 1100.0), ldexp(1.5, -1075.0)
+    (12.0, 1.3582985265193575e+31, 5e-324)
+    """
+    if e != e:
+        return e
+    if x == 0 or x - x != 0:  # 0, inf and NaN stay
+        return x
+    e = e if e < 2200 else type(e)(2200)  # beyond +-2200: 0 or inf anyway
+    e = e if e > -2200 else type(e)(-2200)
+    # Beyond float64's range Python's ldexp raises; the compiled one gives inf. (The sums
+    # stay in e's dtype, integers that it holds exactly: no float64 step on a GPU.)
+    if type(e)(math.frexp(x)[1]) + e > type(e)(1024):
+        return x * type(x)(math.inf)
+    n = math.floor(e) if e >= 0 else -math.floor(-e)  # toward 0, as a cast to int32
+    return math.ldexp(x, n)
+
+
 # -- powers ------------------------------------------------------------------------------------
 def square(x):
     """x * x.

@@ -14,7 +14,7 @@ import torch
 import minigrad as mg
 from opdb.daily import _as, edges, ew, ew_as
 from opdb.elementwise import inside_unit
-from opdb.strategies import elementwise, normal, positive
+from opdb.strategies import elementwise, normal, positive, with_constant
 
 
 def unit_interval(rng, shape):
@@ -49,6 +49,15 @@ for _name, _domains in BINARY.items():
     CASES[f"{_name}:edges"] = ew(_name, [edges, edges])
     CASES[f"{_name}:int"] = ew_as(_name, "int64", [lambda rng, shape: normal(rng, shape) * 3] * 2)
     CASES[f"{_name}:bool"] = ew_as(_name, "bool", [normal, normal])
+# ldexp with integer exponents: scaled exactly (float64 beyond float32's powers of two),
+# PyTorch's slope in x (0 for a negative exponent). float32 and float16: test_torch_dtype_rules.
+for _dtype, _reach in (("float64", 1100),):
+    CASES[f"ldexp:int_exponent:{_dtype}"] = with_constant(
+        lambda x, n, d=_dtype: mg.ldexp(_as(x, d), mg.tensor(n)),
+        lambda x, n, d=_dtype: torch.ldexp(_as(x, d), n),
+        normal,
+        lambda rng, shape, r=_reach: rng.integers(-r, r, shape, dtype=np.int64),
+    )
 CASES["polygamma"] = elementwise(
     lambda x: mg.polygamma(2, x), lambda x: torch.polygamma(2, x), [positive]
 )
@@ -74,4 +83,7 @@ NO_GRAD = {k for k in CASES if k.endswith((":int", ":bool", ":edges", ":eps_edge
 NO_GRAD |= {"sgn", "signbit", "isposinf", "isneginf", "heaviside"}
 # clamped at the bounds: a kink where finite differences straddle it
 NOT_SMOOTH = {"logit:eps", "logit:eps_crossed"}
+# PyTorch's slope of ldexp in x is 0 for a negative integer exponent (its integer pow), not
+# the derivative 2**n: checked against torch, not by finite differences.
+NOT_SMOOTH |= {k for k in CASES if k.startswith("ldexp:int_exponent")}
 FIRST_ORDER_ONLY: set[str] = set()

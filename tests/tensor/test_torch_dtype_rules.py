@@ -180,3 +180,62 @@ def test_from_numpy_refuses_with_torchs_error_or_says_minigrad_lacks_the_dtype(d
         assert ours == theirs
     else:  # torch has the dtype, minigrad has not: a TypeError that says so
         assert ours[0] == "TypeError" and "minigrad has no" in ours[1], ours
+
+
+# -- ldexp: torch's dtypes, exact integer scaling, its slopes ---------------------------------
+_LDEXP_DTYPES = ["float64", "float32", "float16", "bfloat16", "int64", "int32", "bool"]
+
+
+def _ldexp_operands(lib, x_name, e_name):
+    def dtype(name):
+        return getattr(lib, "bool_" if name == "bool" and lib is mg else name)
+
+    if x_name == "bool":
+        xs = [True, False] * 4
+    elif x_name.startswith("int"):
+        xs = [1, 3, 0, -2, 7, 5, 1, 2]
+    else:
+        xs = [1.0, 3.0, -0.0, 1e-30, math.inf, math.nan, 5.5, 1e300]
+    if e_name == "bool":
+        es = [True, False] * 4
+    elif e_name.startswith("int"):
+        es = [200, -140, 0, 31, 63, 64, -1, 2**31 + 1 if e_name == "int64" else 5]
+    else:
+        es = [200.0, -140.5, 0.0, 0.5, math.inf, -math.inf, math.nan, 1100.0]
+    return lib.tensor(xs, dtype=dtype(x_name)), lib.tensor(es, dtype=dtype(e_name))
+
+
+@pytest.mark.parametrize("e_name", _LDEXP_DTYPES)
+@pytest.mark.parametrize("x_name", _LDEXP_DTYPES)
+def test_ldexp_values_and_dtypes_are_torchs(x_name, e_name):
+    # An integer exponent scales exactly (float64 beyond float32's powers of two; wrapping
+    # as an int32), a float one is x * exp2(e); a bool exponent of a float is refused.
+    def run(lib):
+        outcome, out = _outcome(lambda: lib.ldexp(*_ldexp_operands(lib, x_name, e_name)))
+        if outcome != "ok":
+            return outcome, out
+        return str(out.dtype).split(".")[-1].rstrip("_"), [str(v) for v in out.tolist()]
+
+    assert run(mg) == run(torch)
+
+
+@pytest.mark.parametrize(
+    "x_name, e_name",
+    [("float64", "int64"), ("float64", "int32"), ("float16", "int64"), ("float64", "float32"),
+     ("float32", "float64"), ("float64", "float64"), ("float16", "float32")],
+)  # fmt: skip
+def test_ldexp_gradients_are_torchs(x_name, e_name):
+    # torch's slope in x is 2**e in the exponent's integer dtype (0 for e < 0, wrapping at
+    # its width) and (g * out) * log 2 in a float exponent, overflowing where torch's does.
+    def run(lib):
+        x = lib.tensor([1.0, 2.0, 3.0, 1e-200, 1e300, 0.5], dtype=getattr(lib, x_name),
+                       requires_grad=True)  # fmt: skip
+        floating = e_name.startswith("float")
+        exponents = [200.0, 0.5, -3.0, 1000.0, 30.0, 1.0] if floating else [62, 63, 64, -1, 31, 32]
+        e = lib.tensor(exponents, dtype=getattr(lib, e_name), requires_grad=floating)
+        out = lib.ldexp(x, e)
+        out.backward(lib.tensor([1e-10, 2.0, 3.0, 1e10, 1e-3, 7.0], dtype=out.dtype))
+        e_grad = [str(v) for v in e.grad.tolist()] if floating else None
+        return [str(v) for v in x.grad.tolist()], e_grad
+
+    assert run(mg) == run(torch)

@@ -32,6 +32,7 @@ from typing import Any
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.ops.elementwise import (
+    _in_dtype_of,
     _map,
     _zip,
     compare,
@@ -44,8 +45,8 @@ from minigrad.tensor.ops.elementwise import (
     where,
 )
 from minigrad.tensor.ops.logic import _constant, logical_and
-from minigrad.tensor.ops.math import UNIT_SIGN
-from minigrad.tensor.primitive import Primitive
+from minigrad.tensor.ops.math import UNIT_SIGN, exp2
+from minigrad.tensor.primitive import Primitive, aligned
 from minigrad.tensor.record import apply
 
 SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2
@@ -69,7 +70,42 @@ POLYGAMMA = Primitive("polygamma",
                                                         backend.full((), n, x.dtype)),
                       derivatives=(lambda v, out, x, n: v * polygamma(n + 1, x),),
                       saves=(0,), scalar="polygamma")
+LN2 = math.log(2)
+# ldexp with an integer exponent: x * 2**e rounded once (e as a float of x's dtype, then
+# the original integer exponent, read only by the slope); the slope in x is PyTorch's,
+# 2**e in the exponent's integer dtype (see ``ldexp``).
+LDEXP = Primitive("ldexp", lambda backend, x, e, n, bits: backend.zip("ldexp", x, e),
+                  derivatives=(lambda v, out, x, e, n, bits: _in_dtype_of(
+                      v * _integer_power_of_two(n, bits).to(v.dtype), x), None, None),
+                  saves=(0, 2), scalar="ldexp")
 # fmt: on
+
+
+# ldexp with a float exponent: x * p for p = exp2(e) in e's dtype, the third input (made
+# by rows of its own; this row sends it nothing, so a second derivative reaches e through
+# it). PyTorch's slopes: v * p to x and (v * out) * log 2 to e, in that order.
+def _ldexp_vjp(g: Tensor, out: Any, inputs: Any, needs: Any) -> list:
+    x, _, p = inputs
+    slopes = (lambda: _in_dtype_of(g * p, x), lambda: g * out * LN2)
+    return [slope() if need else None for slope, need in zip(slopes, needs)] + [None]
+
+
+def _ldexp_jvp(tangents: Any, out: Any, inputs: Any) -> Tensor:
+    p = inputs[2]
+    xt, et, _ = tangents  # p's tangent is e's, counted once, through et
+    terms = ([xt * p] if xt is not None else []) + ([et * out * LN2] if et is not None else [])
+    total = terms[0] if len(terms) == 1 else terms[0] + terms[1]
+    return total if total.dtype == out.dtype else total.to(out.dtype)
+
+
+LDEXP_FLOAT = Primitive(
+    "ldexp_float",
+    lambda backend, x, e, p: backend.zip("mul", x, p),
+    vjp=_ldexp_vjp,
+    jvp=_ldexp_jvp,
+    saves=(0, 2, "out"),
+    batch=lambda xs, batched: apply(LDEXP_FLOAT, tuple(aligned(xs, batched))),
+)
 
 
 def _floating(name: str, x: Any) -> Tensor:
@@ -278,12 +314,44 @@ def float_power(input: Any, exponent: Any) -> Tensor:
 
 
 def ldexp(input: Any, other: Any) -> Tensor:
-    """``input * 2 ** other``, PyTorch's spelling: ``2.0 ** other`` first (float32 for
-    integers), then the product's dtype.
+    """``input * 2 ** other``, as PyTorch computes it. The dtype is the two inputs' common
+    one; if both are integers (or bools), float32 and ``input * 2.0 ** other``. A bool
+    exponent of a float input is refused, as PyTorch refuses it.
+
+    - An integer exponent scales exactly and rounds once (``ldexp(1e-30, 200)`` is
+      1.6e30 in float32, though 2**200 is not a float32); like PyTorch, the exponent is
+      read as an int32 (it wraps), and the slope in ``input`` is 2**other computed in the
+      exponent's integer dtype (0 for a negative exponent, wrapping at its width).
+    - A float exponent gives ``input * exp2(other)``, exp2 in the exponent's dtype; its
+      slope is PyTorch's ``(g * out) * log 2``.
 
     >>> import minigrad as mg
     >>> mg.ldexp(mg.tensor([1.0, 3.0]), mg.tensor([2, -1]))
     tensor([4. , 1.5])
     """
     tensor_arguments("ldexp", input, other)
-    return input * power(2.0, other)
+    if not dtypes.is_floating(input.dtype) and not dtypes.is_floating(other.dtype):
+        return input * power(2.0, other)  # PyTorch's way for integers: 2.0 ** other in float32
+    if other.dtype == dtypes.bool_:
+        raise NotImplementedError(
+            "\"ldexp_cpu_exp\" not implemented for 'Bool'\n"
+            "ldexp: give the exponent as integers, e.g. other.to(mg.int64)"
+        )
+    if dtypes.is_floating(other.dtype):
+        x, e = operands("ldexp", input, other, floating=True)
+        scale = exp2(other).to(x.dtype).broadcast_to(e.shape)
+        return apply(LDEXP_FLOAT, (x, e, scale))
+    x, e = operands("ldexp", input, other, floating=True)
+    bits = other.dtype.itemsize * 8
+    # int32 as PyTorch reads it; beyond +-2200 every result is 0, inf or NaN anyway.
+    exponent = other.to(dtypes.int32).clamp(-2200, 2200).to(x.dtype).broadcast_to(e.shape)
+    power_of_two = other.broadcast_to(e.shape)
+    return apply(LDEXP, (x, exponent, power_of_two), bits=bits)
+
+
+def _integer_power_of_two(e: Tensor, bits: int) -> Tensor:
+    """2**e in a signed integer dtype of ``bits`` bits, as PyTorch's integer pow gives it:
+    0 for e < 0 or e >= bits, and the wrapped -2**(bits-1) at e == bits - 1."""
+    e = e.to(dtypes.float64)
+    value = where(compare("eq", e, bits - 1), -(2.0 ** (bits - 1)), exp2(e))
+    return where(logical_and(compare("ge", e, 0), compare("lt", e, bits)), value, 0.0)
