@@ -356,7 +356,7 @@ from minigrad.tensor import (  # factories
     randn_like,
 )
 from minigrad.tensor import det, inverse, logdet, matrix_power, slogdet  # 06
-from minigrad.tensor import addbmm, pinverse, svd  # 06
+from minigrad.tensor import addbmm, matrix_exp, pinverse, svd  # 06
 from minigrad.tensor import all_gather, all_to_all, pbroadcast, pmean, psum, psum_scatter  # 18
 from minigrad import linalg, nn, optim, random, tree
 from minigrad import special  # torch.special's names (04-05)

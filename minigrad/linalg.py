@@ -4,7 +4,8 @@ The functions live in the tensor layer (``minigrad/tensor/ops/norms.py``,
 ``minigrad/tensor/ops/linalg.py``, ``minigrad/tensor/ops/decompositions.py``,
 ``minigrad/tensor/ops/inverses.py``,
 ``minigrad/tensor/ops/factorizations.py``, ``minigrad/tensor/ops/chained_products.py``,
-``minigrad/tensor/ops/pseudoinverse.py``, ``minigrad/tensor/ops/linalg_spellings.py``); this
+``minigrad/tensor/ops/pseudoinverse.py``, ``minigrad/tensor/ops/linalg_spellings.py``,
+``minigrad/tensor/ops/matrix_exponential.py``); this
 module only gathers them under the namespace users know, so that ``mg.linalg.norm(x)`` reads as
 ``torch.linalg.norm(x)`` does.
 
@@ -18,9 +19,17 @@ from minigrad.tensor.ops.decompositions import LinAlgError, svd, svdvals
 from minigrad.tensor.ops.factorizations import eigh, eigvalsh, qr
 from minigrad.tensor.ops.inverses import cholesky, det, inv, matrix_power, slogdet, solve
 from minigrad.tensor.ops.linalg import matmul
-from minigrad.tensor.ops.linalg_spellings import cross, diagonal, vander
+from minigrad.tensor.ops.linalg_spellings import (
+    cross,
+    diagonal,
+    householder_product,
+    tensorinv,
+    tensorsolve,
+    vander,
+)
+from minigrad.tensor.ops.matrix_exponential import matrix_exp
 from minigrad.tensor.ops.norms import matrix_norm, norm, vector_norm
-from minigrad.tensor.ops.pseudoinverse import cond, matrix_rank, pinv
+from minigrad.tensor.ops.pseudoinverse import cond, lstsq, matrix_rank, pinv
 
 __all__ = [
     "LinAlgError",
@@ -31,8 +40,11 @@ __all__ = [
     "diagonal",
     "eigh",
     "eigvalsh",
+    "householder_product",
     "inv",
+    "lstsq",
     "matmul",
+    "matrix_exp",
     "matrix_norm",
     "matrix_power",
     "matrix_rank",
@@ -44,6 +56,8 @@ __all__ = [
     "solve",
     "svd",
     "svdvals",
+    "tensorinv",
+    "tensorsolve",
     "vander",
     "vecdot",
     "vector_norm",

@@ -648,10 +648,11 @@ __all__ += [  # writing into a copy at chosen places (ops/placing.py)
 ]  # fmt: skip
 
 from minigrad.tensor.ops.linalg_spellings import addbmm, svd  # noqa: E402
+from minigrad.tensor.ops.matrix_exponential import matrix_exp  # noqa: E402
 from minigrad.tensor.ops.pseudoinverse import pinverse  # noqa: E402
 
-# linear algebra (ops/linalg_spellings.py, ops/pseudoinverse.py)
-__all__ += ["addbmm", "pinverse", "svd"]
+# linear algebra (ops/linalg_spellings.py, ops/pseudoinverse.py, ops/matrix_exponential.py)
+__all__ += ["addbmm", "matrix_exp", "pinverse", "svd"]
 __all__ += [  # a view, then a copy (ops/copies.py)
     "alias_copy",
     "diagonal_copy",

@@ -31,6 +31,7 @@ from minigrad.tensor.ops import (
     layout,
     linalg_spellings,
     logic,
+    matrix_exponential,
     matrix_products,
     placing,
     pseudoinverse,
@@ -67,6 +68,9 @@ class MoreMethods:
 
     def matrix_power(self, n: int) -> Any:
         return inverses.matrix_power(self, n)
+
+    def matrix_exp(self) -> Any:
+        return matrix_exponential.matrix_exp(self)
 
     def pinverse(self, rcond: float = 1e-15) -> Any:
         return pseudoinverse.pinverse(self, rcond)

@@ -179,6 +179,94 @@ def _addbmm(draw):
     )
 
 
+@st.composite
+def _lstsq(draw, differentiable=True):
+    """Well-conditioned A (tall, square or wide), B as matrices or a vector, every driver."""
+    m, n = draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    batch = draw(hnp.array_shapes(min_dims=0, max_dims=1, min_side=1, max_side=2))
+    vector = draw(st.booleans())
+    b_shape = (*batch, m) if vector else (*batch, m, draw(st.integers(1, 2)))
+    driver = draw(st.sampled_from([None, "gels", "gelsy", "gelsd", "gelss"]))
+    arrays, views, _ = draw(inputs([(*batch, m, n), b_shape], [normal, normal]))
+    matrices = views[0](torch.from_numpy(arrays[0])).numpy()
+    assume(np.linalg.svd(matrices, compute_uv=False).min() > 0.3)
+
+    def fields(lib, a, b):
+        out = lib.linalg.lstsq(a, b, driver=driver)
+        if differentiable:  # rank and singular values have no gradient in either library
+            return out.solution, out.residuals
+        return out.rank, out.singular_values
+
+    return Case(
+        _viewed(lambda a, b: fields(mg, a, b), views),
+        _viewed(lambda a, b: fields(torch, a, b), views),
+        arrays,
+    )
+
+
+@st.composite
+def _tensorinv(draw):
+    """A 2 x 3 x 6 or 4 x 2 x 2 tensor read as an invertible 6 x 6 or 4 x 4 matrix."""
+    shape, ind = draw(st.sampled_from([((2, 3, 6), 2), ((4, 2, 2), 1), ((2, 2, 2, 2), 2)]))
+    arrays, views, _ = draw(inputs([shape], [normal]))
+    square = views[0](torch.from_numpy(arrays[0])).numpy().reshape(int(np.prod(shape[:ind])), -1)
+    assume(np.linalg.svd(square, compute_uv=False).min() > 0.3)
+    return Case(
+        _viewed(lambda x: mg.linalg.tensorinv(x, ind=ind), views),
+        _viewed(lambda t: torch.linalg.tensorinv(t, ind=ind), views),
+        arrays,
+    )
+
+
+@st.composite
+def _tensorsolve(draw):
+    """``A`` whose axes (after ``dims`` moved to the end) are ``B``'s, then as many again."""
+    a_shape, dims, b_shape = draw(
+        st.sampled_from(
+            [((2, 3, 6), None, (2, 3)), ((6, 2, 3), (0,), (2, 3)), ((2, 4, 2), (0, 2), (4,))]
+        )
+    )
+    arrays, views, _ = draw(inputs([a_shape, b_shape], [normal, normal]))
+    a = views[0](torch.from_numpy(arrays[0]))
+    moved = a.movedim(dims, tuple(range(a.ndim - len(dims), a.ndim))) if dims else a
+    square = moved.reshape(int(np.prod(b_shape)), -1).numpy()
+    assume(np.linalg.svd(square, compute_uv=False).min() > 0.3)
+    return Case(
+        _viewed(lambda x, y: mg.linalg.tensorsolve(x, y, dims=dims), views),
+        _viewed(lambda x, y: torch.linalg.tensorsolve(x, y, dims=dims), views),
+        arrays,
+    )
+
+
+@st.composite
+def _matrix_exp(draw):
+    """Square matrices of any norm up to about 6 (every degree and squarings), in a stack
+    or alone."""
+    n = draw(st.integers(0, 4))
+    batch = draw(hnp.array_shapes(min_dims=0, max_dims=1, min_side=0, max_side=2))
+    scale = draw(st.sampled_from([1e-9, 1e-4, 0.01, 0.1, 0.5, 1.0, 2.0]))
+    arrays, views, _ = draw(inputs([(*batch, n, n)], [normal]))
+    return Case(
+        _viewed(lambda x: mg.linalg.matrix_exp(x * scale), views),
+        _viewed(lambda t: torch.linalg.matrix_exp(t * scale), views),
+        arrays,
+    )
+
+
+@st.composite
+def _householder(draw):
+    m = draw(st.integers(0, 4))
+    n = draw(st.integers(0, m))
+    k = draw(st.integers(0, n))
+    batch = draw(hnp.array_shapes(min_dims=0, max_dims=1, min_side=1, max_side=2))
+    arrays, views, _ = draw(inputs([(*batch, m, n), (*batch, k)], [normal, normal]))
+    return Case(
+        _viewed(lambda a, t: mg.linalg.householder_product(a, t), views),
+        _viewed(lambda a, t: torch.linalg.householder_product(a, t), views),
+        arrays,
+    )
+
+
 CASES = {
     "linalg.pinv": _separated(_pinv),
     "linalg.pinv:tolerance": _separated(lambda draw, dims: _pinv(draw, dims, _CUTS)),
@@ -195,10 +283,16 @@ CASES = {
     "svd": _separated(_svd),
     "svd:values": _separated(_svd_values),
     "addbmm": _addbmm(),
+    "linalg.lstsq": _lstsq(),
+    "linalg.lstsq:fields": _lstsq(differentiable=False),
+    "linalg.tensorinv": _tensorinv(),
+    "linalg.tensorsolve": _tensorsolve(),
+    "linalg.matrix_exp": _matrix_exp(),
+    "linalg.householder_product": _householder(),
 }
 # Values only for the orders other than 2: PyTorch's backward raises there (it fills its
 # inverse in place), minigrad's gives the derivative (tests/tensor/test_pseudoinverse.py).
 # A singular value cut off by a tolerance leaves a function that PyTorch's slope (the
 # derivative of the true pseudoinverse) does not describe: compared with PyTorch only.
 NOT_SMOOTH = {"linalg.pinv:tolerance"}
-NO_GRAD = {"linalg.matrix_rank", "linalg.cond:square"}
+NO_GRAD = {"linalg.matrix_rank", "linalg.cond:square", "linalg.lstsq:fields"}

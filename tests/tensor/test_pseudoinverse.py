@@ -1,4 +1,5 @@
-"""pinv, matrix_rank, cond, vander, linalg.cross/diagonal, svd, addbmm against PyTorch.
+"""pinv, matrix_rank, cond, lstsq, matrix_exp, tensorinv/tensorsolve, householder_product,
+vander, linalg.cross/diagonal, svd, addbmm against PyTorch.
 
 The database (tests/opdb/pseudoinverses.py) draws the smooth cases; here are the
 refusals (type and first line, as PyTorch's), the edges and what the database cannot
@@ -67,6 +68,40 @@ _REFUSALS = [
     ("linalg.diagonal", lambda m: m.linalg.diagonal(m.ones(3))),
     ("svd", lambda m: m.svd(m.ones(3))),
     ("svd", lambda m: m.svd(m.ones(3, 3, dtype=m.int64))),
+    ("matrix_exp", lambda m: m.linalg.matrix_exp(m.ones(3, 3, dtype=m.int64))),
+    ("matrix_exp", lambda m: m.linalg.matrix_exp(m.ones(3))),
+    ("matrix_exp", lambda m: m.matrix_exp(m.ones(3, 4))),
+    ("tensorinv", lambda m: m.linalg.tensorinv(m.ones(2, 3, 6), ind=0)),
+    ("tensorinv", lambda m: m.linalg.tensorinv(m.ones(2, 3, 6), ind=1)),
+    ("tensorinv", lambda m: m.linalg.tensorinv(m.zeros(2, 3, 6), ind=2)),
+    ("tensorinv", lambda m: m.linalg.tensorinv(m.zeros(2, 3, 6, dtype=m.int64), ind=2)),
+    ("tensorsolve", lambda m: m.linalg.tensorsolve(m.ones(2, 3, 6), m.ones(2, 3))),
+    ("tensorsolve", lambda m: m.linalg.tensorsolve(m.ones(2, 3, 5), m.ones(2, 3))),
+    ("tensorsolve", lambda m: m.linalg.tensorsolve(m.ones(2, 3, 6), m.ones(2, 3, dtype=m.float64))),
+    ("householder", lambda m: m.linalg.householder_product(m.ones(3), m.ones(1))),
+    ("householder", lambda m: m.linalg.householder_product(m.ones(3, 3), m.ones(4))),
+    ("householder", lambda m: m.linalg.householder_product(m.ones(2, 3), m.ones(2))),
+    ("householder", lambda m: m.linalg.householder_product(m.ones(3, 2), m.ones(2, 2))),
+    ("householder", lambda m: m.linalg.householder_product(m.ones(2, 3, 2), m.ones(3, 2))),
+    (
+        "householder",
+        lambda m: m.linalg.householder_product(m.ones(3, 2), m.ones(2, dtype=m.float64)),
+    ),
+    (
+        "householder",
+        lambda m: m.linalg.householder_product(
+            m.ones(3, 2, dtype=m.int64), m.ones(2, dtype=m.int64)
+        ),
+    ),
+    ("lstsq", lambda m: m.linalg.lstsq(m.ones(()), m.ones(()))),
+    ("lstsq", lambda m: m.linalg.lstsq(m.ones(4, 3), m.tensor(1.0))),
+    ("lstsq", lambda m: m.linalg.lstsq(m.ones(4, 3), m.ones(4, 2, dtype=m.float64))),
+    ("lstsq", lambda m: m.linalg.lstsq(m.ones(4, 3), m.ones(2, 2, 4, 2))),
+    ("lstsq", lambda m: m.linalg.lstsq(m.ones(4, 3), m.ones(3, 2))),
+    ("lstsq", lambda m: m.linalg.lstsq(m.ones(4, 3), m.ones(3))),
+    ("lstsq", lambda m: m.linalg.lstsq(m.ones(4, 3), m.ones(4, 2), driver="xx")),
+    ("lstsq", lambda m: m.linalg.lstsq(m.ones(4, 3, dtype=m.int64), m.ones(4, 2, dtype=m.int64))),
+    ("lstsq", lambda m: m.linalg.lstsq(m.ones(2, 4, 3), m.ones(3, 4, 2))),
     ("addbmm", lambda m: m.addbmm(m.ones(2, 2), m.ones(3, 2, 2), m.ones(2, 2, 2))),
     ("addbmm", lambda m: m.addbmm(m.ones(2, 2), m.ones(2, 2), m.ones(2, 2, 2))),
     ("addbmm", lambda m: m.addbmm(m.ones(2, 2), m.ones(2, 2, 2), m.ones(2, 2))),
@@ -206,3 +241,71 @@ def test_vander_cross_diagonal_addbmm_dtypes_are_torchs():
     assert y.tolist() == torch.linalg.diagonal(t, offset=1).tolist()
     c = mg.linalg.cross(mg.tensor([[1.0, 0.0, 0.0]]), mg.tensor([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]))
     assert c.tolist() == [[0.0, 0.0, 1.0], [0.0, -1.0, 0.0]]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_matrix_exp_is_torchs_to_the_last_bit_on_small_matrices(dtype):
+    # every degree (norms from 1e-9 to past the last threshold), alone and in a stack
+    rng = np.random.default_rng(7)
+    for scale in (1e-9, 1e-5, 1e-3, 0.03, 0.2, 0.5, 1.2, 2.5, 9.0):
+        for shape in ((4, 4), (3, 4, 4), (2, 2)):
+            x = (rng.uniform(-1, 1, shape) * scale / shape[-1]).astype(dtype)
+            ours = mg.linalg.matrix_exp(mg.tensor(x)).numpy()
+            theirs = torch.linalg.matrix_exp(torch.tensor(x)).numpy()
+            if dtype == np.float32:
+                assert np.array_equal(ours, theirs), (scale, shape)
+            else:
+                np.testing.assert_allclose(ours, theirs, rtol=1e-13, atol=0)
+
+
+def test_matrix_exp_edges_and_gradient_are_torchs():
+    for x in ([[float("nan"), 0.0], [0.0, 1.0]], [[float("inf"), 0.0], [0.0, 1.0]], [[3.0]]):
+        _compare(mg.matrix_exp(mg.tensor(x)), torch.matrix_exp(torch.tensor(x)), equal_nan=True)
+    assert mg.matrix_exp(mg.zeros(2, 0, 0)).shape == (2, 0, 0)
+    x = np.random.default_rng(8).standard_normal((2, 3, 3))
+    t = torch.tensor(x, requires_grad=True)
+    m = mg.tensor(x, requires_grad=True)
+    g = np.random.default_rng(9).standard_normal((2, 3, 3))
+    torch.linalg.matrix_exp(t).backward(torch.tensor(g))
+    mg.linalg.matrix_exp(m).backward(mg.tensor(g))
+    _compare(m.grad, t.grad)
+
+
+@pytest.mark.parametrize("driver", [None, "gels", "gelsy", "gelsd", "gelss"])
+def test_lstsq_fills_the_fields_torch_fills(driver):
+    rng = np.random.default_rng(10)
+    deficient = np.array([[1.0, 2.0], [2.0, 4.0], [0.0, 1.0], [1.0, 2.0]])
+    deficient[2] = 0.0  # rank 1: no residuals from gelsd/gelss
+    for a, b in [
+        (rng.standard_normal((2, 5, 3)), rng.standard_normal((2, 5, 2))),
+        (rng.standard_normal((3, 5)), rng.standard_normal(3)),
+        (rng.standard_normal((1, 4, 4)), rng.standard_normal((3, 4, 1))),
+        (deficient, rng.standard_normal((4, 1))),
+    ]:
+        ours = mg.linalg.lstsq(mg.tensor(a), mg.tensor(b), driver=driver)
+        theirs = torch.linalg.lstsq(torch.tensor(a), torch.tensor(b), driver=driver)
+        assert type(ours).__name__ == "linalg_lstsq"
+        for name in ("residuals", "rank", "singular_values"):
+            mine, its = getattr(ours, name), getattr(theirs, name)
+            assert mine.shape == tuple(its.shape) and str(mine.dtype) == str(its.dtype)[6:], name
+            if driver != "gels" or a is not deficient:  # gels cannot see the rank: no answer
+                _compare(mine, its)
+        if driver != "gels" or a is not deficient:
+            _compare(ours.solution, theirs.solution)
+
+
+def test_tensorinv_and_householder_product_values_and_gradients_are_torchs():
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((4, 2, 2)) + np.eye(4).reshape(4, 2, 2)
+    _compare(
+        mg.linalg.tensorinv(mg.tensor(x), ind=1), torch.linalg.tensorinv(torch.tensor(x), ind=1)
+    )
+    a, tau = rng.standard_normal((2, 4, 3)), rng.standard_normal((2, 2))
+    ta, tt = torch.tensor(a, requires_grad=True), torch.tensor(tau, requires_grad=True)
+    ma, mt = mg.tensor(a, requires_grad=True), mg.tensor(tau, requires_grad=True)
+    theirs, ours = torch.linalg.householder_product(ta, tt), mg.linalg.householder_product(ma, mt)
+    _compare(ours.detach(), theirs.detach())
+    theirs.sum().backward()
+    ours.sum().backward()
+    _compare(ma.grad, ta.grad)
+    _compare(mt.grad, tt.grad)

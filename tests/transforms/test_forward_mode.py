@@ -217,6 +217,7 @@ PROGRAMS = {
     "eigh": (_eigh_program, [(2, 3, 3)], normal),
     "qr": (_qr_program, [(2, 3, 3)], normal),
     "pinv": (lambda x: mg.linalg.pinv(x[..., :2] + _FOUR[:, :2]) * x.sum(), [(2, 3, 3)], normal),
+    "matrix_exp": (lambda x: mg.linalg.matrix_exp(x * 0.5) * x, [(2, 3, 3)], normal),
     "slogdet": (lambda x: mg.linalg.slogdet(x + _FOUR).logabsdet.exp() * x.sum(), [(3, 3)], normal),
     "max": (lambda x: x.amax(1) ** 2, [(2, 3)], apart),
     "min": (lambda x: x.amin(0) * x.min(), [(2, 3)], apart),

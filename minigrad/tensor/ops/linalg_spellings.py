@@ -11,7 +11,10 @@ through them (lesson 05), with forward mode, vmap and jit for free:
   in the last two axes by default;
 - ``svd(A, some=, compute_uv=)``: the older ``torch.svd``, which returns ``V``
   where ``linalg.svd`` returns ``Vh = V^T``;
-- ``addbmm(input, batch1, batch2)``: ``beta * input + alpha * sum_b batch1[b] @ batch2[b]``.
+- ``addbmm(input, batch1, batch2)``: ``beta * input + alpha * sum_b batch1[b] @ batch2[b]``;
+- ``linalg.tensorinv``/``tensorsolve``: ``inv``/``solve`` of a tensor read as a matrix;
+- ``linalg.householder_product(A, tau)``: ``Q`` from its reflectors, one rank-1 change
+  ``Q - tau v (v^T Q)`` per reflector.
 
     >>> import minigrad as mg
     >>> mg.linalg.vander(mg.tensor([1, 2, 3]))
@@ -27,18 +30,24 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.backends.contract import TracerError
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.composite import composite
-from minigrad.tensor.ops import contractions, matrix_products
+from minigrad.tensor.ops import contractions, inverses, matrix_products
 from minigrad.tensor.ops.decompositions import _checked, svdvals
 from minigrad.tensor.ops.decompositions import svd as linalg_svd
-from minigrad.tensor.ops.elementwise import tensor_arguments
+from minigrad.tensor.ops.elementwise import tensor_arguments, where
+from minigrad.tensor.ops.inverses import _refuse_singular as refuse_singular
+from minigrad.tensor.ops.linalg import matmul
 from minigrad.tensor.ops.movement import concatenate
 from minigrad.tensor.ops.reductions import normalize_axes
 from minigrad.tensor.ops.scans import cumprod, cumsum
 
-__all__ = ["addbmm", "cross", "diagonal", "svd", "vander"]
+__all__ = [
+    "addbmm", "cross", "diagonal", "householder_product", "svd", "tensorinv", "tensorsolve",
+    "vander",
+]  # fmt: skip
 
 # PyTorch's names for dtypes in its messages.
 _TORCH_NAMES = {"int64": "Long", "int32": "Int", "bool": "Bool", "float16": "Half",
@@ -222,3 +231,110 @@ def addbmm(input: Any, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 
         return cumsum(concatenate([start, steps], 0), 0)[-1]
     products = matrix_products.bmm(a, b).sum(0).to(a.dtype)  # int32 stays int32
     return matrix_products._scaled_sum(x, products, beta, alpha, "addbmm")
+
+
+def tensorinv(A: Any, ind: int = 2) -> Tensor:
+    """The inverse of ``A`` read as a matrix, its first ``ind`` axes the rows
+    (``torch.linalg.tensorinv``): the result's shape is ``A.shape[ind:] + A.shape[:ind]``,
+    so that ``tensordot(tensorinv(A), A, ind)`` is the identity.
+
+    >>> import minigrad as mg
+    >>> mg.linalg.tensorinv(mg.eye(4).reshape(4, 2, 2), ind=1).shape
+    (2, 2, 4)
+    """
+    a = _tensor(A)
+    ind = int(ind)
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    rows, columns = a.shape[:ind], a.shape[ind:]
+    size, other = int(np.prod(columns)), int(np.prod(rows))
+    if size != other:
+        raise RuntimeError(
+            "Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+            f"prod(self.shape[:ind]), but got {size} != {other}"
+        )
+    square = a.reshape(size, size)
+    if dtypes.is_floating(square.dtype) and not dtypes.is_low_precision(square.dtype):
+        try:
+            values = square.detach().numpy()
+        except (TracerError, RuntimeError):  # traced or batched: inv's own check
+            values = None
+        if values is not None and values.size:
+            refuse_singular(values, "inv")
+    return inverses.inv(square).reshape(*columns, *rows)
+
+
+def tensorsolve(A: Any, B: Any, dims: Any = None) -> Tensor:
+    """``X`` with ``tensordot(A, X, X.ndim) = B`` (``torch.linalg.tensorsolve``): ``A`` read
+    as a square matrix whose rows are ``B``'s axes; ``dims`` first moves those axes of
+    ``A`` to the end.
+
+    >>> import minigrad as mg
+    >>> a = mg.eye(6).reshape(2, 3, 6)
+    >>> mg.linalg.tensorsolve(a, mg.ones(2, 3)).shape
+    (6,)
+    """
+    a, b = _tensor(A), _tensor(B)
+    if dims is not None:
+        dims = [dims] if isinstance(dims, int) else list(dims)
+        a = a.movedim(dims, list(range(a.ndim - len(dims), a.ndim)))
+    shape = a.shape[b.ndim :]
+    size, other = int(np.prod(shape)), int(np.prod(b.shape))
+    if size != other:
+        raise RuntimeError(
+            "Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
+            f"prod(self.shape[:other.ndim]), but got {size} != {other}"
+        )
+    return inverses.solve(a.reshape(size, size), b.reshape(-1)).reshape(shape)
+
+
+def householder_product(A: Any, tau: Any) -> Tensor:
+    """The first ``n`` columns of ``H_1 H_2 ... H_k`` with ``H_i = I - tau_i v_i v_i^T``,
+    ``v_i`` the ``i``-th column of ``A`` below its diagonal after a 1
+    (``torch.linalg.householder_product``, LAPACK's ``orgqr``): the ``Q`` of a QR
+    factorization stored as reflectors. Only the part of ``A`` below its diagonal is read.
+
+    >>> import minigrad as mg
+    >>> mg.linalg.householder_product(mg.tensor([[0.0], [1.0]]), mg.tensor([1.0]))
+    tensor([[ 0.],
+            [-1.]])
+    """
+    tensor_arguments("linalg.householder_product", A, tau, names=("input", "tau"))
+    a, t = _tensor(A), _tensor(tau)
+    op = "torch.linalg.householder_product"
+    if a.ndim < 2:
+        raise RuntimeError(f"{op}: input must have at least 2 dimensions.")
+    m, n = a.shape[-2:]
+    if m < n:
+        raise RuntimeError(
+            f"{op}: input.shape[-2] must be greater than or equal to input.shape[-1]"
+        )
+    if t.ndim == 0 or n < t.shape[-1]:
+        raise RuntimeError(f"{op}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
+    if a.ndim - t.ndim != 1:
+        raise RuntimeError(
+            f"{op}: Expected tau to have one dimension less than input, but got tau.ndim "
+            f"equal to {t.ndim} and input.ndim is equal to {a.ndim}"
+        )
+    if a.ndim > 2 and t.shape[:-1] != a.shape[:-2]:
+        raise RuntimeError(
+            f"{op}: Expected batch dimensions of tau to be equal to input.shape[:-2], but got "
+            f"{_shape_text(t.shape[:-1])}"
+        )
+    if t.dtype != a.dtype:
+        raise RuntimeError(
+            f"{op}: tau dtype {_name(t.dtype)} does not match input dtype {_name(a.dtype)}"
+        )
+    if not dtypes.is_floating(a.dtype) or dtypes.is_low_precision(a.dtype):
+        raise NotImplementedError(f"\"orgqr_cpu\" not implemented for '{_name(a.dtype)}'")
+    k = t.shape[-1]
+    eye = Tensor.concrete(np.eye(m, n, dtype=a.dtype), device=a.device)
+    q = eye.expand(*a.shape[:-2], m, n)
+    if k == 0:  # the identity's columns, in the graph of A (slope 0), as PyTorch's
+        return where(Tensor.concrete(np.ones(a.shape, bool), device=a.device), q, a)
+    below = contractions.tril(a[..., :, :k], -1)
+    reflectors = below + Tensor.concrete(np.eye(m, k, dtype=a.dtype), device=a.device)
+    for i in reversed(range(k)):  # H_i applied to what the later reflectors made
+        v = reflectors[..., :, i : i + 1]
+        q = q - t[..., i : i + 1].unsqueeze(-1) * matmul(v, matmul(v.swapaxes(-1, -2), q))
+    return q

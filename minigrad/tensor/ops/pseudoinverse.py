@@ -28,6 +28,7 @@ n)`` (``eps`` of the dtype), ``rtol = 0`` once a positive ``atol`` is given.
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 from typing import Any
 
 import numpy as np
@@ -47,7 +48,7 @@ from minigrad.tensor.ops.norms import matrix_norm
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
 
-__all__ = ["cond", "matrix_rank", "pinv", "pinverse"]
+__all__ = ["cond", "lstsq", "matrix_rank", "pinv", "pinverse"]
 
 # PyTorch's names for dtypes in its messages.
 _TORCH_NAMES = {"int64": "Long", "int32": "Int", "bool": "Bool", "float16": "Half",
@@ -361,3 +362,103 @@ def cond(A: Any, p: Any = None) -> Tensor:
     inverse = _inverse_or_inf(a)
     product = matrix_norm(a, p) * matrix_norm(inverse, p)
     return nan_to_num(product, nan=math.inf, posinf=math.inf, neginf=-math.inf)
+
+
+LstsqResult = namedtuple("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
+_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
+
+
+def _empty(dtype: Any, device: Any) -> Tensor:
+    return Tensor.concrete(np.zeros(0, dtype), device=device)
+
+
+def lstsq(A: Any, B: Any, rcond: float | None = None, *, driver: str | None = None) -> LstsqResult:
+    """``X`` minimizing ``||A X - B||`` (the least-squares solution; of the least norm
+    where several fit as well), ``torch.linalg.lstsq``.
+
+    ``B`` is a vector when it has one axis less than ``A``. The other fields are those
+    PyTorch's CPU drivers fill, empty tensors elsewhere: ``residuals`` (``||A X - B||^2``
+    per column, where ``m > n``, the driver is not ``gelsy`` (the default) and every ``A``
+    has full rank, or always for ``gels``), ``rank`` (not for ``gels``), and
+    ``singular_values`` (``gelsd``, ``gelss``). Singular values at most ``rcond`` times
+    the largest count as zero (default: the dtype's eps times ``max(m, n)``). The
+    gradient is PyTorch's: that of ``pinv(A) @ B`` (and of ``||A X - B||^2`` for the
+    residuals); rank and singular values have none.
+
+    >>> import minigrad as mg
+    >>> a = mg.tensor([[1.0, 0.0], [1.0, 1.0], [1.0, 2.0]])
+    >>> x, residuals, rank, _ = mg.linalg.lstsq(a, mg.tensor([1.0, 2.0, 4.0]), driver="gelsd")
+    >>> x, residuals, rank
+    (tensor([0.8333, 1.5   ]), tensor([0.1667]), tensor(2))
+    """
+    a, b = _tensor(A), _tensor(B)
+    if a.ndim < 2:
+        raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
+    if b.ndim < 1:
+        raise RuntimeError("torch.linalg.lstsq: other must have at least 1 dimension.")
+    if a.dtype != b.dtype:
+        raise RuntimeError(
+            "torch.linalg.lstsq: Expected input and other to have the same dtype, but got "
+            f"input's dtype {_TORCH_NAMES.get(a.dtype.name, a.dtype.name)} and other's dtype "
+            f"{_TORCH_NAMES.get(b.dtype.name, b.dtype.name)}"
+        )
+    vector = a.ndim - b.ndim == 1
+    if not 0 <= a.ndim - b.ndim <= 1:
+        raise RuntimeError(
+            "torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and "
+            "(input.dim() - other.dim()) <= 1"
+        )
+    columns = b.unsqueeze(-1) if vector else b
+    m, n = a.shape[-2:]
+    if columns.shape[-2] != m:
+        raise RuntimeError(
+            f"torch.linalg.lstsq: input.size(-2) should match other.size({-1 if vector else -2})"
+        )
+    driver = "gelsy" if driver is None else driver
+    if driver not in _DRIVERS:
+        raise RuntimeError(
+            "torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)"
+        )
+    if a.dtype not in (dtypes.float32, dtypes.float64):
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    _broadcast_batches(a.shape[:-2], columns.shape[:-2])
+    if rcond is None:
+        rcond = float(np.finfo(a.dtype).eps) * max(m, n)
+    cut = 0.0 if driver == "gels" else rcond
+    solution = matmul(pinv(a, rtol=cut, atol=0.0), columns)
+    empty = _empty(a.dtype, a.device)
+    values = svdvals(a.detach()) if a.numel() else None
+    if driver == "gels":
+        rank = _empty(np.int64, a.device)
+    elif values is None:
+        rank = Tensor.concrete(np.zeros(a.shape[:-2], np.int64), device=a.device)
+    else:
+        rank = (values > values[..., :1] * rcond).sum(-1)
+    try:
+        ranks = rank.detach().numpy()
+    except (TracerError, RuntimeError):  # traced or batched: taken as full rank
+        ranks = None
+    full = driver == "gels" or ranks is None or bool((ranks == n).all())
+    if m > n and driver != "gelsy" and full:
+        misfit = matmul(a, solution) - columns
+        residuals = (misfit * misfit).sum(-2)
+    else:  # empty, in the graph of A and B as PyTorch's
+        residuals = where(Tensor.concrete(np.ones(0, bool), device=a.device), empty,
+                          a.sum() + columns.sum())  # fmt: skip
+    singular_values = empty
+    if driver in ("gelsd", "gelss") and values is not None:
+        singular_values = values
+    return LstsqResult(solution.squeeze(-1) if vector else solution, residuals, rank,
+                       singular_values)  # fmt: skip
+
+
+def _broadcast_batches(x: tuple[int, ...], y: tuple[int, ...]) -> None:
+    """PyTorch's message where two batch shapes do not broadcast."""
+    ndim = max(len(x), len(y))
+    px, py = (1,) * (ndim - len(x)) + x, (1,) * (ndim - len(y)) + y
+    for i, (p, q) in enumerate(zip(px, py)):
+        if p != q and p != 1 and q != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({p}) must match the size of tensor b ({q}) at "
+                f"non-singleton dimension {i}"
+            )
