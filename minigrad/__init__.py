@@ -292,6 +292,7 @@ from minigrad.tensor import (  # special functions and sign tests
 from minigrad.tensor import addmv, addr, aminmax, diagflat, index_fill, msort, take, vdot
 from minigrad.tensor import (  # a view, then a copy (ops/copies.py)
     alias_copy,
+    as_strided_copy,
     diagonal_copy,
     expand_copy,
     narrow_copy,
@@ -305,6 +306,7 @@ from minigrad.tensor import (  # a view, then a copy (ops/copies.py)
     view_copy,
 )
 from minigrad.tensor import (  # writing into a copy at chosen places (ops/placing.py)
+    as_strided_scatter,
     diagonal_scatter,
     index_copy,
     index_reduce,

@@ -75,6 +75,7 @@ from minigrad.tensor.ops.contractions import (
 )
 from minigrad.tensor.ops.copies import (
     alias_copy,
+    as_strided_copy,
     diagonal_copy,
     expand_copy,
     narrow_copy,
@@ -227,6 +228,7 @@ from minigrad.tensor.ops.named_axes import (
 )
 from minigrad.tensor.ops.padding import pad
 from minigrad.tensor.ops.placing import (
+    as_strided_scatter,
     diagonal_scatter,
     index_copy,
     index_reduce,
@@ -638,6 +640,7 @@ __all__ += [  # special functions and sign tests (ops/special.py)
     "xlogy",
 ]  # fmt: skip
 __all__ += [  # writing into a copy at chosen places (ops/placing.py)
+    "as_strided_scatter",
     "diagonal_scatter",
     "index_copy",
     "index_reduce",
@@ -655,6 +658,7 @@ from minigrad.tensor.ops.pseudoinverse import pinverse  # noqa: E402
 __all__ += ["addbmm", "matrix_exp", "pinverse", "svd"]
 __all__ += [  # a view, then a copy (ops/copies.py)
     "alias_copy",
+    "as_strided_copy",
     "diagonal_copy",
     "expand_copy",
     "narrow_copy",

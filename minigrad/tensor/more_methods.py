@@ -629,6 +629,10 @@ class MoreMethods:
     def diagonal_scatter(self, src: Any, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Any:
         return placing.diagonal_scatter(self, src, offset, dim1, dim2)
 
+    def as_strided_scatter(self, src: Any, size: Any, stride: Any,
+                           storage_offset: Any = None) -> Any:  # fmt: skip
+        return placing.as_strided_scatter(self, src, size, stride, storage_offset)
+
     def select_scatter(self, src: Any, dim: int, index: int) -> Any:
         return placing.select_scatter(self, src, dim, index)
 

@@ -90,6 +90,23 @@ def _narrow(draw, shape, rng):
     )
 
 
+def _as_strided(draw, shape, rng):
+    """A drawn size, stride (0 too: a place read twice) and offset that stay inside the
+    input's elements."""
+    n = int(np.prod(shape))
+    size = tuple(draw(st.integers(0, 2)) for _ in range(draw(st.integers(0, 2))))
+    stride = tuple(draw(st.integers(0, 3)) for _ in size)
+    span = sum((m - 1) * k for m, k in zip(size, stride)) if all(size) else 0
+    if n == 0 or span >= n:
+        size, stride, span = (0,), (1,), 0
+    offset = draw(st.integers(0, max(n - 1 - span, 0)))
+    # minigrad counts places in the row-major order of the input's elements (docs/api.md):
+    # torch's memory order of the input made contiguous.
+    return (lambda x: mg.as_strided_copy(x, size, stride, offset)), (
+        lambda t: torch.as_strided_copy(t.contiguous(), size, stride, offset)
+    )
+
+
 CASES = {
     "expand_copy": one_shape(_expand),
     "diagonal_copy": one_shape(_diagonal, min_dims=2),
@@ -104,6 +121,7 @@ CASES = {
     "alias_copy": one_shape(lambda d, s, rng: _both("alias_copy")),
     "alias_copy:edges": one_shape(lambda d, s, rng: _both("alias_copy"), domain=edges),
     "narrow_copy": one_shape(_narrow, min_dims=1),
+    "as_strided_copy": one_shape(_as_strided),
 }
 
 for _key in ("expand_copy", "diagonal_copy", "permute_copy", "view_copy", "unbind_copy",

@@ -133,6 +133,29 @@ def view_scatter_case(draw, name, domain=normal):
         lambda x, s: getattr(torch, name)(x, s, *args))))  # fmt: skip
 
 
+@st.composite
+def as_strided_scatter_case(draw, domain=normal):
+    """Places of a drawn size and stride (0 only along axes of one element), read in the
+    input's row-major order; torch's put at the same places is the oracle of the gradients
+    (torch.as_strided_scatter's own backward swaps the places written and kept, torch 2.13;
+    tests/tensor/test_placing.py compares the values with it)."""
+    shape = draw(shapes(max_dims=3))
+    n = int(np.prod(shape))
+    size = tuple(draw(st.integers(0, 2)) for _ in range(draw(st.integers(0, 2))))
+    stride = tuple(draw(st.integers(1, 3)) if m > 1 else draw(st.integers(0, 2)) for m in size)
+    span = sum((m - 1) * k for m, k in zip(size, stride)) if all(size) else 0
+    if n == 0 or span >= n:
+        size, stride, span = (0,), (1,), 0
+    offset = draw(st.integers(0, n - 1 - span)) if n else 0
+    positions = offset + sum(
+        (np.arange(m) * k).reshape([m if a == i else 1 for a in range(len(size))])
+        for i, (m, k) in enumerate(zip(size, stride))
+    ) * np.ones(size, dtype=np.int64)
+    return draw(on([shape, size], [domain, domain], lambda draw, rng: (
+        lambda x, s: mg.as_strided_scatter(x, s, size, stride, offset),
+        lambda x, s: torch.put(x, torch.tensor(positions.astype(np.int64)), s))))  # fmt: skip
+
+
 CASES = {
     "index_copy": index_case("index_copy"),
     "index_copy:edges": index_case("index_copy", edges),
@@ -149,6 +172,7 @@ CASES = {
     "diagonal_scatter:edges": view_scatter_case("diagonal_scatter", edges),
     "select_scatter": view_scatter_case("select_scatter"),
     "slice_scatter": view_scatter_case("slice_scatter"),
+    "as_strided_scatter": as_strided_scatter_case(),
 }
 
 # Integer and bool inputs: values and dtypes (index_reduce's int64 mean rounds down).

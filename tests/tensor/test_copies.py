@@ -42,6 +42,17 @@ CASES = {
     "t_copy 3-d": lambda m: m.t_copy(_x(m)),
     "transpose_copy a number": lambda m: m.transpose_copy(2.0, 0, 1),
     "diagonal_copy same dims": lambda m: m.diagonal_copy(_x(m), 0, 1, 1),
+    "as_strided_copy": lambda m: m.as_strided_copy(_x(m), (2, 2), (1, 5), 3),
+    "as_strided_copy stride 0": lambda m: m.as_strided_copy(_x(m), (3,), (0,), 7),
+    "as_strided_copy lengths": lambda m: m.as_strided_copy(_x(m), (2, 2), (1,), 1),
+    "as_strided_copy negative size": lambda m: m.as_strided_copy(_x(m), (-1, 2), (1, 1)),
+    "as_strided_copy negative offset": lambda m: m.as_strided_copy(_x(m), (2,), (1,), -1),
+    "as_strided_copy past the end": lambda m: m.as_strided_copy(_x(m).long(), (2,), (5,), 20),
+    "as_strided_copy empty": lambda m: m.as_strided_copy(_x(m), (0, 3), (100, 100), 50),
+    "as_strided_copy 0-d": lambda m: m.as_strided_copy(_x(m), (), (), 5),
+    "as_strided_copy size an int": lambda m: m.as_strided_copy(_x(m), 2, 1),
+    "as_strided_copy of a 0-d": lambda m: m.as_strided_copy(m.tensor(3.0), (2,), (0,)),
+    "as_strided_copy of nothing": lambda m: m.as_strided_copy(m.ones(0), (1,), (0,)),
 }
 
 
@@ -63,6 +74,7 @@ COPIES = {
     "unfold_copy": lambda x: mg.unfold_copy(x, 1, 2, 1),
     "alias_copy": lambda x: mg.alias_copy(x),
     "narrow_copy": lambda x: mg.narrow_copy(x, 1, 1, 2),
+    "as_strided_copy": lambda x: mg.as_strided_copy(x, (2,), (2,), 1),
 }
 
 

@@ -150,6 +150,16 @@ CASES = {
     "sl empty": lambda m: m.slice_scatter(_x(m), m.ones((2, 0)), 1, 2, 1),
     "sl 0-d": lambda m: m.slice_scatter(m.tensor(1.0), m.tensor(2.0)),
     "sl method": lambda m: _x(m).slice_scatter(m.zeros((1, 3)), start=1),
+    "as": lambda m: m.as_strided_scatter(_x(m), m.tensor([9.0, 8]), (2,), (2,), 1),
+    "as 2-d": lambda m: _x(m).as_strided_scatter(m.ones((2, 2)), (2, 2), (1, 3)),
+    "as stride 0": lambda m: m.as_strided_scatter(_x(m), m.ones(2), (2,), (0,), 1),
+    "as stride 0, one": lambda m: m.as_strided_scatter(_x(m), m.ones((1, 2)), (1, 2), (0, 1)),
+    "as past the end": lambda m: m.as_strided_scatter(_x(m), m.ones(2), (2,), (5,), 1),
+    "as negative stride": lambda m: m.as_strided_scatter(_x(m), m.ones(2), (2,), (-1,), 3),
+    "as src size": lambda m: m.as_strided_scatter(_x(m), m.ones(3), (2,), (1,), 0),
+    "as ints into floats": lambda m: m.as_strided_scatter(_x(m), _i(m, 7, 8), (2,), (1,)),
+    "as empty": lambda m: m.as_strided_scatter(_x(m), m.ones((0, 2)), (0, 2), (0, 0)),
+    "as 0-d": lambda m: m.as_strided_scatter(_x(m), m.tensor(5.0), (), (), 4),
 }
 
 
@@ -202,3 +212,13 @@ def test_gradients_are_torch(name):
         grads.append((np.asarray(x.grad.tolist()), np.asarray(s.grad.tolist())))
     np.testing.assert_allclose(grads[0][0], grads[1][0], rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(grads[0][1], grads[1][1], rtol=1e-12, atol=1e-12)
+
+
+def test_as_strided_scatter_gives_input_the_derivative_where_torch_swaps_it():
+    """torch 2.13's backward gives input the gradient at the places written and 0 at the
+    others (its own gradcheck fails there): minigrad gives the derivative."""
+    x = mg.tensor([1.0, 2.0, 3.0], dtype=mg.float64, requires_grad=True)
+    s = mg.tensor([5.0, 6.0], dtype=mg.float64, requires_grad=True)
+    mg.as_strided_scatter(x, s, (2,), (1,), 1).backward(mg.tensor([1.0, 10.0, 100.0]))
+    assert x.grad.tolist() == [1.0, 0.0, 0.0] and s.grad.tolist() == [10.0, 100.0]
+    assert mg.gradcheck(lambda x, s: mg.as_strided_scatter(x, s, (2,), (1,), 1), (x, s))

@@ -21,10 +21,13 @@ from typing import Any
 
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.ops.elementwise import tensor_arguments
+from minigrad.tensor.ops.movement import getitem, reshape
+from minigrad.tensor.ops.placing import strided_positions
 from minigrad.tensor.ops.rearrange import clone
 
 __all__ = [
     "alias_copy",
+    "as_strided_copy",
     "diagonal_copy",
     "expand_copy",
     "narrow_copy",
@@ -194,3 +197,20 @@ def narrow_copy(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
                 f"size ({n}).\nnarrow_copy: length must be 0 or more"
             )
     return clone(x.narrow(dim, start, length))
+
+
+def as_strided_copy(input: Tensor, size: Any, stride: Any, storage_offset: Any = None) -> Tensor:
+    """The elements at ``storage_offset + sum(i_k * stride_k)`` for every index ``i`` of a
+    tensor of ``size``, counted among ``input``'s elements in row-major order (PyTorch's
+    ``as_strided(...).clone()`` of a contiguous ``input``; minigrad exposes no other
+    memory order). A place read twice gets the sum of both gradients.
+
+    >>> import minigrad as mg
+    >>> mg.as_strided_copy(mg.arange(6), (2, 2), (1, 2), 1)
+    tensor([[1, 3],
+            [2, 4]])
+    """
+    x = _input("as_strided_copy", input)
+    positions = strided_positions(x, size, stride, storage_offset, "as_strided_copy")
+    read = getitem(reshape(x, -1), Tensor.concrete(positions, device=x.device))
+    return clone(read) if positions.ndim == 0 else read

@@ -40,6 +40,7 @@ from minigrad.tensor.ops.rearrange import clone
 from minigrad.tensor.ops.scattering import scatter, scatter_reduce
 
 __all__ = [
+    "as_strided_scatter",
     "diagonal_scatter",
     "index_copy",
     "index_reduce",
@@ -432,3 +433,88 @@ def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = 
         )
     cut = (slice(None),) * d + (slice(start, end, step),)
     return _into(input, src, getitem(input, cut), _numbered(input)[cut])
+
+
+# -- positions in memory (as_strided_scatter, as_strided_copy) ---------------------------------
+def _whole_numbers(value: Any, op: str, name: str, position: int) -> tuple[int, ...]:
+    if not isinstance(value, (tuple, list)) or not all(
+        dtypes.is_integer(n) and not isinstance(n, bool) for n in value
+    ):
+        raise TypeError(
+            f"{op}(): argument '{name}' (position {position}) must be tuple of ints, not "
+            f"{dtypes.type_name(value)}\n{op}: give {name} as a tuple, e.g. (2, 3)"
+        )
+    return tuple(int(n) for n in value)
+
+
+def strided_positions(input: Tensor, size: Any, stride: Any, storage_offset: Any,
+                      op: str) -> np.ndarray:  # fmt: skip
+    """The positions, among ``input``'s elements in row-major order, that a tensor of
+    ``size`` with ``stride`` starting at ``storage_offset`` reads: PyTorch's ``as_strided``
+    over the storage of a contiguous ``input`` (minigrad has no other storage to name).
+    PyTorch's errors where the sizes, strides or offset do not fit."""
+    size = _whole_numbers(size, op, "size", 2)
+    stride = _whole_numbers(stride, op, "stride", 3)
+    offset = 0 if storage_offset is None else int(storage_offset)
+    if len(size) != len(stride):
+        raise RuntimeError(
+            f"mismatch in length of strides and shape\n{op}: size {size} has {len(size)} "
+            f"axes, stride {stride} {len(stride)}"
+        )
+    if any(n < 0 for n in size):
+        raise RuntimeError(
+            f"Storage size calculation overflowed with sizes={list(size)} and strides="
+            f"{list(stride)}\n{op}: sizes are 0 or more"
+        )
+    if offset < 0:
+        raise RuntimeError(
+            f"Tensor: invalid storage offset {offset}\n{op}: the offset is 0 or more"
+        )
+    if any(k < 0 for k in stride):
+        raise RuntimeError(
+            f"as_strided: Negative strides are not supported at the moment, got strides: "
+            f"{list(stride)}\n{op}: strides are 0 or more"
+        )
+    item = input.dtype.itemsize
+    if all(size):
+        needed = offset + sum((n - 1) * k for n, k in zip(size, stride)) + 1
+        if needed > input.size:
+            raise RuntimeError(
+                f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
+                f"{offset}, and itemsize {item} requiring a storage size of {needed * item} "
+                f"are out of bounds for storage of size {input.size * item}\n{op}: the "
+                f"positions read run past input's {input.size} elements"
+            )
+    positions = np.full(size, offset, dtype=np.int64)
+    for axis, (n, k) in enumerate(zip(size, stride)):
+        positions += (np.arange(n, dtype=np.int64) * k).reshape(
+            [n if a == axis else 1 for a in range(len(size))]
+        )
+    return positions
+
+
+def as_strided_scatter(input: Tensor, src: Tensor, size: Any, stride: Any,
+                       storage_offset: Any = None) -> Tensor:  # fmt: skip
+    """``input`` with the elements that ``as_strided(input, size, stride, storage_offset)``
+    reads replaced by ``src`` (of shape ``size``; cast to ``input``'s dtype).
+
+    Positions count ``input``'s elements in row-major order, as PyTorch's storage of a
+    contiguous tensor (for another layout PyTorch counts in its memory order; minigrad
+    does not expose one). A stride of 0 along an axis of more than one element would
+    write one place twice: PyTorch's error.
+
+    >>> import minigrad as mg
+    >>> mg.as_strided_scatter(mg.zeros((2, 3)), mg.tensor([1.0, 2.0]), (2,), (4,), 1)
+    tensor([[0., 1., 0.],
+            [0., 0., 2.]])
+    """
+    _tensors("as_strided_scatter", ("input", 1, input), ("src", 2, src))
+    positions = strided_positions(input, size, stride, storage_offset, "as_strided_scatter")
+    size, stride = tuple(size), tuple(stride)
+    if all(size) and any(k == 0 and n > 1 for n, k in zip(size, stride)):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to "
+            "a single memory location. Please clone() the tensor before performing the "
+            "operation.\nas_strided_scatter: a stride of 0 writes one place more than once"
+        )
+    return _into(input, src, positions, positions)
