@@ -28,6 +28,9 @@ The package is laid out like the course (see ``docs/`` and ``lessons/``):
 - ``random``      explicit keys: ``key``, ``split``, ``normal``, ... as ``jax.random`` (13)
 - ``linalg``      ``torch.linalg``'s names for the tensor layer's norms and products (06)
 - ``special``     ``torch.special``'s names: Bessel functions, orthogonal polynomials (04-05)
+- ``masked``      ``torch.masked``: reductions and softmax that skip masked-out elements (06)
+- ``signal``      ``torch.signal.windows``: hann, hamming, kaiser, ... (04-05)
+- ``fft``         ``torch.fft``'s real rearrangements: fftshift, ifftshift (05)
 - ``func``        the transforms under ``torch.func``'s names, ``functional_call`` (07-14)
 - ``nn``/``optim`` modules, losses and optimizers (06)
 - ``utils``       ``utils.data``: datasets and loaders (06)
@@ -383,6 +386,7 @@ from minigrad.check import GradcheckError, check_jvp, gradcheck, gradgradcheck
 from minigrad.draw import draw  # after the module import: the function, not the module
 from minigrad.compile import Graph, TracerError, cond, fori_loop, jit, make_graph, scan, while_loop
 from minigrad import amp, func, onnx, utils
+from minigrad import fft, masked, signal
 from minigrad.amp import autocast
 
 

@@ -33,6 +33,9 @@ FLOORS = {
     "amp": 4,  # mixed precision (lesson 15): autocast and loss scaling over the tensor layer
     "onnx": 5,  # export of traced graphs (compile) and their NumPy replay (lesson 16)
     "distributed": 5,  # data parallel on MPI (lesson 18): process groups, DDP, ZeRO over nn/optim
+    "signal": 3,  # torch.signal.windows: factories and elementwise rows of the tensor layer
+    "fft": 3,  # torch.fft's fftshift/ifftshift: rolls of the tensor layer
+    "masked": 4,  # torch.masked: where() and the reductions of the tensor layer and nn.functional
 }
 FACE = {"__init__", "__main__"}
 

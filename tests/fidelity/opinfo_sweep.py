@@ -158,7 +158,7 @@ def op_key(op: Any) -> str:
 def _lookup(name: str) -> tuple[str, Any] | None:
     """``(kind, callable)`` of minigrad's public counterpart of torch name ``name``."""
     parts = name.removeprefix("torch.").split(".")
-    if parts[0] in ("nn", "linalg", "special", "fft"):
+    if parts[0] in ("nn", "linalg", "special", "fft", "masked", "signal"):
         obj: Any = mg
         for p in parts:
             obj = getattr(obj, p, None)

@@ -53,6 +53,7 @@ from opdb import (
     factorizations,
     inplace,
     inverses,
+    masked,
     nn,
     nn_compositions,
     nn_grids,
@@ -71,7 +72,7 @@ from opdb.strategies import SEEDS, Case
 AREAS = (core, elementwise, reductions, contractions, shape, convolution, nn, inplace,
          nn_compositions, daily, nn_grids, collectives, control, attention, spellings,
          decompositions, volumes, special, inverses, factorizations, placing,
-         nn_losses, pseudoinverses, copies, bessel, summaries)  # fmt: skip
+         nn_losses, pseudoinverses, copies, bessel, summaries, masked)  # fmt: skip
 
 DATABASE: dict[str, Any] = {}
 NOT_SMOOTH: set[str] = set()
@@ -168,7 +169,8 @@ def public_operations() -> dict[str, set[str]]:
             wanted[f"mg.{name}"] = same
     for prefix, namespace in (("nn.functional", getattr(mg.nn, "functional", None)),
                               ("linalg", getattr(mg, "linalg", None)),
-                              ("special", getattr(mg, "special", None))):  # fmt: skip
+                              ("special", getattr(mg, "special", None)),
+                              ("masked", getattr(mg, "masked", None))):  # fmt: skip
         if namespace is None:
             continue
         members = {n: getattr(namespace, n) for n in dir(namespace)}

@@ -35,6 +35,8 @@ UNBATCHABLE = {"nn.functional.batch_norm"}
 UNBATCHABLE |= {"allclose", "equal", "equal:self", "nonzero", "unique", "bincount",
                 "bincount:weights", "nonzero:int64", "nonzero:bool", "unique:int64",
                 "unique:bool"}  # fmt: skip
+# An integer masked median checks that no slice is masked out whole (a Python bool, as torch's).
+UNBATCHABLE |= {"masked.median:int64"}
 # Cases that draw random numbers (a seeded dropout mask). Under vmap's default
 # randomness="error" they raise, as torch.func.vmap does (test_vmap.py checks
 # that); with "same" every example gets the one mask the reference draws.

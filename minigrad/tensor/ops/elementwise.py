@@ -73,10 +73,10 @@ POW = Primitive("pow", lambda backend, x, y: _power(backend, x, y),
                              lambda v, out, x, y: v * _power_log_slope(x, y, out)),
                 saves=(0, 1, "out"), scalar="pow")
 # Where x == y the derivative does not exist; like PyTorch, split it evenly.
-MAXIMUM = _zip("maximum", (lambda v, out, x, y: v * _share(x, y),
-                           lambda v, out, x, y: v * _share(y, x)), saves=(0, 1))
-MINIMUM = _zip("minimum", (lambda v, out, x, y: v * _share(y, x),
-                           lambda v, out, x, y: v * _share(x, y)), saves=(0, 1))
+MAXIMUM = _zip("maximum", (lambda v, out, x, y: _given(v, x, y),
+                           lambda v, out, x, y: _given(v, y, x)), saves=(0, 1))
+MINIMUM = _zip("minimum", (lambda v, out, x, y: _given(v, y, x),
+                           lambda v, out, x, y: _given(v, x, y)), saves=(0, 1))
 # Fused derivatives (lesson 10): tanh_grad(g, y) = g (1 - y^2), sigmoid_grad(g, y)
 # = g y (1 - y), relu_grad(g, x) = g where x > 0. Linear in g, so the derivative
 # in g is the primitive itself; the one in y is the product rule. relu_grad is
@@ -142,6 +142,12 @@ def _share(x: Tensor, y: Tensor) -> Tensor:
     loses = (x < y).to(x.dtype if dtypes.is_floating(x.dtype) else dtypes.DEFAULT_FLOAT)
     share = 1.0 - loses - 0.5 * (x == y)  # (a number minus a mask is refused, as PyTorch)
     return share if share.dtype == x.dtype or not dtypes.is_floating(x.dtype) else share.to(x.dtype)
+
+
+def _given(v: Tensor, x: Tensor, y: Tensor) -> Tensor:
+    """The part of ``v`` that reaches the winner ``x`` of ``maximum(x, y)``: ``v * _share``,
+    and 0 where ``x`` loses even for an infinite ``v`` (PyTorch fills it in: not inf * 0)."""
+    return where(x < y, 0.0, v * _share(x, y))
 
 
 def _power_slope(x: Tensor, exponent: Tensor | float) -> Tensor:
