@@ -112,3 +112,17 @@ def test_maximum_gives_a_loser_no_slope_even_for_an_infinite_cotangent():
         out = lib.maximum(x, lib.tensor(1e-12, dtype=lib.float64))
         (g,) = lib.autograd.grad(out, [x], grad_outputs=lib.tensor([-np.inf], dtype=lib.float64))
         assert g.tolist() == [0.0]
+
+
+def test_normalize_of_an_infinite_element_over_a_zero_norm_as_torch():
+    # The -inf-norm of [0, inf] is 0: the row is divided by eps, and the slope through
+    # maximum(norm, eps) to the norm is 0 (PyTorch's), not inf * 0.
+    results = []
+    for lib in (torch, mg):
+        x = lib.tensor([[0.0, np.inf], [-0.5, 1.0]], dtype=lib.float64, requires_grad=True)
+        out = lib.masked.normalize(x, -np.inf, 1, mask=lib.tensor([True, True]))
+        (g,) = lib.autograd.grad(out, [x], grad_outputs=lib.tensor([[0.5, -1.0], [2.0, 1.0]]))
+        results.append((out.detach().numpy(), g.detach().numpy()))
+    (tv, tg), (mv, mgrad) = results
+    np.testing.assert_allclose(mv, tv, rtol=1e-12)
+    np.testing.assert_allclose(mgrad, tg, rtol=1e-12)
