@@ -27,7 +27,8 @@ The package is laid out like the course (see ``docs/`` and ``lessons/``):
 - ``onnx``        export to ONNX, and replay of an ONNX file with NumPy (16)
 - ``random``      explicit keys: ``key``, ``split``, ``normal``, ... as ``jax.random`` (13)
 - ``linalg``      ``torch.linalg``'s names for the tensor layer's norms and products (06)
-- ``special``     ``torch.special``'s names: Bessel functions, orthogonal polynomials (04-05)
+- ``special``     ``torch.special``'s names: Bessel functions, orthogonal polynomials,
+                  the normal distribution, zeta, incomplete gamma (04-05)
 - ``masked``      ``torch.masked``: reductions and softmax that skip masked-out elements (06)
 - ``signal``      ``torch.signal.windows``: hann, hamming, kaiser, ... (04-05)
 - ``fft``         ``torch.fft``'s real rearrangements: fftshift, ifftshift (05)
@@ -292,6 +293,7 @@ from minigrad.tensor import (  # special functions and sign tests
     signbit,
     xlogy,
 )
+from minigrad.tensor import i0, igamma, igammac, mvlgamma  # special functions, part two
 from minigrad.tensor import addmv, addr, aminmax, diagflat, index_fill, msort, take, vdot
 from minigrad.tensor import (  # a view, then a copy (ops/copies.py)
     alias_copy,

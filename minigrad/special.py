@@ -1,13 +1,15 @@
 """``mg.special``: special functions under PyTorch's names (``torch.special``), lessons 04-05.
 
 The functions live in the tensor layer (``minigrad/tensor/ops/bessel.py``: the Bessel
-functions, Airy's Ai and the orthogonal polynomials); this module only gathers them
-under the namespace users know, so that ``mg.special.bessel_j0(x)`` reads as
-``torch.special.bessel_j0(x)`` does.
+functions, Airy's Ai and the orthogonal polynomials; ``minigrad/tensor/ops/special_functions.py``:
+I0 and I1, the normal distribution, erfcx, entr, xlog1py, zeta and the incomplete gamma
+functions); this module only gathers them under the namespace users know, so that
+``mg.special.bessel_j0(x)`` reads as ``torch.special.bessel_j0(x)`` does.
+``multigammaln`` is ``mvlgamma``, ``gammainc`` and ``gammaincc`` are ``igamma`` and ``igammac``.
 
     >>> import minigrad as mg
-    >>> mg.special.modified_bessel_i0(mg.tensor([0.0]))
-    tensor([1.])
+    >>> mg.special.modified_bessel_i0(mg.tensor([0.0])), mg.special.i0e(mg.tensor([0.0]))
+    (tensor([1.]), tensor([1.]))
 """
 
 from minigrad.tensor.ops.bessel import (
@@ -36,6 +38,22 @@ from minigrad.tensor.ops.bessel import (
     shifted_chebyshev_polynomial_w,
     spherical_bessel_j0,
 )
+from minigrad.tensor.ops.special_functions import (
+    entr,
+    erfcx,
+    i0,
+    i0e,
+    i1,
+    i1e,
+    log_ndtr,
+    ndtr,
+    ndtri,
+    xlog1py,
+    zeta,
+)
+from minigrad.tensor.ops.special_functions import igamma as gammainc
+from minigrad.tensor.ops.special_functions import igammac as gammaincc
+from minigrad.tensor.ops.special_functions import mvlgamma as multigammaln
 
 __all__ = [
     "airy_ai",
@@ -47,14 +65,26 @@ __all__ = [
     "chebyshev_polynomial_u",
     "chebyshev_polynomial_v",
     "chebyshev_polynomial_w",
+    "entr",
+    "erfcx",
+    "gammainc",
+    "gammaincc",
     "hermite_polynomial_h",
     "hermite_polynomial_he",
+    "i0",
+    "i0e",
+    "i1",
+    "i1e",
     "laguerre_polynomial_l",
     "legendre_polynomial_p",
+    "log_ndtr",
     "modified_bessel_i0",
     "modified_bessel_i1",
     "modified_bessel_k0",
     "modified_bessel_k1",
+    "multigammaln",
+    "ndtr",
+    "ndtri",
     "scaled_modified_bessel_k0",
     "scaled_modified_bessel_k1",
     "shifted_chebyshev_polynomial_t",
@@ -62,4 +92,6 @@ __all__ = [
     "shifted_chebyshev_polynomial_v",
     "shifted_chebyshev_polynomial_w",
     "spherical_bessel_j0",
+    "xlog1py",
+    "zeta",
 ]

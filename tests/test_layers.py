@@ -23,6 +23,7 @@ FLOORS = {
     "transforms": 3,
     "compile": 4,
     "linalg": 3,  # the torch.linalg namespace: names gathered from the tensor layer
+    "special": 3,  # the torch.special namespace, likewise
     "nn": 4,
     "optim": 4,
     "check": 4,

@@ -57,6 +57,7 @@ from minigrad.backends import scalar_activations as act
 from minigrad.backends import scalar_bessel as bes
 from minigrad.backends import scalar_functions as f
 from minigrad.backends import scalar_math as m
+from minigrad.backends import scalar_special as sp
 
 # The kernel policies; each but NUMPY names its threshold in crossover.NUMPY_BELOW.
 NUMPY, ELEMENTWISE, FUSED, COMPOSITE = "numpy", "elementwise", "fused", "composite"
@@ -155,6 +156,21 @@ def _each(function, *arrays):
     each = np.frompyfunc(lambda *v: function(*map(kind, v)), len(arrays), 1)
     with np.errstate(all="ignore"):
         return np.asarray(each(*arrays), dtype=arrays[0].dtype)
+
+
+def _spelled(function):
+    """The NumPy spelling of a ``scalar_special`` body: element by element on NumPy scalars
+    in the result's precision (float32 for 16-bit floats), as the kernels compute it."""
+
+    def spelled(*arrays):
+        dtype = np.result_type(*arrays)
+        kind = dtype.type if dtype.itemsize >= 4 else np.float32
+        each = np.frompyfunc(lambda *v: function(*map(kind, v)), len(arrays), 1)
+        with np.errstate(all="ignore"):
+            return np.asarray(each(*(a.astype(kind) for a in arrays)), dtype=dtype)
+
+    spelled.__name__ = f"_{function.__name__}"
+    return spelled
 
 
 def _logit(x):
@@ -336,6 +352,20 @@ op("xlogy",          m.xlogy,            _xlogy)
 op("ldexp",          m.ldexp,            _ldexp)
 # polygamma's second array is its order n (0-d), as softplus's threshold.
 op("polygamma",      m.polygamma,        _polygamma,                           COMPOSITE)
+# Special functions, part two (scalar_special), element by element in NumPy as the gamma family.
+op("i0",             sp.i0,             _spelled(sp.i0),                       COMPOSITE)
+op("i0e",            sp.i0e,            _spelled(sp.i0e),                      COMPOSITE)
+op("i1",             sp.i1,             _spelled(sp.i1),                       COMPOSITE)
+op("i1e",            sp.i1e,            _spelled(sp.i1e),                      COMPOSITE)
+op("ndtr",           sp.ndtr,           _spelled(sp.ndtr),                     COMPOSITE)
+op("ndtri",          sp.ndtri,          _spelled(sp.ndtri),                    COMPOSITE)
+op("log_ndtr",       sp.log_ndtr,       _spelled(sp.log_ndtr),                 COMPOSITE)
+op("erfcx",          sp.erfcx,          _spelled(sp.erfcx),                    COMPOSITE)
+op("entr",           sp.entr,           _spelled(sp.entr),                     COMPOSITE)
+op("xlog1py",        sp.xlog1py,        _spelled(sp.xlog1py),                  COMPOSITE)
+op("zeta",           sp.zeta,           _spelled(sp.zeta),                     COMPOSITE)
+op("igamma",         sp.igamma,         _spelled(sp.igamma),                   COMPOSITE)
+op("igammac",        sp.igammac,        _spelled(sp.igammac),                  COMPOSITE)
 # clamp_min and clamp_max keep a NaN from either side, as maximum does, and x at a tie.
 op("clamp_min",      m.clamp_min,        _larger,                              ELEMENTWISE)
 op("clamp_max",      m.clamp_max,        _smaller,                             ELEMENTWISE)

@@ -300,6 +300,7 @@ from minigrad.tensor.ops.special import (
     signbit,
     xlogy,
 )
+from minigrad.tensor.ops.special_functions import i0, igamma, igammac, mvlgamma
 from minigrad.tensor.ops.spellings import (
     absolute,
     atleast_1d,
@@ -683,3 +684,4 @@ from minigrad.tensor.ops.summaries import (  # noqa: E402
 )
 
 __all__ += ["corrcoef", "cov", "gcd", "lcm", "nanmedian", "nanquantile", "quantile"]  # st23
+__all__ += ["i0", "igamma", "igammac", "mvlgamma"]  # ops/special_functions.py

@@ -273,6 +273,20 @@ class InPlaceMethods:
             )
         return changed(self, "ldexp", other)
 
+    def i0_(self) -> Any:
+        return changed(self, "i0")
+
+    def igamma_(self, other: Any) -> Any:
+        tensor_arguments("igamma_", other, method=True)
+        return changed(self, "igamma", other)
+
+    def igammac_(self, other: Any) -> Any:
+        tensor_arguments("igammac_", other, method=True)
+        return changed(self, "igammac", other)
+
+    def mvlgamma_(self, p: Any) -> Any:
+        return changed(self, "mvlgamma", p)
+
     def sinc_(self) -> Any:
         return changed(self, "sinc")
 

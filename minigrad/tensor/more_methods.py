@@ -39,6 +39,7 @@ from minigrad.tensor.ops import (
     search,
     softmax,
     special,
+    special_functions,
     spellings,
     statistics,
     summaries,
@@ -525,6 +526,21 @@ class MoreMethods:
     def ldexp(self, other: Any) -> Any:
         tensor_arguments("ldexp", other, method=True)
         return special.ldexp(self, other)
+
+    # -- special functions, part two (ops/special_functions.py) -----------------------------------
+    def i0(self) -> Any:
+        return special_functions.i0(self)
+
+    def igamma(self, other: Any) -> Any:
+        tensor_arguments("igamma", other, method=True)
+        return special_functions.igamma(self, other)
+
+    def igammac(self, other: Any) -> Any:
+        tensor_arguments("igammac", other, method=True)
+        return special_functions.igammac(self, other)
+
+    def mvlgamma(self, p: Any) -> Any:
+        return special_functions.mvlgamma(self, p)
 
     # -- other spellings (ops/spellings.py) ----------------------------------------------------
     def absolute(self) -> Any:

@@ -63,6 +63,7 @@ from opdb import (
     reductions,
     shape,
     special,
+    special_functions,
     spellings,
     summaries,
     volumes,
@@ -72,7 +73,8 @@ from opdb.strategies import SEEDS, Case
 AREAS = (core, elementwise, reductions, contractions, shape, convolution, nn, inplace,
          nn_compositions, daily, nn_grids, collectives, control, attention, spellings,
          decompositions, volumes, special, inverses, factorizations, placing,
-         nn_losses, pseudoinverses, copies, bessel, summaries, masked)  # fmt: skip
+         nn_losses, pseudoinverses, copies, bessel, summaries, masked,
+         special_functions)  # fmt: skip
 
 DATABASE: dict[str, Any] = {}
 NOT_SMOOTH: set[str] = set()

@@ -56,7 +56,10 @@ def torch_check(case: Case, rng: np.random.Generator, dtype: Any = np.float64,
         assert out.shape == want.shape, f"shape {out.shape}, torch gives {want.shape}"
         assert out.dtype == want.dtype, f"dtype {out.dtype}, torch gives {want.dtype}"
         if want.dtype.kind == "f":
-            np.testing.assert_allclose(out.detach().numpy(), want, **tol)
+            # A float32 result of integer or bool inputs is held to float32's tolerance: its
+            # arithmetic is float32's whatever precision the check runs in.
+            kept = TOLERANCE[np.float32] if want.dtype == np.float32 else tol
+            np.testing.assert_allclose(out.detach().numpy(), want, **kept)
         else:
             np.testing.assert_array_equal(out.detach().numpy(), want)
     if not grads:
