@@ -277,7 +277,8 @@ def lgamma(x):
 
 
 def digamma(x):
-    """Gamma'/Gamma, PyTorch's way (Cephes') and in x's precision: +-inf at -+0, NaN at the
+    """Gamma'/Gamma, PyTorch's way (Cephes') and in x's precision (float32 throughout for
+    float32, as PyTorch's CUDA kernel; its CPU kernel reflects in float64): +-inf at -+0, NaN at the
     negative integers, the reflection psi(x) = psi(1 - x) - pi / tan(pi frac(x)) below 0,
     the recurrence psi(x) = psi(x + 1) - 1 / x up to 10, then the asymptotic series.
 
@@ -290,11 +291,18 @@ def digamma(x):
         return x
     reflected = type(x)(0)
     if x < 0:
-        if x == type(x)(-math.inf) or x == math.floor(x):
+        if not x > type(x)(-WHOLE):  # -inf, and from -2^52 on every float is whole
             return type(x)(math.nan)
-        whole = float(x)  # x's fraction in float64: tan(pi r) is exact where tan(pi x) is not
-        r = whole - math.trunc(whole)
-        reflected = type(x)(math.pi / math.tan(math.pi * r))
+        whole = type(x)(math.ceil(x))  # trunc(x), exact in x's own type (no float64 step)
+        if x == whole:
+            return type(x)(math.nan)
+        r = x - whole  # x's fraction, exact: tan(pi r) is accurate where tan(pi x) is not
+        if r < type(x)(-0.5) and type(x)(1) + type(x)(1e-10) == type(x)(1):
+            # float32 (PyTorch's CPU kernel reflects in float64 here): r + 1, exact, gives the
+            # same tangent with pi rounded to float32 times a small number near the poles
+            r = r + type(x)(1)
+        pi = type(x)(math.pi)
+        reflected = pi / math.tan(pi * r)
         x = type(x)(1) - x
     result = type(x)(0)
     while x < type(x)(10):

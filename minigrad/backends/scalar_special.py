@@ -102,9 +102,53 @@ AS_D = (0.001308, 0.189269, 1.432788)
 EPS64, EPS32 = 1.1102230246251565e-16, 5.960464477539063e-08
 # Rescaling of the continued fraction's numerators and denominators (Cephes' big, 2^52).
 BIG, BIG_INV = 4503599627370496.0, 2.220446049250313e-16
-MAX_TERMS = 2000
+MAX_TERMS = 4000
 # From 2^52 on every float is a whole number (math.floor would overflow an integer beyond).
 WHOLE = 4503599627370496.0
+
+
+# Temme's expansion of Q for large a near x = a: C0 and C1 as Chebyshev series in eta / 0.12
+# (|x / a - 1| < 0.1), computed here with mpmath at 60 digits from C0 = 1 / mu - 1 / eta and
+# C1 = 1 / eta^3 - 1 / mu^3 - 1 / mu^2 - 1 / (12 mu), mu = x / a - 1.
+TEMME_A, TEMME_ETA = 1e5, 0.12
+TWO_PI = 6.283185307179586
+TEMME_C0 = (
+    -2.1310111322305633e-19, 1.6727611542400568e-17, -6.249559422447428e-16,
+    -1.2085186721182361e-14, 3.652150673165747e-12, -2.7808504791602023e-10,
+    9.164782535355218e-09, 4.986097444548363e-07, -0.00010663004041587526, 0.010001497219573857,
+)  # fmt: skip
+TEMME_C0_0 = -0.33343997253487895
+
+TEMME_C1 = (
+    -4.174031688982048e-21, 1.6734432955248832e-19, 4.775035780634053e-20,
+    -5.398678193271544e-16, 4.282612361472118e-14, -1.6931367226106707e-12,
+    -3.252187453571392e-13, 5.323185318715829e-09, -4.277800034355731e-07,
+    1.9068927018482347e-05, -0.00041795000475109724,
+)  # fmt: skip
+TEMME_C1_0 = -0.001832788249711285
+
+LGAM1P = (
+    -0.01818181818181818, 0.01851851851851852, -0.01886792452830189, 0.019230769230769235,
+    -0.019607843137254912, 0.020000000000000018, -0.02040816326530616, 0.02083333333333341,
+    -0.021276595744681003, 0.021739130434782917, -0.022222222222222855, 0.02272727272727402,
+    -0.023255813953491015, 0.023809523809529224, -0.024390243902450117, 0.025000000000022737,
+    -0.025641025641072283, 0.02631578947377995, -0.027027027027223673, 0.027777777778181998,
+    -0.02857142857226011, 0.029411764707594344, -0.030303030306558044, 0.03125000000727597,
+    -0.03225806453115042, 0.03333333336437758, -0.034482758684919304, 0.035714285847333355,
+    -0.037037037312989324, 0.03846153903467518, -0.04000000119214014, 0.04166666915034121,
+    -0.04347826605304026, 0.04545455629320467, -0.047619070330142226, 0.05000004769810169,
+    -0.05263167937961666, 0.055555767627403614, -0.058823978658684585, 0.06250095514121304,
+    -0.06666870588242046, 0.07143294629536133, -0.0769325164113522, 0.083353840546109,
+    -0.09095401714582904, 0.1000994575127818, -0.11133426586956469, 0.12550966952474304,
+    -0.1440498967688461, 0.1695571769974082, -0.20738555102867398, 0.27058080842778454,
+    -0.40068563438653143, 0.8224670334241132,
+)  # fmt: skip
+# lgamma(1 + u) = -EULER_GAMMA u + u^2 sum_k LGAM1P[k] u^k: LGAM1P[k] = (-1)^k zeta(k + 2) / (k + 2)
+# (mpmath), highest order first.
+EULER_GAMMA = 0.5772156649015329
+# Stirling's series of lgamma(a) - ((a - 1/2) log a - a + log(2 pi) / 2), in 1 / a: 1 / (12 a) -
+# 1 / (360 a^3) + ..., as a polynomial in 1 / a^2 (highest first) times 1 / a.
+STIRLING = (-691 / 360360, 1 / 1188, -1 / 1680, 1 / 1260, -1 / 360, 1 / 12)
 
 
 def _zeta_tail_coefficients() -> tuple:
@@ -441,8 +485,8 @@ def igamma(a, x):
     (0.0, 1.0, 1.0, 0.0)
     >>> igamma(math.nan, 0.0), igamma(math.nan, math.inf), igamma(math.inf, math.nan)
     (0.0, 1.0, 0.0)
-    >>> round(igamma(1.0, 1.0), 15), round(igamma(3.0, 5.0), 15)
-    (0.632120558828558, 0.875347980516919)
+    >>> round(igamma(1.0, 1.0), 15), round(igamma(3.0, 5.0), 15), round(igamma(1e20, 1e20), 9)
+    (0.632120558828558, 0.875347980516919, 0.5)
     """
     t = type(a)
     if x < 0 or a < 0:  # PyTorch's order of tests: NaN passes the first ones
@@ -458,8 +502,53 @@ def igamma(a, x):
     if a != a or x != x:
         return t(math.nan)
     eps = t(EPS32) if t(1) + t(1e-10) == t(1) else t(EPS64)
-    factor = math.exp(a * math.log(x) - x - math.lgamma(a))
-    if x > t(1) and x > a:  # 1 - Q by Q's continued fraction
+    # log of the prefactor x^a e^-x / Gamma(a): for a >= 20 as a d + log(a / 2 pi) / 2 - S(a),
+    # d = log(1 + mu) - mu (mu = x / a - 1) and S Stirling's series of lgamma, so that no large
+    # a log x - lgamma(a) cancels (an error of a ulp of a log x: 1e-11 relative at a = 1e4)
+    mu = (x - a) / a
+    d = t(0)
+    if abs(mu) < t(0.5):  # log1p(mu) - mu = -mu^2 / (2 + mu) + 2 (s^3 / 3 + s^5 / 5 + ...)
+        s = mu / (t(2) + mu)
+        s2 = s * s
+        power = s * s2
+        odd = t(0)
+        for k in range(1, 20):
+            odd += power / t(2 * k + 1)
+            power *= s2
+        d = -mu * mu / (t(2) + mu) + t(2) * odd
+    elif mu > 0:
+        d = math.log1p(mu) - mu
+    else:  # (x / a - 1 may round to -1)
+        d = (math.log(x) - math.log(a)) - mu
+    if a > t(TEMME_A) and abs(mu) < t(0.1):
+        # Temme's uniform expansion: Q = erfc(eta sqrt(a / 2)) / 2 + e^(-a eta^2 / 2) /
+        # sqrt(2 pi a) (C0(eta) + C1(eta) / a), eta^2 / 2 = mu - log(1 + mu) = -d
+        eta = math.sqrt(t(-2) * d)
+        if mu < 0:
+            eta = -eta
+        y = eta * t(1 / TEMME_ETA)
+        b1 = t(0)
+        b2 = t(0)
+        for c in TEMME_C0:
+            b1, b2 = t(2) * y * b1 - b2 + t(c), b1
+        c0 = y * b1 - b2 + t(TEMME_C0_0)
+        b1 = t(0)
+        b2 = t(0)
+        for c in TEMME_C1:
+            b1, b2 = t(2) * y * b1 - b2 + t(c), b1
+        c1 = y * b1 - b2 + t(TEMME_C1_0)
+        r = math.exp(a * d) / math.sqrt(t(TWO_PI) * a) * (c0 + c1 / a)
+        return t(0.5) * math.erfc(-eta * math.sqrt(a * t(0.5))) - r
+    if a >= t(20):
+        ia = t(1) / a
+        ia2 = ia * ia
+        stirling = t(0)
+        for c in STIRLING:
+            stirling = stirling * ia2 + t(c)
+        factor = math.exp(a * d + t(0.5) * math.log(a * t(1 / TWO_PI)) - stirling * ia)
+    else:
+        factor = math.exp(a * math.log(x) - x - math.lgamma(a))
+    if x > t(1) and x > a:  # Q by its continued fraction
         if factor == 0:  # Q underflows (x far beyond a)
             return t(1)
         y = t(1) - a
@@ -491,7 +580,7 @@ def igamma(a, x):
             if change <= eps:
                 break
         return t(1) - ans * factor
-    r = a
+    r = a  # P by its power series
     c = t(1)
     total = t(1)
     for _ in range(MAX_TERMS):
@@ -509,8 +598,8 @@ def igammac(a, x):
 
     >>> igammac(1.0, 0.0), igammac(0.0, 1.0), igammac(2.0, math.inf), igammac(math.inf, 1.0)
     (1.0, 0.0, 0.0, 1.0)
-    >>> round(igammac(1.0, 1.0), 15), round(igammac(3.0, 5.0), 15)
-    (0.367879441171442, 0.124652019483081)
+    >>> round(igammac(1.0, 1.0), 15), round(igammac(3.0, 5.0), 15), igammac(1e-300, 1.0)
+    (0.367879441171442, 0.124652019483081, 2.193839343955394e-301)
     """
     t = type(a)
     if x < 0 or a < 0:  # PyTorch's order of tests: NaN passes the first ones
@@ -526,8 +615,53 @@ def igammac(a, x):
     if a != a or x != x:
         return t(math.nan)
     eps = t(EPS32) if t(1) + t(1e-10) == t(1) else t(EPS64)
-    factor = math.exp(a * math.log(x) - x - math.lgamma(a))
-    if x > t(1) and x > a:  # Q's continued fraction
+    # log of the prefactor x^a e^-x / Gamma(a): for a >= 20 as a d + log(a / 2 pi) / 2 - S(a),
+    # d = log(1 + mu) - mu (mu = x / a - 1) and S Stirling's series of lgamma, so that no large
+    # a log x - lgamma(a) cancels (an error of a ulp of a log x: 1e-11 relative at a = 1e4)
+    mu = (x - a) / a
+    d = t(0)
+    if abs(mu) < t(0.5):  # log1p(mu) - mu = -mu^2 / (2 + mu) + 2 (s^3 / 3 + s^5 / 5 + ...)
+        s = mu / (t(2) + mu)
+        s2 = s * s
+        power = s * s2
+        odd = t(0)
+        for k in range(1, 20):
+            odd += power / t(2 * k + 1)
+            power *= s2
+        d = -mu * mu / (t(2) + mu) + t(2) * odd
+    elif mu > 0:
+        d = math.log1p(mu) - mu
+    else:  # (x / a - 1 may round to -1)
+        d = (math.log(x) - math.log(a)) - mu
+    if a > t(TEMME_A) and abs(mu) < t(0.1):
+        # Temme's uniform expansion: Q = erfc(eta sqrt(a / 2)) / 2 + e^(-a eta^2 / 2) /
+        # sqrt(2 pi a) (C0(eta) + C1(eta) / a), eta^2 / 2 = mu - log(1 + mu) = -d
+        eta = math.sqrt(t(-2) * d)
+        if mu < 0:
+            eta = -eta
+        y = eta * t(1 / TEMME_ETA)
+        b1 = t(0)
+        b2 = t(0)
+        for c in TEMME_C0:
+            b1, b2 = t(2) * y * b1 - b2 + t(c), b1
+        c0 = y * b1 - b2 + t(TEMME_C0_0)
+        b1 = t(0)
+        b2 = t(0)
+        for c in TEMME_C1:
+            b1, b2 = t(2) * y * b1 - b2 + t(c), b1
+        c1 = y * b1 - b2 + t(TEMME_C1_0)
+        r = math.exp(a * d) / math.sqrt(t(TWO_PI) * a) * (c0 + c1 / a)
+        return t(0.5) * math.erfc(eta * math.sqrt(a * t(0.5))) + r
+    if a >= t(20):
+        ia = t(1) / a
+        ia2 = ia * ia
+        stirling = t(0)
+        for c in STIRLING:
+            stirling = stirling * ia2 + t(c)
+        factor = math.exp(a * d + t(0.5) * math.log(a * t(1 / TWO_PI)) - stirling * ia)
+    else:
+        factor = math.exp(a * math.log(x) - x - math.lgamma(a))
+    if x > t(1) and x > a:  # Q by its continued fraction
         if factor == 0:  # Q underflows (x far beyond a)
             return t(0)
         y = t(1) - a
@@ -559,7 +693,27 @@ def igammac(a, x):
             if change <= eps:
                 break
         return ans * factor
-    r = a
+    if x <= t(1.1) and (a <= t(-0.4) / math.log(x) if x <= t(0.5) else a <= t(1.1) * x):
+        # Q directly for small a (1 - P would cancel): the series of the integral from x to inf
+        # minus the one from 0, sum (-x)^n / (n! (a + n)), and -expm1(a log x - lgamma(1 + a))
+        fac = t(1)
+        total = t(0)
+        for n in range(1, MAX_TERMS):
+            fac *= -x / t(n)
+            term = fac / (a + t(n))
+            total += term
+            if abs(term) <= eps * abs(total):
+                break
+        u = a - t(1) if a > t(0.5) else a  # lgamma(1 + a) by its Taylor series at 0
+        series = t(0)
+        for c in LGAM1P:
+            series = series * u + t(c)
+        lgam1p = u * (u * series - t(EULER_GAMMA))
+        if a > t(0.5):
+            lgam1p += math.log(a)
+        logx = math.log(x)
+        return -math.expm1(a * logx - lgam1p) - math.exp(a * logx - math.lgamma(a)) * total
+    r = a  # P by its power series
     c = t(1)
     total = t(1)
     for _ in range(MAX_TERMS):

@@ -285,6 +285,12 @@ class InPlaceMethods:
         return changed(self, "igammac", other)
 
     def mvlgamma_(self, p: Any) -> Any:
+        if self.dtype.kind in "iu":  # (bool: mvlgamma's own refusal first)
+            raise RuntimeError(
+                f"mvlgamma: result type {TORCH_NAMES[self.dtype.name]} can't be cast to the "
+                "desired output type Float\nmvlgamma_: its result is a float; write "
+                "x = x.mvlgamma(p)"
+            )
         return changed(self, "mvlgamma", p)
 
     def sinc_(self) -> Any:
