@@ -321,6 +321,9 @@ from minigrad.tensor import (  # writing into a copy at chosen places (ops/placi
     slice_scatter,
 )
 from minigrad.tensor import corrcoef, cov, gcd, lcm, nanmedian, nanquantile, quantile
+from minigrad.tensor import bucketize, cumulative_trapezoid, dist, frexp, isin
+from minigrad.tensor.ops.tallies import mode  # the function (minigrad.tensor.mode is a module)
+from minigrad.tensor import nextafter, renorm, trapezoid, trapz
 from minigrad.tensor import (  # PyTorch's other spellings
     absolute,
     atleast_1d,

@@ -685,3 +685,18 @@ from minigrad.tensor.ops.summaries import (  # noqa: E402
 
 __all__ += ["corrcoef", "cov", "gcd", "lcm", "nanmedian", "nanquantile", "quantile"]  # st23
 __all__ += ["i0", "igamma", "igammac", "mvlgamma"]  # ops/special_functions.py
+
+from minigrad.tensor.ops.integer_math import frexp, nextafter  # noqa: E402
+from minigrad.tensor.ops.integrals import (  # noqa: E402
+    cumulative_trapezoid,
+    dist,
+    renorm,
+    trapezoid,
+    trapz,
+)
+
+# (mode stays out of this package's names: minigrad.tensor.mode is the module of modes)
+from minigrad.tensor.ops.tallies import bucketize, isin  # noqa: E402
+
+__all__ += ["bucketize", "cumulative_trapezoid", "dist", "frexp", "isin", "nextafter"]
+__all__ += ["renorm", "trapezoid", "trapz"]

@@ -530,3 +530,10 @@ class InPlaceMethods:
     def lcm_(self, other: Any) -> Any:
         tensor_arguments("lcm_", other, method=True)
         return changed(self, "lcm", other)
+
+    def nextafter_(self, other: Any) -> Any:
+        tensor_arguments("nextafter_", other, method=True)
+        return changed(self, "nextafter", other)
+
+    def renorm_(self, p: Any, dim: int, maxnorm: Any) -> Any:
+        return changed(self, "renorm", p, dim, maxnorm)

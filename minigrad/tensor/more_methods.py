@@ -27,6 +27,7 @@ from minigrad.tensor.ops import (
     counterparts,
     counting,
     integer_math,
+    integrals,
     inverses,
     layout,
     linalg_spellings,
@@ -43,6 +44,7 @@ from minigrad.tensor.ops import (
     spellings,
     statistics,
     summaries,
+    tallies,
 )
 from minigrad.tensor.ops import elementwise as ew
 from minigrad.tensor.ops.elementwise import tensor_arguments
@@ -684,3 +686,20 @@ class MoreMethods:
     def lcm(self, other: Any) -> Any:
         tensor_arguments("lcm", other, method=True)
         return integer_math.lcm(self, other)
+
+    def nextafter(self, other: Any) -> Any:
+        tensor_arguments("nextafter", other, method=True)
+        return integer_math.nextafter(self, other)
+
+    def frexp(self) -> Any:
+        return integer_math.frexp(self)
+
+    def mode(self, dim: int = -1, keepdim: bool = False) -> Any:
+        return tallies.mode(self, dim, keepdim)
+
+    def dist(self, other: Any, p: Any = 2) -> Any:
+        tensor_arguments("dist", other, method=True)
+        return integrals.dist(self, other, p)
+
+    def renorm(self, p: Any, dim: int, maxnorm: Any) -> Any:
+        return integrals.renorm(self, p, dim, maxnorm)

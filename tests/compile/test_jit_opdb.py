@@ -37,6 +37,7 @@ DATA_DEPENDENT = {
     "nn.functional.avg_pool3d:int64",  # an integer mean: division toward zero, on the host
     "gcd", "gcd:int32", "lcm", "lcm:int32",  # Euclid's steps run NumPy's on the host
     "masked.median:int64",  # an integer median refuses a slice masked out whole (PyTorch's check)
+    "nextafter", "nextafter:edges", "frexp", "frexp:edges",  # the bits of floats, on the host
 }  # fmt: skip
 # In-place operations (``y.add_(v)``, ``y[i] = v``, batch_norm's running
 # statistics made inside the function) are traced as the new value they give

@@ -122,6 +122,119 @@ def _integers(dtype):
     return lambda rng, shape: np.asarray(rng.integers(-12, 13, shape), dtype=np.float64)
 
 
+# -- integrals, distances, counting -----------------------------------------------------------
+@st.composite
+def trapezoid_case(draw, name, spacing, dtype=None):
+    """``name`` on y (up to 3-D, an axis of at least one sample) with ``spacing``: "dx" (a
+    number or none), "x" (x of y's shape, or broadcast from fewer axes) or "x1d"."""
+    shape = draw(shapes(1, 3, 1))
+    ndim = len(shape)
+    dim = draw(st.integers(-ndim, ndim - 1))
+    dx = draw(st.sampled_from([None, 0.5, 2.0, -1.5]))
+    if spacing == "x1d":
+        x_shape = (shape[dim],)
+    elif spacing == "x":  # y's shape, or broadcast along the first axis (not a 1-D x)
+        along = dim % ndim != 0  # (x's spacings are taken along dim: not a broadcast axis)
+        x_shape = draw(st.sampled_from([shape, (1, *shape[1:])] if along else [shape]))
+    else:
+        x_shape = ()
+
+    def build(draw, rng):
+        def fn(y, x):
+            lib = _lib(y)
+            y = y if dtype is None else _as(y * 3, dtype)
+            if spacing == "dx":
+                kw = {} if dx is None else {"dx": dx}
+                return getattr(lib, name)(y, dim=dim, **kw)
+            return getattr(lib, name)(y, x, dim=dim)
+
+        return fn, fn
+
+    return draw(on([shape, x_shape], [normal, normal], build))
+
+
+@st.composite
+def dist_case(draw, ps, domain=normal):
+    a, b = draw(st.sampled_from([((), (3,)), ((2, 3), (3,)), ((3,), (3,)), ((2, 1), (1, 3))]))
+    p = draw(st.sampled_from(ps))
+
+    def build(draw, rng):
+        def fn(x, y):
+            return _lib(x).dist(x, y, p)
+
+        return fn, fn
+
+    return draw(on([a, b], [domain, domain], build))
+
+
+def _renorm(draw, shape, rng):
+    d = draw(st.integers(-len(shape), len(shape) - 1))
+    p = draw(st.sampled_from([1, 2, 3.5, float("inf")]))
+    maxnorm = draw(st.sampled_from([0.0, 0.5, 1.5, 4.0]))
+    return (lambda x: x.renorm(p, d, maxnorm)), (lambda t: t.renorm(p, d, maxnorm))
+
+
+def _mode(dtype=None):
+    def build(draw, shape, rng):
+        d = draw(st.integers(-max(len(shape), 1), max(len(shape), 1) - 1))
+        keep = draw(st.booleans())
+
+        def fn(x):
+            x = x if dtype is None else _as(x * 3 if dtype != "bool" else x, dtype)
+            return x.mode(d, keep)
+
+        return fn, fn
+
+    return build
+
+
+def no_nan_edges(rng, shape):
+    """+-inf, +-0 and ordinary numbers, ties among them, no NaN (PyTorch's mode sorts with
+    ``<``, which NaN leaves unordered)."""
+    return np.asarray(rng.choice([np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 2.5], size=shape))
+
+
+@st.composite
+def bucketize_case(draw, domain=normal, dtype=None):
+    shape = draw(shapes())
+    n = draw(st.integers(0, 5))
+    right, out_int32 = draw(st.booleans()), draw(st.booleans())
+    edges_ = np.sort(np.random.default_rng(draw(st.integers(0, 99))).standard_normal(n))
+
+    def build(draw, rng):
+        def fn(x):
+            lib = _lib(x)
+            b = lib.tensor(edges_).to(x.device)
+            if dtype is not None:
+                x, b = _as(x * 3, dtype), _as(b * 3, dtype)
+            return lib.bucketize(x, b, right=right, out_int32=out_int32)
+
+        return fn, fn
+
+    return draw(on([shape], [domain], build))
+
+
+@st.composite
+def isin_case(draw, domain=small_integers, dtype=None):
+    a, b = draw(shapes()), draw(shapes(max_dims=2))
+    invert = draw(st.booleans())
+
+    def build(draw, rng):
+        def fn(x, y):
+            if dtype is not None:
+                x, y = _as(x, dtype), _as(y, dtype)
+            # (flattened first: torch 2.13's isin calls view(-1) on a transposed test_elements)
+            return _lib(x).isin(x, y.reshape(-1), invert=invert)
+
+        return fn, fn
+
+    return draw(on([a, b], [domain, domain], build))
+
+
+def _frexp(draw, shape, rng):
+    return (lambda x: x.frexp()), (lambda t: t.frexp())
+
+
 CASES = {
     "cov": cov_case(),
     "cov:dof": cov_case(dof=True),
@@ -147,6 +260,37 @@ CASES = {
     "gcd:int32": ew_as("gcd", "int32", [_integers("int32")] * 2),
     "lcm": ew_as("lcm", "int64", [_integers("int64")] * 2),
     "lcm:int32": ew_as("lcm", "int32", [_integers("int32")] * 2),
+    "trapezoid": trapezoid_case("trapezoid", "x"),
+    "trapezoid:dx": trapezoid_case("trapezoid", "dx"),
+    "trapezoid:x1d": trapezoid_case("trapezoid", "x1d"),
+    "trapezoid:int64": trapezoid_case("trapezoid", "dx", "int64"),
+    "trapz": trapezoid_case("trapz", "x1d"),
+    "trapz:dx": trapezoid_case("trapz", "dx"),
+    "cumulative_trapezoid": trapezoid_case("cumulative_trapezoid", "x"),
+    "cumulative_trapezoid:dx": trapezoid_case("cumulative_trapezoid", "dx"),
+    "cumulative_trapezoid:x1d": trapezoid_case("cumulative_trapezoid", "x1d"),
+    "cumulative_trapezoid:int64": trapezoid_case("cumulative_trapezoid", "x1d", "int64"),
+    "dist": dist_case([1.5, 2, 3]),
+    # (p = 0: values only, in :edges; torch 2.13's backward of dist at p = 0 raises)
+    "dist:kinks": dist_case([1, float("inf")]),
+    "dist:edges": dist_case([0, 1, 2, float("inf")], edges),
+    "renorm": one(_renorm, min_dims=2, min_side=1, layouts=DISTINCT),
+    "renorm:edges": one_shape(_renorm, min_dims=2, min_side=1, domain=edges),
+    "mode": one(_mode(), min_side=1, layouts=DISTINCT),
+    "mode:ties": one(_mode(), min_side=1, domain=small_integers, layouts=DISTINCT),
+    "mode:edges": one(_mode(), min_side=1, domain=no_nan_edges, layouts=DISTINCT),
+    "mode:int64": one(_mode("int64"), min_side=1, layouts=DISTINCT),
+    "mode:bool": one(_mode("bool"), min_side=1, layouts=DISTINCT),
+    "bucketize": bucketize_case(),
+    "bucketize:edges": bucketize_case(edges),
+    "bucketize:int64": bucketize_case(dtype="int64"),
+    "isin": isin_case(),
+    "isin:edges": isin_case(edges),
+    "isin:int64": isin_case(dtype="int64"),
+    "nextafter": ew_as("nextafter", "float64", [normal, normal]),
+    "nextafter:edges": ew_as("nextafter", "float64", [edges, edges]),
+    "frexp": one_shape(_frexp),
+    "frexp:edges": one_shape(_frexp, domain=edges),
 }
 for _dtype in ("int64",):
     CASES[f"nanmedian:{_dtype}"] = one(
@@ -157,9 +301,10 @@ for _dtype in ("int64",):
         layouts=DISTINCT,
     )
 
-NOT_SMOOTH = {"nanmedian:ties", "cov:empty", "nanmedian:nan"}
-NO_GRAD = {k for k in CASES if k.endswith((":int", ":int64", ":int32", ":edges", ":dof"))}
+NOT_SMOOTH = {"nanmedian:ties", "cov:empty", "nanmedian:nan", "dist:kinks", "mode:ties",
+              "nextafter", "frexp"}  # fmt: skip
+NO_GRAD = {k for k in CASES if k.endswith((":int", ":int64", ":int32", ":edges", ":dof", ":bool"))}
 # nanquantile:nan: at a row of NaN, q's tangent (0) meets lerp's NaN span: forward mode's
 # NaN * 0 is NaN where reverse mode selects 0 (torch's too); values only.
-NO_GRAD |= {"gcd", "lcm", "cov:empty", "nanmedian:empty", "nanquantile:nan"}
-FIRST_ORDER_ONLY: set[str] = set()
+NO_GRAD |= {"gcd", "lcm", "cov:empty", "nanmedian:empty", "nanquantile:nan", "bucketize", "isin"}
+FIRST_ORDER_ONLY = {"dist:kinks"}

@@ -56,6 +56,26 @@ REFUSALS = {
     "gcd bool": lambda L: L.gcd(L.tensor([True]), L.tensor([False])),
     "gcd number": lambda L: L.gcd(L.tensor([4]), 2),
     "lcm float and int": lambda L: L.lcm(L.tensor([1.0]), L.tensor([2])),
+    "dist int": lambda L: L.dist(L.tensor([1, 2]), L.tensor([3, 4])),
+    "dist number": lambda L: L.dist(L.tensor([1.0, 2.0]), 3.0),
+    "renorm 1-d": lambda L: L.renorm(L.ones(3), 2, 0, 1.0),
+    "renorm maxnorm": lambda L: L.renorm(L.ones(2, 2), 2, 0, -1.0),
+    "renorm p": lambda L: L.renorm(L.ones(2, 2), 0, 0, 1.0),
+    "renorm int": lambda L: L.renorm(L.ones(2, 2, dtype=L.int64), 2, 0, 1.0),
+    "renorm dim": lambda L: L.renorm(L.ones(2, 2), 2, 2, 1.0),
+    "trapezoid x and dx": lambda L: L.trapezoid(L.ones(3), L.ones(3), dx=2.0),
+    "trapezoid x size": lambda L: L.trapezoid(L.ones(3), L.ones(2)),
+    "trapezoid 0-d": lambda L: L.trapezoid(L.tensor(1.0)),
+    "trapezoid dx bool": lambda L: L.trapezoid(L.ones(3), dx=True),
+    "cumulative_trapezoid 0-d": lambda L: L.cumulative_trapezoid(L.tensor(1.0)),
+    "cumulative_trapezoid x size": lambda L: L.cumulative_trapezoid(L.ones(3), L.ones(2)),
+    "bucketize 2-d boundaries": lambda L: L.bucketize(L.ones(3), L.ones(2, 2)),
+    "isin bool": lambda L: L.isin(L.ones(2) > 0, L.ones(1) > 0),
+    "isin numbers": lambda L: L.isin(1, 2),
+    "nextafter int": lambda L: L.nextafter(L.tensor([1]), L.tensor([2])),
+    "nextafter number": lambda L: L.nextafter(L.tensor([1.0]), 2.0),
+    "frexp int": lambda L: L.frexp(L.tensor([1])),
+    "mode empty": lambda L: L.mode(L.ones(0)),
 }
 
 
@@ -89,6 +109,18 @@ CORNERS = {
     "gcd edges": lambda L: L.gcd(L.tensor([0, -4, 6, -2**63]), L.tensor([0, 6, -9, 0])),
     "lcm overflow": lambda L: L.lcm(L.tensor([2**62, -4, 0]), L.tensor([3, 6, 0])),
     "gcd dtypes": lambda L: L.gcd(L.tensor([4], dtype=L.int32), L.tensor([True])),
+    "trapezoid empty": lambda L: L.trapezoid(L.ones(2, 0)),
+    "trapezoid int": lambda L: L.trapezoid(L.tensor([1, 2, 4]), L.tensor([0, 1, 3])),
+    "cumulative_trapezoid empty": lambda L: L.cumulative_trapezoid(L.ones(2, 0)).shape,
+    "bucketize number": lambda L: L.bucketize(2.5, L.tensor([1.0, 2.0, 3.0])),
+    "isin scalars": lambda L: (L.isin(2, L.tensor([1, 2])), L.isin(L.tensor([1, 2]), 2)),
+    "isin mixed dtypes": lambda L: L.isin(L.tensor([1, 2]), L.tensor([1.5, 2.0])),
+    "frexp edges": lambda L: L.frexp(L.tensor([0.0, -0.0, 8.0, float("inf"), 1e-40, -3.0])),
+    "frexp float64 extremes": lambda L: L.frexp(L.tensor([1e300, 5e-324], dtype=L.float64)),
+    "mode bool": lambda L: L.mode(L.tensor([True, False, True])),
+    "mode ties": lambda L: L.mode(L.tensor([3, 1, 3, 1, 2])),
+    "mode 0-d": lambda L: L.mode(L.tensor(True), 0, True),
+    "mode long row": lambda L: L.mode(L.tensor([(i * 7) % 5 for i in range(40)])),
 }  # fmt: skip
 
 
@@ -131,3 +163,13 @@ def test_nanmedian_of_everything_shares_the_gradient_among_equal_elements():
     t = torch.tensor([3.0, 1.0, 3.0, float("nan"), 3.0], requires_grad=True)
     torch.nanmedian(t).backward()
     np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy())
+
+
+def test_frexp_mantissa_slope_is_torch_past_float32_powers():
+    """PyTorch's slope ``grad / 2 ** exponent`` takes the power in float32: inf above 2^127."""
+    got = []
+    for lib in (mg, torch):
+        x = lib.tensor([3.0, 1e300, 5e-324], dtype=lib.float64, requires_grad=True)
+        lib.frexp(x).mantissa.sum().backward()
+        got.append(x.grad.tolist())
+    assert got[0] == got[1]

@@ -344,6 +344,9 @@ PROGRAMS = {
         [(2, 3, 4), (2, 5, 4), (2, 5, 3)],
         normal,
     ),
+    # the bits of floats (ops/integer_math.py): slope 1 in x, and 2^-exponent
+    "nextafter": (lambda x, y: mg.nextafter(x, y) * x, [(2, 3), (2, 3)], normal),
+    "frexp_mantissa": (lambda x: mg.frexp(x * 3).mantissa * x, [(2, 3)], normal),
 }
 # alias and checkpoint are the transforms' own (test_transforms, test_checkpoint).
 OTHER_PRIMITIVES = {"alias", "checkpoint"}
