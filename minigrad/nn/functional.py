@@ -72,6 +72,7 @@ from minigrad.nn.distances import (
 from minigrad.nn.dropout import dropout
 from minigrad.nn.embedding import embedding, one_hot
 from minigrad.nn.embedding_bags import embedding_bag
+from minigrad.nn.grid_sampling import affine_grid, grid_sample
 from minigrad.nn.group_norms import group_norm, instance_norm, rms_norm
 from minigrad.nn.interpolation import interpolate, upsample, upsample_bilinear, upsample_nearest
 from minigrad.nn.likelihood_losses import gaussian_nll_loss, poisson_nll_loss
@@ -108,22 +109,23 @@ from minigrad.tensor.tensor import Tensor
 
 __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
-    "adaptive_max_pool2d", "adaptive_max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
-    "batch_norm", "bilinear", "binary_cross_entropy", "binary_cross_entropy_with_logits", "celu",
-    "channel_shuffle", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
-    "conv_transpose3d", "cosine_embedding_loss", "cosine_similarity", "cross_entropy", "dropout",
-    "elu", "embedding", "embedding_bag", "fold", "gaussian_nll_loss", "gelu", "glu", "group_norm",
-    "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "hinge_embedding_loss", "huber_loss",
-    "instance_norm", "interpolate", "kl_div", "l1_loss", "layer_norm", "leaky_relu", "linear",
-    "local_response_norm", "log_softmax", "logsigmoid", "lp_pool1d", "lp_pool2d", "lp_pool3d",
-    "margin_ranking_loss", "max_pool1d", "max_pool2d", "max_pool3d", "max_unpool1d", "max_unpool2d",
-    "max_unpool3d", "mish", "mse_loss", "multi_margin_loss", "multilabel_margin_loss",
-    "multilabel_soft_margin_loss", "nll_loss", "normalize", "one_hot", "pad", "pairwise_distance",
-    "pdist", "pixel_shuffle", "pixel_unshuffle", "poisson_nll_loss", "prelu", "relu", "relu6",
-    "rms_norm", "scaled_dot_product_attention", "selu", "sigmoid", "silu", "smooth_l1_loss",
-    "soft_margin_loss", "softmax", "softmin", "softplus", "softshrink", "softsign", "tanh",
-    "tanhshrink", "threshold", "triplet_margin_loss", "triplet_margin_with_distance_loss", "unfold",
-    "upsample", "upsample_bilinear", "upsample_nearest",
+    "adaptive_max_pool2d", "adaptive_max_pool3d", "affine_grid", "avg_pool1d", "avg_pool2d",
+    "avg_pool3d", "batch_norm", "bilinear", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "celu", "channel_shuffle", "conv1d", "conv2d", "conv3d",
+    "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "cosine_embedding_loss",
+    "cosine_similarity", "cross_entropy", "dropout", "elu", "embedding", "embedding_bag", "fold",
+    "gaussian_nll_loss", "gelu", "glu", "grid_sample", "group_norm", "hardshrink", "hardsigmoid",
+    "hardswish", "hardtanh", "hinge_embedding_loss", "huber_loss", "instance_norm", "interpolate",
+    "kl_div", "l1_loss", "layer_norm", "leaky_relu", "linear", "local_response_norm", "log_softmax",
+    "logsigmoid", "lp_pool1d", "lp_pool2d", "lp_pool3d", "margin_ranking_loss", "max_pool1d",
+    "max_pool2d", "max_pool3d", "max_unpool1d", "max_unpool2d", "max_unpool3d", "mish", "mse_loss",
+    "multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss", "nll_loss",
+    "normalize", "one_hot", "pad", "pairwise_distance", "pdist", "pixel_shuffle", "pixel_unshuffle",
+    "poisson_nll_loss", "prelu", "relu", "relu6", "rms_norm", "scaled_dot_product_attention",
+    "selu", "sigmoid", "silu", "smooth_l1_loss", "soft_margin_loss", "softmax", "softmin",
+    "softplus", "softshrink", "softsign", "tanh", "tanhshrink", "threshold", "triplet_margin_loss",
+    "triplet_margin_with_distance_loss", "unfold", "upsample", "upsample_bilinear",
+    "upsample_nearest",
 ]  # fmt: skip
 
 

@@ -87,8 +87,27 @@ REFUSALS = {
     "bag integer table": lambda lib, f, t: f.embedding_bag(t(IDS), t(LISTS), t([0, 2])),
     "bag max by frequency": lambda lib, f, t: f.embedding_bag(t(IDS), _x(t), t([0, 2]), mode="max", scale_grad_by_freq=True),
     "bag no columns": lambda lib, f, t: f.embedding_bag(t(np.zeros((2, 0), np.int64)), _x(t)),
+    "grid mode": lambda lib, f, t: f.grid_sample(t(IMAGE), t(POINTS), mode="area", align_corners=False),
+    "grid padding": lambda lib, f, t: f.grid_sample(t(IMAGE), t(POINTS), padding_mode="wrap", align_corners=False),
+    "grid dtypes": lambda lib, f, t: f.grid_sample(t(IMAGE), t(POINTS.astype(np.float32)), align_corners=False),
+    "grid ranks": lambda lib, f, t: f.grid_sample(t(IMAGE), t(POINTS[0]), align_corners=False),
+    "grid batch": lambda lib, f, t: f.grid_sample(t(IMAGE), t(np.concatenate([POINTS, POINTS])), align_corners=False),
+    "grid last axis": lambda lib, f, t: f.grid_sample(t(IMAGE), t(POINTS[..., :1]), align_corners=False),
+    "grid empty image": lambda lib, f, t: f.grid_sample(t(IMAGE[:, :, :0]), t(POINTS), align_corners=False),
+    "grid 3-D grid for an image": lambda lib, f, t: f.grid_sample(t(IMAGE), t(np.zeros((1, 2, 2, 2, 2))), align_corners=False),
+    "grid integer image": lambda lib, f, t: f.grid_sample(t(IMAGE.astype(np.int64)), t(POINTS.astype(np.int64)), align_corners=False),
+    "grid integer volume": lambda lib, f, t: f.grid_sample(t(np.zeros((1, 1, 2, 2, 2), np.int64)), t(np.zeros((1, 1, 1, 1, 3), np.int64)), align_corners=False),
+    "grid 1-D image": lambda lib, f, t: f.grid_sample(t(np.zeros((1, 1, 2))), t(np.zeros((1, 1, 1))), align_corners=False),
+    "grid bicubic 3-D": lambda lib, f, t: f.grid_sample(t(IMAGE[..., None]), t(np.zeros((1, 1, 1, 1, 3))), mode="bicubic", align_corners=False),
+    "affine integer theta": lambda lib, f, t: f.affine_grid(t(np.zeros((1, 2, 3), np.int64)), [1, 1, 2, 2], align_corners=False),
+    "affine theta shape": lambda lib, f, t: f.affine_grid(t(np.zeros((1, 3, 3))), [1, 1, 2, 2], align_corners=False),
+    "affine 3-D theta shape": lambda lib, f, t: f.affine_grid(t(np.zeros((1, 2, 3))), [1, 1, 2, 2, 2], align_corners=False),
+    "affine size": lambda lib, f, t: f.affine_grid(t(np.zeros((1, 2, 3))), [1, 2, 2], align_corners=False),
+    "affine empty size": lambda lib, f, t: f.affine_grid(t(np.zeros((1, 2, 3))), [1, 1, 0, 2], align_corners=False),
 }  # fmt: skip
 IDS = np.array([0, 2, 1, 2, 2])
+IMAGE = RNG.standard_normal((1, 2, 3, 4))
+POINTS = RNG.uniform(-1, 1, size=(1, 2, 2, 2))
 
 
 @pytest.mark.parametrize("name", sorted(REFUSALS))

@@ -339,6 +339,36 @@ def embedding_bag_case(draw, domain=normal, by_frequency=False):
     return _case("embedding_bag", build, arrays, views)
 
 
+# -- sampling grids ---------------------------------------------------------------------------------
+def _points(rng, shape):
+    """Grid points a little beyond [-1, 1]: inside, and outside where padding decides."""
+    return np.asarray(rng.uniform(-1.3, 1.3, size=shape))
+
+
+@st.composite
+def grid_sample_case(draw, axes=2):
+    modes = ["bilinear", "nearest", "bicubic"] if axes == 2 else ["bilinear", "nearest"]
+    kwargs = {"mode": draw(st.sampled_from(modes)),
+              "padding_mode": draw(st.sampled_from(["zeros", "border", "reflection"])),
+              "align_corners": draw(st.booleans())}  # fmt: skip
+    spatial = tuple(draw(st.integers(1, 4)) for _ in range(axes))
+    out = tuple(draw(st.integers(1, 3)) for _ in range(axes))
+    n = draw(st.integers(1, 2))
+    shapes = [(n, draw(st.integers(1, 2)), *spatial), (n, *out, axes)]
+    arrays, views, _ = draw(inputs(shapes, [normal, _points]))
+    return _case("grid_sample", lambda f, x, g: f(x, g, **kwargs), arrays, views)
+
+
+@st.composite
+def affine_grid_case(draw):
+    axes = draw(st.sampled_from([2, 3]))
+    n = draw(st.integers(1, 2))
+    size = [n, draw(st.integers(1, 2)), *(draw(st.integers(2, 4)) for _ in range(axes))]
+    arrays, views, _ = draw(inputs([(n, axes, axes + 1)], [normal]))
+    align = draw(st.booleans())
+    return _case("affine_grid", lambda f, theta: f(theta, size, align), arrays, views)
+
+
 CASES = {
     "nn.functional.multi_margin_loss": multi_margin_case(),
     "nn.functional.multi_margin_loss:edges": multi_margin_case(specials),
@@ -364,6 +394,9 @@ CASES = {
     "nn.functional.embedding_bag": embedding_bag_case(),
     "nn.functional.embedding_bag:edges": embedding_bag_case(specials),
     "nn.functional.embedding_bag:by_frequency": embedding_bag_case(by_frequency=True),
+    "nn.functional.grid_sample": grid_sample_case(),
+    "nn.functional.grid_sample:3d": grid_sample_case(axes=3),
+    "nn.functional.affine_grid": affine_grid_case(),
 }
 EDGES = {key for key in CASES if key.endswith(":edges")}
 # NaN, infinities, repeated rows and clamped variances: finite differences have nothing to
