@@ -34,11 +34,11 @@ def _shifted(name: str, input: Any, dim: Any, half: Any) -> Tensor:
         dims = (dim,)
     elif isinstance(dim, (tuple, list)):
         dims = tuple(dim)
-        for i, d in enumerate(dims):
+        for d in dims:
             if not dtypes.is_integer(d):
                 raise TypeError(
-                    f"{name}(): argument 'dim' (position 2) must be tuple of ints, but found "
-                    f"element of type {type(d).__name__} at pos {i}"
+                    f"{name}(): argument 'dim' failed to unpack the object at pos 2 with error "
+                    f'"type must be tuple of ints,but got {type(d).__name__}"'
                 )
     else:
         raise TypeError(
@@ -48,7 +48,8 @@ def _shifted(name: str, input: Any, dim: Any, half: Any) -> Tensor:
         raise RuntimeError("`shifts` required")
     if input.ndim == 0:
         raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
-    _normalize_axes(tuple(set(dims)), input.ndim)  # PyTorch's error for an axis out of range
+    for d in dims:
+        _normalize_axes(d, input.ndim)  # PyTorch's error for an axis out of range
     out = input
     for d in dims:  # one roll per entry: a repeated axis is rolled twice, as PyTorch's
         out = _roll(out, half(input.shape[d]), d)

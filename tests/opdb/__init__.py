@@ -64,6 +64,7 @@ from opdb import (
     shape,
     special,
     special_functions,
+    spectral,
     spellings,
     summaries,
     volumes,
@@ -74,7 +75,7 @@ AREAS = (core, elementwise, reductions, contractions, shape, convolution, nn, in
          nn_compositions, daily, nn_grids, collectives, control, attention, spellings,
          decompositions, volumes, special, inverses, factorizations, placing,
          nn_losses, pseudoinverses, copies, bessel, summaries, masked,
-         special_functions)  # fmt: skip
+         special_functions, spectral)  # fmt: skip
 
 DATABASE: dict[str, Any] = {}
 NOT_SMOOTH: set[str] = set()
@@ -172,7 +173,8 @@ def public_operations() -> dict[str, set[str]]:
     for prefix, namespace in (("nn.functional", getattr(mg.nn, "functional", None)),
                               ("linalg", getattr(mg, "linalg", None)),
                               ("special", getattr(mg, "special", None)),
-                              ("masked", getattr(mg, "masked", None))):  # fmt: skip
+                              ("masked", getattr(mg, "masked", None)),
+                              ("fft", getattr(mg, "fft", None))):  # fmt: skip
         if namespace is None:
             continue
         members = {n: getattr(namespace, n) for n in dir(namespace)}
