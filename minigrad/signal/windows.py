@@ -137,8 +137,16 @@ def kaiser(M: int, *, beta: float = 12.0, sym: bool = True, dtype: Any = None,
     b = np.asarray(beta, dtype=dtype)
     constant = 2.0 * b / (M if not sym else M - 1)
     end = np.minimum(b, -b + (M - 1) * constant)
-    k = _points(float(-b), float(end), M, dtype, False, device).numpy().astype(np.float64)
-    values = np.i0(np.sqrt(np.maximum(float(b) ** 2 - k**2, 0.0))) / np.i0(float(b))
+    k = _points(float(-b), float(end), M, dtype, False, device).numpy()
+
+    # As PyTorch: the root in the window's dtype (NaN where rounding makes b^2 - k^2 < 0),
+    # and I0 as exp(x) times a series, so inf wherever exp(x) overflows the dtype (past 88.7
+    # in float32): then inf / inf = NaN and x / inf = 0.
+    def i0(x: np.ndarray) -> np.ndarray:
+        return np.where(np.isinf(np.exp(x)), np.inf, np.i0(x.astype(np.float64))).astype(dtype)
+
+    with np.errstate(all="ignore"):
+        values = i0(np.sqrt(b * b - k**2)) / i0(b)
     return _tensor(values.astype(dtype), dtype=dtype, requires_grad=requires_grad,
                    device=device or "cpu")  # fmt: skip
 

@@ -19,7 +19,7 @@ WINDOWS = [
     ("hamming", {}), ("hann", {}), ("bartlett", {}), ("blackman", {}), ("cosine", {}),
     ("nuttall", {}), ("exponential", {}), ("exponential", {"tau": 2.5}),
     ("gaussian", {}), ("gaussian", {"std": 0.3}), ("kaiser", {}), ("kaiser", {"beta": 0.0}),
-    ("kaiser", {"beta": 3.5}), ("general_cosine", {"a": [0.5, 0.3, 0.2]}),
+    ("kaiser", {"beta": 3.5}), ("kaiser", {"beta": 100.0}), ("general_cosine", {"a": [0.5, 0.3, 0.2]}),
     ("general_hamming", {}), ("general_hamming", {"alpha": 0.7}),
 ]  # fmt: skip
 
