@@ -5,7 +5,8 @@ The functions live in the tensor layer (``minigrad/tensor/ops/norms.py``,
 ``minigrad/tensor/ops/inverses.py``,
 ``minigrad/tensor/ops/factorizations.py``, ``minigrad/tensor/ops/chained_products.py``,
 ``minigrad/tensor/ops/pseudoinverse.py``, ``minigrad/tensor/ops/linalg_spellings.py``,
-``minigrad/tensor/ops/matrix_exponential.py``); this
+``minigrad/tensor/ops/matrix_exponential.py``,
+``minigrad/tensor/ops/triangular.py``); this
 module only gathers them under the namespace users know, so that ``mg.linalg.norm(x)`` reads as
 ``torch.linalg.norm(x)`` does.
 
@@ -30,10 +31,21 @@ from minigrad.tensor.ops.linalg_spellings import (
 from minigrad.tensor.ops.matrix_exponential import matrix_exp
 from minigrad.tensor.ops.norms import matrix_norm, norm, vector_norm
 from minigrad.tensor.ops.pseudoinverse import cond, lstsq, matrix_rank, pinv
+from minigrad.tensor.ops.triangular import (
+    cholesky_ex,
+    inv_ex,
+    lu_factor,
+    lu_factor_ex,
+    lu_solve,
+    solve_ex,
+    solve_triangular,
+)
+from minigrad.tensor.ops.triangular import linalg_lu as lu
 
 __all__ = [
     "LinAlgError",
     "cholesky",
+    "cholesky_ex",
     "cond",
     "cross",
     "det",
@@ -42,7 +54,12 @@ __all__ = [
     "eigvalsh",
     "householder_product",
     "inv",
+    "inv_ex",
     "lstsq",
+    "lu",
+    "lu_factor",
+    "lu_factor_ex",
+    "lu_solve",
     "matmul",
     "matrix_exp",
     "matrix_norm",
@@ -54,6 +71,8 @@ __all__ = [
     "qr",
     "slogdet",
     "solve",
+    "solve_ex",
+    "solve_triangular",
     "svd",
     "svdvals",
     "tensorinv",

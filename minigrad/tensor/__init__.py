@@ -700,3 +700,23 @@ from minigrad.tensor.ops.tallies import bucketize, isin  # noqa: E402
 
 __all__ += ["bucketize", "cumulative_trapezoid", "dist", "frexp", "isin", "nextafter"]
 __all__ += ["renorm", "trapezoid", "trapz"]
+
+from minigrad.tensor.ops.triangular import (  # noqa: E402  (lesson 06: triangular.py)
+    cholesky_inverse,
+    cholesky_solve,
+    lu,
+    lu_unpack,
+    triangular_solve,
+)
+from minigrad.tensor.ops.triangular import cholesky_old as cholesky  # noqa: E402
+from minigrad.tensor.ops.triangular import lu_solve_old as lu_solve  # noqa: E402
+
+__all__ += [  # triangular systems, LU and Cholesky (ops/triangular.py)
+    "cholesky",
+    "cholesky_inverse",
+    "cholesky_solve",
+    "lu",
+    "lu_solve",
+    "lu_unpack",
+    "triangular_solve",
+]  # fmt: skip

@@ -45,6 +45,7 @@ from minigrad.tensor.ops import (
     statistics,
     summaries,
     tallies,
+    triangular,
 )
 from minigrad.tensor.ops import elementwise as ew
 from minigrad.tensor.ops.elementwise import tensor_arguments
@@ -83,6 +84,27 @@ class MoreMethods:
 
     def addbmm(self, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
         return linalg_spellings.addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+
+    # -- triangular systems, LU and Cholesky (triangular.py) ------------------------
+    def cholesky(self, upper: bool = False) -> Any:
+        return triangular.cholesky_old(self, upper)
+
+    def cholesky_solve(self, input2: Any, upper: bool = False) -> Any:
+        return triangular.cholesky_solve(self, input2, upper)
+
+    def cholesky_inverse(self, upper: bool = False) -> Any:
+        return triangular.cholesky_inverse(self, upper)
+
+    def lu(self, pivot: bool = True, get_infos: bool = False) -> Any:
+        return triangular.lu(self, pivot, get_infos)
+
+    def lu_solve(self, LU_data: Any, LU_pivots: Any) -> Any:
+        return triangular.lu_solve_old(self, LU_data, LU_pivots)
+
+    def triangular_solve(
+        self, A: Any, upper: bool = True, transpose: bool = False, unitriangular: bool = False
+    ) -> Any:
+        return triangular.triangular_solve(self, A, upper, transpose, unitriangular)
 
     # -- matrix products ------------------------------------------------------------
     def mm(self, mat2: Any) -> Any:

@@ -21,13 +21,13 @@ KNOWN: dict[tuple[str, str, int], tuple[str, str, str]] = {}
 MISSING_VARIANTS = {
     "__rdiv__", "addbmm_", "angle",
     "argwhere", "as_strided", "as_strided_", "byte", "cdouble", "cfloat",
-    "chalf", "char", "cholesky", "cholesky_inverse", "cholesky_solve", "conj", "conj_physical",
+    "chalf", "char", "conj", "conj_physical",
     "conj_physical_",
-    "geqrf", "hash_tensor", "histc", "histogram", "isreal", "istft", "lu", "lu_solve",
+    "geqrf", "hash_tensor", "histc", "histogram", "isreal", "istft",
     "nonzero_static",
     "ormqr", "qr", "resolve_conj",
     "resolve_neg", "short", "split_with_sizes", "stft",
-    "triangular_solve", "unique_consecutive", "unsafe_chunk", "unsafe_split",
+    "unique_consecutive", "unsafe_chunk", "unsafe_split",
 }  # fmt: skip
 
 # as_strided_scatter: torch 2.13's gradient with respect to input is the incoming gradient at

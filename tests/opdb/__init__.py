@@ -67,6 +67,7 @@ from opdb import (
     spectral,
     spellings,
     summaries,
+    triangular,
     volumes,
 )
 from opdb.strategies import SEEDS, Case
@@ -75,7 +76,7 @@ AREAS = (core, elementwise, reductions, contractions, shape, convolution, nn, in
          nn_compositions, daily, nn_grids, collectives, control, attention, spellings,
          decompositions, volumes, special, inverses, factorizations, placing,
          nn_losses, pseudoinverses, copies, bessel, summaries, masked,
-         special_functions, spectral)  # fmt: skip
+         special_functions, spectral, triangular)  # fmt: skip
 
 DATABASE: dict[str, Any] = {}
 NOT_SMOOTH: set[str] = set()
