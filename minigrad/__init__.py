@@ -324,6 +324,32 @@ from minigrad.tensor import corrcoef, cov, gcd, lcm, nanmedian, nanquantile, qua
 from minigrad.tensor import bucketize, cumulative_trapezoid, dist, frexp, isin
 from minigrad.tensor.ops.tallies import mode  # the function (minigrad.tensor.mode is a module)
 from minigrad.tensor import nextafter, renorm, trapezoid, trapz
+from minigrad.tensor import (  # positions, combinations, real parts, spellings
+    angle,
+    argwhere,
+    block_diag,
+    broadcast_shapes,
+    cartesian_prod,
+    combinations,
+    conj,
+    conj_physical,
+    constant_pad_nd,
+    fill,
+    imag,
+    isreal,
+    nonzero_static,
+    real,
+    resolve_conj,
+    resolve_neg,
+    rsub,
+    scalar_tensor,
+    split_with_sizes,
+    tril_indices,
+    triu_indices,
+    unravel_index,
+    unsafe_chunk,
+    unsafe_split,
+)
 from minigrad.tensor import (  # PyTorch's other spellings
     absolute,
     atleast_1d,

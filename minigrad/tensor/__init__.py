@@ -719,4 +719,46 @@ __all__ += [  # triangular systems, LU and Cholesky (ops/triangular.py)
     "lu_solve",
     "lu_unpack",
     "triangular_solve",
+
+from minigrad.tensor.ops.index_sets import (  # noqa: E402
+    argwhere,
+    block_diag,
+    broadcast_shapes,
+    cartesian_prod,
+    combinations,
+    nonzero_static,
+    tril_indices,
+    triu_indices,
+    unravel_index,
+)
+from minigrad.tensor.ops.real_parts import (  # noqa: E402
+    angle,
+    conj,
+    conj_physical,
+    imag,
+    isreal,
+    real,
+    resolve_conj,
+    resolve_neg,
+)
+from minigrad.tensor.ops.spellings import (  # noqa: E402
+    constant_pad_nd,
+    fill,
+    rsub,
+    scalar_tensor,
+    split_with_sizes,
+    unsafe_chunk,
+    unsafe_split,
+)
+
+__all__ += [  # positions and combinations (ops/index_sets.py)
+    "argwhere", "block_diag", "broadcast_shapes", "cartesian_prod", "combinations",
+    "nonzero_static", "tril_indices", "triu_indices", "unravel_index",
+]  # fmt: skip
+__all__ += [  # complex-number functions on real tensors (ops/real_parts.py)
+    "angle", "conj", "conj_physical", "imag", "isreal", "real", "resolve_conj", "resolve_neg",
+]  # fmt: skip
+__all__ += [  # more of PyTorch's spellings (ops/spellings.py)
+    "constant_pad_nd", "fill", "rsub", "scalar_tensor", "split_with_sizes", "unsafe_chunk",
+    "unsafe_split",
 ]  # fmt: skip

@@ -285,3 +285,19 @@ def type_name(value: Any) -> str:
     """
     cls = type(value)
     return cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__name__}"
+
+
+#: PyTorch's name of each dtype's scalar type, as its errors spell it ("Float", "Long").
+SCALAR_TYPE_NAMES = {
+    "float64": "Double", "float32": "Float", "float16": "Half", "bfloat16": "BFloat16",
+    "int64": "Long", "int32": "Int", "bool": "Bool",
+}  # fmt: skip
+
+
+def scalar_type_name(dtype: Any) -> str:
+    """PyTorch's name of ``dtype``'s scalar type, as in its errors.
+
+    >>> scalar_type_name(np.dtype("int64")), scalar_type_name(np.dtype("float32"))
+    ('Long', 'Float')
+    """
+    return SCALAR_TYPE_NAMES[np.dtype(dtype).name]

@@ -26,6 +26,7 @@ from minigrad.tensor.ops import (
     copies,
     counterparts,
     counting,
+    index_sets,
     integer_math,
     integrals,
     inverses,
@@ -36,6 +37,7 @@ from minigrad.tensor.ops import (
     matrix_products,
     placing,
     pseudoinverse,
+    real_parts,
     scattering,
     search,
     softmax,
@@ -725,3 +727,52 @@ class MoreMethods:
 
     def renorm(self, p: Any, dim: int, maxnorm: Any) -> Any:
         return integrals.renorm(self, p, dim, maxnorm)
+
+    # -- complex-number functions on real tensors (real_parts.py) ------------------------------
+    def conj(self) -> Any:
+        return real_parts.conj(self)
+
+    def conj_physical(self) -> Any:
+        return real_parts.conj_physical(self)
+
+    def resolve_conj(self) -> Any:
+        return real_parts.resolve_conj(self)
+
+    def resolve_neg(self) -> Any:
+        return real_parts.resolve_neg(self)
+
+    @property
+    def real(self) -> Any:
+        """The real part: the tensor itself (minigrad's tensors are real)."""
+        return real_parts.real(self)
+
+    @property
+    def imag(self) -> Any:
+        """The imaginary part: PyTorch's error for a real tensor."""
+        return real_parts.imag(self)
+
+    def angle(self) -> Any:
+        return real_parts.angle(self)
+
+    def isreal(self) -> Any:
+        return real_parts.isreal(self)
+
+    # -- positions and other spellings (index_sets.py, spellings.py) ---------------------------
+    def argwhere(self) -> Any:
+        return index_sets.argwhere(self)
+
+    def nonzero_static(self, *, size: int, fill_value: int = -1) -> Any:
+        return index_sets.nonzero_static(self, size=size, fill_value=fill_value)
+
+    def split_with_sizes(self, split_sizes: Any, dim: int = 0) -> Any:
+        return spellings.split_with_sizes(self, split_sizes, dim)
+
+    def unsafe_split(self, split_size: Any, dim: int = 0) -> Any:
+        return spellings.unsafe_split(self, split_size, dim)
+
+    def unsafe_chunk(self, chunks: int, dim: int = 0) -> Any:
+        return spellings.unsafe_chunk(self, chunks, dim)
+
+    def __rdiv__(self, other: Any) -> Any:
+        """``other / self``: PyTorch's older name of ``__rtruediv__``."""
+        return self.__rtruediv__(other)

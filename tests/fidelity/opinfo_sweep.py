@@ -191,6 +191,13 @@ def resolve(op: Any) -> tuple[str, Any] | None:
             return "where", mg.where
         if op.name == "einsum":
             return "einsum", mg.einsum
+        if op.name in ("polygamma", "special.polygamma"):  # lambda x, n: polygamma(n, x)
+            found = _lookup(op.name)
+            return ("order_first", found[1]) if found else None
+        if op.name == "zero_":  # lambda x: torch.zero_(x.clone())
+            return ("on_a_clone", "zero_") if hasattr(mg.Tensor, "zero_") else None
+        if op.name == "nn.functional.scaled_dot_product_attention":  # seeded, then the call
+            return _lookup(op.name)
         if op.name in ("nn.functional.embedding", "nn.functional.embedding_bag"):  # (weight, ids)
             found = _lookup(op.name)
             return ("embedding", found[1]) if found else None
@@ -212,6 +219,11 @@ def call_minigrad(kind: str, target: Any, x: Any, args: tuple, kwargs: dict) -> 
     if kind == "where":
         condition, other = args
         return target(condition, x, other, **kwargs)
+    if kind == "order_first":
+        (n,) = args
+        return target(n, x, **kwargs)
+    if kind == "on_a_clone":
+        return getattr(x.clone(), target)(*args, **kwargs)
     if kind == "einsum":
         (equation,) = args
         return target(equation, *x)

@@ -27,18 +27,22 @@ from minigrad.tensor.ops.arithmetic import _not_for
 from minigrad.tensor.ops.broadcasting import ShapeError
 from minigrad.tensor.ops.contractions import tensordot
 from minigrad.tensor.ops.elementwise import abs as _abs
-from minigrad.tensor.ops.elementwise import compare, neg, operands, tensor_arguments, where
+from minigrad.tensor.ops.elementwise import compare, neg, operands, sub, tensor_arguments, where
 from minigrad.tensor.ops.layout import tensor_split
 from minigrad.tensor.ops.math import LOGADDEXP2, sin
 from minigrad.tensor.ops.movement import concatenate, getitem, reshape, tensor_sequence, transpose
-from minigrad.tensor.ops.rearrange import flip, movedim, vstack
+from minigrad.tensor.ops.padding import pad as _pad
+from minigrad.tensor.ops.rearrange import chunk, flip, movedim, split, vstack
 from minigrad.tensor.ops.reductions import normalize_axes
 from minigrad.tensor.record import apply
+from minigrad.tensor.record import full_like as _full_like
 
 __all__ = [
     "absolute", "atleast_1d", "atleast_2d", "atleast_3d", "column_stack", "deg2rad", "dsplit",
     "fliplr", "flipud", "gradient", "hsplit", "inner", "logaddexp2", "negative", "positive",
     "rad2deg", "ravel", "rot90", "row_stack", "sinc", "swapaxes", "swapdims", "vsplit",
+    "constant_pad_nd", "fill", "rsub", "scalar_tensor", "split_with_sizes", "unsafe_chunk",
+    "unsafe_split",
 ]  # fmt: skip
 
 
@@ -554,3 +558,96 @@ def inner(input: Any, other: Any) -> Tensor:
             "\"dot\" not implemented for 'Bool'\ninner: convert first, e.g. x.to(mg.int64)"
         )
     return tensordot(x, y, dims=([-1], [-1]))
+
+
+# -- other names of subtraction, splits, padding and filling ---------------------------------
+def rsub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``other - alpha * input`` (subtraction with its operands reversed, PyTorch's ``rsub``).
+
+    >>> import minigrad as mg
+    >>> mg.rsub(mg.tensor([1.0, 2.0]), 5.0, alpha=2)
+    tensor([3., 1.])
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(
+            f"rsub() received an invalid combination of arguments - got "
+            f"({_kind(input)}, {_kind(other)}), but expected one of:\n"
+            " * (Tensor input, Tensor other, *, Number alpha = 1)\n"
+            " * (Tensor input, Number other, Number alpha = 1)"
+        )
+    return sub(other, input, alpha=alpha)
+
+
+def _kind(value: Any) -> str:
+    return "Tensor" if isinstance(value, Tensor) else dtypes.type_name(value)
+
+
+def split_with_sizes(input: Tensor, split_sizes: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """Pieces of the given sizes along ``dim``; the sizes must add up to that axis's size.
+
+    >>> import minigrad as mg
+    >>> [p.tolist() for p in mg.split_with_sizes(mg.arange(5), [2, 3])]
+    [[0, 1], [2, 3, 4]]
+    """
+    x = _tensor(input)
+    d = normalize_axes(dim, max(x.ndim, 1))[0]
+    sizes = [int(n) for n in split_sizes]
+    n = x.shape[d] if x.ndim else 1
+    if sum(sizes) != n:
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
+            f"at dimension {d}), but got split_sizes={sizes}"
+        )
+    return split(x, sizes, d)
+
+
+def unsafe_split(input: Tensor, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """``split`` (PyTorch's version whose pieces skip view tracking; here the same)."""
+    return split(_tensor(input), split_size, dim)
+
+
+def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    """``chunk`` (PyTorch's version whose pieces skip view tracking; here the same)."""
+    return chunk(_tensor(input), chunks, dim)
+
+
+def constant_pad_nd(input: Tensor, pad: Any, value: float = 0) -> Tensor:
+    """``pad(input, pad, "constant", value)``: negative sizes crop.
+
+    >>> import minigrad as mg
+    >>> mg.constant_pad_nd(mg.tensor([1, 2]), (1, -1), 9).tolist()
+    [9, 1]
+    """
+    return _pad(_tensor(input), pad, "constant", value)
+
+
+def fill(input: Any, value: Any) -> Tensor:
+    """A tensor like ``input`` (shape, dtype) holding ``value`` everywhere: a number or a
+    0-d tensor, whose gradient is the sum of the result's (``input`` gets none).
+
+    >>> import minigrad as mg
+    >>> mg.fill(mg.tensor([1, 2]), 3.7)
+    tensor([3, 3])
+    """
+    x = _tensor(input)
+    if isinstance(value, Tensor) and value.ndim:
+        raise RuntimeError(
+            "fill_ only supports 0-dimension value tensor but got tensor with "
+            f"{value.ndim} dimensions."
+        )
+    filled = value.to(x.dtype) if isinstance(value, Tensor) else _full_like(x, value)
+    everywhere = compare("eq", _full_like(x, 0), 0)
+    return where(everywhere, filled, x)
+
+
+def scalar_tensor(s: Any, *, dtype: Any = None, device: str | None = None,
+                  requires_grad: bool = False) -> Tensor:  # fmt: skip
+    """A 0-d tensor holding the number ``s`` (float32 unless ``dtype`` says otherwise).
+
+    >>> import minigrad as mg
+    >>> mg.scalar_tensor(3), mg.scalar_tensor(True).dtype
+    (tensor(3.), dtype('float32'))
+    """
+    dtype = dtypes.DEFAULT_FLOAT if dtype is None else dtypes.as_dtype(dtype)
+    out = Tensor.concrete(np.asarray(s, dtype=dtype), device=device or "cpu")
+    return out.requires_grad_(True) if requires_grad else out
