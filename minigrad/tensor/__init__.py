@@ -731,6 +731,7 @@ from minigrad.tensor.ops.index_sets import (  # noqa: E402
     triu_indices,
     unravel_index,
 )
+from minigrad.tensor.ops.padding import constant_pad_nd  # noqa: E402
 from minigrad.tensor.ops.real_parts import (  # noqa: E402
     angle,
     conj,
@@ -742,7 +743,6 @@ from minigrad.tensor.ops.real_parts import (  # noqa: E402
     resolve_neg,
 )
 from minigrad.tensor.ops.spellings import (  # noqa: E402
-    constant_pad_nd,
     fill,
     rsub,
     scalar_tensor,

@@ -38,6 +38,8 @@ DATA_DEPENDENT = {
     "gcd", "gcd:int32", "lcm", "lcm:int32",  # Euclid's steps run NumPy's on the host
     "masked.median:int64",  # an integer median refuses a slice masked out whole (PyTorch's check)
     "nextafter", "nextafter:edges", "frexp", "frexp:edges",  # the bits of floats, on the host
+    # positions read on the host from the values
+    "argwhere", "Tensor.argwhere", "nonzero_static", "Tensor.nonzero_static", "unravel_index",
 }  # fmt: skip
 # In-place operations (``y.add_(v)``, ``y[i] = v``, batch_norm's running
 # statistics made inside the function) are traced as the new value they give

@@ -28,7 +28,9 @@ libraries. Each sample gets one class:
 - ``both_raised_other_type``: both raised, different exception types;
 - ``both_raised``: both raised the same exception type (not a difference);
 - ``unconvertible``: the sample needs something minigrad has no counterpart
-  for (a dtype such as uint8 or complex, a memory format); not run.
+  for (a dtype such as uint8 or complex, a memory format); not run;
+- ``drawn``: the result is drawn at random (attention with ``dropout_p > 0``): both
+  returned, with the same shapes and dtypes; the values cannot be compared.
 
 Error inputs (``OpInfo.error_inputs``) are run too: ``err_match`` (same type
 and first line as torch's), ``err_message`` (same type, another first line),
@@ -632,9 +634,18 @@ def run_sample(op: Any, kind: str, target: Any, sample: Any, grad_seed: int | No
         t_out, m_out = process(t_out), process(m_out)
         m_call = lambda: process(call_minigrad(kind, target, x, args, kwargs))
     cls, detail = compare(t_out, m_out)
+    if cls in ("match", "value") and _drawn(op, sample):
+        return Result("", "", 0, "drawn", text)
     if cls == "match" and grad_seed is not None:
         cls, detail = compare_gradients(sample, t_out, parts, m_call, grad_seed)
     return Result("", "", 0, cls, text, detail)
+
+
+def _drawn(op: Any, sample: Any) -> bool:
+    """Whether the sample's result is drawn at random (a dropout inside the call)."""
+    return op.name == "nn.functional.scaled_dot_product_attention" and bool(
+        sample.kwargs.get("dropout_p", 0)
+    )
 
 
 # Outputs unique only up to a sign, which LAPACK libraries choose differently: compared

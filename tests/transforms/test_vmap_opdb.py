@@ -38,6 +38,9 @@ UNBATCHABLE |= {"allclose", "equal", "equal:self", "nonzero", "unique", "bincoun
                 "unique:bool"}  # fmt: skip
 # An integer masked median checks that no slice is masked out whole (a Python bool, as torch's).
 UNBATCHABLE |= {"masked.median:int64"}
+# Positions read on the host from the values (argwhere, nonzero_static, unravel_index).
+UNBATCHABLE |= {"argwhere", "Tensor.argwhere", "nonzero_static", "Tensor.nonzero_static",
+                "unravel_index"}  # fmt: skip
 # Cases that draw random numbers (a seeded dropout mask). Under vmap's default
 # randomness="error" they raise, as torch.func.vmap does (test_vmap.py checks
 # that); with "same" every example gets the one mask the reference draws.

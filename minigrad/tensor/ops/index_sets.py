@@ -5,7 +5,7 @@ turns flat positions into coordinates, ``argwhere``/``nonzero_static`` list the
 nonzero elements, ``combinations``/``cartesian_prod`` pick elements of 1-D
 tensors, ``block_diag`` sets matrices on a diagonal and ``broadcast_shapes`` is
 the broadcast rule on shapes alone. The ones that carry values are compositions
-of rows (indexing, ``stack``, ``pad``, ``concatenate``), so their gradients,
+of rows (indexing, ``stack``, ``concatenate``), so their gradients,
 vmap and jit are those rows'; positions are computed on the host (they depend
 on sizes, or on values, as ``nonzero``'s).
 
@@ -28,7 +28,6 @@ from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.ops.elementwise import tensor_arguments
 from minigrad.tensor.ops.layout import meshgrid
 from minigrad.tensor.ops.movement import concatenate, getitem, reshape, stack
-from minigrad.tensor.ops.padding import pad
 from minigrad.tensor.ops.search import nonzero
 
 __all__ = [
@@ -37,29 +36,32 @@ __all__ = [
 ]  # fmt: skip
 
 
-def _triangle(op: str, row: int, col: int, offset: int, dtype: Any, lower: bool) -> Tensor:
+def _triangle(op: str, row: int, col: int, offset: int, dtype: Any, device: Any,
+              lower: bool) -> Tensor:  # fmt: skip
     for name, n in (("row", row), ("col", col)):
         if n < 0:
             raise RuntimeError(f"{name} must be non-negative, got{n}\n{op}: sizes are >= 0")
     dtype = dtypes.int64 if dtype is None else dtypes.as_dtype(dtype)
     at = np.tril_indices(row, offset, col) if lower else np.triu_indices(row, offset, col)
-    return Tensor.concrete(np.stack(at).astype(dtype).reshape(2, -1))
+    return Tensor.concrete(np.stack(at).astype(dtype).reshape(2, -1), device=device or "cpu")
 
 
-def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None) -> Tensor:
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None,
+                 device: Any = None) -> Tensor:  # fmt: skip
     """The positions of the lower triangle of a ``row x col`` matrix (diagonal ``offset``
     included), row by row: a ``(2, n)`` int64 tensor of rows and columns."""
-    return _triangle("tril_indices", row, col, offset, dtype, True)
+    return _triangle("tril_indices", row, col, offset, dtype, device, True)
 
 
-def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None) -> Tensor:
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None,
+                 device: Any = None) -> Tensor:  # fmt: skip
     """The positions of the upper triangle (from diagonal ``offset``), row by row.
 
     >>> import minigrad as mg
     >>> mg.triu_indices(2, 3, 1).tolist()
     [[0, 0, 1], [1, 2, 2]]
     """
-    return _triangle("triu_indices", row, col, offset, dtype, False)
+    return _triangle("triu_indices", row, col, offset, dtype, device, False)
 
 
 def unravel_index(indices: Any, shape: Any) -> tuple[Tensor, ...]:
@@ -76,7 +78,7 @@ def unravel_index(indices: Any, shape: Any) -> tuple[Tensor, ...]:
         )
     if indices.dtype.kind not in "iu":
         raise TypeError(
-            f"expected 'indices' to be integer dtype, but got {indices.dtype}"
+            f"expected 'indices' to be integer dtype, but got torch.{indices.dtype}"
             "\nunravel_index: give positions as integers, e.g. idx.to(mg.int64)"
         )
     sizes = (shape,) if isinstance(shape, int) else tuple(shape)
@@ -171,7 +173,10 @@ def block_diag(*tensors: Any) -> Tensor:
     width = sum(b.shape[1] for b in blocks)
     rows, left = [], 0
     for b in blocks:
-        rows.append(pad(b, (left, width - left - b.shape[1], 0, 0)))
+        right = width - left - b.shape[1]
+        zeros = [Tensor.concrete(np.zeros((b.shape[0], n), dtype), device=b.device)
+                 for n in (left, right)]  # fmt: skip
+        rows.append(concatenate([zeros[0], b, zeros[1]], 1))
         left += b.shape[1]
     return concatenate(rows, 0)
 
@@ -191,7 +196,10 @@ def nonzero_static(input: Any, *, size: int, fill_value: int = -1) -> Tensor:
     """
     tensor_arguments("nonzero_static", input)
     if size < 0:
-        raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, got {size}")
+        raise RuntimeError(
+            "nonzero_static: 'size' must be an non-negative integer\n"
+            f"nonzero_static: got size={size}"
+        )
     found = nonzero(input).detach().numpy()[:size]
     rows = np.full((size, found.shape[1]), fill_value, np.int64)
     rows[: len(found)] = found

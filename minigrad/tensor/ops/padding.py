@@ -160,3 +160,17 @@ def pad(x: Tensor, pad: Any, mode: str = "constant", value: float | None = None)
         frame[inside] = 0
         out = out + Tensor.concrete(frame, device=x.device)
     return out
+
+
+_pad = pad  # constant_pad_nd's argument takes PyTorch's name, ``pad``
+
+
+def constant_pad_nd(input: Tensor, pad: Any, value: float = 0) -> Tensor:
+    """PyTorch's ``constant_pad_nd``: ``pad(input, pad, "constant", value)`` (negative sizes
+    crop).
+
+    >>> import minigrad as mg
+    >>> mg.constant_pad_nd(mg.tensor([1, 2]), (1, -1), 9).tolist()
+    [9, 1]
+    """
+    return _pad(input, pad, "constant", value)

@@ -10,7 +10,7 @@ one, 0 otherwise (NaN stays NaN), with a zero slope.
     >>> import minigrad as mg
     >>> x = mg.tensor([1.0, -2.0, float("nan")])
     >>> mg.conj(x) is x, mg.angle(x), mg.isreal(x)
-    (True, tensor([0.    , 3.1416,    nan]), tensor([True, True, True]))
+    (True, tensor([0.    , 3.1416,    nan]), tensor([ True,  True,  True]))
 """
 
 from __future__ import annotations
@@ -23,7 +23,9 @@ from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.ops.elementwise import compare, tensor_arguments, where
 from minigrad.tensor.record import full_like
 
-__all__ = ["angle", "conj", "conj_physical", "imag", "isreal", "real", "resolve_conj", "resolve_neg"]
+__all__ = [
+    "angle", "conj", "conj_physical", "imag", "isreal", "real", "resolve_conj", "resolve_neg",
+]  # fmt: skip
 
 
 def _itself(op: str, input: Any) -> Tensor:

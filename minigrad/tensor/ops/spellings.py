@@ -31,7 +31,6 @@ from minigrad.tensor.ops.elementwise import compare, neg, operands, sub, tensor_
 from minigrad.tensor.ops.layout import tensor_split
 from minigrad.tensor.ops.math import LOGADDEXP2, sin
 from minigrad.tensor.ops.movement import concatenate, getitem, reshape, tensor_sequence, transpose
-from minigrad.tensor.ops.padding import pad as _pad
 from minigrad.tensor.ops.rearrange import chunk, flip, movedim, split, vstack
 from minigrad.tensor.ops.reductions import normalize_axes
 from minigrad.tensor.record import apply
@@ -39,10 +38,9 @@ from minigrad.tensor.record import full_like as _full_like
 
 __all__ = [
     "absolute", "atleast_1d", "atleast_2d", "atleast_3d", "column_stack", "deg2rad", "dsplit",
-    "fliplr", "flipud", "gradient", "hsplit", "inner", "logaddexp2", "negative", "positive",
-    "rad2deg", "ravel", "rot90", "row_stack", "sinc", "swapaxes", "swapdims", "vsplit",
-    "constant_pad_nd", "fill", "rsub", "scalar_tensor", "split_with_sizes", "unsafe_chunk",
-    "unsafe_split",
+    "fill", "fliplr", "flipud", "gradient", "hsplit", "inner", "logaddexp2", "negative",
+    "positive", "rad2deg", "ravel", "rot90", "row_stack", "rsub", "scalar_tensor", "sinc",
+    "split_with_sizes", "swapaxes", "swapdims", "unsafe_chunk", "unsafe_split", "vsplit",
 ]  # fmt: skip
 
 
@@ -560,7 +558,7 @@ def inner(input: Any, other: Any) -> Tensor:
     return tensordot(x, y, dims=([-1], [-1]))
 
 
-# -- other names of subtraction, splits, padding and filling ---------------------------------
+# -- other names of subtraction, splits and filling ---------------------------------
 def rsub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``other - alpha * input`` (subtraction with its operands reversed, PyTorch's ``rsub``).
 
@@ -609,16 +607,6 @@ def unsafe_split(input: Tensor, split_size: Any, dim: int = 0) -> tuple[Tensor, 
 def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     """``chunk`` (PyTorch's version whose pieces skip view tracking; here the same)."""
     return chunk(_tensor(input), chunks, dim)
-
-
-def constant_pad_nd(input: Tensor, pad: Any, value: float = 0) -> Tensor:
-    """``pad(input, pad, "constant", value)``: negative sizes crop.
-
-    >>> import minigrad as mg
-    >>> mg.constant_pad_nd(mg.tensor([1, 2]), (1, -1), 9).tolist()
-    [9, 1]
-    """
-    return _pad(_tensor(input), pad, "constant", value)
 
 
 def fill(input: Any, value: Any) -> Tensor:
