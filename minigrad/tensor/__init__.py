@@ -719,6 +719,7 @@ __all__ += [  # triangular systems, LU and Cholesky (ops/triangular.py)
     "lu_solve",
     "lu_unpack",
     "triangular_solve",
+]  # fmt: skip
 
 from minigrad.tensor.ops.index_sets import (  # noqa: E402
     argwhere,

@@ -419,12 +419,8 @@ def test_each_primitive_passes_gradgradcheck(name):
 # tangents are checked against its own reverse mode above and finite differences (opdb).
 TORCH_HAS_NO_JVP = {
     "nn.functional.multi_margin_loss", "nn.functional.multilabel_margin_loss",
-<<<<<<< HEAD
     "nn.functional.pdist", "nn.functional.embedding_bag", "nn.functional.grid_sample",
-    "nn.functional.grid_sample:3d",
-=======
-    "nn.functional.pdist", "nn.functional.embedding_bag", "cholesky",
->>>>>>> b363724 (linalg.solve_triangular, triangular_solve, the LU family (lu_factor, lu_factor_ex, linalg.lu, lu_unpack, lu_solve, torch.lu, torch.lu_solve) and the Cholesky family (torch.cholesky, cholesky_ex, cholesky_solve, cholesky_inverse), inv_ex, solve_ex: three rows with PyTorch's backward and tangents (solve_triangular, lu_factor = linalg_lu_backward, cholesky_solve), the rest compositions; LAPACK's pivots, info and singular infinities; Tensor methods; database rows, forward-mode programs, api.md; every OpInfo sample matches)
+    "nn.functional.grid_sample:3d", "cholesky",
 }  # fmt: skip
 
 
