@@ -350,6 +350,8 @@ from minigrad.tensor import (  # positions, combinations, real parts, spellings
     unsafe_chunk,
     unsafe_split,
 )
+
+from minigrad.tensor import histc, histogram, unique_consecutive
 from minigrad.tensor import (  # PyTorch's other spellings
     absolute,
     atleast_1d,

@@ -696,7 +696,13 @@ from minigrad.tensor.ops.integrals import (  # noqa: E402
 )
 
 # (mode stays out of this package's names: minigrad.tensor.mode is the module of modes)
-from minigrad.tensor.ops.tallies import bucketize, isin  # noqa: E402
+from minigrad.tensor.ops.tallies import (  # noqa: E402
+    bucketize,
+    histc,
+    histogram,
+    isin,
+    unique_consecutive,
+)
 
 __all__ += ["bucketize", "cumulative_trapezoid", "dist", "frexp", "isin", "nextafter"]
 __all__ += ["renorm", "trapezoid", "trapz"]
@@ -763,3 +769,5 @@ __all__ += [  # more of PyTorch's spellings (ops/spellings.py)
     "constant_pad_nd", "fill", "rsub", "scalar_tensor", "split_with_sizes", "unsafe_chunk",
     "unsafe_split",
 ]  # fmt: skip
+
+__all__ += ["histc", "histogram", "renorm", "trapezoid", "trapz", "unique_consecutive"]

@@ -776,3 +776,14 @@ class MoreMethods:
     def __rdiv__(self, other: Any) -> Any:
         """``other / self``: PyTorch's older name of ``__rtruediv__``."""
         return self.__rtruediv__(other)
+
+    def histc(self, bins: int = 100, min: Any = 0, max: Any = 0) -> Any:
+        return tallies.histc(self, bins, min, max)
+
+    def histogram(self, bins: Any, *, range: Any = None, weight: Any = None,
+                  density: bool = False) -> Any:  # fmt: skip
+        return tallies.histogram(self, bins, range=range, weight=weight, density=density)
+
+    def unique_consecutive(self, return_inverse: bool = False, return_counts: bool = False,
+                           dim: int | None = None) -> Any:  # fmt: skip
+        return tallies.unique_consecutive(self, return_inverse, return_counts, dim)

@@ -40,6 +40,10 @@ DATA_DEPENDENT = {
     "nextafter", "nextafter:edges", "frexp", "frexp:edges",  # the bits of floats, on the host
     # positions read on the host from the values
     "argwhere", "Tensor.argwhere", "nonzero_static", "Tensor.nonzero_static", "unravel_index",
+
+    "histc", "histc:edges", "histogram", "histogram:edges",  # counted on the host
+    "unique_consecutive", "unique_consecutive:edges", "unique_consecutive:int64",
+    "unique_consecutive:bool",
 }  # fmt: skip
 # In-place operations (``y.add_(v)``, ``y[i] = v``, batch_norm's running
 # statistics made inside the function) are traced as the new value they give

@@ -23,11 +23,11 @@ MISSING_VARIANTS = {
     "argwhere", "as_strided", "as_strided_", "byte", "cdouble", "cfloat",
     "chalf", "char", "conj", "conj_physical",
     "conj_physical_",
-    "geqrf", "hash_tensor", "histc", "histogram", "isreal", "istft",
+    "geqrf", "hash_tensor", "isreal", "istft",
     "nonzero_static",
     "ormqr", "qr", "resolve_conj",
     "resolve_neg", "short", "split_with_sizes", "stft",
-    "unique_consecutive", "unsafe_chunk", "unsafe_split",
+    "unsafe_chunk", "unsafe_split",
 }  # fmt: skip
 
 # as_strided_scatter: torch 2.13's gradient with respect to input is the incoming gradient at

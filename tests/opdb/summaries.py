@@ -235,6 +235,60 @@ def _frexp(draw, shape, rng):
     return (lambda x: x.frexp()), (lambda t: t.frexp())
 
 
+@st.composite
+def histc_case(draw, domain=normal):
+    shape = draw(shapes())
+    bins = draw(st.sampled_from([1, 3, 10]))
+    low, high = draw(st.sampled_from([(0, 0), (-1, 1), (0.5, 2.0)] if domain is normal
+                                     else [(-1, 1), (0.5, 2.0)]))  # fmt: skip
+
+    def build(draw, rng):
+        def fn(x):
+            return _lib(x).histc(x, bins=bins, min=low, max=high)
+
+        return fn, fn
+
+    return draw(on([shape], [domain], build))
+
+
+@st.composite
+def histogram_case(draw, domain=normal):
+    shape = draw(shapes())
+    n = draw(st.integers(1, 4))
+    given_edges = draw(st.booleans())
+    edges_ = np.sort(np.random.default_rng(draw(st.integers(0, 99))).standard_normal(n + 1))
+    span = draw(st.sampled_from([None, (-1.0, 1.0)] if domain is normal else [(-1.0, 1.0)]))
+    weighted, density = draw(st.booleans()), draw(st.booleans())
+
+    def build(draw, rng):
+        def fn(x, w):
+            lib = _lib(x)
+            bins = lib.tensor(edges_).to(x.dtype) if given_edges else n
+            options = {} if given_edges or span is None else {"range": span}
+            return lib.histogram(x, bins, weight=w if weighted else None, density=density,
+                                 **options)  # fmt: skip
+
+        return fn, fn
+
+    return draw(on([shape, shape], [domain, positive], build))
+
+
+def _unique_consecutive(dtype=None):
+    def build(draw, shape, rng):
+        inverse, counts = draw(st.booleans()), draw(st.booleans())
+        dim = draw(st.sampled_from([None, *range(-len(shape), len(shape))]))
+        if (dim is not None and 0 in shape and shape[dim] != 0) or shape.count(0) > 1:
+            dim = None  # (torch refuses those: tests/tensor/test_summaries.py)
+
+        def fn(x):
+            x = x if dtype is None else _as(x, dtype)
+            return x.unique_consecutive(return_inverse=inverse, return_counts=counts, dim=dim)
+
+        return fn, fn
+
+    return build
+
+
 CASES = {
     "cov": cov_case(),
     "cov:dof": cov_case(dof=True),
@@ -289,6 +343,14 @@ CASES = {
     "isin:int64": isin_case(dtype="int64"),
     "nextafter": ew_as("nextafter", "float64", [normal, normal]),
     "nextafter:edges": ew_as("nextafter", "float64", [edges, edges]),
+    "histc": histc_case(),
+    "histc:edges": histc_case(edges),
+    "histogram": histogram_case(),
+    "histogram:edges": histogram_case(edges),
+    "unique_consecutive": one_shape(_unique_consecutive(), domain=small_integers),
+    "unique_consecutive:edges": one_shape(_unique_consecutive(), domain=edges),
+    "unique_consecutive:int64": one_shape(_unique_consecutive("int64"), domain=small_integers),
+    "unique_consecutive:bool": one_shape(_unique_consecutive("bool"), domain=small_integers),
     "frexp": one_shape(_frexp),
     "frexp:edges": one_shape(_frexp, domain=edges),
 }
@@ -306,5 +368,6 @@ NOT_SMOOTH = {"nanmedian:ties", "cov:empty", "nanmedian:nan", "dist:kinks", "mod
 NO_GRAD = {k for k in CASES if k.endswith((":int", ":int64", ":int32", ":edges", ":dof", ":bool"))}
 # nanquantile:nan: at a row of NaN, q's tangent (0) meets lerp's NaN span: forward mode's
 # NaN * 0 is NaN where reverse mode selects 0 (torch's too); values only.
-NO_GRAD |= {"gcd", "lcm", "cov:empty", "nanmedian:empty", "nanquantile:nan", "bucketize", "isin"}
+NO_GRAD |= {"gcd", "lcm", "cov:empty", "nanmedian:empty", "nanquantile:nan", "bucketize", "isin",
+            "histc", "histogram", "unique_consecutive"}  # fmt: skip
 FIRST_ORDER_ONLY = {"dist:kinks"}

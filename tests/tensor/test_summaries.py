@@ -76,6 +76,19 @@ REFUSALS = {
     "nextafter number": lambda L: L.nextafter(L.tensor([1.0]), 2.0),
     "frexp int": lambda L: L.frexp(L.tensor([1])),
     "mode empty": lambda L: L.mode(L.ones(0)),
+    "histc int": lambda L: L.histc(L.tensor([1, 2]), bins=3),
+    "histc bins": lambda L: L.histc(L.tensor([1.0, 2.0]), bins=0),
+    "histc min > max": lambda L: L.histc(L.tensor([1.0, 2.0]), bins=3, min=3, max=1),
+    "histc inf": lambda L: L.histc(L.tensor([1.0, float("inf")]), bins=3),
+    "histogram int": lambda L: L.histogram(L.tensor([1, 2]), bins=2),
+    "histogram range": lambda L: L.histogram(L.tensor([1.0, 2.0]), bins=2, range=(3.0, 1.0)),
+    "histogram inf": lambda L: L.histogram(L.tensor([1.0, float("inf")]), bins=2),
+    "histogram bins dtype": lambda L: L.histogram(L.ones(2), bins=L.ones(3, dtype=L.float64)),
+    "histogram weight": lambda L: L.histogram(L.ones(2), bins=2, weight=L.ones(1)),
+    "histogram 2-d bins": lambda L: L.histogram(L.ones(2), bins=L.ones(1, 3)),
+    "unique_consecutive two empty": lambda L: L.unique_consecutive(L.ones(0, 0), dim=0),
+    "unique_consecutive empty": lambda L: L.unique_consecutive(L.ones(2, 0), dim=0),
+    "unique_consecutive 0-d dim": lambda L: L.unique_consecutive(L.tensor(3.0), dim=0),
 }
 
 
@@ -121,6 +134,17 @@ CORNERS = {
     "mode ties": lambda L: L.mode(L.tensor([3, 1, 3, 1, 2])),
     "mode 0-d": lambda L: L.mode(L.tensor(True), 0, True),
     "mode long row": lambda L: L.mode(L.tensor([(i * 7) % 5 for i in range(40)])),
+    "histc data range": lambda L: L.histc(L.tensor([2.0, 2.0, float("nan")]), bins=3, min=1, max=3),
+    "histogram empty": lambda L: L.histogram(L.ones(0), bins=2),
+    "histogram weighted density": lambda L: L.histogram(
+        L.tensor([1.0, 2, 1, 4, 2.5]), bins=3, weight=L.tensor([1.0, 2, 3, 4, 5]), density=True
+    ),
+    "unique_consecutive runs": lambda L: L.unique_consecutive(
+        L.tensor([[1, 1, 2], [1, 1, 3]]), return_inverse=True, return_counts=True, dim=1
+    ),
+    "unique_consecutive NaN and zeros": lambda L: L.unique_consecutive(
+        L.tensor([float("nan"), float("nan"), 0.0, -0.0]), return_counts=True
+    ),
 }  # fmt: skip
 
 

@@ -36,6 +36,9 @@ UNBATCHABLE = {"nn.functional.batch_norm"}
 UNBATCHABLE |= {"allclose", "equal", "equal:self", "nonzero", "unique", "bincount",
                 "bincount:weights", "nonzero:int64", "nonzero:bool", "unique:int64",
                 "unique:bool"}  # fmt: skip
+UNBATCHABLE |= {"histc", "histc:edges", "histogram", "histogram:edges", "unique_consecutive",
+                "unique_consecutive:edges", "unique_consecutive:int64",
+                "unique_consecutive:bool"}  # fmt: skip
 # An integer masked median checks that no slice is masked out whole (a Python bool, as torch's).
 UNBATCHABLE |= {"masked.median:int64"}
 # Positions read on the host from the values (argwhere, nonzero_static, unravel_index).
