@@ -19,15 +19,8 @@ KNOWN: dict[tuple[str, str, int], tuple[str, str, str]] = {}
 # (Python 3 has no such operator) and ``addbmm_`` (PyTorch resizes x to the product's shape
 # where x would broadcast, which no other in-place method does).
 MISSING_VARIANTS = {
-    "__rdiv__", "addbmm_", "angle",
-    "argwhere", "as_strided", "as_strided_", "byte", "cdouble", "cfloat",
-    "chalf", "char", "conj", "conj_physical",
-    "conj_physical_",
-    "geqrf", "hash_tensor", "isreal", "istft",
-    "nonzero_static",
-    "ormqr", "qr", "resolve_conj",
-    "resolve_neg", "short", "split_with_sizes", "stft",
-    "unsafe_chunk", "unsafe_split",
+    "addbmm_", "as_strided", "as_strided_", "byte", "cdouble", "cfloat", "chalf", "char",
+    "conj_physical_", "geqrf", "hash_tensor", "istft", "ormqr", "qr", "short", "stft",
 }  # fmt: skip
 
 # as_strided_scatter: torch 2.13's gradient with respect to input is the incoming gradient at
