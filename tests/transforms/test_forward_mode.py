@@ -302,6 +302,10 @@ PROGRAMS = {
     "digamma": (lambda x: x.digamma(), [(2, 3)], normal),
     "polygamma": (lambda x: mg.polygamma(2, x * x + 0.5), [(2, 3)], normal),
     "xlogy": (lambda x, y: mg.xlogy(x, y * y + 0.5), [(2, 3), (2, 3)], normal),
+    # ldexp: an integer exponent (non-negative: where PyTorch's slope is the derivative) and
+    # a float one
+    "ldexp": (lambda x: mg.ldexp(x, mg.tensor([[3, 1, 0], [2, 1, 5]])), [(2, 3)], normal),
+    "ldexp_float": (lambda x, y: mg.ldexp(x, y), [(2, 3), (2, 3)], normal),
     # special functions, part two (ops/special_functions.py): zeta in q and igamma/igammac
     # in x only (PyTorch's derivatives; the other input is a constant here)
     "i0": (lambda x: mg.i0(x * 4), [(2, 3)], normal),
