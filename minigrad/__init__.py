@@ -324,6 +324,7 @@ from minigrad.tensor import corrcoef, cov, gcd, lcm, nanmedian, nanquantile, qua
 from minigrad.tensor import bucketize, cumulative_trapezoid, dist, frexp, isin
 from minigrad.tensor.ops.tallies import mode  # the function (minigrad.tensor.mode is a module)
 from minigrad.tensor import nextafter, renorm, trapezoid, trapz
+from minigrad.tensor import bernoulli, multinomial, normal  # random samplers
 from minigrad.tensor import (  # positions, combinations, real parts, spellings
     angle,
     argwhere,

@@ -771,3 +771,6 @@ __all__ += [  # more of PyTorch's spellings (ops/spellings.py)
 ]  # fmt: skip
 
 __all__ += ["histc", "histogram", "renorm", "trapezoid", "trapz", "unique_consecutive"]
+from minigrad.tensor.sampling import bernoulli, multinomial, normal  # noqa: E402
+
+__all__ += ["bernoulli", "multinomial", "normal"]  # random samplers (sampling.py)

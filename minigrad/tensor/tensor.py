@@ -43,9 +43,10 @@ from minigrad.tensor.ops import (
 )
 from minigrad.tensor.ops import elementwise as ew
 from minigrad.tensor.ops import math as em
+from minigrad.tensor.sampling_methods import SamplingMethods
 
 
-class Tensor(MoreMethods, InPlaceMethods, TensorBase):
+class Tensor(MoreMethods, InPlaceMethods, SamplingMethods, TensorBase):
     """An n-dimensional array that remembers how it was computed."""
 
     __slots__ = ()

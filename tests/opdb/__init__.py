@@ -131,6 +131,10 @@ NOT_OPERATIONS = {
     "is_floating_point", "is_complex", "is_signed", "is_same_size", "is_contiguous", "type_as",
     # no tensor input to differentiate, or only an error: tests/tensor/test_index_sets.py
     "tril_indices", "triu_indices", "broadcast_shapes", "scalar_tensor", "imag",
+    # random samplers: values cannot be compared with torch's, and torch's gradient is zero;
+    # distributions, errors and that zero gradient: tests/tensor/test_sampling.py
+    "bernoulli", "normal", "multinomial", "uniform_", "normal_", "bernoulli_", "exponential_",
+    "geometric_", "cauchy_", "log_normal_", "random_",
 }  # fmt: skip
 # Operators spelled with a symbol: the public name whose case covers them.
 DUNDERS = {
