@@ -28,6 +28,7 @@ from minigrad.tensor.base import as_array
 from minigrad.tensor.mode import current
 from minigrad.tensor.ops.broadcasting import ShapeError
 from minigrad.tensor.ops.movement import sizes
+from minigrad.tensor.ops.spacing import evenly_spaced
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.tensor import Tensor
 
@@ -434,17 +435,6 @@ def _steps(op: str, steps: Any, start: Any, end: Any) -> int:
     return int(steps)
 
 
-def _evenly_spaced(start: float, end: float, steps: int) -> np.ndarray:
-    """PyTorch's spacing: the first half counted up from ``start``, the second half down from
-    ``end``, so both ends are exact (float64 here, rounded once to the dtype asked for)."""
-    if steps == 1:
-        return np.asarray([start], np.float64)
-    i = np.arange(steps, dtype=np.float64)
-    step = (end - start) / (steps - 1)
-    half = steps // 2
-    return np.where(i < half, start + step * i, end - step * (steps - 1 - i))
-
-
 def linspace(start: float, end: float, steps: int, *, dtype: Any = None,
              requires_grad: bool = False, device: str = "cpu") -> Tensor:  # fmt: skip
     """``steps`` evenly spaced values from ``start`` to ``end``, both included (float32 unless
@@ -457,7 +447,7 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None,
     steps = _steps("linspace", steps, start, end)
     _not_for_bool("linspace", dtype, steps)
     start, end = _in_dtype_of(start, end, dtype)
-    values = _evenly_spaced(start, end, steps)
+    values = evenly_spaced(start, end, steps)
     return tensor(values, dtype or dtypes.DEFAULT_FLOAT, requires_grad, device)
 
 
@@ -472,6 +462,6 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype:
     steps = _steps("logspace", steps, start, end)
     _not_for_bool("logspace", dtype, steps)
     start, end = _in_dtype_of(start, end, dtype)
-    exponents = _evenly_spaced(start, end, steps)
+    exponents = evenly_spaced(start, end, steps)
     return tensor(np.power(float(base), exponents), dtype or dtypes.DEFAULT_FLOAT, requires_grad,
                   device)  # fmt: skip
