@@ -251,14 +251,16 @@ def rand(*shape: Any, dtype: Any = dtypes.float32, requires_grad: bool = False,
     return _draw("uniform", sizes(shape, "rand"), dtype, requires_grad, device)
 
 
-def randn_like(x: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def randn_like(x: Tensor, dtype: Any = None, requires_grad: bool = False, *,
+              device: Any = None) -> Tensor:  # fmt: skip
     """``randn`` of ``x``'s shape (and dtype and device, unless ``dtype`` is given)."""
-    return _draw("normal", x.shape, dtype or x.dtype, requires_grad, x.device)
+    return _draw("normal", x.shape, dtype or x.dtype, requires_grad, device or x.device)
 
 
-def rand_like(x: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def rand_like(x: Tensor, dtype: Any = None, requires_grad: bool = False, *,
+              device: Any = None) -> Tensor:  # fmt: skip
     """``rand`` of ``x``'s shape (and dtype and device, unless ``dtype`` is given)."""
-    return _draw("uniform", x.shape, dtype or x.dtype, requires_grad, x.device)
+    return _draw("uniform", x.shape, dtype or x.dtype, requires_grad, device or x.device)
 
 
 def randint(*args: Any, size: Any = None, dtype: Any = dtypes.int64, requires_grad: bool = False,
@@ -301,11 +303,11 @@ def randint(*args: Any, size: Any = None, dtype: Any = dtypes.int64, requires_gr
 
 
 def randint_like(x: Tensor, low: int = 0, high: Any = None, *, dtype: Any = None,
-                 requires_grad: bool = False) -> Tensor:  # fmt: skip
+                 requires_grad: bool = False, device: Any = None) -> Tensor:  # fmt: skip
     """``randint`` of ``x``'s shape (``randint_like(x, high)`` or ``(x, low, high)``)."""
     low, high = (0, low) if high is None else (low, high)
     return randint(low, high, x.shape, dtype=dtype or x.dtype, requires_grad=requires_grad,
-                   device=x.device)  # fmt: skip
+                   device=device or x.device)  # fmt: skip
 
 
 def random_state() -> Any:

@@ -139,7 +139,8 @@ def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
 
 
 def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None,
-           dtype: Any = None, requires_grad: bool = False) -> Tensor:  # fmt: skip
+           dtype: Any = None, device: Any = None,
+           requires_grad: bool = False) -> Tensor:  # fmt: skip
     """Normal numbers with mean ``mean`` and standard deviation ``std``, as ``torch.normal``:
     each a tensor (broadcast together; the result has their shape and dtype) or a number
     (both numbers: give ``size``; float32 unless ``dtype``).
@@ -176,7 +177,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None
             )
         shape = sizes((size,), "normal")
         dtype = dtypes.as_dtype(dtype) if dtype is not None else dtypes.DEFAULT_FLOAT
-        device = "cpu"
+        device = device or "cpu"
     z = _standard_normal(shape, generator, device, "normal")
     m = mean.detach().to(dtypes.float64) if isinstance(mean, Tensor) else float(mean)
     s = std.detach().to(dtypes.float64) if isinstance(std, Tensor) else float(std)
@@ -215,11 +216,10 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
             "cannot sample n_sample > prob_dist.size(-1) samples without replacement\n"
             f"multinomial: {num_samples} samples asked from {categories} categories"
         )
+    if categories > 2**24:
+        raise RuntimeError("number of categories cannot exceed 2^24")
     weights = input.detach().numpy().astype(np.float64).reshape(-1, categories)
-    if not bool(np.all(np.isfinite(weights) & (weights >= 0))):
-        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    if weights.shape[0] and not bool(np.all(weights.sum(axis=1) > 0)):
-        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    _check_weights(weights, replacement and num_samples > 1)
     rows = weights.shape[0]
     if replacement:  # each draw: the first category whose running total passes u * total
         u = _uniform((rows, num_samples), generator, input.device, "multinomial").numpy()
@@ -236,6 +236,23 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     shape = (*input.shape[:-1], num_samples)
     return factories.tensor(picked.astype(np.int64).reshape(shape), dtypes.int64,
                             device=input.device)  # fmt: skip
+
+
+def _check_weights(weights: np.ndarray, drawn_one_by_one: bool) -> None:
+    """PyTorch's checks of the weights, in its order and words: its kernel that draws several
+    samples with replacement reads each row entry by entry (NaN fails ``>= 0``)."""
+    if not drawn_one_by_one:
+        if not bool(np.all(np.isfinite(weights) & (weights >= 0))):
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    for row in weights:
+        if drawn_one_by_one:
+            for value in row[~(np.isfinite(row) & (row >= 0))][:1]:
+                what = "< 0" if not value >= 0 else "= infinity or NaN"
+                raise RuntimeError(
+                    f"invalid multinomial distribution (encountering probability entry {what})"
+                )
+        if not row.sum() > 0:
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
 
 
 # -- the in-place samplers: Tensor.uniform_, normal_, ... ------------------------------------

@@ -29,8 +29,9 @@ libraries. Each sample gets one class:
 - ``both_raised``: both raised the same exception type (not a difference);
 - ``unconvertible``: the sample needs something minigrad has no counterpart
   for (a dtype such as uint8 or complex, a memory format); not run;
-- ``drawn``: the result is drawn at random (attention with ``dropout_p > 0``): both
-  returned, with the same shapes and dtypes; the values cannot be compared.
+- ``drawn``: the result is drawn at random (attention with ``dropout_p > 0``, the
+  samplers and dropouts of ``DRAWN``) or undefined (``empty``): both returned, with the
+  same shapes and dtypes; the values cannot be compared.
 
 Error inputs (``OpInfo.error_inputs``) are run too: ``err_match`` (same type
 and first line as torch's), ``err_message`` (same type, another first line),
@@ -104,15 +105,28 @@ with contextlib.suppress(Exception):
 # Operators whose results are random draws (no sample can match) or that
 # concern storage only PyTorch has.
 SKIP = {
-    "bernoulli", "cauchy", "exponential", "geometric", "log_normal", "normal",
-    "uniform", "multinomial", "rand_like", "randn", "randn_like", "randint",
-    "randint_like", "nn.functional.dropout", "nn.functional.dropout2d",
-    "nn.functional.dropout3d", "nn.functional.alpha_dropout",
-    "nn.functional.feature_alpha_dropout", "nn.functional.rrelu",
+    "randn", "randint", "nn.functional.rrelu",
     "nn.functional.fractional_max_pool2d", "nn.functional.fractional_max_pool3d",
-    "empty", "empty_like", "new_empty", "new_empty_strided", "empty_strided",
+    "new_empty_strided", "empty_strided",
     "empty_permuted", "svd_lowrank", "pca_lowrank", "to_sparse", "resize_",
     "resize_as_", "storage_offset", "item",
+}  # fmt: skip
+# Operators whose values are drawn at random (or undefined, ``empty``): run, and classed
+# ``drawn`` when both libraries return the same shapes and dtypes (see ``_drawn``); their
+# method and in-place variants are not run (nothing there to compare but values).
+DRAWN = {
+    "bernoulli", "normal", "uniform", "multinomial", "cauchy", "exponential", "geometric",
+    "log_normal", "rand_like", "randn_like", "randint_like", "nn.functional.dropout",
+    "nn.functional.dropout2d", "nn.functional.dropout3d", "nn.functional.alpha_dropout",
+    "nn.functional.feature_alpha_dropout", "empty", "empty_like", "new_empty",
+}  # fmt: skip
+# Those OpInfos' lambdas, as minigrad calls: ``wrapper_set_seed(torch.Tensor.cauchy_, x,
+# ...)`` changes x in place (here a clone); ``normal.number_mean`` takes (std, mean, ...).
+DRAWN_LAMBDAS = {
+    "uniform": ("on_a_clone", "uniform_"), "cauchy": ("on_a_clone", "cauchy_"),
+    "exponential": ("on_a_clone", "exponential_"), "geometric": ("on_a_clone", "geometric_"),
+    "log_normal": ("on_a_clone", "log_normal_"), "normal.in_place": ("on_a_clone", "normal_"),
+    "normal.number_mean": ("swap_first", "normal"), "new_empty": ("method", "new_empty"),
 }  # fmt: skip
 
 # OpInfos whose ``op`` is a lambda around a Tensor method or attribute: how to
@@ -203,6 +217,12 @@ def resolve(op: Any) -> tuple[str, Any] | None:
         if op.name in ("nn.functional.embedding", "nn.functional.embedding_bag"):  # (weight, ids)
             found = _lookup(op.name)
             return ("embedding", found[1]) if found else None
+        if op.name in DRAWN:
+            kind, name = DRAWN_LAMBDAS.get(op_key(op), ("function", op.name))
+            if kind == "function" or kind == "swap_first":
+                found = _lookup(name)
+                return (kind, found[1]) if found else None
+            return (kind, name) if hasattr(mg.Tensor, name) else None
         return None
     for name in [op.name, *(a.name for a in op.aliases)]:
         found = _lookup(name)
@@ -224,6 +244,8 @@ def call_minigrad(kind: str, target: Any, x: Any, args: tuple, kwargs: dict) -> 
     if kind == "order_first":
         (n,) = args
         return target(n, x, **kwargs)
+    if kind == "swap_first":  # lambda std, mean, *rest: torch.normal(mean, std, *rest)
+        return target(args[0], x, *args[1:], **kwargs)
     if kind == "on_a_clone":
         return getattr(x.clone(), target)(*args, **kwargs)
     if kind == "einsum":
@@ -642,7 +664,10 @@ def run_sample(op: Any, kind: str, target: Any, sample: Any, grad_seed: int | No
 
 
 def _drawn(op: Any, sample: Any) -> bool:
-    """Whether the sample's result is drawn at random (a dropout inside the call)."""
+    """Whether the sample's result is drawn at random (a dropout inside the call, a sampler)
+    or undefined (``empty``): then only its shapes and dtypes are compared."""
+    if op.name in DRAWN:
+        return True
     return op.name == "nn.functional.scaled_dot_product_attention" and bool(
         sample.kwargs.get("dropout_p", 0)
     )
@@ -706,7 +731,7 @@ VIEW_METHODS = {"t_", "transpose_", "squeeze_", "unsqueeze_", "swapaxes_", "swap
 def variant_of(op: Any, variant: str) -> tuple[Any, str] | None:
     """``(torch's callable, its name)`` of OpInfo ``op``'s method or in-place variant, or
     None (no such variant, a lambda, or a method the function sweep already calls)."""
-    if op.name in SKIP:
+    if op.name in SKIP or op.name in DRAWN:
         return None
     fn = op.method_variant if variant == "method" else op.inplace_variant
     if variant == "inplace" and fn is not None and op.name.startswith("nn.functional."):

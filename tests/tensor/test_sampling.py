@@ -123,6 +123,11 @@ CASES = [
     "lib.multinomial(lib.tensor([1.0, float('inf')]), 1)", "lib.multinomial(x.long() + 1, 1)",
     "lib.multinomial(lib.ones(2, 3, 4), 1)", "lib.multinomial(x + 1, 0)",
     "lib.multinomial(x, 2, True)", "lib.multinomial(x + 1, 2.0)",
+    # several draws with replacement: torch's kernel checks entry by entry, in other words
+    "lib.multinomial(lib.tensor([1.0, -1.0, 1.0]), 2, True)",
+    "lib.multinomial(lib.tensor([1.0, float('inf'), 1.0]), 2, True)",
+    "lib.multinomial(lib.tensor([1.0, 1.0, float('nan')]), 2, True)",
+    "lib.multinomial(lib.tensor([1.0, float('inf')]), 1, True)",
 ]  # fmt: skip
 
 
