@@ -508,6 +508,13 @@ class MoreMethods:
         return self.new_full(sizes(size, "new_ones"), 1, dtype=dtype, device=device,
                              requires_grad=requires_grad)  # fmt: skip
 
+    def new_empty(self, *size: Any, dtype: Any = None, device: Any = None,
+                  requires_grad: Any = False) -> Any:  # fmt: skip
+        """A tensor of ``size`` whose values are not to be read before they are written, with
+        this tensor's dtype and device (PyTorch's ``new_empty``; here zeros, as ``mg.empty``)."""
+        return self.new_full(sizes(size, "new_empty"), 0, dtype=dtype, device=device,
+                             requires_grad=requires_grad)  # fmt: skip
+
     # -- special functions and sign tests (ops/special.py) -------------------------------------
     def erfc(self) -> Any:
         return special.erfc(self)

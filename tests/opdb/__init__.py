@@ -134,7 +134,7 @@ NOT_OPERATIONS = {
     # random samplers: values cannot be compared with torch's, and torch's gradient is zero;
     # distributions, errors and that zero gradient: tests/tensor/test_sampling.py
     "bernoulli", "normal", "multinomial", "uniform_", "normal_", "bernoulli_", "exponential_",
-    "geometric_", "cauchy_", "log_normal_", "random_",
+    "geometric_", "cauchy_", "log_normal_", "random_", "new_empty",
 }  # fmt: skip
 # Operators spelled with a symbol: the public name whose case covers them.
 DUNDERS = {

@@ -108,6 +108,13 @@ def test_dtypes_and_shapes_as_torch():
     assert mg.normal(2, 3, (2,)).dtype == mg.float32
     assert mg.multinomial(mg.ones(2, 3, dtype=mg.float64), 2).dtype == mg.int64
     assert mg.empty(0).uniform_().shape == (0,)
+    t = torch.ones(2, dtype=torch.int64)
+    for size, kwargs in (((3, 2), {}), (((2,),), {"dtype": torch.float64})):
+        theirs = t.new_empty(*size, **kwargs)
+        ours = mg.ones(2, dtype=mg.int64).new_empty(
+            *size, **{"dtype": mg.float64} if kwargs else {}
+        )
+        assert ours.shape == tuple(theirs.shape) and str(ours.dtype) == str(theirs.dtype)[6:]
 
 
 CASES = [
