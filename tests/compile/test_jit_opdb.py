@@ -37,7 +37,7 @@ DATA_DEPENDENT = {
     "nn.functional.avg_pool3d:int64",  # an integer mean: division toward zero, on the host
     "gcd", "gcd:int32", "lcm", "lcm:int32",  # Euclid's steps run NumPy's on the host
     "masked.median:int64",  # an integer median refuses a slice masked out whole (PyTorch's check)
-    "nextafter", "nextafter:edges", "frexp", "frexp:edges",  # the bits of floats, on the host
+    "nextafter", "nextafter:edges", "nextafter:equal", "frexp", "frexp:edges",  # on the host
     # positions read on the host from the values
     "argwhere", "Tensor.argwhere", "nonzero_static", "Tensor.nonzero_static", "unravel_index",
 

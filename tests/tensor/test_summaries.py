@@ -197,3 +197,13 @@ def test_frexp_mantissa_slope_is_torch_past_float32_powers():
         lib.frexp(x).mantissa.sum().backward()
         got.append(x.grad.tolist())
     assert got[0] == got[1]
+
+
+def test_nextafter_slope_is_torch_where_input_equals_other():
+    got = []
+    for lib in (mg, torch):
+        x = lib.tensor([1.0, 2.0, float("nan"), 0.0, -0.0], dtype=lib.float64, requires_grad=True)
+        y = lib.tensor([1.0, 3.0, 1.0, 0.0, 0.0], dtype=lib.float64)
+        lib.nextafter(x, y).sum().backward()
+        got.append(x.grad.tolist())
+    assert got[0] == got[1] == [0.0, 1.0, 1.0, 0.0, 0.0]

@@ -27,7 +27,7 @@ import numpy as np
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.ops.elementwise import _on_host, operands, tensor_arguments
+from minigrad.tensor.ops.elementwise import _on_host, compare, operands, tensor_arguments
 from minigrad.tensor.primitive import Primitive, aligned
 from minigrad.tensor.record import apply, zeros_like
 
@@ -91,14 +91,21 @@ def lcm(input: Any, other: Any) -> Tensor:
 
 
 # -- the bits of floats --------------------------------------------------------------------------
-# PyTorch's slopes: 1 in x (the step is taken as a constant), 0 in y.
+def _moves(v: Tensor, x: Tensor, y: Tensor) -> Tensor:
+    """PyTorch's slope in x, ``v * (x != y)``: 1 where a step is taken (taken as a constant),
+    0 where x already equals y (the result is y there)."""
+    return v * compare("ne", x, y).to(v.dtype)
+
+
+# PyTorch's slopes: (x != y) in x, 0 in y.
 NEXTAFTER = Primitive(
     "nextafter",
     _on_host(np.nextafter),
-    vjp=lambda g, out, inputs, needs: (g, zeros_like(g)),
+    vjp=lambda g, out, inputs, needs: (_moves(g, *inputs), zeros_like(g)),
     jvp=lambda tangents, out, inputs: (
-        tangents[0] if tangents[0] is not None else (zeros_like(tangents[1]))
+        _moves(tangents[0], *inputs) if tangents[0] is not None else zeros_like(tangents[1])
     ),
+    saves=(0, 1),
     batch=lambda xs, batched: apply(NEXTAFTER, tuple(aligned(xs, batched))),
 )
 FREXP_EXPONENT = Primitive(
@@ -128,7 +135,8 @@ FrexpResult = namedtuple("frexp", ["mantissa", "exponent"])
 
 def nextafter(input: Any, other: Any) -> Tensor:
     """The next float after ``input`` in the direction of ``other``, elementwise (``input``
-    itself where they are equal). Its slope is PyTorch's: 1 in ``input``, 0 in ``other``.
+    itself where they are equal). Its slope is PyTorch's: ``input != other`` in ``input``,
+    0 in ``other``.
 
     >>> import minigrad as mg
     >>> mg.nextafter(mg.tensor([1.0], dtype=mg.float64), mg.tensor([2.0], dtype=mg.float64))
