@@ -89,8 +89,7 @@ def embedding(input: Any, weight: Tensor, padding_idx: int | None = None,
     return where((ids == padding_idx).unsqueeze(-1), out.detach(), out)
 
 
-_TENSOR_TYPES = {"float64": "Double", "float32": "Float", "float16": "Half", "bool": "Bool",
-                 "bfloat16": "BFloat16"}  # fmt: skip
+_TENSOR_TYPES = dtypes.SCALAR_TYPE_NAMES  # PyTorch's names of the dtypes
 
 
 def _renorm_(weight: Tensor, ids: Tensor, max_norm: float, norm_type: float) -> None:

@@ -49,8 +49,7 @@ from minigrad.tensor.ops.logic import isnan
 from minigrad.tensor.ops.scattering import index_add
 from minigrad.tensor.tensor import Tensor
 
-_TYPES = {"float64": "Double", "float32": "Float", "float16": "Half", "bfloat16": "BFloat16",
-          "int64": "Long", "int32": "Int", "bool": "Bool"}  # fmt: skip
+_TYPES = dtypes.SCALAR_TYPE_NAMES  # PyTorch's names of the dtypes
 
 
 def _type(t: Tensor) -> str:

@@ -52,8 +52,7 @@ from minigrad.tensor.tensor import Tensor
 REDUCTIONS = ("mean", "sum", "none")
 
 # PyTorch's names for dtypes, as its errors spell them.
-TORCH_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
-               "bool": "Bool", "float16": "Half", "bfloat16": "BFloat16"}  # fmt: skip
+TORCH_NAMES = dtypes.SCALAR_TYPE_NAMES  # PyTorch's names of the dtypes
 
 
 # -- classification: one integer label per example --------------------------------------

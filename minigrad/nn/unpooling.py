@@ -33,8 +33,7 @@ from minigrad.tensor.ops.broadcasting import ShapeError
 from minigrad.tensor.ops.scattering import scatter
 from minigrad.tensor.tensor import Tensor
 
-NAMES = {"int64": "Long", "int32": "Int", "bool": "Bool", "float32": "Float",
-         "float64": "Double", "float16": "Half", "bfloat16": "BFloat16"}  # fmt: skip
+NAMES = dtypes.SCALAR_TYPE_NAMES  # PyTorch's names of the dtypes
 WORDS = {1: "single", 2: "two", 3: "three"}
 
 

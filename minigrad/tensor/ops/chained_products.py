@@ -26,8 +26,7 @@ from minigrad.tensor.ops.linalg import matmul
 # PyTorch's names for dtypes in multi_dot's message (its C++ type names).
 _CPP_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
               "bool": "bool", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}  # fmt: skip
-_TORCH_NAMES = {"int64": "Long", "int32": "Int", "bool": "Bool", "float16": "Half",
-                "bfloat16": "BFloat16", "float32": "Float", "float64": "Double"}  # fmt: skip
+_TORCH_NAMES = dtypes.SCALAR_TYPE_NAMES  # PyTorch's names of the dtypes
 
 
 def _as_tensor(x: Any) -> Tensor:

@@ -30,9 +30,7 @@ from minigrad.tensor.ops.broadcasting import ShapeError
 C_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half",
            "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
            "bool": "bool"}  # fmt: skip
-SCALAR_NAMES = {"float64": "Double", "float32": "Float", "float16": "Half",
-                "bfloat16": "BFloat16", "int64": "Long", "int32": "Int",
-                "bool": "Bool"}  # fmt: skip
+SCALAR_NAMES = dtypes.SCALAR_TYPE_NAMES  # PyTorch's names of the dtypes
 
 
 def expand(value: Any, n: int, name: str, op: str) -> tuple[int, ...]:

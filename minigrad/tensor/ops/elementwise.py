@@ -712,8 +712,7 @@ BITWISE_RIGHT_SHIFT = Primitive(
 )
 
 # PyTorch's names of the dtypes, as its kernels' errors print them.
-_TORCH_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-                "int64": "Long", "int32": "Int", "bool": "Bool"}  # fmt: skip
+_TORCH_NAMES = dtypes.SCALAR_TYPE_NAMES  # PyTorch's names of the dtypes
 
 
 def _check_bitwise(kernel: str, dtype: np.dtype, bools: bool = True) -> None:

@@ -107,8 +107,7 @@ LEAF_MESSAGE = (
 
 # PyTorch's names for dtypes in its casting error; where a bound is a Python number
 # (``x.clamp_(0.5)``), PyTorch names the dtype changed in place as C++ does.
-TORCH_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
-                "bool": "Bool", "float16": "Half", "bfloat16": "BFloat16"}  # fmt: skip
+TORCH_NAMES = dtypes.SCALAR_TYPE_NAMES  # PyTorch's names of the dtypes
 CPP_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
              "bool": "bool", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}  # fmt: skip
 

@@ -50,8 +50,7 @@ __all__ = [
 ]  # fmt: skip
 
 # PyTorch's names for dtypes in its messages.
-_TORCH_NAMES = {"int64": "Long", "int32": "Int", "bool": "Bool", "float16": "Half",
-                "bfloat16": "BFloat16", "float32": "Float", "float64": "Double"}  # fmt: skip
+_TORCH_NAMES = dtypes.SCALAR_TYPE_NAMES  # PyTorch's names of the dtypes
 
 SvdResult = namedtuple("svd", ["U", "S", "V"])
 

@@ -32,8 +32,7 @@ from minigrad.tensor.ops.reductions import amax, normalize_axes, sum
 __all__ = ["addmm", "baddbmm", "bmm", "cdist", "cross", "dot", "kron", "mm", "mv"]
 
 # PyTorch names dtypes in these messages by their C++ scalar types.
-_SCALAR_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
-                 "bool": "Bool", "float16": "Half", "bfloat16": "BFloat16"}  # fmt: skip
+_SCALAR_NAMES = dtypes.SCALAR_TYPE_NAMES  # PyTorch's names of the dtypes
 
 
 def _tensor(x: Any) -> Tensor:

@@ -87,8 +87,7 @@ def _output_size(n: int, k: int, p: int, s: int, d: int, ceil_mode: bool) -> int
     return size
 
 
-NAMES = {"int32": "Int", "int64": "Long", "bool": "Bool", "float16": "Half",
-         "bfloat16": "BFloat16"}  # fmt: skip
+NAMES = dtypes.SCALAR_TYPE_NAMES  # PyTorch's names of the dtypes
 
 
 def _geometry(x: Tensor, kernel_size, stride, padding, dilation, ceil_mode, op: str,

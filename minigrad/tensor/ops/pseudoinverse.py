@@ -51,8 +51,7 @@ from minigrad.tensor.record import apply
 __all__ = ["cond", "lstsq", "matrix_rank", "pinv", "pinverse"]
 
 # PyTorch's names for dtypes in its messages.
-_TORCH_NAMES = {"int64": "Long", "int32": "Int", "bool": "Bool", "float16": "Half",
-                "bfloat16": "BFloat16", "float32": "Float", "float64": "Double"}  # fmt: skip
+_TORCH_NAMES = dtypes.SCALAR_TYPE_NAMES  # PyTorch's names of the dtypes
 
 
 def _mT(x: Tensor) -> Tensor:

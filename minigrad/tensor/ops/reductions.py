@@ -250,8 +250,7 @@ def _count(x: Tensor, axes: tuple[int, ...]) -> int:
     return count
 
 
-_TORCH_DTYPE_NAMES = {"int64": "Long", "int32": "Int", "bool": "Bool", "float32": "Float",
-                      "float64": "Double", "float16": "Half", "bfloat16": "BFloat16"}  # fmt: skip
+_TORCH_DTYPE_NAMES = dtypes.SCALAR_TYPE_NAMES  # PyTorch's names of the dtypes
 
 
 @dtypes.in_float32

@@ -89,7 +89,7 @@ SOFTMAX = Primitive(
 )
 
 
-_TORCH_DTYPE_NAMES = {"int64": "Long", "int32": "Int", "bool": "Bool"}
+_TORCH_DTYPE_NAMES = dtypes.SCALAR_TYPE_NAMES  # PyTorch's names of the dtypes
 
 
 def _prepared(x: Tensor, axis: int, op: str) -> tuple[Tensor, int | None, bool]:
