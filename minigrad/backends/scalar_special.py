@@ -439,8 +439,15 @@ def zeta(x, q):
         if x != x or (x < t(WHOLE) and x != t(math.floor(x))):
             return t(math.nan)
     eps = t(EPS32) if t(1) + t(1e-10) == t(1) else t(EPS64)
+    if q < t(-9):  # (x is whole here) each term with |q + k| > m is below eps of the one
+        # nearest 0, and so is their sum: start from there (q + k is exact), not 10^6 steps
+        # before it (PyTorch takes each step)
+        m = (t(2) / (eps * (x - one))) ** (one / (x - one))
+        if m < -q - t(9):
+            q = q + t(math.floor(-q - m))
     s = q**-x
     lost = t(0)  # what the additions rounded away (Neumaier): terms of both signs for q < 0
+    nearest = q  # the q + k nearest 0, whose term is the largest
     a = q
     b = t(0)
     i = 0
@@ -448,11 +455,15 @@ def zeta(x, q):
         i += 1
         a += one
         b = a**-x
+        if abs(a) < abs(nearest):
+            nearest = a
         total = s + b
         lost += (s - total) + b if abs(s) >= abs(b) else (b - total) + s
         s = total
         if -eps * s < b < eps * s:
             return s + lost if lost == lost else s  # (NaN where a sum passed inf)
+    if s != s and x == x and q == q:  # float32 terms +inf and -inf: in float64 (as PyTorch
+        return nearest**-x  # computes float32) only the one nearest 0 overflows, and wins
     if lost == lost:
         s += lost
     if b == 0 and a < t(math.inf):  # every later term is 0; PyTorch's tail (in float64)
