@@ -72,6 +72,13 @@ from minigrad.nn.distances import (
 from minigrad.nn.dropout import dropout
 from minigrad.nn.embedding import embedding, one_hot
 from minigrad.nn.embedding_bags import embedding_bag
+from minigrad.nn.feature_dropout import (
+    alpha_dropout,
+    dropout1d,
+    dropout2d,
+    dropout3d,
+    feature_alpha_dropout,
+)
 from minigrad.nn.grid_sampling import affine_grid, grid_sample
 from minigrad.nn.group_norms import group_norm, instance_norm, rms_norm
 from minigrad.nn.interpolation import interpolate, upsample, upsample_bilinear, upsample_nearest
@@ -127,6 +134,7 @@ __all__ = [
     "triplet_margin_with_distance_loss", "unfold", "upsample", "upsample_bilinear",
     "upsample_nearest",
 ]  # fmt: skip
+__all__ += ["alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout"]
 
 
 def softmax(x: Tensor, axis: int = -1, *, dim: int | None = None, dtype: Any = None) -> Tensor:

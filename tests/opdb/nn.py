@@ -218,6 +218,42 @@ def dropout_case(draw):
     return Case(_viewed(ours, views), _viewed(theirs, views), arrays)
 
 
+ALPHA = 1.7580993408473766  # SELU's saturation value, torch's constant
+
+
+@st.composite
+def feature_dropout_case(draw, name, ndims, batched, alpha=False):
+    """``dropout1d/2d/3d``, ``(feature_)alpha_dropout`` with a seeded mask (one draw per
+    channel, or per element); torch's side rebuilds the mask from ``mg.rand``, as for dropout."""
+    ndim = draw(st.sampled_from(ndims))
+    shape = draw(hnp.array_shapes(min_dims=ndim, max_dims=ndim, min_side=1, max_side=3))
+    arrays, views, _ = draw(inputs([shape], [normal]))
+    p = draw(st.sampled_from([0.0, 0.3, 0.5, 1.0]))
+    training = draw(st.booleans())
+    seed = draw(st.integers(0, 2**31))
+    lead = None if batched is None else (2 if batched(ndim) else 1)
+    mask = shape if lead is None else (*shape[:lead], *[1] * (ndim - lead))
+
+    def ours(x):
+        mg.manual_seed(seed)
+        return getattr(F, name)(x, p, training=training)
+
+    def theirs(t):
+        if not training or p == 0:
+            return t
+        if p == 1:
+            return t * 0
+        mg.manual_seed(seed)
+        keep = torch.tensor(mg.rand(*mask, dtype=mg.float64).numpy() >= p, dtype=torch.float64)
+        if not alpha:
+            return t * (keep / (1 - p)).to(t.dtype)
+        a = 1.0 / np.sqrt((ALPHA * ALPHA * p + 1) * (1 - p))
+        shift = (keep - 1.0) * (ALPHA * a) + ALPHA * a * p
+        return t * (keep * a).to(t.dtype) + shift.to(t.dtype)
+
+    return Case(_viewed(ours, views), _viewed(theirs, views), arrays)
+
+
 @st.composite
 def embedding_case(draw, padding=False):
     rows, width = draw(st.integers(1, 4)), draw(st.integers(1, 3))
@@ -292,6 +328,13 @@ CASES = {
     "nn.functional.batch_norm": batch_norm_case(training=True),
     "nn.functional.batch_norm:eval": batch_norm_case(training=False),
     "nn.functional.dropout": dropout_case(),
+    "nn.functional.dropout1d": feature_dropout_case("dropout1d", [2, 3], lambda n: n == 3),
+    "nn.functional.dropout2d": feature_dropout_case("dropout2d", [4], lambda n: True),
+    "nn.functional.dropout3d": feature_dropout_case("dropout3d", [4, 5], lambda n: n == 5),
+    "nn.functional.alpha_dropout": feature_dropout_case("alpha_dropout", [0, 1, 2], None, True),
+    "nn.functional.feature_alpha_dropout": feature_dropout_case(
+        "feature_alpha_dropout", [2, 3, 4], lambda n: True, True
+    ),
     "nn.functional.embedding": embedding_case(),
     "nn.functional.embedding:padding_idx": embedding_case(padding=True),
 }

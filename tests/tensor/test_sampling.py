@@ -172,3 +172,28 @@ def test_not_differentiable_as_torch():
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
         mg.zeros(3, requires_grad=True).normal_()
     assert not mg.multinomial(p, 1).requires_grad
+
+
+def test_channel_and_alpha_dropouts():
+    F = mg.nn.functional
+    mg.manual_seed(0)
+    y = F.dropout2d(mg.ones(50, 40, 2, 2), 0.5).numpy()
+    assert (y == y[:, :, :1, :1]).all() and set(np.unique(y)) == {0.0, 2.0}  # whole channels
+    _near(float((y[:, :, 0, 0] == 0).mean()), 0.5, 0.5 * math.sqrt(N / 2000))
+    with pytest.warns(UserWarning, match="interpreted as shape \\(N, C, L\\)"):
+        assert F.dropout2d(mg.ones(2, 3, 4), 0.5).shape == (2, 3, 4)
+    # alpha dropout keeps unit-normal inputs at mean 0 and variance 1
+    z = F.alpha_dropout(mg.randn(N, dtype=mg.float64), 0.3, training=True)
+    m, v = _moments(z)
+    _near(m, 0.0, 1.0)
+    assert abs(v - 1.0) < 0.1
+    x = mg.ones(3, 4)
+    assert F.dropout1d(x, 0.5, inplace=True) is x
+    for name, case in (("dropout1d", (4,)), ("feature_alpha_dropout", (4,))):
+        got = []
+        for lib, f in ((torch, torch.nn.functional), (mg, F)):
+            try:
+                getattr(f, name)(lib.ones(*case), 0.5, True)
+            except Exception as error:
+                got.append((type(error), str(error).splitlines()[0]))
+        assert len(got) == 2 and got[0] == got[1], got
