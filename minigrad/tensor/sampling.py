@@ -127,6 +127,13 @@ def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
             f"bernoulli(): argument 'input' (position 1) must be Tensor, not "
             f"{dtypes.type_name(input)}"
         )
+    if isinstance(p, Tensor):
+        raise TypeError(
+            "bernoulli() received an invalid combination of arguments - got (Tensor, Tensor), but "
+            "expected one of:\n * (Tensor input, *, Generator generator)\n"
+            " * (Tensor input, float p, *, Generator generator)\nbernoulli: p is a number; for a tensor of probabilities use "
+            "mg.bernoulli(p) or x.bernoulli_(p)"
+        )
     if p is None:
         _floating(input, "bernoulli_tensor_cpu_p_")
         _check_probability(input, "bernoulli_")
@@ -158,7 +165,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None
                 "normal expects all elements of std >= 0.0\nnormal: a standard deviation "
                 "cannot be negative"
             )
-    elif float(std) < 0:
+    elif not float(std) >= 0:  # NaN too
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_number(std)}")
     if tensors:
         if size is not None:
@@ -167,7 +174,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None
                 "for numbers mean and std; with a tensor the result takes its shape"
             )
         shape = broadcast_shape(*(t.shape for t in tensors))
-        dtype = dtypes.result_dtype([t.dtype for t in tensors], [])
+        dtype = tensors[0].dtype  # mean's dtype, or std's when mean is a number
         device = tensors[0].device
     else:
         if size is None:
@@ -215,6 +222,11 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
         raise RuntimeError(
             "cannot sample n_sample > prob_dist.size(-1) samples without replacement\n"
             f"multinomial: {num_samples} samples asked from {categories} categories"
+        )
+    if categories == 0:  # only with replacement (without, the count check above refused it)
+        raise RuntimeError(
+            "aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+            "identity.\nmultinomial: a row of no categories has nothing to draw"
         )
     if categories > 2**24:
         raise RuntimeError("number of categories cannot exceed 2^24")
@@ -264,6 +276,13 @@ def _fill(x: Tensor, op: str, make: Any) -> Tensor:
 def uniform_(x: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
     """``x.uniform_(a, b)``: x overwritten with numbers uniform on [a, b); returns x."""
     _floating(x, "check_uniform_bounds")
+    largest = float(np.finfo(x.dtype).max)
+    for name, bound in (("from", a), ("to", b)):
+        if not -largest <= float(bound) <= largest:  # NaN and inf too
+            raise RuntimeError(
+                f"{name} is out of bounds for {CPP_NAMES[x.dtype.name]}\nuniform_: the bounds "
+                f"must be finite numbers that {x.dtype} holds; got {name}={bound}"
+            )
     if a > b:
         raise RuntimeError(
             f"uniform_ expects to return a [from, to) range, but found from={_number(a)} > "
@@ -276,7 +295,7 @@ def uniform_(x: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Any = None
 def normal_(x: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
     """``x.normal_(mean, std)``: x overwritten with normal numbers; returns x."""
     _floating(x, "normal_kernel_cpu")
-    if std < 0:
+    if not std >= 0:  # NaN too
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_number(std)}")
     z = _standard_normal(x.shape, generator, x.device, "normal_")
     return _fill(x, "normal_", lambda old: (z * float(std) + float(mean)).to(x.dtype))
@@ -286,7 +305,7 @@ def bernoulli_(x: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
     """``x.bernoulli_(p)``: x overwritten with ones (probability p, a number or a tensor)
     and zeros, in x's dtype (any dtype); returns x."""
     _check_probability(p, "bernoulli_")
-    chance = p.detach() if isinstance(p, Tensor) else float(p)
+    chance = p.detach().expand(x.shape) if isinstance(p, Tensor) else float(p)
     u = _uniform(x.shape, generator, x.device, "bernoulli_")
     return _fill(x, "bernoulli_", lambda old: (u < chance).to(x.dtype))
 

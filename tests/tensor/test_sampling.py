@@ -106,6 +106,11 @@ def test_dtypes_and_shapes_as_torch():
     assert mg.normal(mg.zeros(()), 1.0).shape == ()
     assert mg.normal(0.0, mg.ones(2, dtype=mg.float64)).dtype == mg.float64
     assert mg.normal(2, 3, (2,)).dtype == mg.float32
+    assert mg.normal(mg.zeros(2), mg.ones(2, dtype=mg.float64)).dtype == mg.float32  # mean's
+    assert mg.normal(mg.zeros(3), mg.ones(2, 3)).shape == (2, 3)
+    assert mg.zeros(2, dtype=mg.float64).uniform_(-1e300, 1e300).dtype == mg.float64
+    with pytest.raises(RuntimeError, match="The expanded size of the tensor \\(3\\)"):
+        mg.zeros(3).bernoulli_(mg.full((2,), 0.5))
     assert mg.multinomial(mg.ones(2, 3, dtype=mg.float64), 2).dtype == mg.int64
     assert mg.empty(0).uniform_().shape == (0,)
     t = torch.ones(2, dtype=torch.int64)
@@ -135,6 +140,9 @@ CASES = [
     "lib.multinomial(lib.tensor([1.0, float('inf'), 1.0]), 2, True)",
     "lib.multinomial(lib.tensor([1.0, 1.0, float('nan')]), 2, True)",
     "lib.multinomial(lib.tensor([1.0, float('inf')]), 1, True)",
+    "x.normal_(0, float('nan'))", "lib.normal(x, float('nan'))", "x.uniform_(0, float('inf'))",
+    "x.uniform_(float('nan'), 1)", "x.uniform_(-1e300, 1)", "lib.multinomial(lib.ones(2, 0), 1, True)",
+    "lib.bernoulli(x, lib.full((3,), 0.5))",
 ]  # fmt: skip
 
 
