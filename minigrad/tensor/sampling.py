@@ -26,7 +26,9 @@ from typing import Any
 import numpy as np
 
 from minigrad.tensor import dtypes, factories, sampling_methods
+from minigrad.tensor.base import every_value
 from minigrad.tensor.generator import Generator
+from minigrad.tensor.mode import current
 from minigrad.tensor.ops import elementwise as ew
 from minigrad.tensor.ops.broadcasting import broadcast_shape
 from minigrad.tensor.ops.inplace import CPP_NAMES, assign
@@ -105,9 +107,17 @@ _P_MESSAGE = (
 )
 
 
+def _values(x: Tensor) -> np.ndarray:
+    """Every value of ``x`` for a check (inside vmap, every example's); while a function is
+    traced the values are not known yet: no value fails then."""
+    if current().tracing is not None:
+        return np.zeros(0)
+    return every_value(x)
+
+
 def _check_probability(p: Any, where: str) -> None:
     if isinstance(p, Tensor):
-        values = p.detach().numpy()
+        values = _values(p)
         if not bool(np.all((values >= 0) & (values <= 1))):
             raise RuntimeError(_P_MESSAGE)
     elif not 0 <= float(p) <= 1:
@@ -131,8 +141,9 @@ def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
         raise TypeError(
             "bernoulli() received an invalid combination of arguments - got (Tensor, Tensor), but "
             "expected one of:\n * (Tensor input, *, Generator generator)\n"
-            " * (Tensor input, float p, *, Generator generator)\nbernoulli: p is a number; for a tensor of probabilities use "
-            "mg.bernoulli(p) or x.bernoulli_(p)"
+            " * (Tensor input, float p, *, Generator generator)\n"
+            "bernoulli: p is a number; for a tensor of probabilities use mg.bernoulli(p) or "
+            "x.bernoulli_(p)"
         )
     if p is None:
         _floating(input, "bernoulli_tensor_cpu_p_")
@@ -160,7 +171,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None
     for value in tensors:
         _floating(value, "normal_kernel_cpu")
     if isinstance(std, Tensor):
-        if not bool(np.all(std.detach().numpy() >= 0)):
+        if not bool(np.all(_values(std) >= 0)):
             raise RuntimeError(
                 "normal expects all elements of std >= 0.0\nnormal: a standard deviation "
                 "cannot be negative"

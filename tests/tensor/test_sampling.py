@@ -205,3 +205,13 @@ def test_channel_and_alpha_dropouts():
             except Exception as error:
                 got.append((type(error), str(error).splitlines()[0]))
         assert len(got) == 2 and got[0] == got[1], got
+
+
+def test_samplers_under_jit_and_vmap():
+    # a compiled program draws anew at each run; vmap draws one sample per example
+    f = mg.jit(lambda p: mg.bernoulli(p) + mg.normal(0.0, p))
+    p = mg.full((64,), 0.5)
+    mg.manual_seed(2)
+    assert not (f(p) == f(p)).all()
+    rows = mg.vmap(lambda q: mg.bernoulli(q), randomness="different")(mg.full((2, 64), 0.5))
+    assert rows.shape == (2, 64) and not (rows[0] == rows[1]).all()
