@@ -463,7 +463,11 @@ def zeta(x, q):
         if -eps * s < b < eps * s:
             return s + lost if lost == lost else s  # (NaN where a sum passed inf)
     if s != s and x == x and q == q:  # float32 terms +inf and -inf: in float64 (as PyTorch
-        return nearest**-x  # computes float32) only the one nearest 0 overflows, and wins
+        # computes float32) the one nearest 0 wins, unless its neighbour across 0 overflows too
+        other = nearest + one if nearest < 0 else nearest - one
+        if x * -math.log(abs(other)) > t(709.78):
+            return t(math.nan)
+        return nearest**-x
     if lost == lost:
         s += lost
     if b == 0 and a < t(math.inf):  # every later term is 0; PyTorch's tail (in float64)
