@@ -49,6 +49,13 @@ from minigrad.nn.distances import (
 from minigrad.nn.dropout import Dropout
 from minigrad.nn.embedding import Embedding
 from minigrad.nn.embedding_bags import EmbeddingBag
+from minigrad.nn.feature_dropout import (
+    AlphaDropout,
+    Dropout1d,
+    Dropout2d,
+    Dropout3d,
+    FeatureAlphaDropout,
+)
 from minigrad.nn.group_norms import GroupNorm, InstanceNorm1d, InstanceNorm2d, RMSNorm
 from minigrad.nn.interpolation import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 from minigrad.nn.likelihood_losses import GaussianNLLLoss, PoissonNLLLoss
@@ -196,3 +203,4 @@ __all__ = [
     "functional",
     "utils",
 ]  # fmt: skip
+__all__ += ["AlphaDropout", "Dropout1d", "Dropout2d", "Dropout3d", "FeatureAlphaDropout"]

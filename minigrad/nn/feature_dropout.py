@@ -22,6 +22,7 @@ import warnings
 from typing import Any
 
 from minigrad.nn.dropout import _check_probability
+from minigrad.nn.module import Module
 from minigrad.tensor import factories
 from minigrad.tensor.tensor import Tensor
 
@@ -121,3 +122,51 @@ def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
                           inplace: bool = False) -> Tensor:  # fmt: skip
     """``alpha_dropout`` of whole channels of ``(N, C, ...)``."""
     return _dropped(input, p, training, lambda: _mask_shape(input, True), True, inplace)
+
+
+class _FeatureDropout(Module):
+    """The layers: their function with probability ``p`` while training, the identity in
+    evaluation mode (``model.eval()``)."""
+
+    function: Any = None
+
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
+        super().__init__()
+        _check_probability(p)
+        self.p, self.inplace = p, inplace
+
+    def forward(self, x: Tensor) -> Tensor:
+        return type(self).function(x, self.p, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout1d(_FeatureDropout):
+    """``dropout1d`` as a layer."""
+
+    function = staticmethod(dropout1d)
+
+
+class Dropout2d(_FeatureDropout):
+    """``dropout2d`` as a layer."""
+
+    function = staticmethod(dropout2d)
+
+
+class Dropout3d(_FeatureDropout):
+    """``dropout3d`` as a layer."""
+
+    function = staticmethod(dropout3d)
+
+
+class AlphaDropout(_FeatureDropout):
+    """``alpha_dropout`` as a layer (for SELU networks)."""
+
+    function = staticmethod(alpha_dropout)
+
+
+class FeatureAlphaDropout(_FeatureDropout):
+    """``feature_alpha_dropout`` as a layer."""
+
+    function = staticmethod(feature_alpha_dropout)

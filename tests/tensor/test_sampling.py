@@ -197,6 +197,12 @@ def test_channel_and_alpha_dropouts():
     assert abs(v - 1.0) < 0.1
     x = mg.ones(3, 4)
     assert F.dropout1d(x, 0.5, inplace=True) is x
+    layer = mg.nn.Dropout2d(0.5)
+    assert repr(layer) == repr(torch.nn.Dropout2d(0.5))
+    assert layer.eval()(mg.ones(2, 3, 1, 1)).tolist() == [[[[1.0]]] * 3] * 2
+    ours = sorted(set(mg.nn.AlphaDropout(0.2)(mg.ones(50)).tolist()))  # kept, dropped
+    theirs = sorted(set(torch.nn.functional.alpha_dropout(torch.ones(50), 0.2, True).tolist()))
+    assert np.allclose(ours, theirs, rtol=1e-6)
     for name, case in (("dropout1d", (4,)), ("feature_alpha_dropout", (4,))):
         got = []
         for lib, f in ((torch, torch.nn.functional), (mg, F)):
