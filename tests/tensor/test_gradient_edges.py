@@ -206,3 +206,19 @@ def test_a_16_bit_cotangent_times_a_number_is_torchs_in_a_plain_backward_pass(sl
     out = mg.nn.functional.leaky_relu(x, slope) * mg.tensor(weights, dtype=mg.float16)
     (got,) = mg.autograd.grad(out.sum(), [x])
     np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.parametrize(
+    "values",
+    [[1.0, 2.0, 2.0, 3.0], [2.0, 2.0, 1.0, math.nan, math.nan], [5.0, 5.0, 5.0],
+     [-0.0, 0.0, 1.0], [math.inf, math.inf, 1.0], [4.0]],
+)  # fmt: skip
+def test_median_of_a_whole_tensor_shares_its_gradient_among_equal_elements(values):
+    # torch's median() (no dim), like nanmedian(), spreads the slope evenly over every
+    # element equal to the median (every NaN, when it is NaN); with a dim it picks one.
+    x, t = mg.tensor(values, requires_grad=True), torch.tensor(values, requires_grad=True)
+    y, ty = mg.median(x), torch.median(t)
+    y.backward()
+    ty.backward()
+    assert str(y.item()) == str(ty.item())
+    assert x.grad.tolist() == t.grad.tolist()

@@ -30,9 +30,9 @@ from minigrad.backends.contract import TracerError
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.ops.arithmetic import logaddexp
-from minigrad.tensor.ops.elementwise import no_numbers
+from minigrad.tensor.ops.elementwise import compare, no_numbers, where
 from minigrad.tensor.ops.indexing import GATHER, IndexBoundsError, gather, take_along_dim
-from minigrad.tensor.ops.logic import isnan
+from minigrad.tensor.ops.logic import isfinite, isnan
 from minigrad.tensor.ops.movement import concatenate, reshape, squeeze
 from minigrad.tensor.ops.rearrange import narrow
 from minigrad.tensor.ops.reductions import mean, normalize_axes, std, sum, var
@@ -136,6 +136,20 @@ def _not_empty(x: Tensor, dim: int, op: str) -> None:
         )
 
 
+def spread_evenly(x: Tensor, value: Tensor) -> Tensor:
+    """``value`` (0-d, one of ``x``'s elements), whose gradient is shared evenly among the
+    elements equal to it (NaN: among the NaN), as PyTorch's median and nanmedian of a whole tensor.
+
+    ``s``, the mean of those elements, is ``value`` up to rounding; where it is finite,
+    ``value - (s - s)`` keeps ``value`` exactly (a -0.0 too) and ``s``'s gradient.
+    """
+    if not dtypes.is_floating(x.dtype):
+        return value  # no gradient to share
+    hits = where(isnan(value), isnan(x), compare("eq", x, value)).detach()
+    s = sum(where(hits, x, 0)) / sum(hits.to(dtypes.int64))
+    return where(isfinite(value), value - (s.detach() - s), s)
+
+
 def median(input: Any, dim: Any = None, keepdim: bool = False):
     """The lower median (for an even count, the smaller of the two middle values).
 
@@ -151,7 +165,7 @@ def median(input: Any, dim: Any = None, keepdim: bool = False):
     if dim is None:
         if x.size == 0:  # NaN, still on the graph (an empty gradient flows back)
             return sum(x) + math.nan
-        return median(reshape(x, -1), 0).values
+        return spread_evenly(x, median(reshape(x, -1), 0).values.detach())
     d = _dim(dim, x)
     if x.ndim == 0:
         return MedianResult(x, Tensor.concrete(np.asarray(0), device=x.device))

@@ -43,7 +43,7 @@ from minigrad.tensor.ops.contractions import diagonal
 from minigrad.tensor.ops.elementwise import compare, parser_error, sqrt, tensor_arguments, where
 from minigrad.tensor.ops.indexing import gather, take_along_dim
 from minigrad.tensor.ops.inplace import LEAF_MESSAGE, VIEW_OF_LEAF_MESSAGE
-from minigrad.tensor.ops.logic import isfinite, isnan
+from minigrad.tensor.ops.logic import isnan
 from minigrad.tensor.ops.math import ceil, clamp, floor, round
 from minigrad.tensor.ops.matrix_products import mm
 from minigrad.tensor.ops.movement import reshape, squeeze, transpose, unsqueeze
@@ -52,6 +52,7 @@ from minigrad.tensor.ops.reductions import min as reduction_min
 from minigrad.tensor.ops.reductions import normalize_axes
 from minigrad.tensor.ops.reductions import sum as reduction_sum
 from minigrad.tensor.ops.sorting import argsort, sort
+from minigrad.tensor.ops.statistics import spread_evenly
 
 __all__ = ["corrcoef", "cov", "nanmedian", "nanquantile", "quantile"]
 
@@ -365,20 +366,6 @@ def _first_of_equals(n: int) -> int:
     return order[0]
 
 
-def _spread_evenly(x: Tensor, value: Tensor) -> Tensor:
-    """``value`` (0-d, one of ``x``'s elements), whose gradient is shared evenly among the
-    elements equal to it (NaN: among the NaN), as PyTorch's median of a whole tensor.
-
-    ``s``, the mean of those elements, is ``value`` up to rounding; where it is finite,
-    ``value - (s - s)`` keeps ``value`` exactly (a -0.0 too) and ``s``'s gradient.
-    """
-    if not dtypes.is_floating(x.dtype):
-        return value  # no gradient to share
-    hits = where(isnan(value), isnan(x), compare("eq", x, value)).detach()
-    s = reduction_sum(where(hits, x, 0)) / reduction_sum(hits.to(dtypes.int64))
-    return where(isfinite(value), value - (s.detach() - s), s)
-
-
 def nanmedian(input: Any, dim: Any = None, keepdim: bool = False):
     """The lower median of the values that are not NaN (NaN where all are).
 
@@ -400,7 +387,7 @@ def nanmedian(input: Any, dim: Any = None, keepdim: bool = False):
     if dim is None:
         if x.size == 0:  # NaN, still on the graph (an empty gradient flows back)
             return reduction_sum(x) + math.nan
-        return _spread_evenly(x, nanmedian(reshape(x, -1), 0).values.detach())
+        return spread_evenly(x, nanmedian(reshape(x, -1), 0).values.detach())
     d = normalize_axes(dim, max(x.ndim, 1))[0]
     if x.ndim == 0:
         return NanmedianResult(x, Tensor.concrete(np.asarray(0), device=x.device))
