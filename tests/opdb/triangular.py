@@ -98,7 +98,7 @@ def _lifted(x, lib, upper=None):
     """A triangle of ``x`` (or all of it) with 3 added to the diagonal: far from singular."""
     n = x.shape[-1]
     part = x if upper is None else (x.triu() if upper else x.tril())
-    return part + 3 * lib.eye(n, dtype=x.dtype)
+    return part + 3 * lib.eye(n, dtype=x.dtype, device=x.device)
 
 
 def _linalg_lu_solve(draw, left):
@@ -158,7 +158,7 @@ def _square(draw, build):
 
 
 def _spd(x, lib):
-    return x @ x.mT + lib.eye(x.shape[-1], dtype=x.dtype)
+    return x @ x.mT + lib.eye(x.shape[-1], dtype=x.dtype, device=x.device)
 
 
 def _old_cholesky(draw):
