@@ -25,6 +25,7 @@ import numpy as np
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.ops.broadcasting import ShapeError, common_shape
 from minigrad.tensor.ops.elementwise import tensor_arguments
 from minigrad.tensor.ops.layout import meshgrid
 from minigrad.tensor.ops.movement import concatenate, getitem, reshape, stack
@@ -102,21 +103,28 @@ def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
     (2, 3)
     """
     sizes = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
-    result = [1] * max((len(s) for s in sizes), default=0)
-    for i, shape in enumerate(sizes):  # PyTorch's order of checks, and its words
-        for j in range(-1, -1 - len(shape), -1):
-            if shape[j] < 0:
-                raise ValueError("Attempting to broadcast a dimension with negative length!")
-            if shape[j] in (1, result[j]):
-                continue
-            if result[j] != 1:
-                raise RuntimeError(
-                    f"Attempting to broadcast a dimension of length {shape[j]} at {j}! "
-                    f"Mismatching argument at index {i} had {shape}; but expected shape "
-                    f"should be broadcastable to {result}"
-                )
-            result[j] = shape[j]
-    return tuple(result)
+    if any(n < 0 for shape in sizes for n in shape):
+        raise ValueError("Attempting to broadcast a dimension with negative length!")
+    try:
+        return common_shape(sizes, "broadcast_shapes") if sizes else ()
+    except ShapeError:
+        pass
+    # PyTorch's words: the first shape that does not fit those before it, and where.
+    width = max(len(shape) for shape in sizes)
+    before: tuple[int, ...] = ()
+    for i, shape in enumerate(sizes):
+        try:
+            before = common_shape([before, shape], "broadcast_shapes")
+        except ShapeError:
+            expected = [1] * (width - len(before)) + list(before)
+            j = next(j for j in range(-1, -1 - len(shape), -1)
+                     if shape[j] != 1 and expected[j] not in (1, shape[j]))  # fmt: skip
+            raise RuntimeError(
+                f"Attempting to broadcast a dimension of length {shape[j]} at {j}! "
+                f"Mismatching argument at index {i} had {shape}; but expected shape "
+                f"should be broadcastable to {expected}"
+            ) from None
+    raise AssertionError("unreachable: the shapes broadcast one by one")
 
 
 def _vector(x: Any, op: str) -> Tensor:
