@@ -401,6 +401,9 @@ class CudaBackend:
     def scatter_add(self, shape: tuple[int, ...], index: object, values: CudaArray) -> CudaArray:
         if is_low(values.dtype):  # added up in float32 (atomically), rounded once
             return self._narrow(self.scatter_add(shape, index, self._widen(values)), values.dtype)
+        if values.dtype == np.bool_:  # CUDA has no atomic add of bools: counted, then != 0
+            counts = self.scatter_add(shape, index, self.astype(values, np.dtype(np.int32)))
+            return self.astype(counts, values.dtype)
         out = self.full(shape, 0, values.dtype)
         if indexing.is_basic(index):
             # A basic index never names an element twice: adding to zeros is copying.

@@ -80,7 +80,10 @@ def test_operation_on_cuda_equals_the_numpy_reference(name, data, dtype):
             want_values, want_gradients = run(case, arrays, "cpu", grads, seed)
     for got, want in zip(values, want_values):
         assert got.dtype == want.dtype and got.shape == want.shape
-        np.testing.assert_allclose(got, want, **TOLERANCE[dtype])
+        # A float32 result of integer or bool inputs is float32 arithmetic, whatever dtype
+        # the case runs in: the GPU's float32 library is one ulp from the C library's.
+        kept = TOLERANCE[np.float32] if want.dtype == np.float32 else TOLERANCE[dtype]
+        np.testing.assert_allclose(got, want, **kept)
     for got, want in zip(gradients, want_gradients):
         assert (got is None) == (want is None)
         if got is not None:
