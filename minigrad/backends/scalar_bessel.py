@@ -382,8 +382,9 @@ def bessel_y1(x):
 
 # -- modified Bessel functions -----------------------------------------------------------------
 def modified_bessel_i0(x):
-    """I0(x): even, exp(|x|) times a Chebyshev series in |x|/2 - 2 up to 8, exp(|x|)/sqrt(|x|)
-    times one in 32/|x| - 2 beyond; inf where exp overflows, NaN at +-inf (inf / inf).
+    """I0(x): even, exp(abs(x)) times a Chebyshev series in abs(x)/2 - 2 up to 8,
+    exp(abs(x))/sqrt(abs(x)) times one in 32/abs(x) - 2 beyond; inf where exp overflows, NaN
+    at +-inf (inf / inf).
 
     >>> modified_bessel_i0(0.0), round(modified_bessel_i0(-1.0), 12), modified_bessel_i0(800.0)
     (1.0, 1.266065877752, inf)
@@ -411,8 +412,9 @@ def modified_bessel_i0(x):
 
 
 def modified_bessel_i1(x):
-    """I1(x): odd, |x| exp(|x|) times a Chebyshev series up to 8, exp(|x|)/sqrt(|x|) times
-    another beyond (I0's split); +-inf where exp overflows, NaN at +-inf.
+    """I1(x): odd, abs(x) exp(abs(x)) times a Chebyshev series up to 8,
+    exp(abs(x))/sqrt(abs(x)) times another beyond (I0's split); +-inf where exp overflows,
+    NaN at +-inf.
 
     >>> modified_bessel_i1(0.0), round(modified_bessel_i1(-1.0), 12), modified_bessel_i1(800.0)
     (0.0, -0.565159103992, inf)
@@ -605,7 +607,7 @@ def scaled_modified_bessel_k1(x):
 
 # -- spherical Bessel and Airy ------------------------------------------------------------------
 def spherical_bessel_j0(x):
-    """j0(x) = sin(x)/x: a Taylor polynomial below |x| = 1/2, 0 at +-inf.
+    """j0(x) = sin(x)/x: a Taylor polynomial below abs(x) = 1/2, 0 at +-inf.
 
     >>> f = spherical_bessel_j0
     >>> f(0.0), round(f(2.0), 12), f(-math.inf)
@@ -704,14 +706,14 @@ def airy_ai(x):
 
 # -- orthogonal polynomials ---------------------------------------------------------------------
 # Each takes (x, n): the degree n a float of x's dtype, truncated toward 0 as PyTorch's cast;
-# NaN, +-inf and |n| >= 2**63 count as negative, where every polynomial is 0. The recurrences
-# stop early once a value is NaN (|x| > 1 overflows to inf, then inf - inf), as PyTorch's.
+# NaN, +-inf and abs(n) >= 2**63 count as negative, where every polynomial is 0. The recurrences
+# stop early once a value is NaN (abs(x) > 1 overflows to inf, then inf - inf), as PyTorch's.
 # PyTorch's compiled step a * b - c is one fused multiply-add (rounded once): a float32
 # polynomial cancels enough for the second rounding to show (H_8(0.38) moves by 2e-4). So
 # each step here is a * b - c in float64, rounded to x's dtype once: the product of two
 # float32 numbers is exact in float64, and for float64 x it is the step as written.
 def chebyshev_polynomial_t(x, n):
-    """T_n(x): 0 for n < 0, +-1 at |x| = 1, cos(n acos x) inside (-1, 1) for n > 6, else
+    """T_n(x): 0 for n < 0, +-1 at abs(x) = 1, cos(n acos x) inside (-1, 1) for n > 6, else
     T_k = 2x T_(k-1) - T_(k-2).
 
     >>> f = chebyshev_polynomial_t
@@ -744,7 +746,7 @@ def chebyshev_polynomial_t(x, n):
 
 
 def chebyshev_polynomial_u(x, n):
-    """U_n(x): 0 for n < 0, +-(n + 1) at |x| = 1, sin((n + 1) t) / sin(t) with t = acos x
+    """U_n(x): 0 for n < 0, +-(n + 1) at abs(x) = 1, sin((n + 1) t) / sin(t) with t = acos x
     inside (-1, 1) for n > 8, else U_k = 2x U_(k-1) - U_(k-2).
 
     >>> f = chebyshev_polynomial_u
@@ -1108,7 +1110,7 @@ def laguerre_polynomial_l(x, n):
 
 
 def legendre_polynomial_p(x, n):
-    """P_n(x): 0 for n < 0, +-1 at |x| = 1, else (k + 1) P_(k+1) = (2k + 1) x P_k - k P_(k-1).
+    """P_n(x): 0 for n < 0, +-1 at abs(x) = 1, else (k + 1) P_(k+1) = (2k + 1) x P_k - k P_(k-1).
 
     >>> f = legendre_polynomial_p
     >>> f(0.5, 2.0), f(-1.0, 3.0), f(0.5, -1.0)
@@ -1146,7 +1148,7 @@ class _CFloat32Math:
     answer rounded (cosf differs from it on about 1% of inputs), and the polynomials and
     Bessel functions magnify one ulp. Without a C library found, ``math`` itself."""
 
-    NAMES = ("cos", "sin", "exp", "log", "acos")
+    NAMES = "cos sin exp log acos".split()  # the C library's names (cosf, ...), not ops
 
     def __init__(self) -> None:
         import ctypes

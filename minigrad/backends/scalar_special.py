@@ -8,12 +8,12 @@ that numba compiles for the CPU and the GPU, written in the input's type (every 
 ``math`` would raise. Each body is self-contained: it calls ``math`` only, never another
 function of this module (a GPU compiler without a driver cannot link device functions).
 
-- I0 and I1 (scaled by e^-|x|): a Chebyshev series in ``t = x / 4 - 1`` on [0, 8] and one
+- I0 and I1 (scaled by e^-abs(x)): a Chebyshev series in ``t = x / 4 - 1`` on [0, 8] and one
   in ``t = 16 / x - 1`` beyond, times ``1 / sqrt(x)`` (the function's own decay), summed
   by Clenshaw's recurrence. The coefficients were computed here with mpmath at 40 digits
   (the series interpolating at 64 Chebyshev nodes, cut where a term falls below 1e-18 of
-  the largest). The unscaled I0 and I1 are ``e^|x|`` times these (inf, or NaN at
-  +-inf, where e^|x| overflows, as PyTorch's).
+  the largest). The unscaled I0 and I1 are ``e^abs(x)`` times these (inf, or NaN at
+  +-inf, where e^abs(x) overflows, as PyTorch's).
 - the normal cdf ``ndtr(x) = (1 + erf(x / sqrt 2)) / 2`` (PyTorch's formula); ``log_ndtr``
   through ``erfcx`` below -1 (no underflow down to -inf); ``erfcx(x) = e^(x^2) erfc(x)``,
   with ``x^2`` split exactly in two (Dekker) so that e^(x^2) loses nothing, and the
@@ -164,7 +164,7 @@ ZETA_TAIL = _zeta_tail_coefficients()
 
 # -- modified Bessel functions of the first kind -------------------------------------------
 def i0e(x):
-    """e^-|x| I0(x): 1 at 0, 0 at +-inf.
+    """e^-abs(x) I0(x): 1 at 0, 0 at +-inf.
 
     >>> i0e(0.0), i0e(math.inf), round(i0e(1.0), 15)
     (1.0, 0.0, 0.46575960759364)
@@ -187,7 +187,7 @@ def i0e(x):
 
 
 def i0(x):
-    """I0(x), the modified Bessel function of order 0: e^|x| i0e(x), so inf where e^|x|
+    """I0(x), the modified Bessel function of order 0: e^abs(x) i0e(x), so inf where e^abs(x)
     overflows and NaN at +-inf (inf / inf), as PyTorch's.
 
     >>> i0(0.0), round(i0(1.0), 14), i0(1000.0), i0(-math.inf)
@@ -213,7 +213,7 @@ def i0(x):
 
 
 def i1e(x):
-    """e^-|x| I1(x), odd: 0 at 0, +-0 at +-inf.
+    """e^-abs(x) I1(x), odd: 0 at 0, +-0 at +-inf.
 
     >>> i1e(0.0), i1e(-math.inf), round(i1e(1.0), 15)
     (0.0, -0.0, 0.207910415349708)
@@ -238,7 +238,7 @@ def i1e(x):
 
 
 def i1(x):
-    """I1(x), the modified Bessel function of order 1 (odd): e^|x| i1e(x), +-inf where that
+    """I1(x), the modified Bessel function of order 1 (odd): e^abs(x) i1e(x), +-inf where that
     overflows, NaN at +-inf.
 
     >>> i1(0.0), round(i1(1.0), 14), i1(-1000.0), i1(math.inf)

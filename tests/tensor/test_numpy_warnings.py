@@ -55,7 +55,8 @@ GROUPS = [(backend, keys[i : i + 25]) for backend, keys in KEYS.items()
 
 @pytest.mark.parametrize(("backend", "keys"), GROUPS, ids=[f"{b}-{k[0]}" for b, k in GROUPS])
 @settings(max_examples=1, deadline=None, database=None, phases=[Phase.generate],
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])  # fmt: skip
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                 HealthCheck.filter_too_much])  # fmt: skip
 @given(data=st.data())
 def test_no_numpy_warning_in_any_operation(backend, keys, data):
     # One drawn case per operation of the database, its inputs at every edge at once.

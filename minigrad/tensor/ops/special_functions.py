@@ -6,7 +6,7 @@ registry rows: a scalar body (``minigrad/backends/scalar_special.py``) and one d
 written in tensor operations, PyTorch's formulas:
 
 - i0' = i1; i0e' = i1e - sgn(x) i0e; i1' = i0 - i1 / x and i1e' = i0e - i1e (sgn(x) + 1 / x),
-  both 1/2 where |x| is below the dtype's epsilon (PyTorch's guard);
+  both 1/2 where abs(x) is below the dtype's epsilon (PyTorch's guard);
 - ndtr' = e^(-x^2 / 2) / sqrt(2 pi); ndtri' = sqrt(2 pi) e^(ndtri(p)^2 / 2);
   log_ndtr' = e^(-log_ndtr(x) - x^2 / 2) / sqrt(2 pi); erfcx' = 2 x erfcx(x) - 2 / sqrt(pi);
 - entr' = -(1 + log x); xlog1py's slopes ``xlog1py(v, y)`` in x (0 where x == 0 and
@@ -51,7 +51,7 @@ TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 
 
 def _not_tiny(x: Tensor) -> Tensor:
-    """|x| > the dtype's epsilon: PyTorch's guard in the slopes of i1 and i1e."""
+    """abs(x) > the dtype's epsilon: PyTorch's guard in the slopes of i1 and i1e."""
     return compare("gt", x.abs(), dtypes.finfo(x.dtype).eps)
 
 
@@ -120,7 +120,7 @@ def i0(input: Any) -> Tensor:
 
 
 def i0e(input: Any) -> Tensor:
-    """e^-|x| I0(x), I0 scaled so that it does not overflow (``torch.special.i0e``).
+    """e^-abs(x) I0(x), I0 scaled so that it does not overflow (``torch.special.i0e``).
 
     >>> import minigrad as mg
     >>> mg.special.i0e(mg.tensor([0.0, 1000.0]))
@@ -140,7 +140,7 @@ def i1(input: Any) -> Tensor:
 
 
 def i1e(input: Any) -> Tensor:
-    """e^-|x| I1(x).
+    """e^-abs(x) I1(x).
 
     >>> import minigrad as mg
     >>> mg.special.i1e(mg.tensor([0.0, 1000.0]))

@@ -348,7 +348,7 @@ def _first_of_equals(n: int) -> int:
     both ends. This replays those moves on the positions and reads what is first.
 
     >>> [_first_of_equals(n) for n in (1, 3, 4, 5, 8)]
-    [0, 0, 2, 2, 4]
+    [0, 0, 2, 2, 6]
     """
     order = list(range(n))
     first, last = 0, n
