@@ -15,6 +15,7 @@ sees equal shapes and is right on broadcast inputs by construction.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.base import note_view
@@ -34,6 +35,39 @@ def broadcast_shape(*shapes: tuple[int, ...], op: str = "broadcast") -> tuple[in
     (2, 4, 3)
     """
     return common_shape(shapes, op)
+
+
+def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
+    """The shape that tensors of these shapes broadcast to (ints count as 1-D shapes):
+    PyTorch's ``broadcast_shapes``, with its checks and its words.
+
+    >>> import minigrad as mg
+    >>> mg.broadcast_shapes((2, 1), (3,), 1)
+    (2, 3)
+    """
+    sizes = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
+    if any(n < 0 for shape in sizes for n in shape):
+        raise ValueError("Attempting to broadcast a dimension with negative length!")
+    try:
+        return common_shape(sizes, "broadcast_shapes") if sizes else ()
+    except ShapeError:
+        pass
+    # PyTorch's words: the first shape that does not fit those before it, and where.
+    width = max(len(shape) for shape in sizes)
+    before: tuple[int, ...] = ()
+    for i, shape in enumerate(sizes):
+        try:
+            before = common_shape([before, shape], "broadcast_shapes")
+        except ShapeError:
+            expected = [1] * (width - len(before)) + list(before)
+            j = next(j for j in range(-1, -1 - len(shape), -1)
+                     if shape[j] != 1 and expected[j] not in (1, shape[j]))  # fmt: skip
+            raise RuntimeError(
+                f"Attempting to broadcast a dimension of length {shape[j]} at {j}! "
+                f"Mismatching argument at index {i} had {shape}; but expected shape "
+                f"should be broadcastable to {expected}"
+            ) from None
+    raise AssertionError("unreachable: the shapes broadcast one by one")
 
 
 def common_shape(shapes: Sequence[tuple[int, ...]], op: str) -> tuple[int, ...]:

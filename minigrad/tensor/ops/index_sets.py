@@ -25,7 +25,7 @@ import numpy as np
 
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
-from minigrad.tensor.ops.broadcasting import ShapeError, common_shape
+from minigrad.tensor.ops.broadcasting import broadcast_shapes
 from minigrad.tensor.ops.elementwise import tensor_arguments
 from minigrad.tensor.ops.layout import meshgrid
 from minigrad.tensor.ops.movement import concatenate, getitem, reshape, stack
@@ -93,38 +93,6 @@ def unravel_index(indices: Any, shape: Any) -> tuple[Tensor, ...]:
         flat = np.floor_divide(flat, n) if n else flat
     device = indices.device
     return tuple(Tensor.concrete(c, device=device) for c in reversed(coordinates))
-
-
-def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
-    """The shape that tensors of these shapes broadcast to (ints count as 1-D shapes).
-
-    >>> import minigrad as mg
-    >>> mg.broadcast_shapes((2, 1), (3,), 1)
-    (2, 3)
-    """
-    sizes = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
-    if any(n < 0 for shape in sizes for n in shape):
-        raise ValueError("Attempting to broadcast a dimension with negative length!")
-    try:
-        return common_shape(sizes, "broadcast_shapes") if sizes else ()
-    except ShapeError:
-        pass
-    # PyTorch's words: the first shape that does not fit those before it, and where.
-    width = max(len(shape) for shape in sizes)
-    before: tuple[int, ...] = ()
-    for i, shape in enumerate(sizes):
-        try:
-            before = common_shape([before, shape], "broadcast_shapes")
-        except ShapeError:
-            expected = [1] * (width - len(before)) + list(before)
-            j = next(j for j in range(-1, -1 - len(shape), -1)
-                     if shape[j] != 1 and expected[j] not in (1, shape[j]))  # fmt: skip
-            raise RuntimeError(
-                f"Attempting to broadcast a dimension of length {shape[j]} at {j}! "
-                f"Mismatching argument at index {i} had {shape}; but expected shape "
-                f"should be broadcastable to {expected}"
-            ) from None
-    raise AssertionError("unreachable: the shapes broadcast one by one")
 
 
 def _vector(x: Any, op: str) -> Tensor:
