@@ -337,11 +337,10 @@ def ldexp(input: Any, other: Any) -> Tensor:
             "\"ldexp_cpu_exp\" not implemented for 'Bool'\n"
             "ldexp: give the exponent as integers, e.g. other.to(mg.int64)"
         )
+    x, e = operands("ldexp", input, other, floating=True)
     if dtypes.is_floating(other.dtype):
-        x, e = operands("ldexp", input, other, floating=True)
         scale = exp2(other).to(x.dtype).broadcast_to(e.shape)
         return apply(LDEXP_FLOAT, (x, e, scale))
-    x, e = operands("ldexp", input, other, floating=True)
     bits = other.dtype.itemsize * 8
     # int32 as PyTorch reads it; beyond +-2200 every result is 0, inf or NaN anyway.
     exponent = other.to(dtypes.int32).clamp(-2200, 2200).to(x.dtype).broadcast_to(e.shape)
