@@ -101,9 +101,10 @@ def _as_strided(draw, shape, rng):
         size, stride, span = (0,), (1,), 0
     offset = draw(st.integers(0, max(n - 1 - span, 0)))
     # minigrad counts places in the row-major order of the input's elements (docs/api.md):
-    # torch's memory order of the input made contiguous.
+    # torch's memory order of the input copied to a storage of its own (torch's offset
+    # counts from its storage's start, so a row of a batch, t[i], would read row 0).
     return (lambda x: mg.as_strided_copy(x, size, stride, offset)), (
-        lambda t: torch.as_strided_copy(t.contiguous(), size, stride, offset)
+        lambda t: torch.as_strided_copy(t.clone(memory_format=torch.contiguous_format), size, stride, offset)
     )
 
 

@@ -47,7 +47,9 @@ UNBATCHABLE |= {"argwhere", "Tensor.argwhere", "nonzero_static", "Tensor.nonzero
 # Cases that draw random numbers (a seeded dropout mask). Under vmap's default
 # randomness="error" they raise, as torch.func.vmap does (test_vmap.py checks
 # that); with "same" every example gets the one mask the reference draws.
-RANDOM = {"nn.functional.dropout"}
+RANDOM = {"nn.functional.dropout", "nn.functional.dropout1d", "nn.functional.dropout2d",
+          "nn.functional.dropout3d", "nn.functional.alpha_dropout",
+          "nn.functional.feature_alpha_dropout"}  # fmt: skip
 TOLERANCE = {"rtol": 1e-10, "atol": 1e-12}
 # Where torch.func.vmap's own gradients are wrong, the loop over the examples (vmap's
 # definition) is the reference: select_scatter of a 0-d src gives src twice its gradient
@@ -56,6 +58,10 @@ LOOP_ONLY = {"select_scatter"}
 # nanmedian() of a whole row: torch.func.vmap gives all of the gradient to one of several
 # equal elements, where eager torch shares it among them (torch 2.13).
 LOOP_ONLY |= {"nanmedian:ties", "nanmedian:nan"}
+# ldexp of a 0-d input by an integer exponent: torch.func.vmap's gradient is 2**n, where eager
+# torch (one example at a time, or the whole batch) gives its integer-pow slope, 0 for n >= 63
+# or n < 0 (torch 2.13). minigrad follows eager torch (tests/opdb/special.py).
+LOOP_ONLY |= {"ldexp:int_exponent:float64"}
 
 
 def _examples(a: np.ndarray, rng: np.random.Generator) -> np.ndarray:
