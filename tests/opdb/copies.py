@@ -104,7 +104,9 @@ def _as_strided(draw, shape, rng):
     # torch's memory order of the input copied to a storage of its own (torch's offset
     # counts from its storage's start, so a row of a batch, t[i], would read row 0).
     return (lambda x: mg.as_strided_copy(x, size, stride, offset)), (
-        lambda t: torch.as_strided_copy(t.clone(memory_format=torch.contiguous_format), size, stride, offset)
+        lambda t: torch.as_strided_copy(
+            t.clone(memory_format=torch.contiguous_format), size, stride, offset
+        )
     )
 
 
