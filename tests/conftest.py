@@ -19,6 +19,7 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 for shared in ("tensor", "transforms"):
@@ -47,6 +48,22 @@ collect_ignore_glob = ["grade/grade_fixtures/*"]
 # Not a module of doctests: collected as one, it would be imported under the
 # same name as tests/backends/cuda_sim/conftest.py (pytest's "import file mismatch").
 collect_ignore = ["conftest.py"]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config):
+    """Remember the hypothesis settings in force once the command line has chosen a
+    profile (``--hypothesis-profile``), before any test module is imported."""
+    config.stash[_PROFILE] = settings.default
+
+
+_PROFILE = pytest.StashKey()
+
+
+@pytest.fixture
+def hypothesis_profile(request):
+    """The hypothesis settings the session started with (``pytest_configure``)."""
+    return request.config.stash[_PROFILE]
 
 
 def pytest_collection_modifyitems(config, items):

@@ -978,9 +978,10 @@ def sweep_all(
 
 
 def all_ops() -> list[Any]:
-    from torch.testing._internal import common_utils
-    from torch.testing._internal.common_methods_invocations import op_db
-    from torch.testing._internal.opinfo import core
+    with _hypothesis_profile_kept():
+        from torch.testing._internal import common_utils
+        from torch.testing._internal.common_methods_invocations import op_db
+        from torch.testing._internal.opinfo import core
 
     # Torch's sample iterators look for the unittest method running them by crawling the
     # whole stack (inspect.stack) at every sample: 90% of this sweep's time under pytest.
@@ -988,6 +989,28 @@ def all_ops() -> list[Any]:
     # before each sample, as they would without the crawl.
     common_utils.extract_test_fn = core.extract_test_fn = lambda: None
     return list(op_db)
+
+
+@contextlib.contextmanager
+def _hypothesis_profile_kept():
+    """Put back the hypothesis profile in force before torch's test utilities are imported.
+
+    Importing them registers and loads torch's own profiles, one of them under the test
+    suite's name ``dev`` (10 examples where ours draws 50), so every property test that
+    ran after this sweep in the same session drew a fifth of its examples.
+    """
+    try:
+        from hypothesis import settings
+    except ImportError:  # the sweep run on its own, without the test tools
+        yield
+        return
+    name = settings.get_current_profile_name()
+    kept = settings.get_profile(name)
+    try:
+        yield
+    finally:
+        settings.register_profile(name, kept)
+        settings.load_profile(name)
 
 
 # -- the report ----------------------------------------------------------------------

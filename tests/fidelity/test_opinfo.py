@@ -146,3 +146,20 @@ def test_addcdiv_addcmul_compute_in_the_dtype_of_all_three():
         )  # fmt: skip
         assert ours.dtype == mg.float64
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
+
+
+def test_importing_torchs_test_utilities_keeps_the_suites_hypothesis_profile(hypothesis_profile):
+    # Importing torch.testing._internal registers and loads torch's hypothesis profiles, one
+    # named "dev" as ours (10 examples): this module's import of the OpInfos ran at
+    # collection, so every property test of a local run drew 10 examples instead of 50.
+    from hypothesis import settings
+
+    assert settings.default is hypothesis_profile, "the OpInfos' import changed the profile"
+    name = settings.get_current_profile_name()
+    before = settings.get_profile(name)
+    with sweep._hypothesis_profile_kept():
+        settings.register_profile(name, max_examples=3)  # what torch's import does
+        settings.load_profile(name)
+        assert settings.default.max_examples == 3
+    assert settings.get_current_profile_name() == name
+    assert settings.get_profile(name) is before and settings.default is before
