@@ -424,6 +424,42 @@ from minigrad.compile import Graph, TracerError, cond, fori_loop, jit, make_grap
 from minigrad import amp, func, onnx, utils
 from minigrad import fft, masked, signal
 from minigrad.amp import autocast
+from minigrad.tensor.mode import inference_mode, is_inference_mode_enabled, set_grad_enabled
+from minigrad.tensor.torch_names import (  # PyTorch's top-level names (tensor/torch_names.py)
+    as_tensor,
+    asarray,
+    can_cast,
+    detach,
+    e,
+    get_default_dtype,
+    get_rng_state,
+    inf,
+    initial_seed,
+    is_complex,
+    is_floating_point,
+    is_nonzero,
+    is_same_size,
+    is_signed,
+    is_tensor,
+    nan,
+    newaxis,
+    numel,
+    permute,
+    pi,
+    promote_types,
+    randperm,
+    result_type,
+    seed,
+    set_rng_state,
+)
+from minigrad.tensor import gt as greater, ge as greater_equal
+from minigrad.tensor import lt as less, le as less_equal, ne as not_equal
+
+# PyTorch's other names of the dtypes (``torch.float`` is float32, ``torch.long`` int64).
+# Bound last: inside this file they would hide Python's own float, int and bool.
+float, double, half = float32, float64, float16
+int, long = int32, int64
+bool = bool_
 
 
 def __getattr__(name: str) -> object:

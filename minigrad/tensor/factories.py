@@ -33,12 +33,19 @@ from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.tensor import Tensor
 
 _generator = np.random.default_rng(0)
+_seed = 0  # what the generator last started from (``mg.initial_seed``)
 
 
 def manual_seed(seed: int) -> None:
     """Seed the generator behind ``randn`` and ``rand`` (and ``nn`` initialisation)."""
-    global _generator
+    global _generator, _seed
     _generator = np.random.default_rng(seed)
+    _seed = int(seed)
+
+
+def initial_seed() -> int:
+    """The seed the generator behind ``randn`` and ``rand`` last started from."""
+    return _seed
 
 
 def generator() -> np.random.Generator:

@@ -76,10 +76,11 @@ F = TypeVar("F", bound=Callable[..., Any])
 class ModeState:
     """The switches of one thread."""
 
-    __slots__ = ("ceiling", "grad_enabled", "keep_inputs", "stack")
+    __slots__ = ("ceiling", "grad_enabled", "inference", "keep_inputs", "stack")
 
     def __init__(self) -> None:
         self.grad_enabled = True
+        self.inference = False  # inside ``inference_mode``: recording is off as in no_grad
         # The open transforms, outermost first (see the module docstring).
         self.stack: list[Level] = []
         # Only levels with an id below this take part now: a level that binds
@@ -246,6 +247,76 @@ class enable_grad(_GradMode):
 def is_grad_enabled() -> bool:
     """Whether operations are being recorded for reverse mode now."""
     return current().grad_enabled
+
+
+class set_grad_enabled(_GradMode):
+    """Turn recording on or off: at once when called (``mg.set_grad_enabled(False)``), and
+    back to what it was at the end of a ``with`` block or of a decorated function.
+
+    >>> import minigrad as mg
+    >>> x = mg.tensor([1.0], requires_grad=True)
+    >>> with mg.set_grad_enabled(False):
+    ...     (x * 2).requires_grad
+    False
+    """
+
+    def __init__(self, mode: bool) -> None:
+        self._state = current()
+        self._saved, self.value = self._state.grad_enabled, bool(mode)
+        self._state.grad_enabled = self.value  # PyTorch sets the mode on the call itself
+
+    def __enter__(self) -> None:
+        pass
+
+    def __call__(self, fn: F) -> F:
+        self._state.grad_enabled = self._saved  # as a decorator: only inside ``fn``
+        value = self.value
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with set_grad_enabled(value):
+                return fn(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+
+class inference_mode:
+    """``no_grad`` for code that will never need gradients (``torch.inference_mode``):
+    recording is off inside (``mode=False``: on, as in PyTorch). A ``with`` block or a
+    decorator. minigrad keeps no separate kind of "inference tensor": tensors made inside
+    may enter a graph later, where PyTorch refuses them.
+
+    >>> import minigrad as mg
+    >>> with mg.inference_mode():
+    ...     mg.is_inference_mode_enabled(), mg.is_grad_enabled()
+    (True, False)
+    """
+
+    def __init__(self, mode: bool = True) -> None:
+        self.mode = bool(mode)
+
+    def __enter__(self) -> None:
+        self._state = state = current()
+        self._saved = state.inference, state.grad_enabled
+        state.inference, state.grad_enabled = self.mode, not self.mode
+
+    def __exit__(self, *exc: object) -> None:
+        self._state.inference, self._state.grad_enabled = self._saved
+
+    def __call__(self, fn: F) -> F:
+        mode = self.mode
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with inference_mode(mode):
+                return fn(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+
+def is_inference_mode_enabled() -> bool:
+    """Whether code runs inside ``inference_mode`` now."""
+    return current().inference
 
 
 class keep_inputs(_Switch):

@@ -135,6 +135,11 @@ NOT_OPERATIONS = {
     # distributions, errors and that zero gradient: tests/tensor/test_sampling.py
     "bernoulli", "normal", "multinomial", "uniform_", "normal_", "bernoulli_", "exponential_",
     "geometric_", "cauchy_", "log_normal_", "random_", "new_empty",
+    # questions of a tensor or a dtype, data to tensors, the random stream, modes:
+    # tests/tensor/test_torch_names.py
+    "is_tensor", "is_nonzero", "result_type", "promote_types", "can_cast", "as_tensor",
+    "asarray", "get_default_dtype", "randperm", "seed", "initial_seed", "get_rng_state",
+    "set_rng_state", "inference_mode", "is_inference_mode_enabled",
 }  # fmt: skip
 # Operators spelled with a symbol: the public name whose case covers them.
 DUNDERS = {

@@ -1,0 +1,380 @@
+"""PyTorch's top-level names for what minigrad already knows (lessons 04-06).
+
+A PyTorch user writes ``torch.is_tensor(x)``, ``torch.promote_types(a, b)``,
+``torch.as_tensor(array)``, ``torch.randperm(n)`` or
+``torch.set_rng_state(state)`` without a second thought. Each one here is a
+question asked of a tensor or a dtype (no new values, nothing to
+differentiate), a way to make a tensor from data that shares memory where
+PyTorch does, or a handle on the random stream of ``mg.manual_seed``:
+
+- the predicates read a tensor's dtype and shape, and refuse anything that is
+  not a tensor with PyTorch's ``TypeError``;
+- ``promote_types``, ``result_type`` and ``can_cast`` are PyTorch's promotion
+  table over minigrad's dtypes (``dtypes.result_dtype`` is the one rule);
+- ``randperm`` sorts uniform draws (their order is a uniform random
+  permutation), so under ``jit`` it is a draw in the program, as ``rand`` is;
+- ``get_rng_state``/``set_rng_state`` save and restore the stream as an int64
+  tensor (PyTorch's is a uint8 tensor; minigrad has no uint8).
+
+    >>> import minigrad as mg
+    >>> mg.promote_types(mg.int32, mg.float16), mg.can_cast(mg.float32, mg.int64)
+    (dtype('float16'), False)
+    >>> state = mg.get_rng_state(); a = mg.rand(2); mg.set_rng_state(state)
+    >>> bool((mg.rand(2) == a).all())
+    True
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from minigrad.tensor import dtypes, factories
+from minigrad.tensor.generator import Generator
+from minigrad.tensor.tensor import Tensor
+
+__all__ = [
+    "as_tensor", "asarray", "can_cast", "detach", "get_default_dtype", "get_rng_state",
+    "initial_seed", "is_complex", "is_floating_point", "is_nonzero", "is_same_size", "is_signed",
+    "is_tensor", "numel", "permute", "promote_types", "randperm", "result_type", "seed",
+    "set_rng_state",
+]  # fmt: skip
+
+
+def _only_tensor(where: str, input: Any, position: int = 1, name: str = "input") -> Tensor:
+    if not isinstance(input, Tensor):
+        raise TypeError(
+            f"{where}(): argument '{name}' (position {position}) must be Tensor, not "
+            f"{dtypes.type_name(input)}"
+        )
+    return input
+
+
+# -- questions asked of a tensor ----------------------------------------------------------------
+def is_tensor(obj: Any) -> bool:
+    """Whether ``obj`` is a minigrad tensor.
+
+    >>> import minigrad as mg
+    >>> mg.is_tensor(mg.tensor(1.0)), mg.is_tensor(1.0)
+    (True, False)
+    """
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input: Tensor) -> bool:
+    """Whether ``input``'s dtype is a float (float16, bfloat16, float32, float64).
+
+    >>> import minigrad as mg
+    >>> mg.is_floating_point(mg.tensor([1.0])), mg.is_floating_point(mg.tensor([1]))
+    (True, False)
+    """
+    return _only_tensor("is_floating_point", input).is_floating_point()
+
+
+def is_complex(input: Tensor) -> bool:
+    """Whether ``input`` holds complex numbers: never (minigrad has no complex dtypes).
+
+    >>> import minigrad as mg
+    >>> mg.is_complex(mg.tensor([1.0]))
+    False
+    """
+    return _only_tensor("is_complex", input).is_complex()
+
+
+def is_signed(input: Tensor) -> bool:
+    """Whether ``input``'s dtype holds negative numbers (floats and signed integers).
+
+    >>> import minigrad as mg
+    >>> mg.is_signed(mg.tensor([1])), mg.is_signed(mg.tensor([True]))
+    (True, False)
+    """
+    return _only_tensor("is_signed", input).is_signed()
+
+
+def is_same_size(input: Tensor, other: Tensor) -> bool:
+    """Whether the two tensors have the same shape.
+
+    >>> import minigrad as mg
+    >>> mg.is_same_size(mg.zeros(2, 3), mg.ones(2, 3)), mg.is_same_size(mg.zeros(2), mg.zeros(3))
+    (True, False)
+    """
+    _only_tensor("is_same_size", input)
+    _only_tensor("is_same_size", other, 2, "other")
+    return tuple(input.shape) == tuple(other.shape)
+
+
+def numel(input: Tensor) -> int:
+    """The number of elements of ``input``.
+
+    >>> import minigrad as mg
+    >>> mg.numel(mg.zeros(2, 3))
+    6
+    """
+    return _only_tensor("numel", input).numel()
+
+
+def is_nonzero(input: Tensor) -> bool:
+    """Whether the one element of ``input`` is not zero (NaN is not zero).
+
+    >>> import minigrad as mg
+    >>> mg.is_nonzero(mg.tensor([0.0])), mg.is_nonzero(mg.tensor(float("nan")))
+    (False, True)
+    """
+    x = _only_tensor("is_nonzero", input)
+    count = x.numel()
+    if count == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if count > 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return bool(x.item() != 0)
+
+
+def permute(input: Tensor, dims: Any) -> Tensor:
+    """``input.permute(*dims)``: the axes in the order ``dims`` (a view, differentiable).
+
+    >>> import minigrad as mg
+    >>> mg.permute(mg.zeros(2, 3, 4), (2, 0, 1)).shape
+    (4, 2, 3)
+    """
+    x = _only_tensor("permute", input)
+    if not isinstance(dims, (tuple, list)):
+        raise TypeError(
+            f"permute(): argument 'dims' (position 2) must be tuple of ints, not "
+            f"{dtypes.type_name(dims)}"
+        )
+    return x.permute(*dims)
+
+
+def detach(input: Tensor) -> Tensor:
+    """``input.detach()``: the same values, cut off from the graph.
+
+    >>> import minigrad as mg
+    >>> mg.detach(mg.tensor([1.0], requires_grad=True)).requires_grad
+    False
+    """
+    return _only_tensor("detach", input).detach()
+
+
+# -- PyTorch's promotion table ----------------------------------------------------------------
+def promote_types(type1: Any, type2: Any) -> np.dtype:
+    """The smallest dtype both ``type1`` and ``type2`` convert to without losing their kind:
+    a float beats every integer (``int64`` with ``float16`` is ``float16``), integers widen,
+    bool is lowest; ``float16`` with ``bfloat16`` is ``float32``.
+
+    >>> import minigrad as mg
+    >>> mg.promote_types(mg.int64, mg.float16), mg.promote_types(mg.bool_, mg.int32)
+    (dtype('float16'), dtype('int32'))
+    """
+    return dtypes.result_dtype([dtypes.as_dtype(type1), dtypes.as_dtype(type2)], [])
+
+
+def _operand(value: Any, where: str, position: int) -> tuple[str, Any]:
+    if isinstance(value, Tensor):
+        return ("zero_dim" if value.ndim == 0 else "tensor"), value.dtype
+    if isinstance(value, (bool, int, float, np.bool_, np.integer, np.floating)):
+        return "scalar", value
+    raise TypeError(
+        f"{where}() received an invalid combination of arguments - got argument {position} of "
+        f"type {dtypes.type_name(value)}; give tensors or Python numbers"
+    )
+
+
+def result_type(tensor: Any, other: Any) -> np.dtype:
+    """The dtype an arithmetic operation between ``tensor`` and ``other`` (tensors or Python
+    numbers) gives: tensors with axes decide first, then 0-d tensors, then numbers, each only
+    when of a higher kind (bool < integer < float).
+
+    >>> import minigrad as mg
+    >>> mg.result_type(mg.tensor([1], dtype=mg.int32), 2.5)
+    dtype('float32')
+    >>> mg.result_type(mg.tensor([1.0], dtype=mg.float16), mg.tensor(1.0, dtype=mg.float64))
+    dtype('float16')
+    """
+    groups: dict[str, list] = {"tensor": [], "zero_dim": [], "scalar": []}
+    for position, value in enumerate((tensor, other), 1):
+        group, item = _operand(value, "result_type", position)
+        groups[group].append(item)
+    return dtypes.result_dtype(groups["tensor"], groups["scalar"], groups["zero_dim"])
+
+
+def can_cast(from_: Any, to: Any) -> bool:
+    """Whether PyTorch's type promotion lets a value of ``from_`` be written into ``to``:
+    not a float into an integer or bool, not a number into bool; widening or narrowing
+    within a kind is allowed.
+
+    >>> import minigrad as mg
+    >>> mg.can_cast(mg.float64, mg.float16), mg.can_cast(mg.int64, mg.bool_)
+    (True, False)
+    """
+    source, target = dtypes.as_dtype(from_), dtypes.as_dtype(to)
+    if dtypes.is_floating(source) and not dtypes.is_floating(target):
+        return False
+    return not (source != dtypes.bool_ and target == dtypes.bool_)
+
+
+def get_default_dtype() -> np.dtype:
+    """The dtype of tensors made from Python floats: float32 (minigrad has no
+    ``set_default_dtype``: give ``dtype=`` where another is wanted).
+
+    >>> import minigrad as mg
+    >>> mg.get_default_dtype()
+    dtype('float32')
+    """
+    return dtypes.DEFAULT_FLOAT
+
+
+# -- tensors from data, sharing memory where they can ------------------------------------------
+def _converted(x: Tensor, dtype: Any, device: Any) -> Tensor:
+    if dtype is not None:
+        x = x.to(dtypes.as_dtype(dtype))
+    if device is not None and str(device) != x.device:
+        x = x.to(str(device))
+    return x
+
+
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    """``data`` as a tensor, without a copy where none is needed: a tensor of the right dtype
+    and device is returned itself (a conversion is differentiable), a NumPy array of a
+    dtype minigrad has shares its memory; anything else is copied as ``mg.tensor`` does.
+
+    >>> import numpy as np, minigrad as mg
+    >>> a = np.zeros(2); x = mg.as_tensor(a); a[0] = 7.0
+    >>> x
+    tensor([7., 0.], dtype=float64)
+    """
+    if isinstance(data, Tensor):
+        return _converted(data, dtype, device)
+    if isinstance(data, np.ndarray) and data.dtype.name in dtypes.NAMES:
+        shared = factories.from_numpy(data) if data.dtype.byteorder in "=|" else None
+        if shared is not None:
+            return _converted(shared, dtype, device)
+    return factories.tensor(data, dtype=dtype, device=str(device or "cpu"))
+
+
+def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | None = None,
+            requires_grad: bool | None = None) -> Tensor:  # fmt: skip
+    """``obj`` as a tensor (``torch.asarray``): memory shared with a tensor or a NumPy array
+    where dtype and device allow and ``copy`` is not True; ``copy=False`` refuses a copy.
+    ``requires_grad`` defaults to the tensor's own flag (False for other data).
+
+    >>> import minigrad as mg
+    >>> x = mg.tensor([1.0, 2.0])
+    >>> mg.asarray(x) is x, mg.asarray(x, dtype=mg.float64).dtype
+    (True, dtype('float64'))
+    """
+    if isinstance(obj, Tensor):
+        wanted = obj.dtype if dtype is None else dtypes.as_dtype(dtype)
+        if copy is False and wanted != obj.dtype:
+            raise ValueError(
+                f"can't alias tensor with dtype '{dtypes.scalar_type_name(obj.dtype)}' into "
+                f"dtype '{dtypes.scalar_type_name(wanted)}'."
+            )
+        if copy is False and device is not None and str(device) != obj.device:
+            raise ValueError(f"can't alias tensor from device '{obj.device}' to '{device}'.")
+        result = _converted(obj, dtype, device)
+        if copy and result is obj:
+            result = obj.clone()
+        if requires_grad is False and result.requires_grad:
+            result = result.detach()
+        elif requires_grad and not result.requires_grad:
+            result.requires_grad_(True)
+        return result
+    if isinstance(obj, np.ndarray) and not copy:
+        result = as_tensor(obj, dtype, device)
+        if copy is False and not np.shares_memory(result.numpy(), obj):
+            raise ValueError(
+                "can't alias NumPy array with a dtype or device minigrad converts: "
+                f"{obj.dtype} -> {result.dtype}"
+            )
+    else:
+        result = factories.tensor(obj, dtype=dtype, device=str(device or "cpu"))
+    return result.requires_grad_(True) if requires_grad else result
+
+
+# -- the random stream --------------------------------------------------------------------------
+#: PyTorch's bounds on ``randperm``'s n for the floats that hold no larger whole numbers
+#: exactly (bfloat16 has none in PyTorch's CPU kernel).
+_EXACT_UP_TO = {"float16": (2049, "2049", "Half"), "float32": (2**24 + 1, "2^24+1", "Float")}
+
+
+def randperm(n: int, *, generator: Generator | None = None, dtype: Any = dtypes.int64,
+             requires_grad: bool = False, device: str = "cpu") -> Tensor:  # fmt: skip
+    """The numbers ``0 .. n-1`` in a random order, from minigrad's generator
+    (``mg.manual_seed``) or ``generator``.
+
+    >>> import minigrad as mg
+    >>> sorted(mg.randperm(4, generator=mg.Generator().manual_seed(0)).tolist())
+    [0, 1, 2, 3]
+    """
+    if not dtypes.is_integer(n):
+        raise TypeError(
+            f"randperm(): argument 'n' (position 1) must be int, not {dtypes.type_name(n)}"
+        )
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    dtype = dtypes.as_dtype(dtype)
+    if dtype == dtypes.bool_:
+        raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
+    largest = _EXACT_UP_TO.get(dtype.name)
+    if largest is not None and n > largest[0]:
+        raise RuntimeError(f"n cannot be greater than {largest[1]} for {largest[2]} type.")
+    if generator is None:
+        keys = factories._draw("uniform", (n,), dtypes.float64, False, device)
+    else:
+        if not isinstance(generator, Generator):
+            raise TypeError(
+                f"randperm(): argument 'generator' must be torch.Generator, not "
+                f"{dtypes.type_name(generator)}"
+            )
+        keys = factories.tensor(generator.numpy().random(n), dtypes.float64, device=device)
+    # The order that sorts independent uniform draws is a uniform random permutation.
+    return keys.argsort(stable=True).to(dtype).requires_grad_(requires_grad)
+
+
+def seed() -> int:
+    """Seed minigrad's generator from the operating system's entropy; returns that seed.
+
+    >>> import minigrad as mg
+    >>> s = mg.seed(); s == mg.initial_seed()
+    True
+    """
+    fresh = int(np.random.SeedSequence().entropy) & (2**63 - 1)
+    factories.manual_seed(fresh)
+    return fresh
+
+
+def initial_seed() -> int:
+    """The seed minigrad's generator last started from (``mg.manual_seed``, ``mg.seed``).
+
+    >>> import minigrad as mg
+    >>> mg.manual_seed(7); mg.initial_seed()
+    7
+    """
+    return factories.initial_seed()
+
+
+def get_rng_state() -> Tensor:
+    """Where minigrad's generator stands, as an int64 tensor for ``set_rng_state``.
+
+    >>> import minigrad as mg
+    >>> mg.get_rng_state().dtype
+    dtype('int64')
+    """
+    return factories.tensor(Generator.encode_state(factories.generator()), dtypes.int64)
+
+
+def set_rng_state(new_state: Tensor) -> None:
+    """Put minigrad's generator back where ``get_rng_state`` found it.
+
+    >>> import minigrad as mg
+    >>> s = mg.get_rng_state(); a = mg.randn(3); mg.set_rng_state(s)
+    >>> bool((mg.randn(3) == a).all())
+    True
+    """
+    Generator.decode_state(factories.generator(), new_state, "set_rng_state")
+
+
+pi, e, inf, nan = math.pi, math.e, math.inf, math.nan
+newaxis = None

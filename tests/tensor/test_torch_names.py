@@ -1,0 +1,214 @@
+"""PyTorch's top-level names (tensor/torch_names.py, mode.py): checked against torch."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import minigrad as mg
+
+NAMES = ["float16", "bfloat16", "float32", "float64", "int32", "int64", "bool"]
+
+
+def _ours(name):
+    return getattr(mg, name if name != "bool" else "bool_")
+
+
+def _torch_name(dtype) -> str:
+    return str(dtype).removeprefix("torch.")
+
+
+def _mg_name(dtype) -> str:
+    return np.dtype(dtype).name
+
+
+def test_dtype_aliases_and_constants_are_torchs():
+    for alias in ("float", "double", "half", "int", "long", "bool"):
+        assert _mg_name(getattr(mg, alias)) == _torch_name(getattr(torch, alias)), alias
+    assert not hasattr(mg, "short") and not hasattr(mg, "uint8")  # dtypes minigrad lacks
+    assert (mg.pi, mg.e, mg.inf) == (torch.pi, torch.e, torch.inf)
+    assert math.isnan(mg.nan) and mg.newaxis is torch.newaxis is None
+    assert mg.zeros(2, 3)[:, mg.newaxis].shape == (2, 1, 3)
+    assert mg.tensor([1], dtype=mg.long).dtype == mg.int64
+
+
+@pytest.mark.parametrize("a", NAMES)
+def test_promote_types_and_can_cast_match_torch_on_every_pair(a):
+    for b in NAMES:
+        ours, theirs = _ours(a), getattr(torch, b if b != "bool" else "bool")
+        ta = getattr(torch, a)
+        assert _mg_name(mg.promote_types(ours, _ours(b))) == _torch_name(
+            torch.promote_types(ta, theirs)
+        ), (a, b)
+        assert mg.can_cast(ours, _ours(b)) == torch.can_cast(ta, theirs), (a, b)
+
+
+def test_result_type_matches_torch_for_tensors_zero_dim_tensors_and_numbers():
+    operands = [
+        ("t", "int32"), ("t", "float16"), ("t", "bool"), ("t", "int64"), ("t", "bfloat16"),
+        ("z", "float64"), ("z", "int64"), ("z", "bool"), ("z", "float16"),
+        ("s", 2), ("s", 2.5), ("s", True),
+    ]  # fmt: skip
+
+    def make(kind, value, lib):
+        if kind == "s":
+            return value
+        shape = (2,) if kind == "t" else ()
+        if lib is torch:
+            return torch.zeros(shape, dtype=getattr(torch, value))
+        return mg.zeros(shape, dtype=_ours(value))
+
+    for (k1, v1), (k2, v2) in itertools.product(operands, repeat=2):
+        want = torch.result_type(make(k1, v1, torch), make(k2, v2, torch))
+        got = mg.result_type(make(k1, v1, mg), make(k2, v2, mg))
+        assert _mg_name(got) == _torch_name(want), (k1, v1, k2, v2)
+    with pytest.raises(TypeError):
+        mg.result_type(mg.zeros(2), "a")
+
+
+def test_predicates_match_torch_and_refuse_what_is_not_a_tensor():
+    for data, dtype in [([1.0], "float32"), ([1], "int64"), ([True], "bool"), ([], "float16")]:
+        x, t = mg.tensor(data, dtype=_ours(dtype)), torch.tensor(data, dtype=getattr(torch, dtype))
+        for name in ("is_floating_point", "is_complex", "is_signed", "numel"):
+            assert getattr(mg, name)(x) == getattr(torch, name)(t), (name, dtype)
+        assert mg.is_tensor(x) and not mg.is_tensor(data)
+    assert mg.is_same_size(mg.zeros(2, 3), mg.zeros(2, 3)) and not mg.is_same_size(
+        mg.zeros(3, 2), mg.zeros(2, 3)
+    )
+    for values in ([0.0], [float("nan")], [-0.0], [2], [False]):
+        assert mg.is_nonzero(mg.tensor(values)) == torch.is_nonzero(torch.tensor(values))
+    for values in ([], [1.0, 2.0]):
+        with pytest.raises(RuntimeError) as ours:
+            mg.is_nonzero(mg.tensor(values))
+        with pytest.raises(RuntimeError) as theirs:
+            torch.is_nonzero(torch.tensor(values))
+        assert str(ours.value) == str(theirs.value)
+    for name in ("is_floating_point", "numel", "is_signed"):
+        with pytest.raises(TypeError) as ours:
+            getattr(mg, name)(1.0)
+        with pytest.raises(TypeError) as theirs:
+            getattr(torch, name)(1.0)
+        assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0]
+
+
+def test_comparison_spellings_permute_and_detach():
+    a, b = [1.0, 2.0, float("nan")], [2.0, 2.0, 1.0]
+    for name in ("greater", "greater_equal", "less", "less_equal", "not_equal"):
+        got = getattr(mg, name)(mg.tensor(a), mg.tensor(b))
+        assert got.tolist() == getattr(torch, name)(torch.tensor(a), torch.tensor(b)).tolist()
+    x = mg.tensor(np.arange(6.0).reshape(1, 2, 3), requires_grad=True)
+    y = mg.permute(x, (2, 0, 1))
+    assert y.shape == torch.permute(torch.zeros(1, 2, 3), (2, 0, 1)).shape
+    y.sum().backward()
+    assert x.grad.tolist() == np.ones((1, 2, 3)).tolist()
+    assert not mg.detach(x).requires_grad and mg.detach(x).tolist() == x.tolist()
+
+
+def test_as_tensor_and_asarray_share_memory_where_torch_does():
+    array = np.zeros(3)
+    shared, theirs = mg.as_tensor(array), torch.as_tensor(array)
+    array[0] = 5.0
+    assert shared.tolist() == theirs.tolist() == [5.0, 0.0, 0.0]
+    copied = mg.as_tensor(array, dtype=mg.float32)
+    array[1] = 1.0
+    assert copied.tolist() == [5.0, 0.0, 0.0] and copied.dtype == mg.float32
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    assert mg.as_tensor(x) is x and mg.asarray(x) is x
+    wide = mg.asarray(x, dtype=mg.float64)
+    wide.sum().backward()
+    assert wide.dtype == mg.float64 and x.grad.tolist() == [1.0, 1.0]
+    assert not mg.asarray(x, requires_grad=False).requires_grad
+    assert mg.asarray(x, copy=True) is not x
+    with pytest.raises(ValueError) as ours:
+        mg.asarray(x, dtype=mg.float64, copy=False)
+    with pytest.raises(ValueError) as theirs:
+        torch.asarray(torch.tensor([1.0]), dtype=torch.float64, copy=False)
+    assert str(ours.value) == str(theirs.value)
+    assert mg.asarray([1, 2.5]).dtype == mg.float32 and mg.asarray(3).shape == ()
+    assert mg.asarray(np.zeros(2), requires_grad=True).requires_grad
+    assert _mg_name(mg.get_default_dtype()) == _torch_name(torch.get_default_dtype())
+
+
+def test_randperm_is_a_permutation_with_torchs_dtypes_and_errors():
+    g = mg.Generator().manual_seed(3)
+    for n, dtype in [(0, mg.int64), (1, mg.int64), (7, mg.int32), (5, mg.float16)]:
+        p = mg.randperm(n, generator=g, dtype=dtype)
+        assert p.dtype == dtype and sorted(p.tolist()) == list(range(n))
+    mg.manual_seed(1)
+    first = mg.randperm(50)
+    mg.manual_seed(1)
+    assert (mg.randperm(50) == first).all() and sorted(first.tolist()) == list(range(50))
+    assert mg.randperm(3, dtype=mg.float32, requires_grad=True).requires_grad
+    cases = [((-1,), {}), ((3.0,), {}), ((3,), {"dtype": "bool"}), ((2050,), {"dtype": "half"}),
+             ((2**24 + 2,), {"dtype": "float32"})]  # fmt: skip
+    for args, kwargs in cases:
+        with pytest.raises(Exception) as theirs:
+            torch.randperm(*args, **{k: getattr(torch, v) for k, v in kwargs.items()})
+        with pytest.raises(type(theirs.value)) as ours:
+            mg.randperm(*args, **kwargs)
+        assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0]
+    counts = np.zeros((3, 3))  # every value equally likely in every place
+    for _ in range(600):
+        counts[np.arange(3), mg.randperm(3, generator=g).numpy()] += 1
+    assert np.all(np.abs(counts - 200) < 60)
+
+
+def test_rng_state_seed_and_initial_seed():
+    mg.manual_seed(11)
+    assert mg.initial_seed() == 11
+    state = mg.get_rng_state()
+    a = mg.randn(4)
+    mg.set_rng_state(state)
+    assert (mg.randn(4) == a).all()
+    s = mg.seed()
+    assert mg.initial_seed() == s and 0 <= s < 2**63
+    g = mg.Generator().manual_seed(2)
+    saved = g.get_state()
+    x = mg.randperm(9, generator=g)
+    assert (mg.randperm(9, generator=g.set_state(saved)) == x).all()
+    with pytest.raises(RuntimeError, match="set_rng_state"):
+        mg.set_rng_state(mg.zeros(3))
+
+
+def test_set_grad_enabled_as_call_block_and_decorator():
+    x = mg.tensor([1.0], requires_grad=True)
+    mg.set_grad_enabled(False)
+    try:
+        assert not mg.is_grad_enabled() and not (x * 2).requires_grad
+    finally:
+        mg.set_grad_enabled(True)
+    with mg.no_grad():
+        with mg.set_grad_enabled(True):
+            assert (x * 2).requires_grad
+        assert not mg.is_grad_enabled()
+
+    @mg.set_grad_enabled(False)
+    def double(v):
+        return v * 2
+
+    assert mg.is_grad_enabled() and not double(x).requires_grad and mg.is_grad_enabled()
+
+
+def test_inference_mode_follows_torch():
+    def modes(lib):
+        seen = []
+        with lib.inference_mode():
+            seen.append((lib.is_grad_enabled(), lib.is_inference_mode_enabled()))
+            with lib.inference_mode(False):
+                seen.append((lib.is_grad_enabled(), lib.is_inference_mode_enabled()))
+        with lib.no_grad(), lib.inference_mode(False):
+            seen.append((lib.is_grad_enabled(), lib.is_inference_mode_enabled()))
+        seen.append((lib.is_grad_enabled(), lib.is_inference_mode_enabled()))
+        return seen
+
+    assert modes(mg) == modes(torch)
+
+    @mg.inference_mode()
+    def double(v):
+        return v * 2
+
+    assert not double(mg.tensor([1.0], requires_grad=True)).requires_grad
