@@ -37,6 +37,7 @@ from minigrad.nn.adaptive_pooling import (
 from minigrad.nn.affine import Bilinear
 from minigrad.nn.attention import MultiheadAttention
 from minigrad.nn.channel_layers import ChannelShuffle, LocalResponseNorm, PReLU
+from minigrad.nn.containers import ModuleDict, ModuleList, ParameterDict, ParameterList
 from minigrad.nn.conv import AvgPool2d, AvgPool3d, Conv1d, Conv2d, Conv3d, MaxPool2d, MaxPool3d
 from minigrad.nn.conv_transpose import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from minigrad.nn.distances import (
@@ -56,7 +57,13 @@ from minigrad.nn.feature_dropout import (
     Dropout3d,
     FeatureAlphaDropout,
 )
-from minigrad.nn.group_norms import GroupNorm, InstanceNorm1d, InstanceNorm2d, RMSNorm
+from minigrad.nn.group_norms import (
+    GroupNorm,
+    InstanceNorm1d,
+    InstanceNorm2d,
+    InstanceNorm3d,
+    RMSNorm,
+)
 from minigrad.nn.interpolation import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 from minigrad.nn.likelihood_losses import GaussianNLLLoss, PoissonNLLLoss
 from minigrad.nn.linear import MLP, Linear
@@ -80,11 +87,30 @@ from minigrad.nn.margin_losses import (
     TripletMarginWithDistanceLoss,
 )
 from minigrad.nn.module import Flatten, Module, ReLU, Sequential, Sigmoid, Tanh
-from minigrad.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
-from minigrad.nn.parameter import Parameter
+from minigrad.nn.normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm
+from minigrad.nn.padding_layers import (
+    CircularPad1d,
+    CircularPad2d,
+    CircularPad3d,
+    ConstantPad1d,
+    ConstantPad2d,
+    ConstantPad3d,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReflectionPad3d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ReplicationPad3d,
+    ZeroPad1d,
+    ZeroPad2d,
+    ZeroPad3d,
+)
+from minigrad.nn.parameter import Buffer, Parameter
 from minigrad.nn.pooling import AvgPool1d, LPPool1d, LPPool2d, LPPool3d, MaxPool1d
 from minigrad.nn.recurrent import GRU, LSTM, RNN
 from minigrad.nn.resampling import Fold, PixelShuffle, PixelUnshuffle, Unfold
+from minigrad.nn.shape_layers import Identity, Unflatten
+from minigrad.nn.softmax_layers import LogSoftmax, Softmax, Softmax2d
 from minigrad.nn.transformer import (
     GPT,
     KVCache,
@@ -204,3 +230,32 @@ __all__ = [
     "utils",
 ]  # fmt: skip
 __all__ += ["AlphaDropout", "Dropout1d", "Dropout2d", "Dropout3d", "FeatureAlphaDropout"]
+__all__ += [
+    "BatchNorm3d",
+    "Buffer",
+    "CircularPad1d",
+    "CircularPad2d",
+    "CircularPad3d",
+    "ConstantPad1d",
+    "ConstantPad2d",
+    "ConstantPad3d",
+    "Identity",
+    "InstanceNorm3d",
+    "LogSoftmax",
+    "ModuleDict",
+    "ModuleList",
+    "ParameterDict",
+    "ParameterList",
+    "ReflectionPad1d",
+    "ReflectionPad2d",
+    "ReflectionPad3d",
+    "ReplicationPad1d",
+    "ReplicationPad2d",
+    "ReplicationPad3d",
+    "Softmax",
+    "Softmax2d",
+    "Unflatten",
+    "ZeroPad1d",
+    "ZeroPad2d",
+    "ZeroPad3d",
+]  # fmt: skip

@@ -81,6 +81,15 @@ from minigrad.nn.feature_dropout import (
 )
 from minigrad.nn.grid_sampling import affine_grid, grid_sample
 from minigrad.nn.group_norms import group_norm, instance_norm, rms_norm
+from minigrad.nn.inplace_activations import (
+    celu_,
+    elu_,
+    hardtanh_,
+    leaky_relu_,
+    relu_,
+    selu_,
+    threshold_,
+)
 from minigrad.nn.interpolation import interpolate, upsample, upsample_bilinear, upsample_nearest
 from minigrad.nn.likelihood_losses import gaussian_nll_loss, poisson_nll_loss
 from minigrad.nn.losses import (
@@ -135,6 +144,7 @@ __all__ = [
     "upsample_nearest",
 ]  # fmt: skip
 __all__ += ["alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout"]
+__all__ += ["celu_", "elu_", "hardtanh_", "leaky_relu_", "relu_", "selu_", "threshold_"]
 
 
 def softmax(x: Tensor, axis: int = -1, *, dim: int | None = None, dtype: Any = None) -> Tensor:

@@ -240,7 +240,8 @@ class _InstanceNorm(Module):
     def extra_repr(self) -> str:
         return (
             f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-            f"affine={self.affine}, track_running_stats={self.track_running_stats}"
+            f"affine={self.affine}, bias={self.bias is not None}, "
+            f"track_running_stats={self.track_running_stats}"
         )
 
 
@@ -254,6 +255,12 @@ class InstanceNorm2d(_InstanceNorm):
     """``instance_norm`` of ``(N, C, H, W)`` or ``(C, H, W)`` inputs."""
 
     position_axes = 2
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """``instance_norm`` of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` volumes."""
+
+    position_axes = 3
 
 
 class RMSNorm(Module):

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.nn.parameter import Parameter
+from minigrad.nn.parameter import Buffer, Parameter
 from minigrad.tensor import dtypes
 from minigrad.tensor.mode import current, no_grad
 from minigrad.tensor.ops import elementwise, inplace
@@ -84,7 +84,10 @@ class Module:
         self._buffer_names: dict[str, bool] = {}  # name -> persistent (saved in state_dict)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError(f"{type(self).__name__} must define forward(...)")
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function\n'
+            f"(a subclass of Module must define forward(...))"
+        )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.forward(*args, **kwargs)
@@ -231,7 +234,92 @@ class Module:
         tracing = current().tracing
         if tracing is not None and isinstance(vars(self).get(name), Tensor):
             tracing.remember(self, name)
+        if isinstance(value, Buffer):  # an nn.Buffer registers itself, as in PyTorch
+            held = vars(self).get(name)
+            if isinstance(held, Parameter):
+                raise TypeError(
+                    f"cannot assign '{_typename(value)}' as parameter '{name}' "
+                    "(torch.nn.Parameter or None expected)"
+                )
+            if hasattr(self, name) and name not in self._buffers_here():
+                raise KeyError(f"attribute '{name}' already exists")
+            vars(self).setdefault("_buffer_names", {})[name] = value.persistent
+        elif name in self._buffers_here() and value is not None and not isinstance(value, Tensor):
+            raise TypeError(
+                f"cannot assign '{_typename(value)}' as buffer '{name}' "
+                "(torch.nn.Buffer, torch.Tensor or None expected)"
+            )
         object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        self._buffers_here().pop(name, None)  # a deleted buffer is no longer one
+        object.__delattr__(self, name)
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        """Hold ``module`` as the submodule ``name`` (``setattr`` with PyTorch's checks).
+
+        >>> import minigrad as mg
+        >>> m = Module()
+        >>> m.add_module("head", mg.nn.Linear(2, 1))
+        >>> list(m.state_dict())
+        ['head.weight', 'head.bias']
+        """
+        if not isinstance(module, Module) and module is not None:
+            raise TypeError(f"{_typename(module)} is not a Module subclass")
+        if not isinstance(name, str):
+            raise TypeError(f"module name should be a string. Got {_typename(name)}")
+        if hasattr(self, name) and not isinstance(getattr(self, name), (Module, type(None))):
+            raise KeyError(f"attribute '{name}' already exists")
+        if "." in name:
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
+        setattr(self, name, module)
+
+    register_module = add_module
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Hold ``param`` (a ``Parameter``, or None) as the parameter ``name``.
+
+        >>> import minigrad as mg
+        >>> m = Module()
+        >>> m.register_parameter("scale", mg.nn.Parameter(mg.ones(1)))
+        >>> [name for name, _ in m.named_parameters()]
+        ['scale']
+        """
+        if not isinstance(name, str):
+            raise TypeError(f"parameter name should be a string. Got {_typename(name)}")
+        if "." in name:
+            raise KeyError('parameter name can\'t contain "."')
+        if name == "":
+            raise KeyError('parameter name can\'t be empty string ""')
+        if hasattr(self, name) and not isinstance(getattr(self, name), (Tensor, type(None))):
+            raise KeyError(f"attribute '{name}' already exists")
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(
+                f"cannot assign '{_typename(param)}' object to parameter '{name}' "
+                "(torch.nn.Parameter or None required)"
+            )
+        setattr(self, name, param)
+
+    def get_submodule(self, target: str) -> Module:
+        """The submodule at the dotted path ``target`` (``""`` is this module).
+
+        >>> import minigrad as mg
+        >>> mg.nn.Sequential(mg.nn.Linear(1, 1)).get_submodule("0")
+        Linear(in_features=1, out_features=1, bias=True)
+        """
+        module = self
+        if target == "":
+            return module
+        for item in target.split("."):
+            children = dict(module.named_children())
+            if item not in children:
+                if not hasattr(module, item):
+                    raise AttributeError(f"{type(module).__name__} has no attribute `{item}`")
+                raise AttributeError(f"`{item}` is not an nn.Module")
+            module = children[item]
+        return module
 
     def zero_grad(self) -> None:
         """Forget the accumulated gradients (``.grad = None``, PyTorch's default)."""
@@ -439,14 +527,30 @@ class Module:
         return ""
 
     def __repr__(self) -> str:
-        children = list(self.named_children())
-        if not children:
-            return f"{type(self).__name__}({self.extra_repr()})"
-        lines = [f"{type(self).__name__}("]
-        for name, child in children:
-            body = repr(child).replace("\n", "\n  ")
-            lines.append(f"  ({name.split('.')[-1]}): {body}")
-        return "\n".join([*lines, ")"])
+        # PyTorch's layout: the extra_repr lines, then one "(name): repr" line per child.
+        extra = self.extra_repr()
+        lines = extra.split("\n") if extra else []
+        children = [(name.split(".")[-1], child) for name, child in self.named_children()]
+        lines += [f"({name}): {_indented(repr(child))}" for name, child in children]
+        if len(lines) == 1 and not children:
+            return f"{type(self).__name__}({lines[0]})"
+        if not lines:
+            return f"{type(self).__name__}()"
+        return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"
+
+
+def _indented(text: str) -> str:
+    """``text`` with every line after the first moved two spaces right (a child's repr)."""
+    return text.replace("\n", "\n  ")
+
+
+def _typename(value: Any) -> str:
+    """PyTorch's ``torch.typename``: a tensor's type string, else the class's dotted name."""
+    if isinstance(value, Tensor):
+        return value.type()
+    kind = type(value)
+    module = kind.__module__
+    return kind.__qualname__ if module in ("builtins", None) else f"{module}.{kind.__qualname__}"
 
 
 def _device_and_dtype(args: tuple, kwargs: dict) -> tuple[str | None, Any]:

@@ -218,6 +218,8 @@ class _BatchNorm(Module):
         track_running_stats: bool = True,
         dtype: Any = dtypes.float32,
         device: str = "cpu",
+        *,
+        bias: bool = True,
     ) -> None:
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
@@ -225,7 +227,8 @@ class _BatchNorm(Module):
         self.weight = self.bias = None
         if affine:
             self.weight = Parameter(factories.ones(num_features, dtype=dtype, device=device))
-            self.bias = Parameter(factories.zeros(num_features, dtype=dtype, device=device))
+            if bias:
+                self.bias = Parameter(factories.zeros(num_features, dtype=dtype, device=device))
         if track_running_stats:
             self.register_buffer(
                 "running_mean", factories.zeros(num_features, dtype=dtype, device=device)
@@ -252,8 +255,7 @@ class _BatchNorm(Module):
             wanted = " or ".join(f"{n}D" for n in self.expected_ndims)
             raise ValueError(
                 f"expected {wanted} input (got {x.ndim}D input)\n{type(self).__name__} reads "
-                f"(N, C{', L' if 3 in self.expected_ndims else ', H, W'}) with C = "
-                f"{self.num_features}; got shape {x.shape}"
+                f"{self.layout} with C = {self.num_features}; got shape {x.shape}"
             )
         momentum = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:
@@ -270,7 +272,8 @@ class _BatchNorm(Module):
     def extra_repr(self) -> str:
         return (
             f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine="
-            f"{self.affine}, track_running_stats={self.track_running_stats}"
+            f"{self.affine}, bias={self.bias is not None}, "
+            f"track_running_stats={self.track_running_stats}"
         )
 
 
@@ -284,6 +287,7 @@ class BatchNorm1d(_BatchNorm):
     """
 
     expected_ndims = (2, 3)
+    layout = "(N, C) or (N, C, L)"
 
 
 class BatchNorm2d(_BatchNorm):
@@ -297,3 +301,16 @@ class BatchNorm2d(_BatchNorm):
     """
 
     expected_ndims = (4,)
+    layout = "(N, C, H, W)"
+
+
+class BatchNorm3d(_BatchNorm):
+    """``batch_norm`` of volumes ``(N, C, D, H, W)``: statistics per channel over N, D, H, W.
+
+    >>> import minigrad as mg
+    >>> BatchNorm3d(2)
+    BatchNorm3d(2, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
+    """
+
+    expected_ndims = (5,)
+    layout = "(N, C, D, H, W)"

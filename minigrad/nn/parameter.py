@@ -59,3 +59,41 @@ class Parameter(Tensor):
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
+
+
+class Buffer(Tensor):
+    """A tensor that a ``Module`` keeps as a buffer when it is assigned as an attribute.
+
+    ``module.name = Buffer(t)`` is ``module.register_buffer("name", t, persistent)``:
+    model state that is not learned (never among ``parameters()``), saved by
+    ``state_dict()`` unless ``persistent=False``. Like ``torch.nn.Buffer`` it
+    shares ``data``'s memory and keeps its ``requires_grad``.
+
+    >>> import minigrad as mg
+    >>> m = mg.nn.Module()
+    >>> m.steps = Buffer(mg.tensor(0))
+    >>> m.cache = Buffer(mg.zeros(2), persistent=False)
+    >>> list(m.state_dict()), [name for name, _ in m.named_buffers()]
+    (['steps'], ['steps', 'cache'])
+    """
+
+    __slots__ = ("persistent",)
+
+    def __init__(self, data: Tensor | None = None, *, persistent: bool = True) -> None:
+        if data is None:
+            data = Tensor.concrete([])
+        if not isinstance(data, Tensor):
+            raise TypeError(
+                f"Buffer(data): data must be a Tensor, not {type(data).__name__}\n"
+                "(make one first: mg.nn.Buffer(mg.tensor(...)))"
+            )
+        self.data, self.device, self.grad = data.detach().data, data.device, None
+        self._node, self._tangents, self._label = None, None, ""
+        self.requires_grad = False
+        self.requires_grad_(data.requires_grad)
+        self.persistent = persistent
+
+    @classmethod
+    def _wrap(cls, data: Any, device: str, requires_grad: bool = False) -> Tensor:
+        # Operations on a buffer make plain tensors, as they do on a parameter.
+        return Tensor._wrap(data, device, requires_grad)

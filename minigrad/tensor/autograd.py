@@ -31,6 +31,7 @@ import numpy as np
 from minigrad import backends
 from minigrad.backends.quiet import NUMPY_ERRORS, QUIET_CONTEXT, quiet
 from minigrad.graph import topological_order
+from minigrad.tensor import dtypes
 from minigrad.tensor.base import VERSIONS, Box
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.mode import current, enable_grad, no_grad
@@ -43,6 +44,9 @@ _BOXES = Box.kinds  # batches (lesson 14): their cotangents are added as tensors
 # keyed by the leaf's id: data-parallel training (lesson 18) starts sending a bucket
 # of gradients while the backward pass is still computing the others.
 POST_ACCUMULATE_HOOKS: dict[int, list[Any]] = {}
+# Hooks that see, and may replace, a tensor's gradient before anything uses it
+# (``Tensor.register_hook``): a leaf's keyed by its id, a non-leaf's on its record.
+TENSOR_HOOKS: dict[int, list[Any]] = {}
 # Functions to call once the running backward pass ends (``queue_callback``): where
 # data-parallel training waits for the gradients it started sending.
 _QUEUED: list[Any] = []
@@ -319,6 +323,10 @@ def _run_lean(outputs, seeds, inputs, retain_graph):
             if type(v) is not OpRecord:  # a leaf: the end of this path
                 if type(g) is list:
                     g = _total(g, v.device)
+                if TENSOR_HOOKS and id(v) in TENSOR_HOOKS:
+                    exposed.add(id(g))  # (a hook may keep what it is given)
+                    g = _as_user(users, _hooked, TENSOR_HOOKS[id(v)], plain._wrap(g, v.device)).data
+                    exposed.add(id(g))
                 if wanted is None:
                     if v.grad is not None:
                         v.grad = v.grad + plain._wrap(g, v.device)
@@ -345,6 +353,11 @@ def _run_lean(outputs, seeds, inputs, retain_graph):
             device = record.device
             if type(g) is list:
                 g = _total(g, device)
+            captured = g  # (autograd.grad's result for a non-leaf input: before its hooks)
+            if record.hooks:
+                exposed.add(id(g))
+                g = _as_user(users, _hooked, record.hooks, plain._wrap(g, device)).data
+                exposed.add(id(g))
             if wanted is None:
                 if record.retained is not None:
                     t = record.retained()
@@ -354,9 +367,10 @@ def _run_lean(outputs, seeds, inputs, retain_graph):
                         t.grad = mine if t.grad is None else t.grad + mine
             else:
                 if record in wanted:
-                    results[record] = plain._wrap(g, device)
+                    results[record] = plain._wrap(captured, device)
                 if record not in useful:
                     continue
+            captured = None
             if record.freed:
                 raise RuntimeError(FREED_MESSAGE)
             if check or record.out_changed:
@@ -535,6 +549,10 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph):
             if g is None:
                 continue
             fresh.discard(id(g))  # handed to rules now, which may pass it on as it is
+            captured = g  # (autograd.grad's result for a non-leaf input: before its hooks)
+            hooks = v.hooks if type(v) is OpRecord else TENSOR_HOOKS.get(id(v))
+            if hooks:
+                g = _hooked(hooks, g)
             if type(v) is not OpRecord:  # a leaf: the end of this path
                 if wanted is None:
                     if tracing is not None:
@@ -563,9 +581,10 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph):
                         t.grad = g if t.grad is None else t.grad + g
             else:
                 if record in wanted:
-                    results[record] = g
+                    results[record] = captured
                 if record not in useful:
                     continue
+            captured = None
             out, inputs_ = record.unpack(like)
             parents = record.parents
             grads = record.prim.vjp(
@@ -664,6 +683,61 @@ class _HookHandle:
             hooks.remove(self.hook)
         if not hooks:
             POST_ACCUMULATE_HOOKS.pop(self.key, None)
+
+
+def _hooked(hooks: list, g: Tensor) -> Tensor:
+    """``g`` passed through each hook in turn; a hook's result, if not None, replaces it
+    and must keep its type, device and shape (PyTorch's checks and messages)."""
+    for hook in tuple(hooks):
+        new = hook(g)
+        if new is None:
+            continue
+        name = getattr(hook, "__name__", repr(hook))
+        if not isinstance(new, Tensor):
+            raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+        if new.dtype != g.dtype or new.device != g.device:
+            raise RuntimeError(
+                f"hook '{name}' has changed the type of value (was "
+                f"{dtypes.tensor_type_name(g.dtype, g.device)} got "
+                f"{dtypes.tensor_type_name(new.dtype, new.device)})"
+            )
+        if new.shape != g.shape:
+            raise RuntimeError(
+                f"hook '{name}' has changed the size of value\n(it was given shape {g.shape} "
+                f"and returned shape {new.shape}; a hook must return a gradient of the same shape)"
+            )
+        g = new
+    return g
+
+
+class _ListHandle:
+    """What ``register_hook`` returns: ``remove()`` takes the hook off its list (again: nothing)."""
+
+    def __init__(self, hooks: list, hook: Any, key: int | None = None) -> None:
+        self.hooks, self.hook, self.key = hooks, hook, key
+
+    def remove(self) -> None:
+        if self.hook in self.hooks:
+            self.hooks.remove(self.hook)
+        if self.key is not None and not self.hooks and TENSOR_HOOKS.get(self.key) is self.hooks:
+            TENSOR_HOOKS.pop(self.key)
+
+
+def add_tensor_hook(t: Tensor, hook: Any) -> _ListHandle:
+    """Register ``hook(grad)`` to run on ``t``'s gradient before it is used (see above)."""
+    record = t._node
+    if record is None:  # a leaf: its hooks run before its .grad is written
+        key = id(t)
+        if key not in TENSOR_HOOKS:
+            TENSOR_HOOKS[key] = []
+            # The id may be reused once the leaf is gone: its hooks go with it.
+            weakref.finalize(t, TENSOR_HOOKS.pop, key, None)
+        TENSOR_HOOKS[key].append(hook)
+        return _ListHandle(TENSOR_HOOKS[key], hook, key)
+    if record.hooks is None:
+        record.hooks = []
+    record.hooks.append(hook)
+    return _ListHandle(record.hooks, hook)
 
 
 def add_post_accumulate_grad_hook(leaf: Tensor, hook: Any) -> _HookHandle:

@@ -301,3 +301,33 @@ def scalar_type_name(dtype: Any) -> str:
     ('Long', 'Float')
     """
     return SCALAR_TYPE_NAMES[np.dtype(dtype).name]
+
+
+_TENSOR_TYPES = {**SCALAR_TYPE_NAMES, "uint8": "Byte", "int8": "Char", "int16": "Short"}
+
+
+def tensor_type_name(dtype: Any, device: str = "cpu") -> str:
+    """PyTorch's type string of a tensor, ``Tensor.type()``: dtype and device in one name.
+
+    >>> tensor_type_name(np.dtype("float32")), tensor_type_name(np.dtype("int64"), "cuda")
+    ('torch.FloatTensor', 'torch.cuda.LongTensor')
+    """
+    name = _TENSOR_TYPES[np.dtype(dtype).name]
+    return f"torch.{'cuda.' if device == 'cuda' else ''}{name}Tensor"
+
+
+def from_tensor_type_name(text: str) -> tuple[np.dtype, str] | None:
+    """The dtype and device a type string names (``"torch.cuda.LongTensor"``), or None.
+
+    >>> from_tensor_type_name("torch.DoubleTensor")
+    (dtype('float64'), 'cpu')
+    """
+    device = "cuda" if text.startswith("torch.cuda.") else "cpu"
+    kind = text.removeprefix("torch.cuda." if device == "cuda" else "torch.")
+    for dtype_name, name in _TENSOR_TYPES.items():
+        if kind == f"{name}Tensor" and text.startswith("torch."):
+            try:
+                return as_dtype(dtype_name), device
+            except (TypeError, ValueError):  # (bfloat16 without ml_dtypes)
+                return None
+    return None

@@ -73,6 +73,7 @@ class OpRecord:
     is_leaf = False
     freed = False  # set by free()
     retained = None  # a weak reference to the tensor that wants .grad (retain_grad)
+    hooks = None  # functions that see and may replace the cotangent first (register_hook)
     out_tangents = None  # the output's forward-mode tangents, if it had any
     label = ""  # a human name, shown by draw
     segment = None  # the checkpointed segment that made it (lesson 09), shown by draw

@@ -26,6 +26,7 @@ from minigrad.tensor import (
     dtypes,
 )
 from minigrad.tensor.base import TensorBase
+from minigrad.tensor.everyday_methods import EverydayMethods
 from minigrad.tensor.inplace_methods import InPlaceMethods
 from minigrad.tensor.more_methods import MoreMethods
 from minigrad.tensor.ops import (
@@ -46,7 +47,7 @@ from minigrad.tensor.ops import math as em
 from minigrad.tensor.sampling_methods import SamplingMethods
 
 
-class Tensor(MoreMethods, InPlaceMethods, SamplingMethods, TensorBase):
+class Tensor(MoreMethods, InPlaceMethods, SamplingMethods, EverydayMethods, TensorBase):
     """An n-dimensional array that remembers how it was computed."""
 
     __slots__ = ()
@@ -523,6 +524,31 @@ class Tensor(MoreMethods, InPlaceMethods, SamplingMethods, TensorBase):
                 "post accumulate grad hooks cannot be registered on non-leaf tensors"
             )
         return autograd.add_post_accumulate_grad_hook(self, hook)
+
+    def register_hook(self, hook: Any) -> Any:
+        """Call ``hook(grad)`` with this tensor's gradient each time backward computes it.
+
+        A hook that returns a tensor replaces the gradient (same shape, dtype and
+        device), for this tensor's ``.grad`` and for everything backward sends on;
+        hooks run in the order they were registered, before ``retain_grad``'s
+        ``.grad`` is written. Returns a handle whose ``remove()`` takes the hook off.
+
+        >>> import minigrad as mg
+        >>> x = mg.tensor([1.0, 2.0], requires_grad=True)
+        >>> handle = x.register_hook(lambda grad: grad * 10)
+        >>> (x * x).sum().backward(); x.grad
+        tensor([20., 40.])
+        """
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        return autograd.add_tensor_hook(self, hook)
+
+    @property
+    def retains_grad(self) -> bool:
+        """Whether backward writes ``.grad`` on this non-leaf (``retain_grad()`` was called)."""
+        node = self._node
+        retained = None if node is None else getattr(node, "retained", None)
+        return retained is not None and retained() is self
 
     def retain_grad(self) -> Tensor:
         """Keep ``.grad`` on this non-leaf tensor after ``backward()``."""

@@ -122,13 +122,7 @@ def is_nonzero(input: Tensor) -> bool:
     >>> mg.is_nonzero(mg.tensor([0.0])), mg.is_nonzero(mg.tensor(float("nan")))
     (False, True)
     """
-    x = _only_tensor("is_nonzero", input)
-    count = x.numel()
-    if count == 0:
-        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
-    if count > 1:
-        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-    return bool(x.item() != 0)
+    return _only_tensor("is_nonzero", input).is_nonzero()
 
 
 def permute(input: Tensor, dims: Any) -> Tensor:

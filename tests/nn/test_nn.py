@@ -93,7 +93,7 @@ def test_train_and_eval_set_the_flag_everywhere():
 
 
 def test_forward_must_be_defined():
-    with pytest.raises(NotImplementedError, match="must define forward"):
+    with pytest.raises(NotImplementedError, match='missing the required "forward" function'):
         mg.nn.Module()(1.0)
 
 

@@ -53,6 +53,7 @@ from opdb import (
     factorizations,
     index_sets,
     inplace,
+    inplace_activations,
     inverses,
     masked,
     nn,
@@ -77,7 +78,7 @@ AREAS = (core, elementwise, reductions, contractions, shape, convolution, nn, in
          nn_compositions, daily, nn_grids, collectives, control, attention, spellings,
          decompositions, volumes, special, inverses, factorizations, placing,
          nn_losses, pseudoinverses, copies, bessel, summaries, masked,
-         special_functions, spectral, triangular, index_sets)  # fmt: skip
+         special_functions, spectral, triangular, index_sets, inplace_activations)  # fmt: skip
 
 DATABASE: dict[str, Any] = {}
 NOT_SMOOTH: set[str] = set()
@@ -129,6 +130,7 @@ NOT_OPERATIONS = {
     "logspace", "new_zeros", "new_ones", "new_full", "numel",
     "register_post_accumulate_grad_hook", "dim", "ndimension", "nelement", "element_size",
     "is_floating_point", "is_complex", "is_signed", "is_same_size", "is_contiguous", "type_as",
+    "register_hook", "new_tensor", "type",
     # no tensor input to differentiate, or only an error: tests/tensor/test_index_sets.py
     "tril_indices", "triu_indices", "broadcast_shapes", "scalar_tensor", "imag",
     # random samplers: values cannot be compared with torch's, and torch's gradient is zero;
