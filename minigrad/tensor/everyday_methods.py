@@ -106,15 +106,9 @@ class EverydayMethods:
         (False, True)
         """
         if self.size == 0:
-            raise RuntimeError(
-                "Boolean value of Tensor with no values is ambiguous\n"
-                f"(shape {self.shape}); is_nonzero reads a tensor of exactly one element"
-            )
+            raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
         if self.size > 1:
-            raise RuntimeError(
-                "Boolean value of Tensor with more than one value is ambiguous\n"
-                f"(shape {self.shape}); is_nonzero reads a tensor of exactly one element"
-            )
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.item())
 
     def detach_(self) -> Any:
