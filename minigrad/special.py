@@ -5,13 +5,33 @@ functions, Airy's Ai and the orthogonal polynomials; ``minigrad/tensor/ops/speci
 I0 and I1, the normal distribution, erfcx, entr, xlog1py, zeta and the incomplete gamma
 functions); this module only gathers them under the namespace users know, so that
 ``mg.special.bessel_j0(x)`` reads as ``torch.special.bessel_j0(x)`` does.
-``multigammaln`` is ``mvlgamma``, ``gammainc`` and ``gammaincc`` are ``igamma`` and ``igammac``.
+``multigammaln`` is ``mvlgamma``, ``gammainc`` and ``gammaincc`` are ``igamma`` and ``igammac``;
+``psi`` is ``digamma``, ``gammaln`` is ``lgamma``, ``expit`` is ``sigmoid``, and ``erf``,
+``expm1``, ``logsumexp``, ``softmax``, ... are ``mg``'s functions of the same names.
 
     >>> import minigrad as mg
     >>> mg.special.modified_bessel_i0(mg.tensor([0.0])), mg.special.i0e(mg.tensor([0.0]))
     (tensor([1.]), tensor([1.]))
 """
 
+from minigrad.tensor import (  # torch.special's names for functions mg has at its top level
+    digamma,
+    erf,
+    erfc,
+    erfinv,
+    exp2,
+    expm1,
+    log1p,
+    logit,
+    logsumexp,
+    polygamma,
+    round,
+    sinc,
+    xlogy,
+)
+from minigrad.tensor import digamma as psi
+from minigrad.tensor import lgamma as gammaln
+from minigrad.tensor import sigmoid as expit
 from minigrad.tensor.ops.bessel import (
     airy_ai,
     bessel_j0,
@@ -54,6 +74,7 @@ from minigrad.tensor.ops.special_functions import (
 from minigrad.tensor.ops.special_functions import igamma as gammainc
 from minigrad.tensor.ops.special_functions import igammac as gammaincc
 from minigrad.tensor.ops.special_functions import mvlgamma as multigammaln
+from minigrad.tensor.torch_names import log_softmax, softmax
 
 __all__ = [
     "airy_ai",
@@ -95,3 +116,7 @@ __all__ = [
     "xlog1py",
     "zeta",
 ]
+__all__ += [  # mg's own functions under torch.special's names
+    "digamma", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln", "log1p",
+    "log_softmax", "logit", "logsumexp", "polygamma", "psi", "round", "sinc", "softmax", "xlogy",
+]  # fmt: skip

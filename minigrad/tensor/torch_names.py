@@ -33,13 +33,14 @@ import numpy as np
 
 from minigrad.tensor import dtypes, factories
 from minigrad.tensor.generator import Generator
+from minigrad.tensor.ops import softmax as primitives
 from minigrad.tensor.tensor import Tensor
 
 __all__ = [
     "as_tensor", "asarray", "can_cast", "detach", "get_default_dtype", "get_rng_state",
     "initial_seed", "is_complex", "is_floating_point", "is_nonzero", "is_same_size", "is_signed",
-    "is_tensor", "numel", "permute", "promote_types", "randperm", "result_type", "seed",
-    "set_rng_state",
+    "is_tensor", "log_softmax", "numel", "permute", "promote_types", "randperm", "result_type",
+    "seed", "set_rng_state", "softmax",
 ]  # fmt: skip
 
 
@@ -149,6 +150,29 @@ def detach(input: Tensor) -> Tensor:
     False
     """
     return _only_tensor("detach", input).detach()
+
+
+def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    """``exp(x) / sum(exp(x))`` along ``dim`` (required), after a cast to ``dtype`` if given:
+    ``torch.softmax`` and ``torch.special.softmax``.
+
+    >>> import minigrad as mg
+    >>> mg.softmax(mg.tensor([[1.0, 1.0]]), 1)
+    tensor([[0.5, 0.5]])
+    """
+    x = _only_tensor("softmax", input)
+    return primitives.softmax(x if dtype is None else x.to(dtype), dim)
+
+
+def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    """``x - logsumexp(x)`` along ``dim`` (required), after a cast to ``dtype`` if given.
+
+    >>> import minigrad as mg
+    >>> mg.log_softmax(mg.tensor([0.0, 0.0], dtype=mg.float64), 0)
+    tensor([-0.6931, -0.6931], dtype=float64)
+    """
+    x = _only_tensor("log_softmax", input)
+    return primitives.log_softmax(x if dtype is None else x.to(dtype), dim)
 
 
 # -- PyTorch's promotion table ----------------------------------------------------------------

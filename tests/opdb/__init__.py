@@ -69,6 +69,7 @@ from opdb import (
     spectral,
     spellings,
     summaries,
+    torch_level,
     triangular,
     volumes,
 )
@@ -78,7 +79,8 @@ AREAS = (core, elementwise, reductions, contractions, shape, convolution, nn, in
          nn_compositions, daily, nn_grids, collectives, control, attention, spellings,
          decompositions, volumes, special, inverses, factorizations, placing,
          nn_losses, pseudoinverses, copies, bessel, summaries, masked,
-         special_functions, spectral, triangular, index_sets, inplace_activations)  # fmt: skip
+         special_functions, spectral, triangular, index_sets, inplace_activations,
+         torch_level)  # fmt: skip
 
 DATABASE: dict[str, Any] = {}
 NOT_SMOOTH: set[str] = set()
@@ -178,12 +180,16 @@ def public_operations() -> dict[str, set[str]]:
     """
     wanted: dict[str, set[str]] = {}
     functions = {n: getattr(mg, n) for n in dir(mg)}
+    functional = getattr(mg.nn, "functional", None)
+    nn_names = {n: getattr(functional, n) for n in dir(functional)} if functional else {}
     for name, obj in functions.items():
         module = getattr(obj, "__module__", "") or ""
         if _is_operation(name, obj) and module.startswith("minigrad.tensor"):
             if module in ("minigrad.tensor.factories", "minigrad.tensor.mode"):
                 continue
             same = {n for n, o in functions.items() if o is obj}
+            # ``mg.conv2d`` is ``nn.functional.conv2d`` itself: that key covers it too.
+            same |= {f"nn.functional.{n}" for n, o in nn_names.items() if o is obj}
             wanted[f"mg.{name}"] = same
     for prefix, namespace in (("nn.functional", getattr(mg.nn, "functional", None)),
                               ("linalg", getattr(mg, "linalg", None)),

@@ -20,23 +20,32 @@ from __future__ import annotations
 from typing import Any
 
 from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.dtypes import is_integer, type_name
 from minigrad.tensor.ops.elementwise import tensor_arguments
 from minigrad.tensor.ops.movement import getitem, reshape
 from minigrad.tensor.ops.placing import strided_positions
-from minigrad.tensor.ops.rearrange import clone
+from minigrad.tensor.ops.rearrange import clone, split
+from minigrad.tensor.ops.reductions import normalize_axes
+from minigrad.tensor.ops.spellings import split_with_sizes
 
 __all__ = [
     "alias_copy",
     "as_strided_copy",
+    "detach_copy",
     "diagonal_copy",
     "expand_copy",
     "narrow_copy",
     "permute_copy",
+    "select_copy",
+    "slice_copy",
+    "split_copy",
+    "split_with_sizes_copy",
     "squeeze_copy",
     "t_copy",
     "transpose_copy",
     "unbind_copy",
     "unfold_copy",
+    "unsafe_split_with_sizes",
     "unsqueeze_copy",
     "view_copy",
 ]
@@ -214,3 +223,81 @@ def as_strided_copy(input: Tensor, size: Any, stride: Any, storage_offset: Any =
     positions = strided_positions(x, size, stride, storage_offset, "as_strided_copy")
     read = getitem(reshape(x, -1), Tensor.concrete(positions, device=x.device))
     return clone(read) if positions.ndim == 0 else read
+
+
+def select_copy(input: Tensor, dim: int, index: int) -> Tensor:
+    """A copy of ``select(input, dim, index)``: the slice at ``index``, that axis removed.
+
+    >>> import minigrad as mg
+    >>> mg.select_copy(mg.arange(6).reshape(2, 3), 1, -1)
+    tensor([2, 5])
+    """
+    return clone(_input("select_copy", input).select(dim, index))
+
+
+def slice_copy(input: Tensor, dim: int = 0, start: Any = None, end: Any = None,
+               step: int = 1) -> Tensor:  # fmt: skip
+    """A copy of ``input[..., start:end:step, ...]`` along ``dim`` (``step`` positive; the
+    bounds clamped to the axis, as Python's slices).
+
+    >>> import minigrad as mg
+    >>> mg.slice_copy(mg.arange(6).reshape(2, 3), 1, 0, 10, 2)
+    tensor([[0, 2],
+            [3, 5]])
+    """
+    x = _input("slice_copy", input)
+    if x.ndim == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    if int(step) <= 0:
+        raise RuntimeError(f"slice step must be positive\nslice_copy: got step={step}")
+    d = normalize_axes(dim, x.ndim)[0]
+    where = (slice(None),) * d + (slice(start, end, int(step)),)
+    return clone(getitem(x, where))
+
+
+def split_copy(input: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor, ...]:
+    """Copies of ``split(input, split_size, dim)``: pieces of ``split_size`` (the last may be
+    shorter).
+
+    >>> import minigrad as mg
+    >>> mg.split_copy(mg.arange(5), 2)
+    (tensor([0, 1]), tensor([2, 3]), tensor([4]))
+    """
+    x = _input("split_copy", input)
+    if not is_integer(split_size):
+        raise TypeError(
+            f"split_copy(): argument 'split_size' (position 2) must be int, not "
+            f"{type_name(split_size)}\nsplit_copy: give the sizes to split_with_sizes_copy"
+        )
+    return tuple(clone(part) for part in split(x, split_size, dim))
+
+
+def split_with_sizes_copy(input: Tensor, split_sizes: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """Copies of ``split_with_sizes(input, split_sizes, dim)``.
+
+    >>> import minigrad as mg
+    >>> mg.split_with_sizes_copy(mg.arange(5), [2, 3])
+    (tensor([0, 1]), tensor([2, 3, 4]))
+    """
+    x = _input("split_with_sizes_copy", input)
+    return tuple(clone(part) for part in split_with_sizes(x, split_sizes, dim))
+
+
+def unsafe_split_with_sizes(input: Tensor, split_sizes: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """``split_with_sizes`` (PyTorch's version whose pieces skip view tracking; here the same).
+
+    >>> import minigrad as mg
+    >>> mg.unsafe_split_with_sizes(mg.arange(3), [1, 2])
+    (tensor([0]), tensor([1, 2]))
+    """
+    return split_with_sizes(_input("unsafe_split_with_sizes", input), split_sizes, dim)
+
+
+def detach_copy(input: Tensor) -> Tensor:
+    """A copy of ``input.detach()``: the same values in memory of their own, outside the graph.
+
+    >>> import minigrad as mg
+    >>> mg.detach_copy(mg.tensor([1.0], requires_grad=True)).requires_grad
+    False
+    """
+    return clone(_input("detach_copy", input).detach())
