@@ -212,3 +212,93 @@ def test_inference_mode_follows_torch():
         return v * 2
 
     assert not double(mg.tensor([1.0], requires_grad=True)).requires_grad
+
+
+def _inplace_case(name):
+    """(input values, dtype, extra arguments as (mg, torch) pairs) for ``name``."""
+    u = [0.2, 0.5, 0.7]
+    if name in ("acosh_", "arccosh_"):
+        return [1.5, 2.0, 3.0], "float64", []
+    if name in ("gcd_", "lcm_"):
+        return [4, 6, 9], "int64", [(mg.tensor([6, 4, 3]), torch.tensor([6, 4, 3]))]
+    if name == "ldexp_":
+        return u, "float64", [(mg.tensor([1, 2, 3]), torch.tensor([1, 2, 3]))]
+    if name == "xlogy_":
+        return u, "float64", [(mg.tensor([0.5, 2.0, 3.0]), torch.tensor([0.5, 2.0, 3.0]))]
+    if name in ("clamp_", "clip_"):
+        return u, "float64", [(0.3, 0.3), (0.6, 0.6)]
+    if name in ("clamp_max_", "clamp_min_", "fill_"):
+        return u, "float64", [(0.4, 0.4)]
+    if name == "index_put_":
+        index, values = np.array([0, 2]), np.array([9.0, 8.0])
+        return u, "float64", [((mg.tensor(index),), (torch.tensor(index),)),
+                              (mg.tensor(values), torch.tensor(values))]  # fmt: skip
+    if name == "addmv_":
+        mat, vec = np.arange(6.0).reshape(3, 2), np.array([1.0, -1.0])
+        return (
+            u,
+            "float64",
+            [(mg.tensor(mat), torch.tensor(mat)), (mg.tensor(vec), torch.tensor(vec))],
+        )
+    if name == "nan_to_num_":
+        return [float("nan"), float("inf"), -1.0], "float64", []
+    return u, "float64", []
+
+
+@pytest.mark.parametrize("name", [
+    n for n in dir(mg) if n.endswith("_") and not n.startswith("_")
+    and getattr(getattr(mg, n), "__module__", "") == "minigrad.tensor.inplace_functions"
+])  # fmt: skip
+def test_in_place_functions_change_their_input_as_torchs(name):
+    values, dtype, extra = _inplace_case(name)
+    x = mg.tensor(values, dtype=_ours(dtype))
+    t = torch.tensor(values, dtype=getattr(torch, dtype))
+    out = getattr(mg, name)(x, *[a for a, _ in extra])
+    want = getattr(torch, name)(t, *[b for _, b in extra])
+    assert out is x and x.dtype == _ours(dtype)
+    np.testing.assert_allclose(x.numpy(), want.numpy(), rtol=1e-12)
+    with pytest.raises(TypeError) as ours:
+        getattr(mg, name)(1.0)
+    with pytest.raises(TypeError) as theirs:
+        getattr(torch, name)(1.0)
+    if not extra:  # (with more arguments torch lists its overloads; the type is the same)
+        assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0]
+
+
+def test_in_place_function_on_a_leaf_that_requires_grad_is_refused():
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        mg.exp_(mg.tensor([1.0], requires_grad=True))
+
+
+WINDOWS = ["hann_window", "hamming_window", "blackman_window", "bartlett_window",
+           "kaiser_window"]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", WINDOWS)
+def test_top_level_windows_are_torchs(name):
+    for n in (0, 1, 2, 5, 8):
+        for periodic in (True, False):
+            for dtype in ("float32", "float64", "float16"):
+                got = getattr(mg, name)(n, periodic, dtype=getattr(mg, dtype))
+                want = getattr(torch, name)(n, periodic, dtype=getattr(torch, dtype))
+                assert got.dtype == _ours(dtype) and got.shape == tuple(want.shape)
+                np.testing.assert_allclose(
+                    got.numpy().astype(np.float64), want.double().numpy(), rtol=2e-6, atol=1e-7
+                )
+                if dtype == "float16":  # PyTorch's steps, each rounded to the dtype: bit for bit
+                    assert np.array_equal(got.numpy(), want.numpy())
+    assert getattr(mg, name)(4, requires_grad=True).requires_grad
+    for args, kwargs in [((-1,), {}), ((3,), {"dtype": "int64"}), ((2.0,), {})]:
+        with pytest.raises(Exception) as theirs:
+            getattr(torch, name)(*args, **{k: getattr(torch, v) for k, v in kwargs.items()})
+        with pytest.raises(type(theirs.value)) as ours:
+            getattr(mg, name)(*args, **kwargs)
+        assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0]
+    if name == "hamming_window":
+        got = mg.hamming_window(7, False, 0.6, 0.3, dtype=mg.float64)
+        want = torch.hamming_window(7, False, 0.6, 0.3, dtype=torch.float64)
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-15)
+    if name == "kaiser_window":
+        got = mg.kaiser_window(9, True, 5.0, dtype=mg.float64)
+        np.testing.assert_allclose(got.numpy(), torch.kaiser_window(9, True, 5.0,
+                                   dtype=torch.float64).numpy(), rtol=1e-14)  # fmt: skip
