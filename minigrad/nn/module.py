@@ -23,6 +23,7 @@ The names follow PyTorch's ``torch.nn``, so code written here reads the same the
 from __future__ import annotations
 
 import math
+import operator
 from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -610,37 +611,139 @@ def _quoted(names: list[str]) -> str:
 class Sequential(Module):
     """Modules applied one after the other: ``Sequential(f, g)(x) == g(f(x))``.
 
+    The layers are submodules named ``"0"``, ``"1"``, ... (or by the keys of
+    an ``OrderedDict``), PyTorch's names, so state dicts match. Indexing,
+    slicing (a ``Sequential`` keeping the names), ``append``, ``insert``,
+    ``extend``, ``pop``, ``del``, ``+`` and ``*`` work as PyTorch's.
+
     >>> import minigrad as mg
     >>> model = Sequential(mg.nn.Linear(4, 3), ReLU(), mg.nn.Linear(3, 2))
-    >>> model(mg.zeros(5, 4)).shape, len(model)
-    ((5, 2), 3)
+    >>> model(mg.zeros(5, 4)).shape, len(model), list(model[1:].state_dict())
+    ((5, 2), 3, ['2.weight', '2.bias'])
     """
 
-    def __init__(self, *layers: Module) -> None:
+    def __init__(self, *args: Any) -> None:
         super().__init__()
-        self.layers = list(layers)
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for key, module in args[0].items():
+                self.add_module(key, module)
+        else:
+            for i, module in enumerate(args):
+                self.add_module(str(i), module)
 
-    def forward(self, x: Any) -> Any:
-        for layer in self.layers:
-            x = layer(x)
-        return x
+    def forward(self, input: Any) -> Any:
+        for layer in self:
+            input = layer(input)
+        return input
 
-    def named_children(self) -> Iterator[tuple[str, Module]]:
-        """The layers by position, ``"0"``, ``"1"``, ...: PyTorch's names, so state dicts match."""
-        for i, layer in enumerate(self.layers):
-            yield str(i), layer
-        for name, child in super().named_children():
-            if not name.startswith("layers."):
-                yield name, child
+    def _layers(self) -> list[tuple[str, Module]]:
+        return [(k, v) for k, v in vars(self).items() if isinstance(v, Module)]
 
-    def __getitem__(self, index: int) -> Module:
-        return self.layers[index]
+    def _key(self, idx: Any) -> str:
+        size = len(self)
+        idx = operator.index(idx)
+        if not -size <= idx < size:
+            raise IndexError(f"index {idx} is out of range")
+        return self._layers()[idx % size][0]
+
+    def _renumber(self, modules: list[Module]) -> None:
+        """Hold exactly ``modules``, named ``"0"``, ``"1"``, ... (PyTorch's renumbering)."""
+        for key, _ in self._layers():
+            del vars(self)[key]
+        for i, module in enumerate(modules):
+            self.add_module(str(i), module)
+
+    def __getitem__(self, idx: int | slice) -> Any:
+        if isinstance(idx, slice):
+            return type(self)(OrderedDict(self._layers()[idx]))
+        return getattr(self, self._key(idx))
+
+    def __setitem__(self, idx: int, module: Module) -> None:
+        setattr(self, self._key(idx), module)
+
+    def __delitem__(self, idx: int | slice) -> None:
+        layers = [m for _, m in self._layers()]
+        if isinstance(idx, slice):
+            del layers[idx]
+        else:
+            del layers[[k for k, _ in self._layers()].index(self._key(idx))]
+        self._renumber(layers)
 
     def __len__(self) -> int:
-        return len(self.layers)
+        return len(self._layers())
 
     def __iter__(self) -> Iterator[Module]:
-        return iter(self.layers)
+        return iter([m for _, m in self._layers()])
+
+    def __dir__(self) -> list[str]:
+        return [key for key in super().__dir__() if not key.isdigit()]
+
+    def __add__(self, other: Any) -> Sequential:
+        if not isinstance(other, Sequential):
+            raise ValueError(
+                f"add operator supports only objects of Sequential class, but {type(other)} is "
+                "given."
+            )
+        return Sequential(*self, *other)
+
+    def __iadd__(self, other: Any) -> Sequential:
+        if not isinstance(other, Sequential):
+            raise ValueError(
+                f"add operator supports only objects of Sequential class, but {type(other)} is "
+                "given."
+            )
+        offset = len(self)
+        for i, module in enumerate(list(other)):
+            self.add_module(str(i + offset), module)
+        return self
+
+    def __mul__(self, other: Any) -> Sequential:
+        if not isinstance(other, int):
+            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
+        if other <= 0:
+            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
+        return Sequential(*(list(self) * other))
+
+    __rmul__ = __mul__
+
+    def __imul__(self, other: Any) -> Sequential:
+        if not isinstance(other, int):
+            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
+        if other <= 0:
+            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
+        layers, offset = list(self), len(self)
+        for i, module in enumerate(layers * (other - 1)):
+            self.add_module(str(offset + i), module)
+        return self
+
+    def append(self, module: Module) -> Sequential:
+        """Put ``module`` at the end; returns the Sequential."""
+        self.add_module(str(len(self)), module)
+        return self
+
+    def insert(self, index: int, module: Module) -> Sequential:
+        """Put ``module`` before position ``index`` (``-len <= index <= len``)."""
+        if not isinstance(module, Module):
+            raise AssertionError(f"module should be of type: {Module}")
+        n = len(self)
+        if not -n <= index <= n:
+            raise IndexError(f"Index out of range: {index}")
+        layers = list(self)
+        layers.insert(index if index >= 0 else index + n, module)
+        self._renumber(layers)
+        return self
+
+    def extend(self, sequential: Any) -> Sequential:
+        """Append every module of ``sequential``; returns the Sequential."""
+        for layer in sequential:
+            self.append(layer)
+        return self
+
+    def pop(self, key: int | slice) -> Any:
+        """Take out and return the module (or Sequential of modules) at ``key``."""
+        value = self[key]
+        del self[key]
+        return value
 
 
 class _Activation(Module):

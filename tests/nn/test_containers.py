@@ -112,6 +112,71 @@ def test_module_list_edits_as_torch(op):
     assert run(mg) == run(torch)
 
 
+@pytest.mark.parametrize("op", ["slice", "negative", "setitem", "delitem", "delslice", "pop",
+                                "append", "insert", "insert_negative", "extend", "add", "iadd",
+                                "mul", "rmul", "imul", "ordered"])  # fmt: skip
+def test_sequential_edits_as_torch(op):
+    def run(lib):
+        nn = lib.nn
+        model = nn.Sequential(*[nn.Linear(1, 1) for _ in range(3)], nn.Tanh())
+        out = None
+        if op == "slice":
+            out = model[1:]
+        elif op == "negative":
+            out = model[-2]
+        elif op == "setitem":
+            model[-1] = nn.ReLU()
+        elif op == "delitem":
+            del model[1]
+        elif op == "delslice":
+            del model[:2]
+        elif op == "pop":
+            out = model.pop(0)
+        elif op == "append":
+            out = model.append(nn.ReLU())
+        elif op == "insert":
+            out = model.insert(1, nn.ReLU())
+        elif op == "insert_negative":
+            out = model.insert(-1, nn.ReLU())
+        elif op == "extend":
+            out = model.extend(nn.Sequential(nn.ReLU()))
+        elif op == "add":
+            out = model + nn.Sequential(nn.ReLU())
+        elif op == "iadd":
+            model += nn.Sequential(nn.ReLU())
+        elif op == "mul":
+            out = model[2:] * 2
+        elif op == "rmul":
+            out = 2 * model[:1]
+        elif op == "imul":
+            model *= 2
+        elif op == "ordered":
+            out = nn.Sequential(OrderedDict([("first", nn.Linear(1, 2)), ("act", nn.ReLU())]))
+        return repr(out), repr(model), names(model), names(out) if out is not None else None
+
+    assert run(mg) == run(torch)
+
+
+def test_sequential_errors_as_torch():
+    for call in (lambda nn: nn.Sequential(nn.ReLU())[1],
+                 lambda nn: nn.Sequential(nn.ReLU()).insert(3, nn.ReLU()),
+                 lambda nn: nn.Sequential(nn.ReLU(), 3)):  # fmt: skip
+        same_error_of(call, mg.nn, torch.nn)
+    # These name the class, which is torch's or minigrad's: the rest of the line is the same.
+    for call, error, start in (
+        (lambda nn: nn.Sequential(nn.ReLU()) + [nn.ReLU()], ValueError,  # noqa: RUF005
+         "add operator supports only objects of Sequential class, but <class 'list'> is given."),
+        (lambda nn: nn.Sequential(nn.ReLU()) * 0, ValueError, "Non-positive multiplication factor 0"),
+        (lambda nn: nn.Sequential(nn.ReLU()) * 1.5, TypeError, "unsupported operand type(s) for *"),
+        (lambda nn: nn.Sequential(nn.ReLU()).insert(0, 3), AssertionError,
+         "module should be of type: <class "),
+    ):  # fmt: skip
+        for nn in (mg.nn, torch.nn):
+            with pytest.raises(error) as caught:
+                call(nn)
+            assert str(caught.value).startswith(start)
+
+
 def test_module_list_errors_as_torch():
     for call in (lambda nn: nn.ModuleList([nn.ReLU()])[1],
                  lambda nn: nn.ModuleList([nn.ReLU()])[-2],
