@@ -35,7 +35,6 @@ from minigrad.nn.adaptive_pooling import (
     AdaptiveMaxPool3d,
 )
 from minigrad.nn.affine import Bilinear
-from minigrad.nn.attention import MultiheadAttention
 from minigrad.nn.channel_layers import ChannelShuffle, LocalResponseNorm, PReLU
 from minigrad.nn.containers import ModuleDict, ModuleList, ParameterDict, ParameterList
 from minigrad.nn.conv import AvgPool2d, AvgPool3d, Conv1d, Conv2d, Conv3d, MaxPool2d, MaxPool3d
@@ -50,6 +49,13 @@ from minigrad.nn.distances import (
 from minigrad.nn.dropout import Dropout
 from minigrad.nn.embedding import Embedding
 from minigrad.nn.embedding_bags import EmbeddingBag
+from minigrad.nn.encoder_decoder import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 from minigrad.nn.feature_dropout import (
     AlphaDropout,
     Dropout1d,
@@ -87,6 +93,7 @@ from minigrad.nn.margin_losses import (
     TripletMarginWithDistanceLoss,
 )
 from minigrad.nn.module import Flatten, Module, ReLU, Sequential, Sigmoid, Tanh
+from minigrad.nn.multi_head_attention import MultiheadAttention
 from minigrad.nn.normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm
 from minigrad.nn.padding_layers import (
     CircularPad1d,
@@ -108,6 +115,7 @@ from minigrad.nn.padding_layers import (
 from minigrad.nn.parameter import Buffer, Parameter
 from minigrad.nn.pooling import AvgPool1d, LPPool1d, LPPool2d, LPPool3d, MaxPool1d
 from minigrad.nn.recurrent import GRU, LSTM, RNN
+from minigrad.nn.recurrent_cells import GRUCell, LSTMCell, RNNCell
 from minigrad.nn.resampling import Fold, PixelShuffle, PixelUnshuffle, Unfold
 from minigrad.nn.shape_layers import Identity, Unflatten
 from minigrad.nn.softmax_layers import LogSoftmax, Softmax, Softmax2d
@@ -259,3 +267,6 @@ __all__ += [
     "ZeroPad2d",
     "ZeroPad3d",
 ]  # fmt: skip
+__all__ += ["GRUCell", "LSTMCell", "RNNCell"]
+__all__ += ["Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder"]
+__all__ += ["TransformerEncoderLayer"]

@@ -1,4 +1,4 @@
-"""Attention: ``scaled_dot_product_attention`` and ``MultiheadAttention`` (lesson 17).
+"""Attention: ``scaled_dot_product_attention`` (lesson 17).
 
 ``scaled_dot_product_attention(q, k, v)`` is PyTorch's function: every query
 row takes a weighted average of the value rows, weighted by the softmax of
@@ -11,18 +11,13 @@ attention-weight dropout, and a float mask that wants a gradient, take the
 reference composition instead (the fused kernels have no random numbers and
 treat the mask as a constant).
 
-``MultiheadAttention`` is PyTorch's module with PyTorch's parameters
-(``in_proj_weight`` holding the query, key and value projections stacked,
-``in_proj_bias``, ``out_proj``), so a PyTorch state dict loads into it. Each
-of its ``num_heads`` heads attends in a ``embed_dim / num_heads`` slice of
-the projected features; the heads are a batch axis of one attention call.
+``MultiheadAttention`` and ``multi_head_attention_forward``, which run it
+once per head, live in ``nn/multi_head_attention.py``.
 
     >>> import minigrad as mg
-    >>> mha = mg.nn.MultiheadAttention(8, 2, batch_first=True)
-    >>> x = mg.ones(3, 5, 8)
-    >>> out, weights = mha(x, x, x)
-    >>> out.shape, weights.shape
-    ((3, 5, 8), (3, 5, 5))
+    >>> q = mg.ones(2, 3, 4)
+    >>> mg.nn.functional.scaled_dot_product_attention(q, q, q).shape
+    (2, 3, 4)
 """
 
 from __future__ import annotations
@@ -31,9 +26,6 @@ import math
 from typing import Any
 
 from minigrad.nn.dropout import dropout
-from minigrad.nn.linear import Linear, uniform_parameter
-from minigrad.nn.module import Module
-from minigrad.nn.parameter import Parameter
 from minigrad.tensor import dtypes, factories
 from minigrad.tensor.base import Box
 from minigrad.tensor.composite import composite
@@ -177,135 +169,3 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     key = key.broadcast_to((*batch, keys, e))
     value = value.broadcast_to((*batch, keys, ev))
     return fused_attention(query, key, value, bias, scale, is_causal)
-
-
-def _heads(x: Tensor, heads: int) -> Tensor:
-    """``(N, L, E)`` -> ``(N, heads, L, E / heads)``: each head a slice of the features."""
-    n, length, e = x.shape
-    return x.reshape(n, length, heads, e // heads).transpose(0, 2, 1, 3)
-
-
-class MultiheadAttention(Module):
-    """PyTorch's ``nn.MultiheadAttention``: its parameters, layout, masks and outputs.
-
-    ``forward(query, key, value, key_padding_mask=None, need_weights=True,
-    attn_mask=None, average_attn_weights=True, is_causal=False)`` returns
-    ``(output, weights)``; ``weights`` is None unless ``need_weights``, which
-    computes the ``(L, S)`` weights explicitly (pass ``need_weights=False``
-    for the fused kernel). Inputs are ``(L, N, E)``, or ``(N, L, E)`` with
-    ``batch_first=True``, or unbatched ``(L, E)``. In ``attn_mask`` and
-    ``key_padding_mask`` a ``True`` *hides* a key (the opposite of
-    ``scaled_dot_product_attention``'s boolean mask, as in PyTorch).
-
-    >>> import minigrad as mg
-    >>> sorted(name for name, _ in mg.nn.MultiheadAttention(4, 2).named_parameters())
-    ['in_proj_bias', 'in_proj_weight', 'out_proj.bias', 'out_proj.weight']
-    """
-
-    def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
-                 add_bias_kv: bool = False, add_zero_attn: bool = False, kdim: int | None = None,
-                 vdim: int | None = None, batch_first: bool = False, device: str | None = None,
-                 dtype: Any = None) -> None:  # fmt: skip
-        super().__init__()
-        if embed_dim <= 0 or num_heads <= 0:
-            raise ValueError(
-                f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} "
-                f"and num_heads={num_heads} instead"
-            )
-        if embed_dim % num_heads:
-            raise AssertionError("embed_dim must be divisible by num_heads")
-        if add_bias_kv or add_zero_attn:
-            raise NotImplementedError(
-                "MultiheadAttention: add_bias_kv and add_zero_attn are not implemented"
-            )
-        dtype = dtypes.float32 if dtype is None else dtype
-        device = device or "cpu"
-        self.embed_dim, self.num_heads, self.dropout = embed_dim, num_heads, float(dropout)
-        self.head_dim = embed_dim // num_heads
-        self.kdim, self.vdim = kdim or embed_dim, vdim or embed_dim
-        self.batch_first = batch_first
-        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
-        # Xavier-uniform projections, zero biases (PyTorch's _reset_parameters).
-        if self._qkv_same_embed_dim:
-            bound = math.sqrt(6 / (embed_dim + 3 * embed_dim))
-            self.in_proj_weight = uniform_parameter((3 * embed_dim, embed_dim), bound, dtype,
-                                                    device)  # fmt: skip
-        else:
-            self.in_proj_weight = None
-            for name, dim in (("q", embed_dim), ("k", self.kdim), ("v", self.vdim)):
-                bound = math.sqrt(6 / (embed_dim + dim))
-                setattr(self, f"{name}_proj_weight",
-                        uniform_parameter((embed_dim, dim), bound, dtype, device))  # fmt: skip
-        zeros = factories.zeros(3 * embed_dim, dtype=dtype, device=device)
-        self.in_proj_bias = Parameter(zeros) if bias else None
-        self.out_proj = Linear(embed_dim, embed_dim, bias=bias, dtype=dtype, device=device)
-        if bias:
-            with_zero = factories.zeros(embed_dim, dtype=dtype, device=device)
-            self.out_proj.bias = Parameter(with_zero)
-
-    def _project(self, x: Tensor, which: int) -> Tensor:
-        e = self.embed_dim
-        if self._qkv_same_embed_dim:
-            w = self.in_proj_weight[which * e : (which + 1) * e]
-        else:
-            w = getattr(self, "qkv"[which] + "_proj_weight")
-        y = x @ w.T
-        return (
-            y + self.in_proj_bias[which * e : (which + 1) * e]
-            if self.in_proj_bias is not None
-            else y
-        )
-
-    def _mask(self, attn_mask: Any, key_padding_mask: Any, n: int, like: Tensor) -> Tensor | None:
-        """Both masks as one additive bias, ``(N or 1, H or 1, L, S)``; ``True`` hides a key."""
-        total = None
-        for mask, padding in ((attn_mask, False), (key_padding_mask, True)):
-            if mask is None:
-                continue
-            if mask.dtype == dtypes.bool_:
-                zero = factories.zeros(mask.shape, dtype=like.dtype, device=like.device)
-                mask = zero.masked_fill(mask, -math.inf)
-            if padding:  # (N, S): one row of key flags per batch element
-                mask = mask.reshape(n, 1, 1, mask.shape[-1])
-            elif mask.ndim == 3:  # (N * H, L, S)
-                mask = mask.reshape(n, self.num_heads, *mask.shape[1:])
-            total = mask if total is None else total + mask
-        return total
-
-    def forward(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Any = None,
-                need_weights: bool = True, attn_mask: Any = None,
-                average_attn_weights: bool = True, is_causal: bool = False) -> tuple:  # fmt: skip
-        batched = query.ndim == 3
-        if not batched:
-            query, key, value = query[None], key[None], value[None]
-            if key_padding_mask is not None:
-                key_padding_mask = key_padding_mask[None]
-        elif not self.batch_first:
-            query, key, value = (x.swapaxes(0, 1) for x in (query, key, value))
-        if is_causal and attn_mask is None:
-            raise RuntimeError(
-                "Need attn_mask if specifying the is_causal hint. You may use the Transformer "
-                "module method `generate_square_subsequent_mask` to create this mask."
-            )
-        n, length, _ = query.shape
-        heads = self.num_heads
-        q, k, v = (_heads(self._project(x, i), heads) for i, x in enumerate((query, key, value)))
-        bias = self._mask(attn_mask, key_padding_mask, n, q)
-        p_drop = self.dropout if self.training else 0.0
-        scale = 1 / math.sqrt(self.head_dim)
-        weights = None
-        if need_weights:
-            p = probabilities(q, k, bias, scale, False)
-            weights = p.mean(1) if average_attn_weights else p
-            out = (dropout(p, p_drop) if p_drop > 0 else p) @ v
-        elif p_drop > 0:
-            out = dropout(probabilities(q, k, bias, scale, False), p_drop) @ v
-        else:  # the fused kernel
-            out = scaled_dot_product_attention(q, k, v, bias, scale=scale)
-        out = self.out_proj(out.transpose(0, 2, 1, 3).reshape(n, length, self.embed_dim))
-        if not batched:
-            return out[0], None if weights is None else weights[0]
-        return (out if self.batch_first else out.swapaxes(0, 1)), weights
-
-    def extra_repr(self) -> str:
-        return f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, dropout={self.dropout}"

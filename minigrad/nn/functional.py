@@ -111,6 +111,7 @@ from minigrad.nn.margin_losses import (
     soft_margin_loss,
     triplet_margin_with_distance_loss,
 )
+from minigrad.nn.multi_head_attention import multi_head_attention_forward
 from minigrad.nn.normalization import batch_norm, layer_norm
 from minigrad.nn.pooling import avg_pool1d, lp_pool1d, lp_pool2d, lp_pool3d, max_pool1d
 from minigrad.nn.resampling import fold, pixel_shuffle, pixel_unshuffle, unfold
@@ -145,6 +146,7 @@ __all__ = [
 ]  # fmt: skip
 __all__ += ["alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout"]
 __all__ += ["celu_", "elu_", "hardtanh_", "leaky_relu_", "relu_", "selu_", "threshold_"]
+__all__ += ["multi_head_attention_forward"]
 
 
 def softmax(x: Tensor, axis: int = -1, *, dim: int | None = None, dtype: Any = None) -> Tensor:

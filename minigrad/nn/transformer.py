@@ -35,10 +35,11 @@ import math
 from typing import Any
 
 from minigrad.nn.activation import GELU
-from minigrad.nn.attention import MultiheadAttention, scaled_dot_product_attention
+from minigrad.nn.attention import scaled_dot_product_attention
 from minigrad.nn.embedding import Embedding
 from minigrad.nn.linear import Linear
 from minigrad.nn.module import Module, Sequential
+from minigrad.nn.multi_head_attention import MultiheadAttention
 from minigrad.nn.normalization import LayerNorm
 from minigrad.nn.parameter import Parameter
 from minigrad.tensor import dtypes, factories
