@@ -269,7 +269,8 @@ def multi_head_attention_forward(
     v = v.reshape(n, num_heads, keys, head_dim)
     out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
     out = out.permute(2, 0, 1, 3).reshape(n * length, embed_dim)
-    out = linear(out, out_proj_weight, out_proj_bias).reshape(length, n, -1)
+    out = linear(out, out_proj_weight, out_proj_bias)
+    out = out.reshape(length, n, out.shape[1])
     return (out if batched else out.squeeze(1)), None
 
 

@@ -137,6 +137,10 @@ METHOD_LAMBDAS = {
     "new_zeros", "new_ones", "new_full", "unfold", "repeat", "to",
 }  # fmt: skip
 ATTRIBUTE_LAMBDAS = {"T", "mT", "H", "mH"}
+# OpInfos whose ``op`` is ``lambda *a: wrapper_set_seed(f, *a)``: minigrad's ``f`` is called.
+SEEDED_CALLS = {
+    "nn.functional.scaled_dot_product_attention", "nn.functional.multi_head_attention_forward",
+}  # fmt: skip
 
 
 class Unconvertible(Exception):
@@ -212,7 +216,7 @@ def resolve(op: Any) -> tuple[str, Any] | None:
             return ("order_first", found[1]) if found else None
         if op.name == "zero_":  # lambda x: torch.zero_(x.clone())
             return ("on_a_clone", "zero_") if hasattr(mg.Tensor, "zero_") else None
-        if op.name == "nn.functional.scaled_dot_product_attention":  # seeded, then the call
+        if op.name in SEEDED_CALLS:  # seeded, then the call
             return _lookup(op.name)
         if op.name in ("nn.functional.embedding", "nn.functional.embedding_bag"):  # (weight, ids)
             found = _lookup(op.name)
@@ -668,6 +672,8 @@ def _drawn(op: Any, sample: Any) -> bool:
     or undefined (``empty``): then only its shapes and dtypes are compared."""
     if op.name in DRAWN:
         return True
+    if op.name == "nn.functional.multi_head_attention_forward":  # dropout_p: 10th argument
+        return bool(sample.kwargs.get("training", True) and sample.args[9])
     return op.name == "nn.functional.scaled_dot_product_attention" and bool(
         sample.kwargs.get("dropout_p", 0)
     )

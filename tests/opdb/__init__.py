@@ -56,6 +56,7 @@ from opdb import (
     inplace_activations,
     inverses,
     masked,
+    multi_head_attention,
     nn,
     nn_compositions,
     nn_grids,
@@ -80,7 +81,7 @@ AREAS = (core, elementwise, reductions, contractions, shape, convolution, nn, in
          decompositions, volumes, special, inverses, factorizations, placing,
          nn_losses, pseudoinverses, copies, bessel, summaries, masked,
          special_functions, spectral, triangular, index_sets, inplace_activations,
-         torch_level)  # fmt: skip
+         torch_level, multi_head_attention)  # fmt: skip
 
 DATABASE: dict[str, Any] = {}
 NOT_SMOOTH: set[str] = set()
