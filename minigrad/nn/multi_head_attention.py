@@ -47,6 +47,11 @@ from minigrad.tensor.ops.softmax import softmax
 from minigrad.tensor.tensor import Tensor
 
 
+def _size(shape: tuple) -> str:
+    """A shape as PyTorch's messages print it."""
+    return f"torch.Size({list(shape)})"
+
+
 def _batched(query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Any, attn_mask: Any,
              num_heads: int) -> bool:  # fmt: skip
     """Whether the inputs are batched (3-D) or not (2-D); PyTorch's shape errors otherwise."""
@@ -76,7 +81,7 @@ def _batched(query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Any, a
         want = (num_heads, query.shape[0], key.shape[0])
         if not batched and attn_mask.ndim == 3 and attn_mask.shape != want:
             raise AssertionError(
-                f"Expected `attn_mask` shape to be {want} but got {attn_mask.shape}"
+                f"Expected `attn_mask` shape to be {want} but got {_size(attn_mask.shape)}"
             )
     return batched
 
@@ -118,11 +123,14 @@ def _projections(query: Tensor, key: Tensor, value: Tensor, in_proj_weight: Any,
         for name, w, x in zip(("query", "key", "value"), weights, (query, key, value)):
             if tuple(w.shape) != (e, x.shape[-1]):
                 raise AssertionError(
-                    f"expecting {name} weights shape of {(e, x.shape[-1])}, but got {w.shape}"
+                    f"expecting {name} weights shape of {(e, x.shape[-1])}, but got "
+                    f"{_size(w.shape)}"
                 )
         for name, b in zip(("query", "key", "value"), biases):
             if b is not None and tuple(b.shape) != (e,):
-                raise AssertionError(f"expecting {name} bias shape of {(e,)}, but got {b.shape}")
+                raise AssertionError(
+                    f"expecting {name} bias shape of {(e,)}, but got {_size(b.shape)}"
+                )
     return tuple(linear(x, w, b) for x, w, b in zip((query, key, value), weights, biases))
 
 
@@ -190,10 +198,13 @@ def multi_head_attention_forward(
         raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
     if use_separate_proj_weight and key.shape[:2] != value.shape[:2]:
         raise AssertionError(
-            f"key's sequence and batch dims {key.shape[:2]} do not match value's {value.shape[:2]}"
+            f"key's sequence and batch dims {_size(key.shape[:2])} do not match value's "
+            f"{_size(value.shape[:2])}"
         )
     if not use_separate_proj_weight and key.shape != value.shape:
-        raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
+        raise AssertionError(
+            f"key shape {_size(key.shape)} does not match value shape {_size(value.shape)}"
+        )
     q, k, v = _projections(query, key, value, in_proj_weight, in_proj_bias,
                            use_separate_proj_weight,
                            (q_proj_weight, k_proj_weight, v_proj_weight))  # fmt: skip
@@ -202,7 +213,7 @@ def multi_head_attention_forward(
         want = (length, keys) if attn_mask.ndim == 2 else (n * num_heads, length, keys)
         if tuple(attn_mask.shape) != want:
             raise RuntimeError(
-                f"The shape of the {attn_mask.ndim}D attn_mask is {attn_mask.shape}, but "
+                f"The shape of the {attn_mask.ndim}D attn_mask is {_size(attn_mask.shape)}, but "
                 f"should be {want}."
             )
         attn_mask = attn_mask.unsqueeze(0) if attn_mask.ndim == 2 else attn_mask

@@ -63,7 +63,7 @@ def mha_case(draw, separate=False, bias_kv=False, static=False, masks=None):
     batched, n = draw(st.booleans()), draw(st.integers(0, 2))
     n = n if batched else 1
     ek, ev = (draw(st.integers(1, 3)), draw(st.integers(1, 3))) if separate else (e, e)
-    seq = lambda rows, width: (rows, n, width) if batched else (rows, width)  # noqa: E731
+    seq = lambda rows, width: (rows, n, width) if batched else (rows, width)
     shapes = [seq(length, e), seq(keys, ek), seq(keys, ev)]
     if separate:
         shapes += [(e, e), (e, ek), (e, ev)]
