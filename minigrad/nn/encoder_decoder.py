@@ -36,9 +36,10 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from minigrad.nn.containers import ModuleList
 from minigrad.nn.dropout import Dropout
 from minigrad.nn.linear import Linear
-from minigrad.nn.module import Module, Sequential, overwrite
+from minigrad.nn.module import Module, overwrite
 from minigrad.nn.multi_head_attention import MultiheadAttention, canonical_mask
 from minigrad.nn.normalization import LayerNorm
 from minigrad.tensor import dtypes, factories
@@ -205,9 +206,9 @@ class TransformerDecoderLayer(Module):
         return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
 
 
-def _clones(layer: Module, count: int) -> Sequential:
+def _clones(layer: Module, count: int) -> ModuleList:
     """``count`` independent copies of ``layer`` (each its own parameters), indexed 0, 1, ..."""
-    return Sequential(*[copy.deepcopy(layer) for _ in range(count)])
+    return ModuleList([copy.deepcopy(layer) for _ in range(count)])
 
 
 class TransformerEncoder(Module):

@@ -204,6 +204,7 @@ def test_encoder_and_decoder_stacks_match_torch(mask):
     theirs = torch.nn.TransformerEncoder(t_layer, 2, enable_nested_tensor=False)
     ours = mg.nn.TransformerEncoder(m_layer, 2)
     ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+    assert isinstance(ours.layers, mg.nn.ModuleList) and ours.layers[0] is not ours.layers[1]
     square = {"bool": rng.random((4, 4)) > 0.6, "float": rng.standard_normal((4, 4)),
               "causal": np.triu(np.full((4, 4), -np.inf), 1)}[mask]  # fmt: skip
     if mask == "bool":
