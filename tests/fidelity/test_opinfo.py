@@ -163,3 +163,28 @@ def test_importing_torchs_test_utilities_keeps_the_suites_hypothesis_profile(hyp
         assert settings.default.max_examples == 3
     assert settings.get_current_profile_name() == name
     assert settings.get_profile(name) is before and settings.default is before
+
+
+def test_a_function_raising_another_first_line_than_torch_is_a_difference():
+    """Where both libraries raise the same type, the function's first line must be torch's too
+    (as for the method and in-place variants)."""
+    import types
+
+    import torch
+
+    def theirs(x):
+        raise RuntimeError("torch's message")
+
+    def ours(message):
+        def call(x):
+            raise RuntimeError(message)
+
+        return call
+
+    op = types.SimpleNamespace(op=theirs, name="a_test_op")
+    sample = types.SimpleNamespace(input=torch.zeros(2), args=(), kwargs={})
+    classes = [
+        sweep.run_sample(op, "function", ours(message), sample, None).cls
+        for message in ("torch's message", "another message")
+    ]
+    assert classes == ["both_raised", "both_raised_other_message"]
