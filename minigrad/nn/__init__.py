@@ -127,6 +127,7 @@ from minigrad.nn.transformer import (
     TransformerBlock,
 )
 from minigrad.nn.unpooling import MaxUnpool1d, MaxUnpool2d, MaxUnpool3d
+from minigrad.nn.fractional_pooling import FractionalMaxPool2d, FractionalMaxPool3d
 
 __all__ = [
     "CELU",
@@ -270,3 +271,4 @@ __all__ += [
 __all__ += ["GRUCell", "LSTMCell", "RNNCell"]
 __all__ += ["Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder"]
 __all__ += ["TransformerEncoderLayer"]
+__all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]

@@ -116,6 +116,12 @@ from minigrad.nn.normalization import batch_norm, layer_norm
 from minigrad.nn.pooling import avg_pool1d, lp_pool1d, lp_pool2d, lp_pool3d, max_pool1d
 from minigrad.nn.resampling import fold, pixel_shuffle, pixel_unshuffle, unfold
 from minigrad.nn.unpooling import max_unpool1d, max_unpool2d, max_unpool3d
+from minigrad.nn.fractional_pooling import (
+    fractional_max_pool2d,
+    fractional_max_pool2d_with_indices,
+    fractional_max_pool3d,
+    fractional_max_pool3d_with_indices,
+)
 from minigrad.tensor.ops import softmax as primitives
 from minigrad.tensor.ops.activations import elu, gelu, hardtanh, leaky_relu, silu, softplus
 from minigrad.tensor.ops.convolution import conv1d, conv2d, conv3d
@@ -147,6 +153,8 @@ __all__ = [
 __all__ += ["alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout"]
 __all__ += ["celu_", "elu_", "hardtanh_", "leaky_relu_", "relu_", "selu_", "threshold_"]
 __all__ += ["multi_head_attention_forward"]
+__all__ += ["fractional_max_pool2d", "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
+            "fractional_max_pool3d_with_indices"]  # fmt: skip
 
 
 def softmax(x: Tensor, axis: int = -1, *, dim: int | None = None, dtype: Any = None) -> Tensor:
