@@ -63,6 +63,7 @@ from minigrad.nn.feature_dropout import (
     Dropout3d,
     FeatureAlphaDropout,
 )
+from minigrad.nn.fractional_pooling import FractionalMaxPool2d, FractionalMaxPool3d
 from minigrad.nn.group_norms import (
     GroupNorm,
     InstanceNorm1d,
@@ -127,7 +128,6 @@ from minigrad.nn.transformer import (
     TransformerBlock,
 )
 from minigrad.nn.unpooling import MaxUnpool1d, MaxUnpool2d, MaxUnpool3d
-from minigrad.nn.fractional_pooling import FractionalMaxPool2d, FractionalMaxPool3d
 
 __all__ = [
     "CELU",

@@ -161,8 +161,8 @@ def _pool(input: Tensor, kernel_size, output_size, output_ratio, samples, op: st
         place = list(shape)
         place[0], place[1], place[2 + a], place[2 + dims + a] = index.shape
         grids.append(index.reshape(place))
-    b = np.arange(batch).reshape([batch] + shape[1:])
-    c = np.arange(channels).reshape([1, channels] + shape[2:])
+    b = np.arange(batch).reshape([batch, *shape[1:]])
+    c = np.arange(channels).reshape([1, channels, *shape[2:]])
     count = math.prod(max(k, 0) for k in kernel)
     full = (batch, channels, *size)
     if count == 0:
@@ -265,8 +265,10 @@ class _FractionalMaxPool(Module):
     dims = 2
     function: Any = None
 
-    def __init__(self, kernel_size: Any, output_size: Any = None, output_ratio: Any = None,
-                 return_indices: bool = False, _random_samples: Tensor | None = None) -> None:  # fmt: skip
+    def __init__(
+        self, kernel_size: Any, output_size: Any = None, output_ratio: Any = None,
+        return_indices: bool = False, _random_samples: Tensor | None = None,
+    ) -> None:  # fmt: skip
         super().__init__()
         name, dims = type(self).__name__, self.dims
         if dims == 3 and any(k <= 0 for k in _tuple(kernel_size, 3)):
@@ -286,8 +288,9 @@ class _FractionalMaxPool(Module):
             raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
 
     def forward(self, input: Tensor) -> Any:
+        samples = self._random_samples
         return type(self).function(input, self.kernel_size, self.output_size, self.output_ratio,
-                                   self.return_indices, _random_samples=self._random_samples)  # fmt: skip
+                                   self.return_indices, _random_samples=samples)  # fmt: skip
 
 
 class FractionalMaxPool2d(_FractionalMaxPool):

@@ -79,6 +79,12 @@ from minigrad.nn.feature_dropout import (
     dropout3d,
     feature_alpha_dropout,
 )
+from minigrad.nn.fractional_pooling import (
+    fractional_max_pool2d,
+    fractional_max_pool2d_with_indices,
+    fractional_max_pool3d,
+    fractional_max_pool3d_with_indices,
+)
 from minigrad.nn.grid_sampling import affine_grid, grid_sample
 from minigrad.nn.group_norms import group_norm, instance_norm, rms_norm
 from minigrad.nn.inplace_activations import (
@@ -116,12 +122,6 @@ from minigrad.nn.normalization import batch_norm, layer_norm
 from minigrad.nn.pooling import avg_pool1d, lp_pool1d, lp_pool2d, lp_pool3d, max_pool1d
 from minigrad.nn.resampling import fold, pixel_shuffle, pixel_unshuffle, unfold
 from minigrad.nn.unpooling import max_unpool1d, max_unpool2d, max_unpool3d
-from minigrad.nn.fractional_pooling import (
-    fractional_max_pool2d,
-    fractional_max_pool2d_with_indices,
-    fractional_max_pool3d,
-    fractional_max_pool3d_with_indices,
-)
 from minigrad.tensor.ops import softmax as primitives
 from minigrad.tensor.ops.activations import elu, gelu, hardtanh, leaky_relu, silu, softplus
 from minigrad.tensor.ops.convolution import conv1d, conv2d, conv3d
