@@ -353,6 +353,7 @@ from minigrad.tensor import (  # positions, combinations, real parts, spellings
 )
 
 from minigrad.tensor import histc, histogram, unique_consecutive
+from minigrad.tensor import conv_tbc, histogramdd
 from minigrad.tensor import (  # PyTorch's other spellings
     absolute,
     atleast_1d,
@@ -403,6 +404,7 @@ from minigrad import linalg, nn, optim, random, tree
 from minigrad import special  # torch.special's names (04-05)
 from minigrad.tensor.generator import Generator
 from minigrad.nn.serialization import load, save
+from minigrad.nn.pooling_indices import torch_max_pool1d_with_indices as max_pool1d_with_indices
 from minigrad.tensor import tensor  # after the subpackage import: the function, not the module
 from minigrad.transforms import (
     checkpoint,

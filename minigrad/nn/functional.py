@@ -120,6 +120,14 @@ from minigrad.nn.margin_losses import (
 from minigrad.nn.multi_head_attention import multi_head_attention_forward
 from minigrad.nn.normalization import batch_norm, layer_norm
 from minigrad.nn.pooling import avg_pool1d, lp_pool1d, lp_pool2d, lp_pool3d, max_pool1d
+from minigrad.nn.pooling_indices import (
+    adaptive_max_pool1d_with_indices,
+    adaptive_max_pool2d_with_indices,
+    adaptive_max_pool3d_with_indices,
+    max_pool1d_with_indices,
+    max_pool2d_with_indices,
+    max_pool3d_with_indices,
+)
 from minigrad.nn.resampling import fold, pixel_shuffle, pixel_unshuffle, unfold
 from minigrad.nn.unpooling import max_unpool1d, max_unpool2d, max_unpool3d
 from minigrad.tensor.ops import softmax as primitives
@@ -128,6 +136,7 @@ from minigrad.tensor.ops.convolution import conv1d, conv2d, conv3d
 from minigrad.tensor.ops.elementwise import sigmoid, tanh
 from minigrad.tensor.ops.padding import pad
 from minigrad.tensor.ops.pooling import avg_pool2d, avg_pool3d, max_pool2d, max_pool3d
+from minigrad.tensor.ops.time_convolution import conv_tbc
 from minigrad.tensor.tensor import Tensor
 
 __all__ = [
@@ -155,6 +164,10 @@ __all__ += ["celu_", "elu_", "hardtanh_", "leaky_relu_", "relu_", "selu_", "thre
 __all__ += ["multi_head_attention_forward"]
 __all__ += ["fractional_max_pool2d", "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
             "fractional_max_pool3d_with_indices"]  # fmt: skip
+__all__ += ["adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+            "adaptive_max_pool3d_with_indices", "max_pool1d_with_indices",
+            "max_pool2d_with_indices", "max_pool3d_with_indices"]  # fmt: skip
+__all__ += ["conv_tbc"]
 
 
 def softmax(x: Tensor, axis: int = -1, *, dim: int | None = None, dtype: Any = None) -> Tensor:

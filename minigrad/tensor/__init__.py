@@ -774,3 +774,7 @@ __all__ += ["histc", "histogram", "renorm", "trapezoid", "trapz", "unique_consec
 from minigrad.tensor.sampling import bernoulli, multinomial, normal  # noqa: E402
 
 __all__ += ["bernoulli", "multinomial", "normal"]  # random samplers (sampling.py)
+from minigrad.tensor.ops.histograms import histogramdd  # noqa: E402
+from minigrad.tensor.ops.time_convolution import conv_tbc  # noqa: E402
+
+__all__ += ["conv_tbc", "histogramdd"]  # ops/histograms.py, ops/time_convolution.py

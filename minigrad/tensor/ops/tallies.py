@@ -181,11 +181,11 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
 
 
 # -- histograms ----------------------------------------------------------------------------------
-def _count(x: np.ndarray, edges: np.ndarray, *weight: np.ndarray, how: str) -> np.ndarray:
-    """PyTorch's histogram kernel on the flat ``x``: ``how`` is "linear" (histc), "local"
-    (histogram of a bin count: the linear guess, then the edges around it) or "search"."""
+def bin_positions(x: np.ndarray, edges: np.ndarray, how: str) -> tuple[np.ndarray, np.ndarray]:
+    """Which of the flat ``x`` fall between the outer ``edges`` (a mask), and their bins:
+    ``how`` is "linear" (histc), "local" (a bin count: the linear guess, then the edges
+    around it) or "search"; the last edge counts in the last bin."""
     n = len(edges)
-    hist = np.zeros(n - 1, x.dtype)
     left, right = edges[0], edges[-1]
     with np.errstate(invalid="ignore"):
         inside = (x >= left) & (x <= right)
@@ -200,7 +200,13 @@ def _count(x: np.ndarray, edges: np.ndarray, *weight: np.ndarray, how: str) -> n
             for i, (p, v) in enumerate(zip(pos.tolist(), values.tolist())):
                 low, high = max(0, p - 1), min(p + 2, n)
                 pos[i] = low + int(np.searchsorted(edges[low:high], v, side="right")) - 1
-    pos = np.where(pos == n - 1, n - 2, pos)
+    return inside, np.where(pos == n - 1, n - 2, pos)
+
+
+def _count(x: np.ndarray, edges: np.ndarray, *weight: np.ndarray, how: str) -> np.ndarray:
+    """PyTorch's histogram kernel on the flat ``x`` (``bin_positions``'s ``how``)."""
+    hist = np.zeros(len(edges) - 1, x.dtype)
+    inside, pos = bin_positions(x, edges, how)
     if weight:
         np.add.at(hist, pos, weight[0].reshape(-1)[inside.reshape(-1)].astype(x.dtype))
     else:
