@@ -47,7 +47,7 @@ def window_starts(u: np.ndarray, n: int, m: int, k: int) -> np.ndarray:
     sample in ``u``: shape ``(*u.shape, m)``. Every step rounds to ``u``'s dtype.
 
     >>> window_starts(np.array([0.0, 0.5, 0.99]), 5, 3, 2).tolist()
-    [[0, 1, 3], [0, 2, 3], [0, 2, 3]]
+    [[0, 1, 3], [0, 2, 3], [0, 1, 3]]
     """
     dtype = u.dtype
     wide = np.float64 if dtype == np.float64 else np.float32  # PyTorch's Half computes in float
@@ -196,7 +196,7 @@ def fractional_max_pool2d_with_indices(
     >>> x = mg.tensor([[[3.0, 1.0, 4.0], [1.0, 5.0, 9.0]]])
     >>> mg.nn.functional.fractional_max_pool2d_with_indices(x, 1, (1, 2),
     ...                                                     _random_samples=mg.zeros(1, 1, 2))
-    (tensor([[[3., 4.]]]), tensor([[[0, 2]]]))
+    (tensor([[[1., 9.]]]), tensor([[[3, 5]]]))
     """
     return _pool(input, kernel_size, output_size, output_ratio, _random_samples,
                  "fractional_max_pool2d")  # fmt: skip
@@ -247,8 +247,8 @@ def fractional_max_pool3d(
 
     >>> import minigrad as mg
     >>> x = mg.arange(27.0).reshape(1, 3, 3, 3)
-    >>> mg.nn.functional.fractional_max_pool3d(x, 2, output_size=1)
-    tensor([[[[13.]]]])
+    >>> mg.nn.functional.fractional_max_pool3d(x, 2, output_size=1)  # the last window
+    tensor([[[[26.]]]])
     """
     out = fractional_max_pool3d_with_indices(input, kernel_size, output_size, output_ratio,
                                              return_indices, _random_samples)  # fmt: skip

@@ -42,6 +42,7 @@ DATA_DEPENDENT = {
     "argwhere", "Tensor.argwhere", "nonzero_static", "Tensor.nonzero_static", "unravel_index",
 
     "histc", "histc:edges", "histogram", "histogram:edges",  # counted on the host
+    "histogramdd", "histogramdd:edges",
     "unique_consecutive", "unique_consecutive:edges", "unique_consecutive:int64",
     "unique_consecutive:bool",
 }  # fmt: skip

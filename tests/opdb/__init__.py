@@ -51,6 +51,7 @@ from opdb import (
     decompositions,
     elementwise,
     factorizations,
+    fractional,
     index_sets,
     inplace,
     inplace_activations,
@@ -82,6 +83,7 @@ AREAS = (core, elementwise, reductions, contractions, shape, convolution, nn, in
          nn_losses, pseudoinverses, copies, bessel, summaries, masked,
          special_functions, spectral, triangular, index_sets, inplace_activations,
          torch_level, multi_head_attention)  # fmt: skip
+         torch_level, fractional)  # fmt: skip
 
 DATABASE: dict[str, Any] = {}
 NOT_SMOOTH: set[str] = set()

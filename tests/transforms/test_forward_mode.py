@@ -426,6 +426,7 @@ TORCH_HAS_NO_JVP = {
     "nn.functional.pdist", "nn.functional.embedding_bag", "nn.functional.grid_sample",
     "nn.functional.grid_sample:3d", "cholesky",
 }  # fmt: skip
+TORCH_HAS_NO_JVP |= {"conv_tbc"}  # (conv_tbc: torch 2.13 has none)
 
 
 # Cases whose torch function has a reverse-mode derivative only (zeta, igamma, igammac).

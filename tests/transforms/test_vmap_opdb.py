@@ -39,6 +39,7 @@ UNBATCHABLE |= {"allclose", "equal", "equal:self", "nonzero", "unique", "bincoun
 UNBATCHABLE |= {"histc", "histc:edges", "histogram", "histogram:edges", "unique_consecutive",
                 "unique_consecutive:edges", "unique_consecutive:int64",
                 "unique_consecutive:bool"}  # fmt: skip
+UNBATCHABLE |= {"histogramdd", "histogramdd:edges"}  # counted on the host, as histogram
 # An integer masked median checks that no slice is masked out whole (a Python bool, as torch's).
 UNBATCHABLE |= {"masked.median:int64"}
 # Positions read on the host from the values (argwhere, nonzero_static, unravel_index).

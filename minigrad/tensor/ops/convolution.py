@@ -133,15 +133,16 @@ def _conv2d_batched(xs: list, batched: list, stride, dilation, groups) -> Tensor
     x, w = xs
     size = len(x) if batched[0] else len(w)
     if not batched[1]:  # (B, N, C, H, W) -> (B * N, C, H, W): more images, one kernel
-        out = apply(CONV2D, (x.reshape(-1, *x.shape[2:]), w), stride=stride,
+        out = apply(CONV2D, (x.reshape(size * x.shape[1], *x.shape[2:]), w), stride=stride,
                     dilation=dilation, groups=groups)  # fmt: skip
-        return out.reshape(size, -1, *out.shape[1:])
+        # (the sizes spelled out: -1 is ambiguous when the images axis is empty)
+        return out.reshape(size, x.shape[1], *out.shape[1:])
     x = x if batched[0] else x.broadcast_to((size, *x.shape))
     n, c, h, wd = x.shape[1:]
     x = x.transpose(1, 0, 2, 3, 4).reshape(n, size * c, h, wd)
     out = apply(CONV2D, (x, w.reshape(-1, *w.shape[2:])), stride=stride, dilation=dilation,
                 groups=size * groups)  # fmt: skip
-    return out.reshape(n, size, -1, *out.shape[2:]).transpose(1, 0, 2, 3, 4)
+    return out.reshape(n, size, w.shape[1], *out.shape[2:]).transpose(1, 0, 2, 3, 4)
 
 
 CONV2D = Primitive(

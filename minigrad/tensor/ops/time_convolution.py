@@ -58,6 +58,8 @@ def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tenso
         names = dtypes.SCALAR_TYPE_NAMES
         raise RuntimeError(f"self and mat2 must have the same dtype, but got "
                            f"{names[input.dtype.name]} and {names[weight.dtype.name]}")  # fmt: skip
+    if width == 0:  # no taps: every step is the bias
+        return bias.to(input.dtype).broadcast_to((steps, batch, out))
     x = input.permute(1, 2, 0)  # (B, C_in, T), conv1d's layout
     pad = int(pad)
     if pad > 0:
