@@ -113,7 +113,6 @@ with contextlib.suppress(Exception):
 # concern storage only PyTorch has.
 SKIP = {
     "randn", "randint", "nn.functional.rrelu",
-    "nn.functional.fractional_max_pool2d", "nn.functional.fractional_max_pool3d",
     "new_empty_strided", "empty_strided",
     "empty_permuted", "svd_lowrank", "pca_lowrank", "to_sparse", "resize_",
     "resize_as_", "storage_offset", "item",
@@ -127,6 +126,8 @@ DRAWN = {
     "nn.functional.dropout2d", "nn.functional.dropout3d", "nn.functional.alpha_dropout",
     "nn.functional.feature_alpha_dropout", "empty", "empty_like", "new_empty",
 }  # fmt: skip
+# (fractional max pooling draws its windows' places when no samples are given)
+DRAWN |= {"nn.functional.fractional_max_pool2d", "nn.functional.fractional_max_pool3d"}
 # Those OpInfos' lambdas, as minigrad calls: ``wrapper_set_seed(torch.Tensor.cauchy_, x,
 # ...)`` changes x in place (here a clone); ``normal.number_mean`` takes (std, mean, ...).
 DRAWN_LAMBDAS = {
