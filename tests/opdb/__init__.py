@@ -82,8 +82,7 @@ AREAS = (core, elementwise, reductions, contractions, shape, convolution, nn, in
          decompositions, volumes, special, inverses, factorizations, placing,
          nn_losses, pseudoinverses, copies, bessel, summaries, masked,
          special_functions, spectral, triangular, index_sets, inplace_activations,
-         torch_level, multi_head_attention)  # fmt: skip
-         torch_level, fractional)  # fmt: skip
+         torch_level, multi_head_attention, fractional)  # fmt: skip
 
 DATABASE: dict[str, Any] = {}
 NOT_SMOOTH: set[str] = set()
