@@ -245,6 +245,15 @@ class Module:
             if hasattr(self, name) and name not in self._buffers_here():
                 raise KeyError(f"attribute '{name}' already exists")
             vars(self).setdefault("_buffer_names", {})[name] = value.persistent
+        elif isinstance(value, Parameter):  # a parameter now, no longer a buffer
+            self._buffers_here().pop(name, None)
+        elif isinstance(vars(self).get(name), Parameter) and value is not None:
+            raise TypeError(
+                f"cannot assign '{_typename(value)}' as parameter '{name}' "
+                "(torch.nn.Parameter or None expected)"
+            )
+        elif isinstance(value, Module):  # a submodule now, no longer a buffer
+            self._buffers_here().pop(name, None)
         elif name in self._buffers_here() and value is not None and not isinstance(value, Tensor):
             raise TypeError(
                 f"cannot assign '{_typename(value)}' as buffer '{name}' "

@@ -282,8 +282,24 @@ def test_buffer_registers_itself_with_its_persistent_flag():
 
     for name, value in (("weight", lambda lib: lib.nn.Buffer(lib.ones(1))),
                         ("forward", lambda lib: lib.nn.Buffer(lib.ones(1))),
-                        ("count", lambda lib: 3)):  # fmt: skip
+                        ("count", lambda lib: 3),
+                        ("weight", lambda lib: lib.ones(1))):  # fmt: skip
         same_error_of(lambda lib, n=name, v=value: assign_over(lib, n, v))
+
+
+def test_a_parameter_or_module_assigned_over_a_buffer_takes_its_place_as_torch():
+    for lib in (mg, torch):
+        m = lib.nn.Module()
+        m.a = lib.nn.Buffer(lib.ones(1))
+        m.b = lib.nn.Buffer(lib.ones(1))
+        m.a = lib.nn.Parameter(lib.zeros(2))
+        m.b = lib.nn.ReLU()
+        m.c = lib.nn.Parameter(lib.ones(1))
+        m.c = None  # a parameter may be set to None
+        assert [n for n, _ in m.named_buffers()] == [] and list(m.state_dict()) == ["a"]
+        m.c = lib.nn.Parameter(lib.ones(1))
+        with pytest.raises(TypeError, match=r"as parameter 'c' \(torch.nn.Parameter or None"):
+            m.c = lib.nn.ReLU()  # (the message names the module's class: torch's or minigrad's)
 
 
 def test_add_module_register_parameter_and_get_submodule_errors_as_torch():
