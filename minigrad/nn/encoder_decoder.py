@@ -16,7 +16,10 @@ sequence with an *encoder* and writes a target sequence with a *decoder*:
 
 Masks follow ``MultiheadAttention``: ``True`` (or ``-inf``) hides a key.
 ``generate_square_subsequent_mask(n)`` is the causal mask (``-inf`` above the
-diagonal) that keeps a decoder from reading ahead. Parameter names,
+diagonal) that keeps a decoder from reading ahead. In evaluation mode without
+gradients, an encoder stack given only a left-aligned padding mask gives 0 at
+the padded positions (before its final norm), as PyTorch's packed-sequence
+path does. Parameter names,
 constructor arguments and initialisation are PyTorch's, so a state dict
 moves between the two.
 
@@ -36,29 +39,39 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from minigrad.nn.activation import GELU
+from minigrad.nn.activation_functions import relu
 from minigrad.nn.containers import ModuleList
 from minigrad.nn.dropout import Dropout
 from minigrad.nn.linear import Linear
-from minigrad.nn.module import Module, overwrite
+from minigrad.nn.module import Module, ReLU, overwrite
 from minigrad.nn.multi_head_attention import MultiheadAttention, canonical_mask
 from minigrad.nn.normalization import LayerNorm
 from minigrad.tensor import dtypes, factories
+from minigrad.tensor.mode import is_grad_enabled
 from minigrad.tensor.ops.activations import gelu
 from minigrad.tensor.tensor import Tensor
-
-
-def _relu(x: Tensor) -> Tensor:
-    return x.relu()
 
 
 def _activation(activation: str | Callable) -> Callable:
     if not isinstance(activation, str):
         return activation
     if activation == "relu":
-        return _relu
+        return relu
     if activation == "gelu":
         return gelu
     raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+
+
+def _nested_ready(layer: Module) -> bool:
+    """Whether a stack of ``layer`` may take PyTorch's packed-sequence inference path."""
+    return (
+        isinstance(layer, TransformerEncoderLayer) and not layer.norm_first
+        and layer.self_attn.batch_first and layer.self_attn._qkv_same_embed_dim
+        and layer.self_attn.in_proj_bias is not None
+        and (layer.activation in (relu, gelu) or isinstance(layer.activation, (ReLU, GELU)))
+        and layer.norm1.eps == layer.norm2.eps and layer.self_attn.num_heads % 2 == 0
+    )  # fmt: skip
 
 
 def generate_square_subsequent_mask(sz: int, device: Any = None, dtype: Any = None) -> Tensor:
@@ -229,6 +242,7 @@ class TransformerEncoder(Module):
         self.layers = _clones(encoder_layer, num_layers)
         self.num_layers, self.norm = num_layers, norm
         self.enable_nested_tensor, self.mask_check = enable_nested_tensor, mask_check
+        self.use_nested_tensor = enable_nested_tensor and _nested_ready(encoder_layer)
 
     def forward(self, src: Tensor, mask: Tensor | None = None,
                 src_key_padding_mask: Tensor | None = None,
@@ -242,7 +256,23 @@ class TransformerEncoder(Module):
         for layer in self.layers:
             output = layer(output, src_mask=mask, is_causal=is_causal,
                            src_key_padding_mask=src_key_padding_mask)  # fmt: skip
+        if self._packed(src, mask, src_key_padding_mask):
+            # PyTorch packs the unpadded tokens (a nested tensor) and pads the result with 0.
+            output = output.masked_fill((src_key_padding_mask != 0)[..., None], 0.0)
         return output if self.norm is None else self.norm(output)
+
+    def _packed(self, src: Tensor, mask: Any, padding: Any) -> bool:
+        """Whether PyTorch runs this stack on packed sequences (evaluation, no gradient, a
+        left-aligned padding mask and no other mask): then padded positions come out 0."""
+        first = self.layers[0]
+        if not (self.use_nested_tensor and not first.training and src.ndim == 3
+                and padding is not None and mask is None):  # fmt: skip
+            return False
+        kept = padding == 0  # PyTorch reads the mask's logical_not: 0 keeps, anything else pads
+        if self.mask_check and bool((kept[:, 1:] & ~kept[:, :-1]).any()):
+            return False  # a kept token after a padded one: not left-aligned
+        tensors = [src, *first.parameters()]
+        return not (is_grad_enabled() and any(t.requires_grad for t in tensors))
 
 
 class TransformerDecoder(Module):

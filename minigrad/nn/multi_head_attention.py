@@ -18,7 +18,9 @@ the scores. ``bias_k``/``bias_v`` append one learned key and value,
 projected keys and values. With ``need_weights`` the ``(L, S)`` weights are
 formed explicitly and returned (a query that sees no key gets NaN, as in
 PyTorch); without, the fused ``scaled_dot_product_attention`` runs (such a
-query gets 0) and the weights are ``None``.
+query gets 0) and the weights are ``None``. The module follows PyTorch's
+inference kernel too: in evaluation mode, with no gradient wanted, batched
+self-attention gives such a query NaN whatever ``need_weights`` says.
 
     >>> import minigrad as mg
     >>> mha = mg.nn.MultiheadAttention(8, 2, batch_first=True)
@@ -41,6 +43,7 @@ from minigrad.nn.linear import Linear, uniform_parameter
 from minigrad.nn.module import Module
 from minigrad.nn.parameter import Parameter
 from minigrad.tensor import dtypes, factories
+from minigrad.tensor.mode import is_grad_enabled
 from minigrad.tensor.ops.movement import concatenate
 from minigrad.tensor.ops.padding import pad
 from minigrad.tensor.ops.softmax import softmax
@@ -353,6 +356,7 @@ class MultiheadAttention(Module):
         key_padding_mask = canonical_mask(key_padding_mask, "key_padding_mask", attn_mask,
                                           "attn_mask", query)  # fmt: skip
         attn_mask = canonical_mask(attn_mask, "attn_mask", None, "", query, check_other=False)
+        fused = self._inference_kernel(query, key, value)
         if self.batch_first and query.ndim == 3:
             query, key, value = (x.swapaxes(0, 1) for x in (query, key, value))
         separate = not self._qkv_same_embed_dim
@@ -360,14 +364,36 @@ class MultiheadAttention(Module):
             query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
             self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
             self.out_proj.weight, self.out_proj.bias, training=self.training,
-            key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
-            use_separate_proj_weight=separate, q_proj_weight=self.q_proj_weight,
-            k_proj_weight=self.k_proj_weight, v_proj_weight=self.v_proj_weight,
-            average_attn_weights=average_attn_weights, is_causal=is_causal,
+            key_padding_mask=key_padding_mask, need_weights=need_weights or fused,
+            attn_mask=attn_mask, use_separate_proj_weight=separate,
+            q_proj_weight=self.q_proj_weight, k_proj_weight=self.k_proj_weight,
+            v_proj_weight=self.v_proj_weight, average_attn_weights=average_attn_weights,
+            is_causal=is_causal,
         )  # fmt: skip
         if self.batch_first and query.ndim == 3:
             out = out.swapaxes(0, 1)
-        return out, weights
+        return out, weights if need_weights else None
+
+    def _inference_kernel(self, query: Tensor, key: Tensor, value: Tensor) -> bool:
+        """Whether PyTorch runs its fused inference kernel here (``_native_multi_head_attention``).
+
+        Its conditions: self-attention (one tensor as query, key and value),
+        batched, ``batch_first``, evaluation mode, an even number of heads, the
+        packed projection with biases, no ``bias_k``/``add_zero_attn``, and no
+        gradient wanted. The kernel gives the same numbers as the composition,
+        except that a query that may see no key gets NaN, as on the explicit-weights
+        path (the composition's fused attention gives 0); so minigrad takes that path.
+        """
+        tensors = (query, self.in_proj_weight, self.in_proj_bias, self.out_proj.weight,
+                   self.out_proj.bias)  # fmt: skip
+        return (
+            query.ndim == 3 and query is key and key is value and self.batch_first
+            and not self.training and self.num_heads % 2 == 0 and self._qkv_same_embed_dim
+            and self.in_proj_bias is not None and self.bias_k is None
+            and not self.add_zero_attn and query.dtype == self.in_proj_weight.dtype
+            and not (is_grad_enabled() and any(t is not None and t.requires_grad
+                                               for t in tensors))
+        )  # fmt: skip
 
     def extra_repr(self) -> str:
         return f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, dropout={self.dropout}"

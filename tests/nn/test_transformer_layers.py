@@ -301,3 +301,50 @@ def test_cell_errors_are_torchs(name, x, h):
         results.append(_error(cell, lib.zeros(x), state))
     assert results[1] is not None
     assert results[0] == results[1]
+
+
+# -- PyTorch's inference paths ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("padding", ["left_aligned", "scattered"])
+def test_inference_paths_give_torchs_nan_and_zero_rows(padding):
+    """In evaluation mode without gradients PyTorch runs fused kernels: a query that sees no
+    key is NaN (not 0), and an encoder stack given a left-aligned padding mask runs packed
+    sequences, so padded positions come out 0. minigrad gives the same numbers."""
+    rng = np.random.default_rng(6)
+    layer_t = torch.nn.TransformerEncoderLayer(4, 2, **LAYER, batch_first=True,
+                                               dtype=torch.float64)  # fmt: skip
+    layer_m = mg.nn.TransformerEncoderLayer(4, 2, **LAYER, batch_first=True, dtype=mg.float64)
+    norm_t, norm_m = (
+        torch.nn.LayerNorm(4, dtype=torch.float64),
+        mg.nn.LayerNorm(4, dtype=mg.float64),
+    )
+    theirs = torch.nn.TransformerEncoder(layer_t, 2, norm_t).eval()
+    ours = mg.nn.TransformerEncoder(layer_m, 2, norm_m).eval()
+    ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+    x = rng.standard_normal((3, 4, 4))
+    mask = {"left_aligned": [[0, 0, 1, 1], [1, 1, 1, 1], [0, 0, 0, 0]],
+            "scattered": [[1, 1, 1, 1], [0, 1, 0, 1], [0, 0, 0, 0]]}[padding]  # fmt: skip
+    mask = np.array(mask, bool)
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = theirs(torch.tensor(x), src_key_padding_mask=torch.tensor(mask)).numpy()
+        attention = theirs.layers[0].self_attn
+        xt = torch.tensor(x)
+        attended = attention(xt, xt, xt, key_padding_mask=torch.tensor(mask),
+                             need_weights=False)[0].numpy()  # fmt: skip
+    with mg.no_grad():
+        got = ours(mg.tensor(x), src_key_padding_mask=mg.tensor(mask)).numpy()
+        xm = mg.tensor(x)
+        ours_attended = ours.layers[0].self_attn(xm, xm, xm, key_padding_mask=mg.tensor(mask),
+                                                 need_weights=False)[0].numpy()  # fmt: skip
+    hidden = mask.all(1)  # the sequence whose every key is padding
+    assert np.isnan(attended[hidden]).all() and np.isnan(ours_attended[hidden]).all()
+    np.testing.assert_allclose(ours_attended, attended, rtol=1e-10, atol=1e-12, equal_nan=True)
+    np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12, equal_nan=True)
+    # With gradients the composition runs in both: finite everywhere but the NaN-free rows.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        slow = theirs(torch.tensor(x), src_key_padding_mask=torch.tensor(mask)).detach().numpy()
+    np.testing.assert_allclose(ours(mg.tensor(x), src_key_padding_mask=mg.tensor(mask)).detach()
+                               .numpy(), slow, rtol=1e-10, atol=1e-12, equal_nan=True)  # fmt: skip
