@@ -886,18 +886,34 @@ def samples_of(op: Any, dtype_name: str, limit: int | None = None) -> list[Any]:
     dtype = DTYPES[dtype_name]
     if dtype not in op.supported_dtypes("cpu"):
         return []
-    torch.manual_seed(seed_of(op_key(op), dtype_name))
     requires_grad = dtype == torch.float64 and op.supports_autograd
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return list(
-            itertools.islice(
-                (op.reference_inputs if REFERENCE else op.sample_inputs)(
-                    "cpu", dtype, requires_grad=requires_grad
-                ),
-                limit,
+
+    def made(requires_grad: bool) -> list[Any]:
+        torch.manual_seed(seed_of(op_key(op), dtype_name))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return list(
+                itertools.islice(
+                    (op.reference_inputs if REFERENCE else op.sample_inputs)(
+                        "cpu", dtype, requires_grad=requires_grad
+                    ),
+                    limit,
+                )
             )
-        )
+
+    try:
+        return made(requires_grad)
+    except ValueError as error:
+        if not requires_grad or "`requires_grad=True` is not supported" not in str(error):
+            raise
+    # The generator asked an integer operand to require grad (addcmul's reference inputs mix
+    # dtypes), which torch refuses: made without, then their floating leaves require grad.
+    samples = made(False)
+    for sample in samples:
+        for t in _tensors((sample.input, sample.args, sample.kwargs)):
+            if t.is_floating_point() and t.is_leaf:
+                t.requires_grad_()
+    return samples
 
 
 def error_inputs_of(op: Any, limit: int | None = None) -> list[Any]:

@@ -188,3 +188,14 @@ def test_a_function_raising_another_first_line_than_torch_is_a_difference():
         for message in ("torch's message", "another message")
     ]
     assert classes == ["both_raised", "both_raised_other_message"]
+
+
+def test_reference_samples_whose_generator_marks_an_integer_for_grad_still_run(monkeypatch):
+    """addcmul's float64 reference inputs mix in int64 operands, which torch's generator asks
+    to require grad and torch refuses: the sweep makes them without and marks the floats."""
+    (op,) = [op for op in OPS if sweep.op_key(op) == "addcmul"]
+    monkeypatch.setattr(sweep, "REFERENCE", True)
+    samples = sweep.samples_of(op, "float64")
+    leaves = [t for s in samples for t in sweep._tensors((s.input, s.args, s.kwargs))]
+    assert samples and any(not t.is_floating_point() for t in leaves)
+    assert all(t.requires_grad == t.is_floating_point() for t in leaves if t.is_leaf)
