@@ -8,7 +8,7 @@
 [(8, 4), (8,), (3, 8), (3,)]
 """
 
-from minigrad.nn import functional, utils
+from minigrad.nn import functional, init, utils
 from minigrad.nn.activation import ELU, GELU, Hardtanh, LeakyReLU, SiLU, Softplus
 from minigrad.nn.activation_functions import (
     CELU,
