@@ -51,7 +51,7 @@ from minigrad.tensor.ops import (
 )
 from minigrad.tensor.ops import elementwise as ew
 from minigrad.tensor.ops.elementwise import tensor_arguments
-from minigrad.tensor.ops.movement import astype, sizes
+from minigrad.tensor.ops.movement import astype, sizes, strided_sizes
 
 
 class MoreMethods:
@@ -514,6 +514,13 @@ class MoreMethods:
         this tensor's dtype and device (PyTorch's ``new_empty``; here zeros, as ``mg.empty``)."""
         return self.new_full(sizes(size, "new_empty"), 0, dtype=dtype, device=device,
                              requires_grad=requires_grad)  # fmt: skip
+
+    def new_empty_strided(self, size: Any, stride: Any, *, dtype: Any = None, device: Any = None,
+                          requires_grad: Any = False) -> Any:  # fmt: skip
+        """``new_empty(size)`` with ``stride`` checked (one per axis, none negative); minigrad
+        lays the result out row after row whatever the strides (PyTorch's follows them)."""
+        shape = strided_sizes(size, stride, "new_empty_strided")
+        return self.new_empty(shape, dtype=dtype, device=device, requires_grad=requires_grad)
 
     # -- special functions and sign tests (ops/special.py) -------------------------------------
     def erfc(self) -> Any:

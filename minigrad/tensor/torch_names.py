@@ -31,16 +31,18 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.tensor import dtypes, factories
+from minigrad.tensor import dtypes, factories, sampling
 from minigrad.tensor.generator import Generator
+from minigrad.tensor.ops import movement
 from minigrad.tensor.ops import softmax as primitives
+from minigrad.tensor.ops.broadcasting import broadcast_shape
 from minigrad.tensor.tensor import Tensor
 
 __all__ = [
-    "as_tensor", "asarray", "can_cast", "detach", "get_default_dtype", "get_rng_state",
-    "initial_seed", "is_complex", "is_floating_point", "is_nonzero", "is_same_size", "is_signed",
-    "is_tensor", "log_softmax", "numel", "permute", "promote_types", "randperm", "result_type",
-    "seed", "set_rng_state", "softmax",
+    "as_tensor", "asarray", "binomial", "can_cast", "detach", "empty_permuted", "empty_strided",
+    "get_default_dtype", "get_rng_state", "initial_seed", "is_complex", "is_floating_point",
+    "is_nonzero", "is_same_size", "is_signed", "is_tensor", "log_softmax", "numel", "permute",
+    "poisson", "promote_types", "randperm", "result_type", "seed", "set_rng_state", "softmax",
 ]  # fmt: skip
 
 
@@ -311,6 +313,54 @@ def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | Non
     return result.requires_grad_(True) if requires_grad else result
 
 
+# -- memory laid out otherwise in PyTorch ------------------------------------------------------
+def empty_strided(size: Any, stride: Any, *, dtype: Any = None, layout: Any = None,
+                  device: Any = None, requires_grad: bool = False,
+                  pin_memory: bool = False) -> Tensor:  # fmt: skip
+    """``empty(size)`` with ``stride`` checked as PyTorch checks it (one per axis, none
+    negative). minigrad lays every tensor out row after row, so the strides are not used:
+    the values (zeros, as ``mg.empty``'s) and shape are what a program may rely on.
+
+    >>> import minigrad as mg
+    >>> mg.empty_strided((2, 3), (1, 2)).shape
+    (2, 3)
+    """
+    shape = movement.strided_sizes(size, stride, "empty_strided")
+    return factories.empty(shape, dtype=dtypes.DEFAULT_FLOAT if dtype is None else dtype,
+                           requires_grad=requires_grad, device=str(device or "cpu"))  # fmt: skip
+
+
+def empty_permuted(size: Any, physical_layout: Any, *, dtype: Any = None, layout: Any = None,
+                   device: Any = None, requires_grad: bool = False,
+                   pin_memory: bool = False) -> Tensor:  # fmt: skip
+    """``empty(size)`` whose memory PyTorch orders by ``physical_layout`` (a permutation of
+    the axes, checked); minigrad's is row after row.
+
+    >>> import minigrad as mg
+    >>> mg.empty_permuted((2, 3, 4), (2, 0, 1)).shape
+    (2, 3, 4)
+    """
+    order = [int(d) for d in physical_layout]
+    if len(order) != len(size):
+        raise RuntimeError(
+            "Number of dimensions in size does not match the length of the physical_layout; "
+            f"i.e. len(size) = {len(size)} is not equal to len(physical_layout) = {len(order)}"
+        )
+    for index, d in enumerate(order):
+        if not 0 <= d < len(order):
+            raise RuntimeError(
+                f"Dimension out of range (expected to be between 0 and {len(order) - 1}, but got "
+                f"{d} at index {index}).  NB: negative dims not currently supported; file an "
+                "issue if you want it."
+            )
+    if len(set(order)) != len(order):
+        raise RuntimeError("Duplicate dim not allowed")
+    # PyTorch checks the sizes in memory order: a negative one is named in that order
+    movement.sizes((tuple(size[d] for d in order),), "empty_permuted")
+    return factories.empty(tuple(size), dtype=dtypes.DEFAULT_FLOAT if dtype is None else dtype,
+                           requires_grad=requires_grad, device=str(device or "cpu"))  # fmt: skip
+
+
 # -- the random stream --------------------------------------------------------------------------
 #: PyTorch's bounds on ``randperm``'s n for the floats that hold no larger whole numbers
 #: exactly (bfloat16 has none in PyTorch's CPU kernel).
@@ -349,6 +399,81 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: Any = dtypes.
         keys = factories.tensor(generator.numpy().random(n), dtypes.float64, device=device)
     # The order that sorts independent uniform draws is a uniform random permutation.
     return keys.argsort(stable=True).to(dtype).requires_grad_(requires_grad)
+
+
+def _stream(generator: Any, where: str) -> np.random.Generator:
+    if generator is None:
+        return factories.generator()
+    if not isinstance(generator, Generator):
+        raise TypeError(
+            f"{where}(): argument 'generator' must be torch.Generator, not "
+            f"{dtypes.type_name(generator)}"
+        )
+    return generator.numpy()
+
+
+def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
+    """Whole numbers drawn from Poisson distributions of the rates in ``input`` (its dtype;
+    floats only), from minigrad's generator or ``generator``. The gradient is zero, as
+    PyTorch's. The draw is made on the host from the rates' values (not under ``jit``).
+
+    >>> import minigrad as mg
+    >>> mg.poisson(mg.tensor([0.0, 0.0]))
+    tensor([0., 0.])
+    """
+    x = _only_tensor("poisson", input)
+    if not dtypes.is_floating(x.dtype):
+        raise NotImplementedError(
+            f"\"poisson_cpu\" not implemented for '{dtypes.scalar_type_name(x.dtype)}'"
+        )
+    rng = _stream(generator, "poisson")
+    rates = np.asarray(x.detach().numpy(), dtype=np.float64)
+    if not bool(np.all(rates >= 0)):  # NaN too
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    if not bool(np.all(rates < 1e18)):  # NumPy's sampler stops there; PyTorch's overflows
+        raise RuntimeError(
+            "poisson: rates of 1e18 and more (inf too) are refused: the count would not fit "
+            "in int64 (PyTorch returns -2^63 there)"
+        )
+    sample = factories.tensor(rng.poisson(rates).astype(x.dtype), dtype=x.dtype, device=x.device)
+    return sampling._zero_gradient(sample, x)
+
+
+def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) -> Tensor:
+    """Successes among ``count`` trials of probability ``prob`` (tensors, broadcast; float32
+    or float64, one dtype), from minigrad's generator or ``generator``. A count below 0 is
+    0 trials and a probability outside [0, 1] is clamped into it, as PyTorch's sampler
+    reads them; a NaN is refused (PyTorch's sampler never returns there). No gradient.
+
+    >>> import minigrad as mg
+    >>> mg.binomial(mg.tensor([3.0, 5.0]), mg.tensor([1.0, 0.0]))
+    tensor([3., 0.])
+    """
+    n = _only_tensor("binomial", count, 1, "count")
+    p = _only_tensor("binomial", prob, 2, "prob")
+    if not dtypes.is_floating(n.dtype):
+        raise ValueError(
+            "binomial only supports floating-point dtypes for count, got: "
+            f"{dtypes.scalar_type_name(n.dtype)}"
+        )
+    if p.dtype != n.dtype:
+        raise RuntimeError(
+            f"Found dtype {dtypes.scalar_type_name(p.dtype)} but expected "
+            f"{dtypes.scalar_type_name(n.dtype)}"
+        )
+    if dtypes.is_low_precision(n.dtype):
+        raise NotImplementedError(
+            f"\"binomial_cpu\" not implemented for '{dtypes.scalar_type_name(n.dtype)}'"
+        )
+    shape = broadcast_shape(n.shape, p.shape)
+    trials = np.broadcast_to(np.asarray(n.detach().numpy(), np.float64), shape)
+    chance = np.broadcast_to(np.asarray(p.detach().numpy(), np.float64), shape)
+    if np.isnan(trials).any() or np.isnan(chance).any():
+        raise RuntimeError("binomial: a NaN count or probability has no distribution to draw from")
+    rng = _stream(generator, "binomial")
+    drawn = rng.binomial(np.floor(np.clip(trials, 0, 2**62)).astype(np.int64),
+                         np.clip(chance, 0.0, 1.0))  # fmt: skip
+    return factories.tensor(drawn.astype(n.dtype), dtype=n.dtype, device=n.device)
 
 
 def seed() -> int:

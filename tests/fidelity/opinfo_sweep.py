@@ -113,8 +113,7 @@ with contextlib.suppress(Exception):
 # concern storage only PyTorch has.
 SKIP = {
     "randn", "randint", "nn.functional.rrelu",
-    "new_empty_strided", "empty_strided",
-    "empty_permuted", "svd_lowrank", "pca_lowrank", "to_sparse", "resize_",
+    "svd_lowrank", "pca_lowrank", "to_sparse", "resize_",
     "resize_as_", "storage_offset", "item",
 }  # fmt: skip
 # Operators whose values are drawn at random (or undefined, ``empty``): run, and classed
@@ -125,6 +124,7 @@ DRAWN = {
     "log_normal", "rand_like", "randn_like", "randint_like", "nn.functional.dropout",
     "nn.functional.dropout2d", "nn.functional.dropout3d", "nn.functional.alpha_dropout",
     "nn.functional.feature_alpha_dropout", "empty", "empty_like", "new_empty",
+    "empty_strided", "new_empty_strided", "empty_permuted",
 }  # fmt: skip
 # (fractional max pooling draws its windows' places when no samples are given)
 DRAWN |= {"nn.functional.fractional_max_pool2d", "nn.functional.fractional_max_pool3d"}
@@ -135,6 +135,7 @@ DRAWN_LAMBDAS = {
     "exponential": ("on_a_clone", "exponential_"), "geometric": ("on_a_clone", "geometric_"),
     "log_normal": ("on_a_clone", "log_normal_"), "normal.in_place": ("on_a_clone", "normal_"),
     "normal.number_mean": ("swap_first", "normal"), "new_empty": ("method", "new_empty"),
+    "new_empty_strided": ("method", "new_empty_strided"),
 }  # fmt: skip
 
 # OpInfos whose ``op`` is a lambda around a Tensor method or attribute: how to

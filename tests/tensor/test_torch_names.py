@@ -302,3 +302,73 @@ def test_top_level_windows_are_torchs(name):
         got = mg.kaiser_window(9, True, 5.0, dtype=mg.float64)
         np.testing.assert_allclose(got.numpy(), torch.kaiser_window(9, True, 5.0,
                                    dtype=torch.float64).numpy(), rtol=1e-14)  # fmt: skip
+
+
+def test_empty_strided_and_permuted_check_as_torch_and_lay_out_row_after_row():
+    cases = [
+        ("empty_strided", ((2, 3), (1, 2)), {}), ("empty_strided", ((2, 3), (1,)), {}),
+        ("empty_strided", ((2, 3), (-1, 2)), {}), ("empty_strided", ((2, -3), (1, 2)), {}),
+        ("empty_strided", (2, 3), {}), ("empty_strided", ((), ()), {}),
+        ("empty_strided", ((2, 3), (3, 1)), {"dtype": "int64", "requires_grad": True}),
+        ("empty_permuted", ((2, 3, 4), (2, 0, 1)), {}), ("empty_permuted", ((2, 3, 4), (2, 0)), {}),
+        ("empty_permuted", ((2, 3, 4), (2, 0, 0)), {}),
+        ("empty_permuted", ((2, 3, 4), (2, 0, 3)), {}),
+        ("empty_permuted", ((2, -3, 4), (2, 0, 1)), {}),
+    ]  # fmt: skip
+    for name, args, kwargs in cases:
+        theirs_kwargs = {k: getattr(torch, v) if k == "dtype" else v for k, v in kwargs.items()}
+        try:
+            want = getattr(torch, name)(*args, **theirs_kwargs)
+        except Exception as error:
+            with pytest.raises(type(error)) as ours:
+                getattr(mg, name)(*args, **kwargs)
+            assert str(ours.value).splitlines()[0] == str(error).splitlines()[0], (name, args)
+            continue
+        got = getattr(mg, name)(*args, **kwargs)
+        assert got.shape == tuple(want.shape) and _mg_name(got.dtype) == _torch_name(want.dtype)
+        assert got.is_contiguous() and got.requires_grad == want.requires_grad
+    x = mg.zeros(2, dtype=mg.int64)
+    assert x.new_empty_strided((2, 3), (1, 2)).dtype == mg.int64
+    with pytest.raises(RuntimeError, match=r"dimensionality of sizes \(2\)"):
+        x.new_empty_strided((2, 3), (1,))
+
+
+def test_poisson_and_binomial_draw_seeded_with_torchs_dtypes_errors_and_moments():
+    g = mg.Generator().manual_seed(0)
+    rates = mg.tensor(np.full(4000, 3.0), dtype=mg.float64)
+    counts = mg.poisson(rates, generator=g).numpy()
+    assert counts.dtype == np.float64 and np.all(counts == np.round(counts))
+    assert abs(counts.mean() - 3) < 0.15 and abs(counts.var() - 3) < 0.4
+    first = mg.poisson(rates[:5], generator=mg.Generator().manual_seed(4))
+    assert (mg.poisson(rates[:5], generator=mg.Generator().manual_seed(4)) == first).all()
+    x = mg.tensor([1.0, 5.0], requires_grad=True)
+    mg.poisson(x).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0]  # torch's gradient of a sampler
+    wins = mg.binomial(mg.tensor(np.full(4000, 10.0)), mg.tensor(np.full(4000, 0.3)), g).numpy()
+    assert abs(wins.mean() - 3) < 0.15 and abs(wins.var() - 2.1) < 0.3
+    edge = mg.binomial(mg.tensor([5.0, 5.0, -2.0]), mg.tensor([1.0, 0.0, 0.5]))
+    assert (
+        edge.tolist()
+        == torch.binomial(torch.tensor([5.0, 5, -2]), torch.tensor([1.0, 0, 0.5])).tolist()
+    )
+    assert mg.binomial(mg.tensor(5.0), mg.tensor([0.5, 0.1])).shape == (2,)
+    refusals = [
+        ("poisson", (torch.tensor([1, 5]),), {}), ("poisson", (torch.tensor([-1.0]),), {}),
+        ("poisson", (torch.tensor([1.0]),), {"generator": 3}),
+        ("binomial", (torch.tensor([5, 10]), torch.tensor([0.5, 0.1])), {}),
+        ("binomial", (torch.tensor([5.0]), torch.tensor([0.5], dtype=torch.float64)), {}),
+        ("binomial", (torch.tensor([5.0]).half(), torch.tensor([0.5]).half()), {}),
+        ("binomial", (torch.tensor([5.0]), 0.5), {}),
+        ("binomial", (torch.tensor([5.0, 1.0]), torch.tensor([0.5, 0.2, 0.1])), {}),
+    ]  # fmt: skip
+    for name, args, kwargs in refusals:
+        with pytest.raises(Exception) as theirs:
+            getattr(torch, name)(*args, **kwargs)
+        ours_args = [mg.tensor(a.numpy()) if isinstance(a, torch.Tensor) else a for a in args]
+        ours_args = [a.half() if isinstance(a, mg.Tensor) and b.dtype == torch.float16 else a
+                     for a, b in zip(ours_args, args)]  # fmt: skip
+        with pytest.raises(type(theirs.value)) as ours:
+            getattr(mg, name)(*ours_args, **kwargs)
+        assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0], name
+    with pytest.raises(RuntimeError, match="NaN"):  # torch's sampler never returns there
+        mg.binomial(mg.tensor([float("nan")]), mg.tensor([0.5]))

@@ -212,6 +212,40 @@ def sizes(given: tuple, op: str, argument: str = "size", inferred: bool = False)
     return shape
 
 
+def strided_sizes(size: Any, stride: Any, op: str) -> tuple[int, ...]:
+    """The sizes given to ``empty_strided``-like factories, checked with their strides as
+    PyTorch checks them (one stride per axis, none negative). minigrad lays every tensor out
+    row after row, so the strides are checked and then not used.
+
+    >>> strided_sizes((2, 3), (1, 2), "empty_strided")
+    (2, 3)
+    """
+    for argument, given in (("size", size), ("stride", stride)):
+        if not isinstance(given, (tuple, list)):
+            raise TypeError(
+                f"{op}(): argument '{argument}' (position {1 + (argument == 'stride')}) must be "
+                f"tuple of ints, not {dtypes.type_name(given)}"
+            )
+    for pos, n in enumerate(stride):
+        if not dtypes.is_integer(n):
+            raise TypeError(
+                f"{op}(): argument 'stride' (position 2) must be tuple of ints, but found "
+                f"element of type {dtypes.type_name(n)} at pos {pos}"
+            )
+    strides = tuple(int(n) for n in stride)
+    if len(strides) != len(size):
+        raise RuntimeError(
+            f"dimensionality of sizes ({len(size)}) must match dimensionality of strides "
+            f"({len(strides)})"
+        )
+    if any(n < 0 for n in strides):
+        raise RuntimeError(
+            f"Storage size calculation overflowed with sizes={list(size)} and "
+            f"strides={list(strides)}"
+        )
+    return sizes((tuple(size),), op)
+
+
 def reshape(x: Tensor, *shape: Any) -> Tensor:
     """The same elements in a new shape (one size may be -1: inferred).
 
