@@ -22,7 +22,6 @@ from __future__ import annotations
 import builtins
 import math
 from collections import namedtuple
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -30,6 +29,7 @@ import numpy as np
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.ops.search import _on_host, _shape_depends_on_values
+from minigrad.tensor.ops.spacing import linspace_edges
 from minigrad.tensor.ops.tallies import bin_positions
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
@@ -42,32 +42,6 @@ HistogramddResult = namedtuple("histogramdd", ["hist", "bin_edges"])
 _TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
                "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
                "bool": "bool"}  # fmt: skip
-
-
-def _fused(a: float, b: float, c: float, dtype: np.dtype) -> Any:
-    """``a * b + c`` rounded once to ``dtype`` (a fused multiply-add, as the compiled kernel)."""
-    if dtype == np.float64:
-        return np.float64(float(Fraction(a) * Fraction(b) + Fraction(c)))
-    return dtype.type(np.float64(a) * np.float64(b) + np.float64(c))  # exact product in float64
-
-
-def linspace_edges(left: float, right: float, count: int, dtype: np.dtype) -> np.ndarray:
-    """``count`` edges from ``left`` to ``right`` as PyTorch's CPU ``linspace`` makes them in
-    ``dtype``: the step in ``dtype``, the first half ``left + step * i`` and the rest
-    ``right - step * (count - 1 - i)``, each one fused multiply-add.
-
-    >>> linspace_edges(0.0, 1.0, 5, np.dtype(np.float32)).tolist()
-    [0.0, 0.25, 0.5, 0.75, 1.0]
-    """
-    kind = dtype.type
-    left, right = kind(left), kind(right)
-    if count == 1:
-        return np.asarray([left], dtype)
-    step = kind((right - left) / kind(count - 1))
-    half = count // 2
-    return np.asarray([_fused(step, i, left, dtype) if i < half else
-                       _fused(-step, count - 1 - i, right, dtype) for i in builtins.range(count)],
-                      dtype)  # fmt: skip
 
 
 def _count_dd(points: np.ndarray, *arrays: np.ndarray, how: str, weighted: bool) -> np.ndarray:

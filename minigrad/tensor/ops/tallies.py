@@ -45,7 +45,7 @@ from minigrad.tensor.ops.reductions import any as reduction_any
 from minigrad.tensor.ops.reductions import normalize_axes
 from minigrad.tensor.ops.search import _on_host, _shape_depends_on_values, searchsorted
 from minigrad.tensor.ops.selection import sorted_positions
-from minigrad.tensor.ops.spacing import evenly_spaced
+from minigrad.tensor.ops.spacing import linspace_edges
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
 
@@ -223,7 +223,7 @@ HISTOGRAM = Primitive(
 
 def _edges(left: float, right: float, bins: int, x: Tensor) -> Tensor:
     """``linspace``'s ``bins + 1`` edges in ``x``'s dtype."""
-    values = evenly_spaced(float(left), float(right), bins + 1).astype(x.dtype)
+    values = linspace_edges(float(left), float(right), bins + 1, x.dtype)
     return Tensor.concrete(values, device=x.device)
 
 
