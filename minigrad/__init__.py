@@ -399,6 +399,8 @@ from minigrad.tensor import det, inverse, logdet, matrix_power, slogdet  # 06
 from minigrad.tensor import addbmm, matrix_exp, pinverse, svd  # 06
 from minigrad.tensor import cholesky, cholesky_inverse, cholesky_solve, lu, lu_solve  # 06
 from minigrad.tensor import lu_unpack, triangular_solve  # 06
+from minigrad.tensor import adjoint, chain_matmul, frobenius_norm, geqrf, ger, norm  # 06
+from minigrad.tensor import nuclear_norm, orgqr, ormqr, pca_lowrank, qr, svd_lowrank  # 06
 from minigrad.tensor import all_gather, all_to_all, pbroadcast, pmean, psum, psum_scatter  # 18
 from minigrad import linalg, nn, optim, random, tree
 from minigrad import special  # torch.special's names (04-05)

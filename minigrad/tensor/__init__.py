@@ -778,3 +778,23 @@ from minigrad.tensor.ops.histograms import histogramdd  # noqa: E402
 from minigrad.tensor.ops.time_convolution import conv_tbc  # noqa: E402
 
 __all__ += ["conv_tbc", "histogramdd"]  # ops/histograms.py, ops/time_convolution.py
+
+from minigrad.tensor.ops.legacy_linalg import (  # noqa: E402
+    adjoint,
+    chain_matmul,
+    frobenius_norm,
+    geqrf,
+    ger,
+    norm,
+    nuclear_norm,
+    orgqr,
+    ormqr,
+    pca_lowrank,
+    qr,
+    svd_lowrank,
+)
+
+__all__ += [  # PyTorch's older linear-algebra names, compact QR, randomized SVD (ld26)
+    "adjoint", "chain_matmul", "frobenius_norm", "geqrf", "ger", "norm", "nuclear_norm",
+    "orgqr", "ormqr", "pca_lowrank", "qr", "svd_lowrank",
+]  # fmt: skip

@@ -31,6 +31,7 @@ from minigrad.tensor.ops import (
     integrals,
     inverses,
     layout,
+    legacy_linalg,
     linalg_spellings,
     logic,
     matrix_exponential,
@@ -86,6 +87,25 @@ class MoreMethods:
 
     def addbmm(self, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
         return linalg_spellings.addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+
+    # -- older linear-algebra names and compact QR (legacy_linalg.py) ---------------
+    def qr(self, some: bool = True) -> Any:
+        return legacy_linalg.qr(self, some)
+
+    def geqrf(self) -> Any:
+        return legacy_linalg.geqrf(self)
+
+    def ormqr(self, input2: Any, input3: Any, left: bool = True, transpose: bool = False) -> Any:
+        return legacy_linalg.ormqr(self, input2, input3, left, transpose)
+
+    def orgqr(self, input2: Any) -> Any:
+        return legacy_linalg.orgqr(self, input2)
+
+    def ger(self, vec2: Any) -> Any:
+        return legacy_linalg.ger(self, vec2)
+
+    def adjoint(self) -> Any:
+        return legacy_linalg.adjoint(self)
 
     # -- triangular systems, LU and Cholesky (triangular.py) ------------------------
     def cholesky(self, upper: bool = False) -> Any:

@@ -34,9 +34,9 @@ from minigrad.tensor.ops import (
     contractions,
     indexing,
     inplace,
+    legacy_linalg,
     linalg,
     movement,
-    norms,
     rearrange,
     reductions,
     scans,
@@ -303,8 +303,9 @@ class Tensor(MoreMethods, InPlaceMethods, SamplingMethods, EverydayMethods, Tens
     def triu(self, diagonal: int = 0, **aliases: Any) -> Tensor:
         return contractions.triu(self, diagonal, **aliases)
 
-    def norm(self, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Tensor:
-        return norms.tensor_norm(self, p, dim, keepdim)
+    def norm(self, p: Any = "fro", dim: Any = None, keepdim: bool = False,
+             dtype: Any = None) -> Tensor:  # fmt: skip
+        return legacy_linalg.norm(self, p, dim, keepdim, dtype)
 
     # -- shape -----------------------------------------------------------------------
     def reshape(self, *shape: Any) -> Tensor:
