@@ -6,7 +6,7 @@ The functions live in the tensor layer (``minigrad/tensor/ops/norms.py``,
 ``minigrad/tensor/ops/factorizations.py``, ``minigrad/tensor/ops/chained_products.py``,
 ``minigrad/tensor/ops/pseudoinverse.py``, ``minigrad/tensor/ops/linalg_spellings.py``,
 ``minigrad/tensor/ops/matrix_exponential.py``,
-``minigrad/tensor/ops/triangular.py``); this
+``minigrad/tensor/ops/triangular.py``, ``minigrad/tensor/ops/symmetric_indefinite.py``); this
 module only gathers them under the namespace users know, so that ``mg.linalg.norm(x)`` reads as
 ``torch.linalg.norm(x)`` does.
 
@@ -31,6 +31,7 @@ from minigrad.tensor.ops.linalg_spellings import (
 from minigrad.tensor.ops.matrix_exponential import matrix_exp
 from minigrad.tensor.ops.norms import matrix_norm, norm, vector_norm
 from minigrad.tensor.ops.pseudoinverse import cond, lstsq, matrix_rank, pinv
+from minigrad.tensor.ops.symmetric_indefinite import ldl_factor, ldl_factor_ex, ldl_solve
 from minigrad.tensor.ops.triangular import (
     cholesky_ex,
     inv_ex,
@@ -55,6 +56,9 @@ __all__ = [
     "householder_product",
     "inv",
     "inv_ex",
+    "ldl_factor",
+    "ldl_factor_ex",
+    "ldl_solve",
     "lstsq",
     "lu",
     "lu_factor",

@@ -14,13 +14,13 @@ def _entries(ops, dtypes, indices, cls, why):
 KNOWN: dict[tuple[str, str, int], tuple[str, str, str]] = {}
 
 # The methods (``x.op(...)``) and in-place methods (``x.op_(...)``, ``F.op(x, inplace=True)``)
-# of torch 2.13's OpInfos that minigrad lacks. minigrad has no function of these names either (``qr``,
-# ``lu``), or they need a dtype it lacks (``byte``, ``short``, complex), except ``__rdiv__``
-# (Python 3 has no such operator) and ``addbmm_`` (PyTorch resizes x to the product's shape
+# of torch 2.13's OpInfos that minigrad lacks. minigrad has no function of these names either,
+# or they need a dtype it lacks (``byte``, ``short``, complex), except ``__rdiv__`` (Python 3
+# has no such operator) and ``addbmm_`` (PyTorch resizes x to the product's shape
 # where x would broadcast, which no other in-place method does).
 MISSING_VARIANTS = {
     "addbmm_", "as_strided", "as_strided_", "byte", "cdouble", "cfloat", "chalf", "char",
-    "conj_physical_", "geqrf", "hash_tensor", "istft", "ormqr", "qr", "short", "stft",
+    "conj_physical_", "hash_tensor", "istft", "short", "stft",
 }  # fmt: skip
 
 # as_strided_scatter: torch 2.13's gradient with respect to input is the incoming gradient at

@@ -113,7 +113,7 @@ with contextlib.suppress(Exception):
 # concern storage only PyTorch has.
 SKIP = {
     "randn", "randint", "nn.functional.rrelu",
-    "svd_lowrank", "pca_lowrank", "to_sparse", "resize_",
+    "to_sparse", "resize_",
     "resize_as_", "storage_offset", "item",
 }  # fmt: skip
 # Operators whose values are drawn at random (or undefined, ``empty``): run, and classed
@@ -230,6 +230,9 @@ def resolve(op: Any) -> tuple[str, Any] | None:
         if op.name in ("nn.functional.embedding", "nn.functional.embedding_bag"):  # (weight, ids)
             found = _lookup(op.name)
             return ("embedding", found[1]) if found else None
+        if op.name in LOW_RANK:  # lambda a, b, **kw: svd_lowrank(a @ b.mT, **kw), seeded
+            found = _lookup(op.name)
+            return ("low_rank_product", found[1]) if found else None
         if op.name in DRAWN:
             kind, name = DRAWN_LAMBDAS.get(op_key(op), ("function", op.name))
             if kind == "function" or kind == "swap_first":
@@ -267,6 +270,9 @@ def call_minigrad(kind: str, target: Any, x: Any, args: tuple, kwargs: dict) -> 
     if kind == "embedding":
         (idx,) = args
         return target(idx, x, **kwargs)
+    if kind == "low_rank_product":
+        (b,) = args
+        return target(x @ b.mT, **kwargs)
     raise ValueError(kind)
 
 
@@ -685,6 +691,8 @@ def _drawn(op: Any, sample: Any) -> bool:
         return True
     if op.name == "nn.functional.multi_head_attention_forward":  # dropout_p: 10th argument
         return bool(sample.kwargs.get("training", True) and sample.args[9])
+    if op.name in LOW_RANK:  # A - M, or A less its column means, has a rank above q
+        return sample.kwargs.get("M") is not None or bool(sample.kwargs.get("center", False))
     return op.name == "nn.functional.scaled_dot_product_attention" and bool(
         sample.kwargs.get("dropout_p", 0)
     )
@@ -694,6 +702,11 @@ def _drawn(op: Any, sample: Any) -> bool:
 # after the OpInfo's own processing (eigh: the eigenvectors' absolute values; MKL's
 # small-matrix eigenvector signs are not reference LAPACK's, see factorizations.py).
 SIGN_FREE = {"linalg.eigh"}
+# The randomized SVDs: their samples are products a @ b^T of rank q, whose SVD the random
+# basis finds exactly, compared through the OpInfo's (U V^T, S); a sample whose A - M (or
+# centered A) has a rank above q depends on the draw: ``drawn``.
+LOW_RANK = {"svd_lowrank", "pca_lowrank"}
+SIGN_FREE |= LOW_RANK
 
 
 def run_error_input(op: Any, kind: str, target: Any, error_input: Any) -> Result:

@@ -56,6 +56,7 @@ from opdb import (
     inplace,
     inplace_activations,
     inverses,
+    legacy_linalg,
     masked,
     multi_head_attention,
     nn,
@@ -82,7 +83,7 @@ AREAS = (core, elementwise, reductions, contractions, shape, convolution, nn, in
          decompositions, volumes, special, inverses, factorizations, placing,
          nn_losses, pseudoinverses, copies, bessel, summaries, masked,
          special_functions, spectral, triangular, index_sets, inplace_activations,
-         torch_level, multi_head_attention, fractional)  # fmt: skip
+         torch_level, multi_head_attention, fractional, legacy_linalg)  # fmt: skip
 
 DATABASE: dict[str, Any] = {}
 NOT_SMOOTH: set[str] = set()

@@ -51,6 +51,8 @@ UNBATCHABLE |= {"argwhere", "Tensor.argwhere", "nonzero_static", "Tensor.nonzero
 RANDOM = {"nn.functional.dropout", "nn.functional.dropout1d", "nn.functional.dropout2d",
           "nn.functional.dropout3d", "nn.functional.alpha_dropout",
           "nn.functional.feature_alpha_dropout"}  # fmt: skip
+# The randomized SVDs draw their random matrix once per call (seeded by the case).
+RANDOM |= {"svd_lowrank", "pca_lowrank"}
 TOLERANCE = {"rtol": 1e-10, "atol": 1e-12}
 # Where torch.func.vmap's own gradients are wrong, the loop over the examples (vmap's
 # definition) is the reference: select_scatter of a 0-d src gives src twice its gradient

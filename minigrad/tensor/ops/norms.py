@@ -27,8 +27,9 @@ from typing import Any
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
 from minigrad.tensor.composite import composite
+from minigrad.tensor.ops import reductions
 from minigrad.tensor.ops.decompositions import svdvals
-from minigrad.tensor.ops.elementwise import sign, where
+from minigrad.tensor.ops.elementwise import compare, sign, where
 from minigrad.tensor.ops.rearrange import movedim
 from minigrad.tensor.ops.reductions import amax, amin, kept_shape, normalize_axes, sum
 from minigrad.tensor.primitive import Primitive, shifted
@@ -146,7 +147,13 @@ def vector_norm(x: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = Fals
                 f"the operation does not have an identity\n(shape {x.shape}, dim {dim})"
             )
         extremum = amax if ord > 0 else amin
-        return extremum(x.abs(), axes, keepdim)
+        # PyTorch's slope: sign(x) over the elements that reach the norm, and 0 for a slice
+        # holding a NaN (its norm is NaN); the extremum's own rule would give NaN there.
+        magnitude = x.abs()
+        nan = reductions.any(compare("ne", magnitude, magnitude).detach(), axes, True)
+        out = extremum(where(nan, 0.0, magnitude), axes, True)
+        out = where(nan, math.nan, out)
+        return out if keepdim else out.squeeze(axes) if axes else out.reshape(())
     if ord == 0:
         # A count: a step function of x, so its gradient is 0 (PyTorch's), and it
         # stays part of the graph through sign's zero slope.
