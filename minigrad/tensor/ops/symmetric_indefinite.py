@@ -65,6 +65,22 @@ def _iamax(x: np.ndarray) -> int:
     return int(nans[0]) if nans.size else int(np.argmax(magnitudes))
 
 
+def _max(a: Any, b: Any) -> Any:
+    """Fortran's ``MAX(a, b)`` as compiled for MKL (``maxsd``): ``b`` unless ``a > b``, so a
+    NaN in ``a`` gives ``b`` and a NaN in ``b`` gives NaN."""
+    return a if a > b else b
+
+
+def _syr(a: np.ndarray, alpha: Any, x: np.ndarray) -> None:
+    """BLAS ``?syr`` (lower) in place: ``a += alpha x x^T``, nothing when ``alpha`` is 0 and
+    no change to a column whose ``x_j`` is 0 (so an infinite pivot leaves ``a`` as it is)."""
+    if alpha == 0:
+        return
+    change = np.outer(x, alpha * x)
+    change[:, x == 0] = 0
+    a += np.tril(change)
+
+
 def _sytf2(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     """Reference LAPACK's ``?sytf2`` with ``uplo = 'L'`` on one matrix (0-based inside,
     LAPACK's 1-based pivots out): ``(LD, pivots, info)``."""
@@ -84,8 +100,7 @@ def _sytf2(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
             colmax = abs(a[imax, k])
         else:
             imax, colmax = k, dtype.type(0)
-        # MKL's test, which PyTorch runs: the larger of the two, a NaN left out
-        if np.fmax(absakk, colmax) == 0:
+        if _max(absakk, colmax) == 0:
             if info == 0:
                 info = k + 1
             kp = k
@@ -98,7 +113,7 @@ def _sytf2(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
                 rowmax = abs(a[imax, jmax])
                 if imax < n - 1:
                     jmax = imax + 1 + _iamax(a[imax + 1 :, imax])
-                    rowmax = max(rowmax, abs(a[jmax, imax]))
+                    rowmax = _max(rowmax, abs(a[jmax, imax]))
                 if absakk >= alpha * colmax * (colmax / rowmax):
                     kp = k
                 elif abs(a[imax, imax]) >= alpha * rowmax:
@@ -120,13 +135,13 @@ def _sytf2(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
                     x = a[k + 1 :, k]
                     if abs(a[k, k]) >= tiny:
                         d11 = dtype.type(1) / a[k, k]
-                        a[k + 1 :, k + 1 :] += np.tril(np.outer(x, -d11 * x))
+                        _syr(a[k + 1 :, k + 1 :], -d11, x)
                         a[k + 1 :, k] = x * d11
                     else:
                         d11 = a[k, k]
                         x = x / d11
                         a[k + 1 :, k] = x
-                        a[k + 1 :, k + 1 :] += np.tril(np.outer(x, -d11 * x))
+                        _syr(a[k + 1 :, k + 1 :], -d11, x)
             elif k < n - 2:
                 d21 = a[k + 1, k]
                 d11 = a[k + 1, k + 1] / d21
