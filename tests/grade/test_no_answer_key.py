@@ -10,10 +10,16 @@ references. Nothing may score more than the exercise's stub does.
 Grading runs in one process per lesson file, each check under a time limit.
 The candidates are the course's own code, but called with arguments nobody
 chose for them: the grader's own helpers delete files and kill processes of a
-user id they are given. So each lesson's process runs inside the grader's
+user id they are given. So the lessons' processes run inside the grader's
 sandbox (``sandbox.jail_command``: a made-up user, private ``/tmp``, no other
 process, no network, the checkout read-only), and the test runs only where
-that sandbox engages (CI fails instead of skipping). A
+that sandbox engages (CI fails instead of skipping). One sandboxed worker per
+CPU imports what the candidates import once and forks a fresh copy of itself
+for each of its lessons; the candidates are found once, by the test. A
+pasted class runs in a forked copy of its lesson's process when making it
+could run code (a decorator, a metaclass, an ``__init_subclass__``, a call);
+one that provably only makes a class object is tried in place, as a
+function is. A
 candidate is tried only where Python could call it the way the exercise's
 function is called (its positional parameters fit); any other would fail with
 a ``TypeError`` on the first call, which is the stub's score. The solutions/
@@ -24,6 +30,7 @@ marks.
 from __future__ import annotations
 
 import ast
+import builtins
 import contextlib
 import gc
 import json
@@ -270,7 +277,7 @@ def module_code(text: str, lesson: str):
     ``cache=True`` needs a real file, and a file per module keeps two pasted
     functions of one name apart in numba's cache."""
     _WRITTEN[0] += 1
-    path = Path.cwd() / "pasted" / str(_WRITTEN[0]) / lesson
+    path = Path.cwd() / "pasted" / lesson.removesuffix(".py") / str(_WRITTEN[0]) / lesson
     path.parent.mkdir(parents=True)
     path.write_text(text)
     return _compiled(text, str(path))
@@ -337,25 +344,192 @@ def _forked(
         return {}
 
 
+# -- which pasted classes need a process of their own -------------------------------------------
+_MADE_ONLY: dict[tuple, bool] = {}  # per lesson (each has a process of its own)
+_AT_DEFINITION = (ast.Call, ast.Lambda, ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)
+_ACCESSORS = ("setter", "getter", "deleter")
+_BUILTIN_DECORATORS = ("staticmethod", "classmethod", "property")
+
+
+def _runs_code(node: ast.AST | None) -> bool:
+    """Whether evaluating ``node`` can call anything (a call, a lambda, a walrus...)."""
+    return node is not None and any(isinstance(n, _AT_DEFINITION) for n in ast.walk(node))
+
+
+def _inert_body(node: ast.ClassDef, future: bool, namespace: dict) -> bool:
+    """Whether running the class statement's body only binds functions and literals.
+
+    A method's decorators must be the builtin ``staticmethod``, ``classmethod`` or
+    ``property`` (or ``.setter``/``.getter``/``.deleter`` of a property made just
+    above), its defaults and (without ``from __future__ import annotations``) its
+    annotations must call nothing; a class attribute is a literal or another name
+    of the body. A literal or a function object has no ``__set_name__``."""
+    made: dict[str, str] = {}  # a name of the body: "property" or "plain"
+    for statement in node.body:
+        if isinstance(statement, ast.FunctionDef):
+            kind = "plain"
+            for decorator in statement.decorator_list:
+                if isinstance(decorator, ast.Name) and decorator.id in _BUILTIN_DECORATORS:
+                    builtin = getattr(builtins, decorator.id)
+                    if namespace.get(decorator.id, builtin) is not builtin:
+                        return False  # a name of the stub or an import stands in for it
+                    kind = "property" if decorator.id == "property" else kind
+                elif (
+                    isinstance(decorator, ast.Attribute)
+                    and decorator.attr in _ACCESSORS
+                    and isinstance(decorator.value, ast.Name)
+                    and made.get(decorator.value.id) == "property"
+                ):
+                    kind = "property"
+                else:
+                    return False
+            arguments = statement.args
+            evaluated = [*arguments.defaults, *arguments.kw_defaults]
+            if not future:
+                every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                         arguments.vararg, arguments.kwarg]  # fmt: skip
+                evaluated += [a.annotation for a in every if a is not None] + [statement.returns]
+            if any(_runs_code(n) for n in evaluated):
+                return False
+            made[statement.name] = kind
+        elif isinstance(statement, ast.Pass) or (
+            isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
+        ):
+            continue
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            names = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            if not all(isinstance(n, ast.Name) for n in names):
+                return False
+            value = statement.value
+            if value is not None and not (
+                (isinstance(value, ast.Name) and value.id in made) or _literal(value)
+            ):
+                return False
+            if isinstance(statement, ast.AnnAssign) and not future:
+                if _runs_code(statement.annotation):
+                    return False
+            for n in names:
+                made[n.id] = made.get(value.id, "plain") if isinstance(value, ast.Name) else "plain"
+        else:
+            return False
+    return True
+
+
+def _literal(node: ast.AST) -> bool:
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def _plain_base(base: object) -> bool:
+    """A class made by ``type`` whose bases have no ``__init_subclass__``: subclassing it
+    runs no code of its own."""
+    return (
+        isinstance(base, type)
+        and type(base) is type
+        and not any("__init_subclass__" in vars(k) for k in base.__mro__ if k is not object)
+    )
+
+
+def only_makes_itself(candidate: dict, stub_code) -> bool:
+    """Whether pasting this class (after the stub, as ``pasted`` does) provably runs
+    nothing but the making of a class object: no decorator, metaclass, keyword,
+    ``__init_subclass__`` or call at definition (or a base that is not there, so that
+    the class statement fails before making anything). Such a class changes this
+    process no more than a pasted function, and is tried in it; any other is forked."""
+    key = (candidate["source"], tuple(candidate["imports"]))
+    if key in _MADE_ONLY:
+        return _MADE_ONLY[key]
+    _MADE_ONLY[key] = False
+    node = ast.parse(candidate["source"]).body[0]
+    future = any(line.startswith("from __future__") for line in candidate["imports"])
+    if not isinstance(node, ast.ClassDef) or node.decorator_list or node.keywords:
+        return False
+    # The names the class statement sees: the stub's, then the candidate's imports.
+    namespace = {"__name__": "pasted_submission"}
+    try:
+        exec(stub_code, namespace)
+        for line in candidate["imports"]:
+            if not line.startswith("from __future__"):
+                exec(line, namespace)
+    except BaseException:
+        return False
+    for base in node.bases:
+        if not isinstance(base, (ast.Name, ast.Attribute)):
+            return False
+        try:
+            value = eval(compile(ast.Expression(base), "<base>", "eval"), namespace)
+        except (NameError, AttributeError):
+            # The class statement stops here, having made nothing (bases come first).
+            _MADE_ONLY[key] = True
+            return True
+        except BaseException:
+            return False
+        if not _plain_base(value):
+            return False
+    _MADE_ONLY[key] = _inert_body(node, future, namespace)
+    return _MADE_ONLY[key]
+
+
 def _pick(checks: list, inputs: list, chosen: list) -> tuple[list, list]:
     return [checks[k] for k in chosen], [inputs[k] for k in chosen]
 
 
-def worker(edition: str, lesson: str, out: str) -> None:
-    """Grade every candidate pasted into every exercise of one lesson file; write the scores."""
-    from minigrad.grade import select
-    from minigrad.grade.answers import checks_rng
-    from minigrad.grade.channel import encode
+def worker(edition: str, out: str) -> None:
+    """Grade the lessons the request names (``$HOME/request.json``: ``lessons``, and the
+    ``candidates`` the test found in the edition); write ``{lesson: scores}``.
 
-    stub = (Path(edition) / "exercises" / lesson).read_text()
-    stub_code = module_code(stub, lesson)
-    found = candidates(Path(edition))
+    The modules every candidate imports are imported once, here; each lesson is then
+    graded in a forked copy of this process, so it starts as a fresh worker would
+    (nothing a pasted candidate of one lesson did reaches the next) without importing
+    torch, numba and the rest again."""
+    request = json.loads((Path(os.environ["HOME"]) / "request.json").read_text())
+    found = request["candidates"]
     # Every module any candidate imports, once, before any time limit can cut an import short.
     for statement in sorted({line for c in found for line in c["imports"]}):
         try:
             exec(statement, {})
         except BaseException:
             pass
+    reports = {}
+    for lesson in request["lessons"]:
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: grade the lesson, report, leave without any cleanup
+            status = 1
+            try:
+                os.close(read)
+                report = lesson_report(edition, lesson, found)
+                with os.fdopen(write, "w") as pipe:
+                    pipe.write(json.dumps(report))
+                status = 0
+            finally:
+                os._exit(status)
+        os.close(write)
+        with os.fdopen(read, "rb") as pipe:
+            data = pipe.read()
+        _, status = os.waitpid(pid, 0)
+        if status != 0:
+            reports[lesson] = {"failed": f"its process ended with status {status:#x}"}
+            continue
+        reports[lesson] = json.loads(data)
+    if out.startswith("fd:"):  # in the sandbox: the pipe the test reads
+        with os.fdopen(int(out[3:]), "w") as pipe:
+            pipe.write(json.dumps(reports))
+    else:
+        Path(out).write_text(json.dumps(reports))
+
+
+def lesson_report(edition: str, lesson: str, found: list) -> dict:
+    """Grade every candidate pasted into every exercise of one lesson file: the scores."""
+    from minigrad.grade import select
+    from minigrad.grade.answers import checks_rng
+    from minigrad.grade.channel import encode
+
+    stub = (Path(edition) / "exercises" / lesson).read_text()
+    stub_code = module_code(stub, lesson)
     report = {"stub": {}, "best": {}, "tried": 0, "control": {}, "slow": []}
     places = targets(stub)
     solution = SOLUTIONS / lesson
@@ -388,8 +562,11 @@ def worker(edition: str, lesson: str, out: str) -> None:
                 report["tried"] += 1
                 started = time.perf_counter()
                 # A class can register itself on definition (minigrad's Tensor does):
-                # pasted, it is tried in a forked copy of this process, which it cannot change.
-                run = _forked if candidate["kind"] == "class" else _in_process
+                # pasted, it is tried in a forked copy of this process, which it cannot
+                # change; unless making it provably runs no code but making it.
+                run = _in_process
+                if candidate["kind"] == "class" and not only_makes_itself(candidate, stub_code):
+                    run = _forked
                 # numba compiles a kernel on its first call: time for that.
                 limit = SLOW_LIMIT if NUMBA.search(candidate["source"]) else 1.0
                 passed = run(parts, lesson, checks, inputs, light, limit)
@@ -406,11 +583,7 @@ def worker(edition: str, lesson: str, out: str) -> None:
             _score([control_code], lesson, checks, inputs, SLOW_LIMIT),
             sum(check.points for check in checks),
         ]
-    if out.startswith("fd:"):  # in the sandbox: the pipe the test reads
-        with os.fdopen(int(out[3:]), "w") as pipe:
-            pipe.write(json.dumps(report))
-    else:
-        Path(out).write_text(json.dumps(report))
+    return report
 
 
 # -- the test -----------------------------------------------------------------------------------
@@ -426,19 +599,22 @@ def edition(tmp_path_factory):
 LESSONS = sorted(p.name for p in SOLUTIONS.glob("lesson*.py"))
 
 
-# The sandbox's limits for one lesson's worker: it imports torch and numba and
-# compiles kernels, so more memory, files, CPU time and home than an exercise gets.
+# The sandbox's limits for a worker: it imports torch and numba and compiles kernels,
+# so more memory, files, CPU time and home than an exercise gets (the CPU time is each
+# process's own: each lesson's forked process has WORKER_SECONDS of it).
 WORKER_LIMITS = dict(memory=64 * 2**30, processes=512, files=4096, cpu=WORKER_SECONDS,
                      tmp=512 * 2**20, home=4 * 2**30)  # fmt: skip
 
 
 class Worker:
-    """One lesson's worker, started in the grader's sandbox; ``report()`` once it ended."""
+    """The worker of some lessons (each graded in a process of its own), started in the
+    grader's sandbox; ``report()`` once it ended."""
 
-    def __init__(self, run, edition: Path, lesson: str, folder: Path) -> None:
-        from minigrad.grade import sandbox, select
+    def __init__(self, run, edition: Path, request: dict, env: dict, folder: Path) -> None:
+        from minigrad.grade import sandbox
 
-        self.lesson, self.folder, self.started = lesson, folder, time.monotonic()
+        self.lessons, self.folder, self.started = request["lessons"], folder, time.monotonic()
+        self.seconds = WORKER_SECONDS * len(self.lessons)
         self.accounts = contextlib.ExitStack()
         account = None
         if run.isolation.mode == "root":
@@ -446,17 +622,14 @@ class Worker:
         home = f"{sandbox.WORK}/home"
         env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": home, "TMPDIR": "/tmp",
                "NUMBA_CACHE_DIR": f"{home}/numba-cache", "MINIGRAD_CACHE_DIR": f"{home}/cache",
-               "MPLBACKEND": "Agg"}  # fmt: skip
-        for exercise in select():
-            if exercise.file == lesson:
-                env.update(exercise.env)
+               "MPLBACKEND": "Agg", **env}  # fmt: skip
         status_r, status_w = os.pipe()
         out_r, out_w = os.pipe()
-        request = folder / "request.json"
-        request.write_text("{}")
-        argv = [sys.executable, __file__, f"{sandbox.WORK}/submission", lesson, f"fd:{out_w}"]
+        path = folder / "request.json"  # the jail copies it to $HOME/request.json
+        path.write_text(json.dumps(request))
+        argv = [sys.executable, __file__, f"{sandbox.WORK}/submission", f"fd:{out_w}"]
         command = sandbox.jail_command(
-            run.isolation, folder, edition, argv, env, account, (status_w, out_w), request,
+            run.isolation, folder, edition, argv, env, account, (status_w, out_w), path,
             read_only=(str(ROOT),), whole_grader=True,
         )  # fmt: skip
         try:
@@ -481,7 +654,7 @@ class Worker:
 
     def ended(self) -> bool:
         if self.process.poll() is None:
-            if time.monotonic() - self.started <= WORKER_SECONDS:
+            if time.monotonic() - self.started <= self.seconds:
                 return False
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait()
@@ -493,8 +666,39 @@ class Worker:
     def report(self) -> dict:
         stderr = (self.folder / "stderr.txt").read_text()[-3000:]
         how = self.read["status"].decode()
-        assert how == "exit 0", f"{self.lesson}: the sandboxed worker ended by {how!r}: {stderr}"
-        return json.loads(self.read["out"])
+        assert how == "exit 0", f"{self.lessons}: the sandboxed worker ended by {how!r}: {stderr}"
+        reports = json.loads(self.read["out"])
+        assert sorted(reports) == sorted(self.lessons), (sorted(reports), stderr)
+        for lesson, report in reports.items():
+            assert "failed" not in report, f"{lesson}: {report['failed']}: {stderr}"
+        return reports
+
+
+def _shares(edition: Path, found: list, slots: int) -> list[tuple[list, dict]]:
+    """The lessons in ``(lessons, env)`` shares, one worker each: the lessons of one
+    environment (numba reads it once, on import) in at most ``slots`` shares, balanced
+    by their number of pastes."""
+    from minigrad.grade import select
+
+    envs: dict[str, dict] = {lesson: {} for lesson in LESSONS}
+    for exercise in select():
+        if exercise.file in envs:
+            envs[exercise.file].update(exercise.env)
+    weight = {}
+    for lesson in LESSONS:
+        places = targets((edition / "exercises" / lesson).read_text())
+        weight[lesson] = sum(fits(c, t) for t in places for c in found)
+    groups: dict[str, list] = {}
+    for lesson in LESSONS:
+        groups.setdefault(json.dumps(envs[lesson], sort_keys=True), []).append(lesson)
+    shares = []
+    for key, lessons in groups.items():
+        bins = [[] for _ in range(min(slots, len(lessons)))]
+        for lesson in sorted(lessons, key=lambda name: -weight[name]):  # the heaviest first
+            min(bins, key=lambda b: sum(weight[name] for name in b)).append(lesson)
+        shares += [(sorted(b), json.loads(key)) for b in bins]
+    # The biggest shares first: the small one of another environment fills in after.
+    return sorted(shares, key=lambda share: -sum(weight[name] for name in share[0]))
 
 
 def test_no_shipped_function_scores_above_the_stub(edition, tmp_path, sandboxed):
@@ -503,25 +707,29 @@ def test_no_shipped_function_scores_above_the_stub(edition, tmp_path, sandboxed)
 
     run = Run(1, limits=sandbox.Limits(**WORKER_LIMITS))
     assert run.isolation.mode in ("root", "user"), run.isolation.mode
+    found = candidates(edition)  # once, for every worker
+    slots = max(os.cpu_count() or 1, 2)
     running, reports = {}, {}
-    pending = list(LESSONS)
+    pending = _shares(edition, found, slots)
     try:
         while pending or running:
-            while pending and len(running) < max(os.cpu_count() or 1, 2):
-                lesson = pending.pop(0)
-                folder = tmp_path / lesson.removesuffix(".py")
+            while pending and len(running) < slots:
+                lessons, env = pending.pop(0)
+                folder = tmp_path / f"worker{len(pending)}"
                 folder.mkdir()
-                running[lesson] = Worker(run, edition, lesson, folder)
-            for lesson, worker_ in list(running.items()):
+                request = {"lessons": lessons, "candidates": found}
+                running[folder.name] = Worker(run, edition, request, env, folder)
+            for name, worker_ in list(running.items()):
                 if worker_.ended():
-                    del running[lesson]
-                    reports[lesson] = worker_.report()
+                    del running[name]
+                    reports.update(worker_.report())
             time.sleep(0.2)
     finally:
         for worker_ in running.values():
             os.killpg(worker_.process.pid, signal.SIGKILL)
             worker_.ended()
         run.close()
+    assert sorted(reports) == LESSONS, sorted(reports)
     tried = 0
     for report in reports.values():
         tried += report["tried"]
@@ -533,5 +741,37 @@ def test_no_shipped_function_scores_above_the_stub(edition, tmp_path, sandboxed)
     assert tried > 1000
 
 
+@pytest.mark.parametrize(
+    ("source", "in_place"),
+    [
+        ("class A:\n    x = 1\n    def f(self, y=2):\n        return y\n    g = f", True),
+        ("class A(ValueError):\n    @property\n    def p(self):\n        return 1\n"
+         "    @p.setter\n    def p(self, v):\n        pass", True),
+        ("class A(NotThere):\n    pass", True),  # the statement fails before making it
+        ("@dataclasses.dataclass\nclass A:\n    x: int = 0", False),
+        ("class A(metaclass=abc.ABCMeta):\n    pass", False),
+        ("class A(abc.ABC):\n    pass", False),  # ABCMeta
+        ("class A(Registers):\n    pass", False),  # its __init_subclass__
+        ("class A:\n    x = print('made')", False),
+        ("class A:\n    def f(self, y=print('made')):\n        pass", False),
+        ("class A:\n    def f(self) -> print('made'):\n        pass", False),
+        ("class A:\n    @functools.cache\n    def f(self):\n        pass", False),
+        ("class A:\n    @staticmethod\n    def f():\n        pass", False),  # stub's name
+        ("class A:\n    class B:\n        pass", False),
+    ],
+)  # fmt: skip
+def test_only_a_class_that_runs_no_code_when_made_is_tried_in_place(source, in_place, tmp_path):
+    stub = "import abc\n\nclass Registers:\n    def __init_subclass__(cls):\n        pass\n"
+    if "staticmethod" in source:
+        stub += "\nstaticmethod = print\n"
+    candidate = {
+        "source": source,
+        "imports": ["import abc", "import dataclasses", "import functools"],
+    }
+    stub_code = compile(stub, str(tmp_path / "stub.py"), "exec")
+    _MADE_ONLY.clear()
+    assert only_makes_itself(candidate, stub_code) is in_place
+
+
 if __name__ == "__main__":
-    worker(*sys.argv[1:4])
+    worker(*sys.argv[1:3])
