@@ -27,6 +27,7 @@ PyTorch does, or a handle on the random stream of ``mg.manual_seed``:
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -40,9 +41,10 @@ from minigrad.tensor.tensor import Tensor
 
 __all__ = [
     "as_tensor", "asarray", "binomial", "can_cast", "detach", "empty_permuted", "empty_strided",
-    "get_default_dtype", "get_rng_state", "initial_seed", "is_complex", "is_floating_point",
-    "is_nonzero", "is_same_size", "is_signed", "is_tensor", "log_softmax", "numel", "permute",
-    "poisson", "promote_types", "randperm", "result_type", "seed", "set_rng_state", "softmax",
+    "finfo", "get_default_dtype", "get_rng_state", "iinfo", "initial_seed", "is_complex",
+    "is_conj", "is_floating_point", "is_neg", "is_nonzero", "is_same_size", "is_signed",
+    "is_tensor", "log_softmax", "numel", "permute", "poisson", "promote_types", "randperm",
+    "result_type", "seed", "set_rng_state", "softmax",
 ]  # fmt: skip
 
 
@@ -232,6 +234,91 @@ def can_cast(from_: Any, to: Any) -> bool:
     if dtypes.is_floating(source) and not dtypes.is_floating(target):
         return False
     return not (source != dtypes.bool_ and target == dtypes.bool_)
+
+
+@dataclass(frozen=True)
+class FloatInfo:
+    """``torch.finfo``'s fields, as Python numbers; ``dtype`` is the dtype's name."""
+
+    bits: int
+    eps: float
+    max: float
+    min: float
+    tiny: float
+    smallest_normal: float
+    resolution: float
+    dtype: str
+
+
+@dataclass(frozen=True)
+class IntInfo:
+    """``torch.iinfo``'s fields, as Python numbers; ``dtype`` is the dtype's name."""
+
+    bits: int
+    max: int
+    min: int
+    dtype: str
+
+
+def finfo(type: Any = None) -> FloatInfo:
+    """The limits of a float dtype (default: the default dtype): ``eps``, ``max``, ``min``,
+    ``tiny``/``smallest_normal``, ``resolution`` (``10 ** -precision``), ``bits``.
+
+    >>> import minigrad as mg
+    >>> mg.finfo(mg.float16).eps, mg.finfo().bits
+    (0.0009765625, 32)
+    """
+    dtype = dtypes.DEFAULT_FLOAT if type is None else dtypes.as_dtype(type)
+    if not dtypes.is_floating(dtype):
+        raise TypeError(
+            "torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
+            f"'torch.finfo'\nfinfo: {dtype.name} is not a float; mg.iinfo gives its limits"
+        )
+    info = dtypes.finfo(dtype)
+    return FloatInfo(int(info.bits), float(info.eps), float(info.max), float(info.min),
+                     float(info.tiny), float(info.smallest_normal), 10.0 ** -int(info.precision),
+                     dtype.name)  # fmt: skip
+
+
+def iinfo(type: Any) -> IntInfo:
+    """The limits of an integer dtype: ``min``, ``max``, ``bits`` (NumPy's ``iinfo``).
+
+    >>> import minigrad as mg
+    >>> mg.iinfo(mg.int32).max
+    2147483647
+    """
+    dtype = dtypes.as_dtype(type)
+    if dtype == dtypes.bool_:
+        raise TypeError("torch.bool is not supported by torch.iinfo")
+    if dtypes.is_floating(dtype):
+        raise TypeError(
+            "torch.iinfo() requires an integer input type. Use torch.finfo to handle "
+            f"'torch.iinfo'\niinfo: {dtype.name} is a float; mg.finfo gives its limits"
+        )
+    info = np.iinfo(dtype)
+    return IntInfo(int(info.bits), int(info.max), int(info.min), dtype.name)
+
+
+def is_conj(input: Tensor) -> bool:
+    """Whether ``input`` is a lazily conjugated view: never (minigrad has no complex numbers).
+
+    >>> import minigrad as mg
+    >>> mg.is_conj(mg.zeros(1))
+    False
+    """
+    _only_tensor("is_conj", input)
+    return False
+
+
+def is_neg(input: Tensor) -> bool:
+    """Whether ``input`` is a lazily negated view: never (minigrad negates at once).
+
+    >>> import minigrad as mg
+    >>> mg.is_neg(mg.zeros(1))
+    False
+    """
+    _only_tensor("is_neg", input)
+    return False
 
 
 def get_default_dtype() -> np.dtype:

@@ -147,7 +147,8 @@ NOT_OPERATIONS = {
     "is_tensor", "is_nonzero", "result_type", "promote_types", "can_cast", "as_tensor",
     "asarray", "get_default_dtype", "randperm", "seed", "initial_seed", "get_rng_state",
     "set_rng_state", "inference_mode", "is_inference_mode_enabled", "empty_strided",
-    "empty_permuted", "new_empty_strided", "binomial", "poisson",
+    "empty_permuted", "new_empty_strided", "binomial", "poisson", "finfo", "iinfo", "is_conj",
+    "is_neg",
 }  # fmt: skip
 # Operators spelled with a symbol: the public name whose case covers them.
 DUNDERS = {

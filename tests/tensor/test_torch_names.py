@@ -372,3 +372,27 @@ def test_poisson_and_binomial_draw_seeded_with_torchs_dtypes_errors_and_moments(
         assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0], name
     with pytest.raises(RuntimeError, match="NaN"):  # torch's sampler never returns there
         mg.binomial(mg.tensor([float("nan")]), mg.tensor([0.5]))
+
+
+def test_finfo_iinfo_and_the_lazy_view_questions_are_torchs():
+    for name in ("float16", "bfloat16", "float32", "float64"):
+        ours, theirs = mg.finfo(_ours(name)), torch.finfo(getattr(torch, name))
+        for field in ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution"):
+            assert float(getattr(ours, field)) == getattr(theirs, field), (name, field)
+    assert float(mg.finfo().eps) == torch.finfo().eps
+    for name in ("int32", "int64"):
+        ours, theirs = mg.iinfo(_ours(name)), torch.iinfo(getattr(torch, name))
+        assert (int(ours.min), int(ours.max), ours.bits) == (theirs.min, theirs.max, theirs.bits)
+    for ours, theirs in [
+        (lambda: mg.finfo(mg.int64), lambda: torch.finfo(torch.int64)),
+        (lambda: mg.iinfo(mg.float32), lambda: torch.iinfo(torch.float32)),
+        (lambda: mg.iinfo(mg.bool_), lambda: torch.iinfo(torch.bool)),
+        (lambda: mg.is_conj(1.0), lambda: torch.is_conj(1.0)),
+    ]:
+        with pytest.raises(TypeError) as want:
+            theirs()
+        with pytest.raises(TypeError) as got:
+            ours()
+        assert str(got.value).splitlines()[0] == str(want.value).splitlines()[0]
+    assert mg.is_conj(mg.zeros(2)) is torch.is_conj(torch.zeros(2)) is False
+    assert mg.is_neg(mg.zeros(2)) is torch.is_neg(torch.zeros(2)) is False
