@@ -604,6 +604,7 @@ from minigrad.nn.torch_level import (  # the same, in the top level's own signat
     threshold_,
     triplet_margin_loss,
 )
+from minigrad.nn.recurrent_cells import gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell
 
 # PyTorch's other names of the dtypes (``torch.float`` is float32, ``torch.long`` int64).
 # Bound last: inside this file they would hide Python's own float, int and bool.

@@ -32,6 +32,91 @@ from minigrad.tensor import dtypes, factories
 from minigrad.tensor.tensor import Tensor
 
 
+def _check(input: Tensor, states: Any, w_ih: Tensor, w_hh: Tensor) -> None:
+    """PyTorch's checks of a cell's batched input ``(N, input_size)`` and states ``(N, hidden)``."""
+    for x in (input, *states):
+        if x.ndim < 2:
+            top = max(x.ndim, 1)
+            raise IndexError(
+                f"Dimension out of range (expected to be in range of [{-top}, {top - 1}], but "
+                "got 1)"
+            )
+    if input.shape[1] != w_ih.shape[1]:
+        raise RuntimeError(
+            f"input has inconsistent input_size: got {input.shape[1]} expected {w_ih.shape[1]}"
+        )
+    for i, h in enumerate(states):
+        if h.shape[0] != input.shape[0]:
+            raise RuntimeError(
+                f"Input batch size {input.shape[0]} doesn't match hidden{i} batch size {h.shape[0]}"
+            )
+        if h.shape[1] != w_hh.shape[1]:
+            raise RuntimeError(
+                f"hidden{i} has inconsistent hidden_size: got {h.shape[1]}, expected "
+                f"{w_hh.shape[1]}"
+            )
+
+
+def _cell(mode: str, input: Tensor, hx: Any, w_ih: Tensor, w_hh: Tensor, b_ih: Any,
+          b_hh: Any) -> Any:  # fmt: skip
+    """One step of the recurrent layers' own cell (``rnn_cell(mode)``), after the checks."""
+    _check(input, hx if mode == "LSTM" else (hx,), w_ih, w_hh)
+    gx = input @ w_ih.T
+    gx = gx if b_ih is None else gx + b_ih
+    return rnn_cell(mode)(tuple(hx) if mode == "LSTM" else hx, gx, w_hh, b_hh)
+
+
+def rnn_tanh_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None,
+                  b_hh: Tensor | None = None) -> Tensor:  # fmt: skip
+    """``tanh(input @ w_ih.T + b_ih + hx @ w_hh.T + b_hh)``: PyTorch's ``torch.rnn_tanh_cell``.
+
+    >>> import minigrad as mg
+    >>> rnn_tanh_cell(mg.zeros(1, 2), mg.ones(1, 1), mg.ones(1, 2), mg.ones(1, 1))
+    tensor([[0.7616]])
+    """
+    return _cell("RNN_TANH", input, hx, w_ih, w_hh, b_ih, b_hh)
+
+
+def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None,
+                  b_hh: Tensor | None = None) -> Tensor:  # fmt: skip
+    """``relu(input @ w_ih.T + b_ih + hx @ w_hh.T + b_hh)``: PyTorch's ``torch.rnn_relu_cell``.
+
+    >>> import minigrad as mg
+    >>> rnn_relu_cell(mg.zeros(1, 2), -mg.ones(1, 1), mg.ones(1, 2), mg.ones(1, 1))
+    tensor([[0.]])
+    """
+    return _cell("RNN_RELU", input, hx, w_ih, w_hh, b_ih, b_hh)
+
+
+def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None,
+             b_hh: Tensor | None = None) -> Tensor:  # fmt: skip
+    """One GRU step (gates r, z, n stacked in ``w_ih``, ``w_hh``): PyTorch's ``torch.gru_cell``.
+
+    >>> import minigrad as mg
+    >>> gru_cell(mg.zeros(1, 2), mg.ones(1, 1), mg.zeros(3, 2), mg.zeros(3, 1))
+    tensor([[0.5]])
+    """
+    return _cell("GRU", input, hx, w_ih, w_hh, b_ih, b_hh)
+
+
+def lstm_cell(input: Tensor, hx: Any, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None,
+              b_hh: Tensor | None = None) -> tuple[Tensor, Tensor]:  # fmt: skip
+    """One LSTM step from ``hx = (h, c)`` to ``(h', c')``: PyTorch's ``torch.lstm_cell``.
+
+    >>> import minigrad as mg
+    >>> h, c = lstm_cell(mg.zeros(1, 2), (mg.zeros(1, 1), mg.ones(1, 1)), mg.zeros(4, 2),
+    ...                  mg.zeros(4, 1))
+    >>> c
+    tensor([[0.5]])
+    """
+    if len(hx) != 2:
+        raise RuntimeError("lstm_cell expects two hidden states")
+    return _cell("LSTM", input, hx, w_ih, w_hh, b_ih, b_hh)
+
+
+CELLS = {"RNN_TANH": rnn_tanh_cell, "RNN_RELU": rnn_relu_cell, "GRU": gru_cell, "LSTM": lstm_cell}
+
+
 class RNNCellBase(Module):
     """What the three cells share: PyTorch's parameters, the input checks, the one step."""
 
@@ -56,28 +141,10 @@ class RNNCellBase(Module):
         """One step of ``mode`` from ``states`` (``None`` = zeros), batched or not, as PyTorch."""
         batched = input.ndim == 2
         x = input if batched else input.unsqueeze(0)
-        if x.shape[1] != self.input_size:
-            raise RuntimeError(
-                f"input has inconsistent input_size: got {x.shape[1]} expected {self.input_size}"
-            )
         zeros = factories.zeros((x.shape[0], self.hidden_size), dtype=x.dtype, device=x.device)
-        given = []
-        for i, h in enumerate(states):
-            h = zeros if h is None else h if batched else h.unsqueeze(0)
-            if h.shape[0] != x.shape[0]:
-                raise RuntimeError(
-                    f"Input batch size {x.shape[0]} doesn't match hidden{i} batch size {h.shape[0]}"
-                )
-            if h.shape[1] != self.hidden_size:
-                raise RuntimeError(
-                    f"hidden{i} has inconsistent hidden_size: got {h.shape[1]}, expected "
-                    f"{self.hidden_size}"
-                )
-            given.append(h)
-        gx = x @ self.weight_ih.T
-        gx = gx if self.bias_ih is None else gx + self.bias_ih
-        carry = tuple(given) if mode == "LSTM" else given[0]
-        new = rnn_cell(mode)(carry, gx, self.weight_hh, self.bias_hh)
+        given = [zeros if h is None else h if batched else h.unsqueeze(0) for h in states]
+        hx = tuple(given) if mode == "LSTM" else given[0]
+        new = CELLS[mode](x, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
         if batched:
             return new
         return tuple(h.squeeze(0) for h in new) if mode == "LSTM" else new.squeeze(0)

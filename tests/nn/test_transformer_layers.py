@@ -348,3 +348,19 @@ def test_inference_paths_give_torchs_nan_and_zero_rows(padding):
         slow = theirs(torch.tensor(x), src_key_padding_mask=torch.tensor(mask)).detach().numpy()
     np.testing.assert_allclose(ours(mg.tensor(x), src_key_padding_mask=mg.tensor(mask)).detach()
                                .numpy(), slow, rtol=1e-10, atol=1e-12, equal_nan=True)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "name, x, hx",
+    [("gru_cell", (3,), (4,)), ("rnn_relu_cell", (2, 3), (2, 5)),
+     ("lstm_cell", (2, 3), [(2, 4)]), ("lstm_cell", (2, 3), [(3, 4), (2, 4)])],
+)  # fmt: skip
+def test_cell_function_errors_are_torchs(name, x, hx):
+    gates = 4 if name == "lstm_cell" else 3 if name == "gru_cell" else 1
+    results = []
+    for lib in (torch, mg):
+        state = [lib.zeros(s) for s in hx] if isinstance(hx, list) else lib.zeros(hx)
+        weights = (lib.zeros(gates * 4, 3), lib.zeros(gates * 4, 4))
+        results.append(_error(getattr(lib, name), lib.zeros(x), state, *weights))
+    assert results[1] is not None
+    assert results[0] == results[1]

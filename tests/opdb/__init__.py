@@ -65,6 +65,7 @@ from opdb import (
     nn_losses,
     placing,
     pseudoinverses,
+    recurrent_cells,
     reductions,
     shape,
     special,
@@ -83,7 +84,8 @@ AREAS = (core, elementwise, reductions, contractions, shape, convolution, nn, in
          decompositions, volumes, special, inverses, factorizations, placing,
          nn_losses, pseudoinverses, copies, bessel, summaries, masked,
          special_functions, spectral, triangular, index_sets, inplace_activations,
-         torch_level, multi_head_attention, fractional, legacy_linalg)  # fmt: skip
+         torch_level, multi_head_attention, fractional, legacy_linalg,
+         recurrent_cells)  # fmt: skip
 
 DATABASE: dict[str, Any] = {}
 NOT_SMOOTH: set[str] = set()
