@@ -33,6 +33,7 @@ The package is laid out like the course (see ``docs/`` and ``lessons/``):
 - ``signal``      ``torch.signal.windows``: hann, hamming, kaiser, ... (04-05)
 - ``fft``         ``torch.fft``'s real rearrangements: fftshift, ifftshift (05)
 - ``func``        the transforms under ``torch.func``'s names, ``functional_call`` (07-14)
+- ``autograd``    ``torch.autograd``: grad, Function, gradcheck, functional, forward_ad (05-08)
 - ``nn``/``optim`` modules, losses and optimizers (06)
 - ``utils``       ``utils.data``: datasets and loaders (06)
 - ``distributed`` ``torch.distributed`` on MPI: process groups, DDP, ZeRO (18)
@@ -61,7 +62,6 @@ __version__ = "0.1.0"
 # name with the module that defines them (``mg.tensor``, ``mg.draw``): binding
 # the function after importing the module keeps ``mg.tensor(...)`` callable.
 from minigrad import backends
-from minigrad.tensor import autograd
 from minigrad.tensor import (
     Function,
     add,
@@ -425,7 +425,7 @@ from minigrad.transforms import (
 from minigrad.check import GradcheckError, check_jvp, gradcheck, gradgradcheck
 from minigrad.draw import draw  # after the module import: the function, not the module
 from minigrad.compile import Graph, TracerError, cond, fori_loop, jit, make_graph, scan, while_loop
-from minigrad import amp, func, onnx, utils
+from minigrad import amp, autograd, func, onnx, utils  # autograd: torch.autograd's namespace
 from minigrad import fft, masked, signal
 from minigrad.amp import autocast
 from minigrad.tensor.mode import inference_mode, is_inference_mode_enabled, set_grad_enabled

@@ -37,6 +37,7 @@ FLOORS = {
     "signal": 3,  # torch.signal.windows: factories and elementwise rows of the tensor layer
     "fft": 3,  # torch.fft's fftshift/ifftshift: rolls of the tensor layer
     "masked": 4,  # torch.masked: where() and the reductions of the tensor layer and nn.functional
+    "autograd": 5,  # the torch.autograd namespace: grad, Function, gradcheck (check), functional
 }
 FACE = {"__init__", "__main__"}
 
