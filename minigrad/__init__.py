@@ -606,6 +606,9 @@ from minigrad.nn.torch_level import (  # the same, in the top level's own signat
 )
 from minigrad.nn.recurrent_cells import gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell
 
+from minigrad.nn.ctc import ctc_loss_with_codes as ctc_loss  # torch.ctc_loss (06)
+from minigrad.nn.random_activations import rrelu, rrelu_  # torch.rrelu (06)
+
 # PyTorch's other names of the dtypes (``torch.float`` is float32, ``torch.long`` int64).
 # Bound last: inside this file they would hide Python's own float, int and bool.
 float, double, half = float32, float64, float16

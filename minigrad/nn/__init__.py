@@ -39,6 +39,7 @@ from minigrad.nn.channel_layers import ChannelShuffle, LocalResponseNorm, PReLU
 from minigrad.nn.containers import ModuleDict, ModuleList, ParameterDict, ParameterList
 from minigrad.nn.conv import AvgPool2d, AvgPool3d, Conv1d, Conv2d, Conv3d, MaxPool2d, MaxPool3d
 from minigrad.nn.conv_transpose import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
+from minigrad.nn.ctc import CTCLoss
 from minigrad.nn.distances import (
     CosineEmbeddingLoss,
     CosineSimilarity,
@@ -115,6 +116,7 @@ from minigrad.nn.padding_layers import (
 )
 from minigrad.nn.parameter import Buffer, Parameter
 from minigrad.nn.pooling import AvgPool1d, LPPool1d, LPPool2d, LPPool3d, MaxPool1d
+from minigrad.nn.random_activations import RReLU
 from minigrad.nn.recurrent import GRU, LSTM, RNN
 from minigrad.nn.recurrent_cells import GRUCell, LSTMCell, RNNCell
 from minigrad.nn.resampling import Fold, PixelShuffle, PixelUnshuffle, Unfold
@@ -272,3 +274,4 @@ __all__ += ["GRUCell", "LSTMCell", "RNNCell"]
 __all__ += ["Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder"]
 __all__ += ["TransformerEncoderLayer"]
 __all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]
+__all__ += ["CTCLoss", "RReLU"]

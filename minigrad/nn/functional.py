@@ -60,6 +60,7 @@ from minigrad.nn.affine import bilinear, linear
 from minigrad.nn.attention import scaled_dot_product_attention
 from minigrad.nn.channel_layers import channel_shuffle, local_response_norm, prelu
 from minigrad.nn.conv_transpose import conv_transpose1d, conv_transpose2d, conv_transpose3d
+from minigrad.nn.ctc import ctc_loss
 from minigrad.nn.distances import (
     cosine_embedding_loss,
     cosine_similarity,
@@ -128,6 +129,7 @@ from minigrad.nn.pooling_indices import (
     max_pool2d_with_indices,
     max_pool3d_with_indices,
 )
+from minigrad.nn.random_activations import gumbel_softmax, rrelu, rrelu_
 from minigrad.nn.resampling import fold, pixel_shuffle, pixel_unshuffle, unfold
 from minigrad.nn.unpooling import max_unpool1d, max_unpool2d, max_unpool3d
 from minigrad.tensor.ops import softmax as primitives
@@ -168,6 +170,7 @@ __all__ += ["adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indice
             "adaptive_max_pool3d_with_indices", "max_pool1d_with_indices",
             "max_pool2d_with_indices", "max_pool3d_with_indices"]  # fmt: skip
 __all__ += ["conv_tbc"]
+__all__ += ["ctc_loss", "gumbel_softmax", "rrelu", "rrelu_"]
 
 
 def softmax(x: Tensor, axis: int = -1, *, dim: int | None = None, dtype: Any = None) -> Tensor:

@@ -112,7 +112,7 @@ with contextlib.suppress(Exception):
 # Operators whose results are random draws (no sample can match) or that
 # concern storage only PyTorch has.
 SKIP = {
-    "randn", "randint", "nn.functional.rrelu",
+    "randn", "randint",
     "to_sparse", "resize_",
     "resize_as_", "storage_offset", "item",
 }  # fmt: skip
@@ -125,6 +125,7 @@ DRAWN = {
     "nn.functional.dropout2d", "nn.functional.dropout3d", "nn.functional.alpha_dropout",
     "nn.functional.feature_alpha_dropout", "empty", "empty_like", "new_empty",
     "empty_strided", "new_empty_strided", "empty_permuted",
+    "nn.functional.rrelu",
 }  # fmt: skip
 # (fractional max pooling draws its windows' places when no samples are given)
 DRAWN |= {"nn.functional.fractional_max_pool2d", "nn.functional.fractional_max_pool3d"}
@@ -687,6 +688,8 @@ def run_sample(op: Any, kind: str, target: Any, sample: Any, grad_seed: int | No
 def _drawn(op: Any, sample: Any) -> bool:
     """Whether the sample's result is drawn at random (a dropout inside the call, a sampler)
     or undefined (``empty``): then only its shapes and dtypes are compared."""
+    if op.name == "nn.functional.rrelu":  # random slopes only while training
+        return bool(sample.kwargs.get("training", False))
     if op.name in DRAWN:
         return True
     if op.name == "nn.functional.multi_head_attention_forward":  # dropout_p: 10th argument

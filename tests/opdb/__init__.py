@@ -61,6 +61,7 @@ from opdb import (
     multi_head_attention,
     nn,
     nn_compositions,
+    nn_ctc,
     nn_grids,
     nn_losses,
     placing,
@@ -85,7 +86,7 @@ AREAS = (core, elementwise, reductions, contractions, shape, convolution, nn, in
          nn_losses, pseudoinverses, copies, bessel, summaries, masked,
          special_functions, spectral, triangular, index_sets, inplace_activations,
          torch_level, multi_head_attention, fractional, legacy_linalg,
-         recurrent_cells)  # fmt: skip
+         recurrent_cells, nn_ctc)  # fmt: skip
 
 DATABASE: dict[str, Any] = {}
 NOT_SMOOTH: set[str] = set()

@@ -53,6 +53,8 @@ RANDOM = {"nn.functional.dropout", "nn.functional.dropout1d", "nn.functional.dro
           "nn.functional.feature_alpha_dropout"}  # fmt: skip
 # The randomized SVDs draw their random matrix once per call (seeded by the case).
 RANDOM |= {"svd_lowrank", "pca_lowrank"}
+RANDOM |= {"nn.functional.rrelu:training", "nn.functional.rrelu_", "nn.functional.gumbel_softmax",
+           "nn.functional.gumbel_softmax:hard"}  # fmt: skip
 TOLERANCE = {"rtol": 1e-10, "atol": 1e-12}
 # Where torch.func.vmap's own gradients are wrong, the loop over the examples (vmap's
 # definition) is the reference: select_scatter of a 0-d src gives src twice its gradient
