@@ -46,14 +46,19 @@ def ctc_case(draw, normalized):
     shape = (steps, classes) if unbatched else (steps, batch, classes)
     arrays, views, rng = draw(inputs([shape], [normal]))
     blank = draw(st.integers(0, classes - 1))
-    longest = draw(st.integers(0, 3))
+    # Labels: any class in the plain key (a label equal to blank is PyTorch's to take; at a
+    # sequence's last step its kernel then keeps only the label's share of the gradient);
+    # the others, as CTC means them, under log_softmax.
+    labels = np.array([c for c in range(classes) if c != blank or not normalized])
+    longest = draw(st.integers(0, 3)) if labels.size else 0
     target_lengths = [int(n) for n in rng.integers(0, longest + 1, batch)]
     input_lengths = [int(n) for n in rng.integers(0, steps + 1, batch)]
     padded = draw(st.booleans())
     if padded:
-        targets = rng.integers(0, classes, (batch, longest))
+        targets = rng.choice(labels, (batch, longest)) if labels.size else np.zeros((batch, 0))
     else:
-        targets = rng.integers(0, classes, sum(target_lengths))
+        targets = rng.choice(labels, sum(target_lengths)) if labels.size else np.zeros(0)
+    targets = np.asarray(targets, dtype=np.int64)
     as_tensors = draw(st.booleans())
     reduction = draw(st.sampled_from(["none", "mean", "sum"]))
     # Log-probabilities: the infinite losses of impossible alignments set to 0 (their slope
