@@ -13,9 +13,26 @@ model's parameter objects stay the same ones.
 """
 
 from minigrad.optim import lr_scheduler
+from minigrad.optim.adagrad import Adadelta, Adagrad
 from minigrad.optim.adam import Adam, AdamW
+from minigrad.optim.adam_variants import Adamax, NAdam, RAdam
 from minigrad.optim.optimizer import Optimizer
 from minigrad.optim.rmsprop import RMSprop
+from minigrad.optim.rprop import ASGD, Rprop
 from minigrad.optim.sgd import SGD
 
-__all__ = ["SGD", "Adam", "AdamW", "Optimizer", "RMSprop", "lr_scheduler"]
+__all__ = [
+           "ASGD",
+           "SGD",
+           "Adadelta",
+           "Adagrad",
+           "Adam",
+           "AdamW",
+           "Adamax",
+           "NAdam",
+           "Optimizer",
+           "RAdam",
+           "RMSprop",
+           "Rprop",
+           "lr_scheduler",
+]  # fmt: skip
