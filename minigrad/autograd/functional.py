@@ -108,15 +108,21 @@ def _check_v(v: Any, others: tuple, where: str, what: str) -> tuple:
     return vs
 
 
-def _strict_error(kind: str, i: int | None, j: int | None) -> RuntimeError:
-    which = "output" if i is None else f"Output {i}"
-    which = which if i is not None else "The output"
+def _require_outputs(outs: tuple, strict: bool) -> None:
+    """In strict mode, every output must come from the inputs through the graph."""
+    for i, o in enumerate(outs):
+        if strict and not o.requires_grad:
+            raise RuntimeError(
+                f"Output {i} of the user-provided function does not require gradients. The "
+                "outputs must be computed in a differentiable manner from the input when "
+                "running in strict mode."
+            )
+
+
+def _independent(j: int) -> RuntimeError:
     return RuntimeError(
-        f"{which} of the user-provided function is independent of input {j}. This is not "
+        f"The output of the user-provided function is independent of input {j}. This is not "
         "allowed in strict mode."
-        if kind == "independent"
-        else f"The {kind} of the user-provided function does not require gradients. This is "
-        "not allowed in strict mode."
     )
 
 
@@ -125,9 +131,8 @@ def _grads(
 ) -> tuple:
     """``grad_outputs``-weighted gradients of ``outputs`` for each input; zeros (or, in
     strict mode, an error) where an input does not reach them."""
+    _require_outputs(outputs, strict)
     live = [(o, g) for o, g in zip(outputs, grad_outputs) if o.requires_grad]
-    if strict and len(live) < len(outputs):
-        raise _strict_error("outputs", None, None)
     found: tuple = (None,) * len(inputs)
     if live:
         found = autograd.grad(
@@ -142,7 +147,7 @@ def _grads(
     for j, (g, x) in enumerate(zip(found, inputs)):
         if g is None:
             if strict:
-                raise _strict_error("independent", None, j)
+                raise _independent(j)
             g = factories.zeros_like(x)
         answer.append(g)
     return tuple(answer)
@@ -260,6 +265,7 @@ def jacobian(
 
 def _rows(outs: tuple, xs: tuple, create_graph: bool, strict: bool) -> tuple:
     """The Jacobian blocks by reverse mode: one gradient per output element."""
+    _require_outputs(outs, strict)
     blocks = []
     for i, out in enumerate(outs):
         flat = out.reshape(-1)
@@ -270,8 +276,6 @@ def _rows(outs: tuple, xs: tuple, create_graph: bool, strict: bool) -> tuple:
                 found = autograd.grad(
                     flat[k], xs, retain_graph=True, create_graph=create_graph, allow_unused=True
                 )
-            elif strict:
-                raise _strict_error("outputs", None, None)
             for j, (g, x) in enumerate(zip(found, xs)):
                 if g is None:
                     if strict:

@@ -145,6 +145,8 @@ BAD = [
     lambda f, t: f.hvp(lambda x: x.sum(), t.ones(2)),
     lambda f, t: f.vhp(lambda x: x.sum(), t.ones(2), t.ones(3)),
     lambda f, t: f.vjp(lambda x, y: x.sum(), (t.ones(2), t.ones(2)), strict=True),
+    lambda f, t: f.vjp(lambda x: t.ones(2), t.ones(2), t.ones(2), strict=True),
+    lambda f, t: f.jacobian(lambda x: (x * 2, t.ones(1)), t.ones(2), strict=True),
 ]
 
 
