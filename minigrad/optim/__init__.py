@@ -16,6 +16,7 @@ from minigrad.optim import lr_scheduler
 from minigrad.optim.adagrad import Adadelta, Adagrad
 from minigrad.optim.adam import Adam, AdamW
 from minigrad.optim.adam_variants import Adamax, NAdam, RAdam
+from minigrad.optim.lbfgs import LBFGS
 from minigrad.optim.optimizer import Optimizer
 from minigrad.optim.rmsprop import RMSprop
 from minigrad.optim.rprop import ASGD, Rprop

@@ -141,3 +141,65 @@ def test_errors_are_torchs(name, kwargs):
     with pytest.raises(ValueError) as ours:
         getattr(mg.optim, name)([mg.zeros(1, requires_grad=True)], **kwargs)
     assert str(ours.value) == str(theirs.value)
+
+
+# Near the minimum L-BFGS amplifies rounding: torch against itself, with x @ w summed in
+# another order, drifts by 1e-9 after a second call of 20 iterations. So the long runs
+# are compared over one call (20 iterations), the short ones over three.
+@pytest.mark.parametrize(
+    "kwargs, calls",
+    [({}, 1), ({"line_search_fn": "strong_wolfe"}, 1),
+     ({"lr": 0.5, "max_iter": 4, "history_size": 3}, 3),
+     ({"max_iter": 7, "history_size": 2, "line_search_fn": "strong_wolfe", "max_eval": 9}, 3)],
+)  # fmt: skip
+def test_lbfgs_follows_torch(kwargs, calls):
+    start, x_np, y_np = problem()
+    ours = [mg.tensor(a, dtype=mg.float64, requires_grad=True) for a in start[:2]]
+    theirs = [torch.tensor(a, requires_grad=True) for a in start[:2]]
+    opt, topt = mg.optim.LBFGS(ours, **kwargs), torch.optim.LBFGS(theirs, **kwargs)
+    x, y, tx, ty = mg.tensor(x_np), mg.tensor(y_np), torch.tensor(x_np), torch.tensor(y_np)
+
+    def closure():
+        opt.zero_grad()
+        value = loss(mg, [*ours, None], x, y)
+        value.backward()
+        return value
+
+    def tclosure():
+        topt.zero_grad()
+        value = loss(torch, [*theirs, None], tx, ty)
+        value.backward()
+        return value
+
+    first = None
+    for step in range(calls):
+        got, want = opt.step(closure), topt.step(tclosure)
+        first = first if first is not None else got.item()
+        assert got.item() == pytest.approx(want.item(), rel=1e-10, abs=1e-14)
+        for p, tp in zip(ours, theirs):
+            np.testing.assert_allclose(
+                p.detach().numpy(), tp.detach().numpy(), rtol=1e-9, atol=1e-12, err_msg=step
+            )
+        mine, its = opt.state[ours[0]], topt.state[theirs[0]]
+        assert (mine["func_evals"], mine["n_iter"]) == (its["func_evals"], its["n_iter"])
+        assert len(mine["old_dirs"]) == len(its["old_dirs"])
+    assert closure().item() < first / 2  # it optimized
+
+
+def test_lbfgs_errors_are_torchs():
+    for lib in (mg, torch):
+        a, b = lib.zeros(1, requires_grad=True), lib.zeros(1, requires_grad=True)
+        with pytest.raises(ValueError, match=r"LBFGS doesn't support per-parameter options"):
+            lib.optim.LBFGS([{"params": [a]}, {"params": [b]}])
+        with pytest.raises(ValueError, match="Invalid learning rate: -1"):
+            lib.optim.LBFGS([a], lr=-1)
+        opt = lib.optim.LBFGS([a], line_search_fn="armijo")
+
+        def closure(opt=opt, a=a):
+            opt.zero_grad()
+            value = ((a - 1) ** 2).sum()
+            value.backward()
+            return value
+
+        with pytest.raises(RuntimeError, match="only 'strong_wolfe' is supported"):
+            opt.step(closure)
