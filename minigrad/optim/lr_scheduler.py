@@ -9,12 +9,13 @@ a closed formula in the number of steps so far, ``last_epoch``:
 - ``CosineAnnealingLR``: ``eta_min + (base_lr - eta_min) * (1 + cos(pi * last_epoch
   / T_max)) / 2``, half a cosine wave from ``base_lr`` down to ``eta_min``.
 
-Those two compute the closed formulas of PyTorch's documentation. The others
-(``LambdaLR``, ``MultiplicativeLR``, ``MultiStepLR``, ``ConstantLR``, ``LinearLR``,
-``ExponentialLR``, ``PolynomialLR``, ``CosineAnnealingWarmRestarts``, ``OneCycleLR``,
-``CyclicLR``, ``ReduceLROnPlateau``, and the combinators ``SequentialLR`` and
-``ChainedScheduler``) do what PyTorch's classes do, step by step from the previous
-rate, in the same arithmetic order, so the rates are the same floats.
+Those are the closed formulas of PyTorch's documentation. These two and the
+others (``LambdaLR``, ``MultiplicativeLR``, ``MultiStepLR``, ``ConstantLR``,
+``LinearLR``, ``ExponentialLR``, ``PolynomialLR``, ``CosineAnnealingWarmRestarts``,
+``OneCycleLR``, ``CyclicLR``, ``ReduceLROnPlateau``, and the combinators
+``SequentialLR`` and ``ChainedScheduler``) compute what PyTorch's classes compute:
+most step by step from each group's current rate (so schedulers on one optimizer
+multiply together), in the same arithmetic order, so the rates are the same floats.
 """
 
 from __future__ import annotations
@@ -159,11 +160,14 @@ class StepLR(LRScheduler):
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
-    def lr_at(self, base_lr: float) -> float:
-        return base_lr * self.gamma ** (self.last_epoch // self.step_size)
+    def get_lr(self) -> list[float]:
+        groups = self.optimizer.param_groups
+        if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
+            return [group["lr"] for group in groups]
+        return [group["lr"] * self.gamma for group in groups]
 
     def _get_closed_form_lr(self) -> list[float]:
-        return self.get_lr()
+        return [b * self.gamma ** (self.last_epoch // self.step_size) for b in self.base_lrs]
 
 
 class CosineAnnealingLR(LRScheduler):
@@ -187,12 +191,21 @@ class CosineAnnealingLR(LRScheduler):
         self.eta_min = eta_min
         super().__init__(optimizer, last_epoch)
 
-    def lr_at(self, base_lr: float) -> float:
-        cosine = 1 + math.cos(math.pi * self.last_epoch / self.T_max)
-        return self.eta_min + (base_lr - self.eta_min) * cosine / 2
+    def get_lr(self) -> list[float]:
+        groups, t, T, low = self.optimizer.param_groups, self.last_epoch, self.T_max, self.eta_min
+        if self._is_initial:
+            return [group["lr"] for group in groups]
+        if self._step_count == 1 and t > 0:  # resumed at last_epoch: the closed formula
+            return self._get_closed_form_lr()
+        if (t - 1 - T) % (2 * T) == 0:  # at the bottom of the wave the ratio below is 0/0
+            return [g["lr"] + (b - low) * (1 - math.cos(math.pi / T)) / 2
+                    for b, g in zip(self.base_lrs, groups)]  # fmt: skip
+        ratio = (1 + math.cos(math.pi * t / T)) / (1 + math.cos(math.pi * (t - 1) / T))
+        return [ratio * (group["lr"] - low) + low for group in groups]
 
     def _get_closed_form_lr(self) -> list[float]:
-        return self.get_lr()
+        cosine = 1 + math.cos(math.pi * self.last_epoch / self.T_max)
+        return [self.eta_min + (b - self.eta_min) * cosine / 2 for b in self.base_lrs]
 
 
 def _lambdas(optimizer: Optimizer, lr_lambda: Any) -> list[Callable[[int], float]]:

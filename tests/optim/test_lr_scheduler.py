@@ -41,10 +41,16 @@ def build(lib, name, opt, kwargs):
                  module.ExponentialLR(opt, gamma=0.95),
                  module.PolynomialLR(opt, total_iters=20, power=2.0)]  # fmt: skip
         return module.ChainedScheduler(parts)
+    if name == "Chained StepLR and CosineAnnealingLR":  # two chainable schedules multiply
+        parts = [module.StepLR(opt, step_size=3, gamma=0.5),
+                 module.CosineAnnealingLR(opt, T_max=5, eta_min=0.001)]  # fmt: skip
+        return module.ChainedScheduler(parts)
     return getattr(module, name)(opt, **kwargs)
 
 
 CASES = [
+    ("StepLR", {"step_size": 4, "gamma": 0.7}, "sgd"),
+    ("CosineAnnealingLR", {"T_max": 7, "eta_min": 0.01}, "sgd"),
     ("LambdaLR", {"lr_lambda": lambda e: 1 / (1 + e) ** 0.5}, "sgd"),
     ("LambdaLR", {"lr_lambda": [lambda e: 0.9**e, lambda e: 1 + e % 3]}, "sgd"),
     ("MultiplicativeLR", {"lr_lambda": lambda e: 0.97 if e % 2 else 1.01}, "sgd"),
@@ -59,6 +65,7 @@ CASES = [
     ("PolynomialLR", {"total_iters": 17, "power": 2.5}, "sgd"),
     ("SequentialLR", {}, "sgd"),
     ("ChainedScheduler", {}, "sgd"),
+    ("Chained StepLR and CosineAnnealingLR", {}, "sgd"),
     ("CosineAnnealingWarmRestarts", {"T_0": 4}, "sgd"),
     ("CosineAnnealingWarmRestarts", {"T_0": 3, "T_mult": 2, "eta_min": 0.01}, "sgd"),
     ("OneCycleLR", {"max_lr": 1.0, "total_steps": STEPS + 1}, "sgd"),
@@ -99,7 +106,7 @@ def test_schedule_is_torchs_exactly(name, kwargs, kind):
     assert len(seen) >= 2  # the schedule moved
 
 
-@pytest.mark.parametrize("name, kwargs, kind", [CASES[i] for i in (3, 8, 13, 15, 17, 20)])
+@pytest.mark.parametrize("name, kwargs, kind", [CASES[i] for i in (1, 5, 10, 15, 16, 18, 20, 23)])
 def test_state_dict_round_trip_resumes_the_schedule(name, kwargs, kind):
     opt, topt = optimizers(kind)
     sched, tsched = build(mg, name, opt, kwargs), build(torch, name, topt, kwargs)
@@ -119,6 +126,22 @@ def test_state_dict_round_trip_resumes_the_schedule(name, kwargs, kind):
         sched.step(), sched2.step(), tsched.step()
         assert sched2.get_last_lr() == sched.get_last_lr() == tsched.get_last_lr()
         assert hyper(opt2) == hyper(topt)
+
+
+@pytest.mark.parametrize("name, kwargs", [CASES[0][:2], CASES[1][:2], CASES[11][:2]])
+def test_resuming_at_last_epoch_is_torchs(name, kwargs):
+    opt, topt = optimizers()
+    for o in (opt, topt):
+        for group in o.param_groups:
+            group["initial_lr"] = group["lr"] * 2
+    sched = build(mg, name, opt, {**kwargs, "last_epoch": 5})
+    tsched = build(torch, name, topt, {**kwargs, "last_epoch": 5})
+    for step in range(10):
+        assert sched.get_last_lr() == tsched.get_last_lr(), step
+        opt.step(), topt.step(), sched.step(), tsched.step()
+    opt, _ = optimizers()
+    with pytest.raises(KeyError, match=r"param 'initial_lr' is not specified in param_groups\[0\]"):
+        build(mg, name, opt, {**kwargs, "last_epoch": 5})
 
 
 def test_lambda_state_dict_saves_callable_objects_not_functions():
