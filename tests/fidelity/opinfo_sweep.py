@@ -258,8 +258,9 @@ def call_minigrad(kind: str, target: Any, x: Any, args: tuple, kwargs: dict) -> 
     if kind == "where":
         condition, other = args
         return target(condition, x, other, **kwargs)
-    if kind == "order_first":
-        (n,) = args
+    if kind == "order_first":  # lambda x, n, **kwargs: polygamma(n, x, **kwargs)
+        kwargs = dict(kwargs)
+        (n,) = args or (kwargs.pop("n"),)  # the reference inputs name it: n=0
         return target(n, x, **kwargs)
     if kind == "swap_first":  # lambda std, mean, *rest: torch.normal(mean, std, *rest)
         return target(args[0], x, *args[1:], **kwargs)
