@@ -192,6 +192,7 @@ class LBFGS(Optimizer):
         if closure is None:
             raise TypeError("LBFGS.step() missing 1 required positional argument: 'closure'")
         self._note_changes()
+        self._opt_called = True
         with no_grad():
             return self._step(closure)
 

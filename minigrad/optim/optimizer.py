@@ -106,6 +106,7 @@ class Optimizer:
         ``closure``, if given, recomputes the loss (with gradients) and returns it.
         """
         self._note_changes()
+        self._opt_called = True  # a scheduler warns if it steps before the optimizer ever did
         loss = None
         if closure is not None:
             with enable_grad():

@@ -195,6 +195,7 @@ def test_epoch_argument_warns_and_uses_the_closed_form():
     opt, topt = optimizers()
     sched = mg.optim.lr_scheduler.MultiStepLR(opt, milestones=[2, 4], gamma=0.5)
     tsched = torch.optim.lr_scheduler.MultiStepLR(topt, milestones=[2, 4], gamma=0.5)
+    opt.step(), topt.step()
     with pytest.warns(UserWarning, match="The epoch parameter in `scheduler.step\\(\\)`"):
         sched.step(5)
     with warnings.catch_warnings():
@@ -278,3 +279,21 @@ def test_stepping_past_one_cycle_and_mixed_optimizers_raise_as_torch():
         del rms.defaults["momentum"]
         with pytest.raises(ValueError, match="optimizer must support momentum or beta1"):
             lib.optim.lr_scheduler.CyclicLR(rms, 0.1, 1.0)
+
+
+def test_stepping_the_scheduler_first_warns_as_torch():
+    for lib in (mg, torch):
+        opt = lib.optim.SGD([lib.zeros(1, requires_grad=True)], lr=1.0)
+        sched = lib.optim.lr_scheduler.ExponentialLR(opt, gamma=0.5)
+        with pytest.warns(UserWarning, match=r"Detected call of `lr_scheduler\.step\(\)` before"):
+            sched.step()
+        opt.step()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            sched.step()  # once only
+        opt = lib.optim.SGD([lib.zeros(1, requires_grad=True)], lr=1.0)
+        sched = lib.optim.lr_scheduler.ExponentialLR(opt, gamma=0.5)
+        opt.step()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            sched.step()  # the right order: no warning
