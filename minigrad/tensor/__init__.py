@@ -779,6 +779,7 @@ from minigrad.tensor.ops.time_convolution import conv_tbc  # noqa: E402
 
 __all__ += ["conv_tbc", "histogramdd"]  # ops/histograms.py, ops/time_convolution.py
 
+from minigrad.tensor.lowrank import pca_lowrank, svd_lowrank  # noqa: E402
 from minigrad.tensor.ops.legacy_linalg import (  # noqa: E402
     adjoint,
     chain_matmul,
@@ -789,12 +790,11 @@ from minigrad.tensor.ops.legacy_linalg import (  # noqa: E402
     nuclear_norm,
     orgqr,
     ormqr,
-    pca_lowrank,
     qr,
-    svd_lowrank,
 )
 
-__all__ += [  # PyTorch's older linear-algebra names, compact QR, randomized SVD (ld26)
+# PyTorch's older linear-algebra names, compact QR (ops/legacy_linalg.py), randomized SVD
+__all__ += [  # (lowrank.py)
     "adjoint", "chain_matmul", "frobenius_norm", "geqrf", "ger", "norm", "nuclear_norm",
     "orgqr", "ormqr", "pca_lowrank", "qr", "svd_lowrank",
 ]  # fmt: skip
