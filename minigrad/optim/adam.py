@@ -46,17 +46,27 @@ class Adam(Optimizer):
         betas: tuple[float, float] = (0.9, 0.999),
         eps: float = 1e-8,
         weight_decay: float = 0.0,
+        amsgrad: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        decoupled_weight_decay: bool = False,
     ) -> None:
         if not (0.0 <= betas[0] < 1.0 and 0.0 <= betas[1] < 1.0):
             raise ValueError(f"Invalid beta parameters: {betas} (each must be in [0, 1))")
-        defaults = {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay}
+        defaults = {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
+                    "amsgrad": amsgrad, "maximize": maximize,
+                    "decoupled_weight_decay": decoupled_weight_decay or self.decoupled}  # fmt: skip
         super().__init__(params, defaults)
 
     def update(self, p: Tensor, g: Tensor, state: dict[str, Any], group: dict[str, Any]) -> None:
         lr, (beta1, beta2), wd = group["lr"], group["betas"], group["weight_decay"]
         if not state:  # a parameter's first step: its own count, so a late joiner is corrected
             state.update(step=0, exp_avg=zeros_like(p), exp_avg_sq=zeros_like(p))
-        if wd and self.decoupled:
+            if group.get("amsgrad"):
+                state["max_exp_avg_sq"] = zeros_like(p)
+        g = -g if group.get("maximize") else g
+        if wd and group.get("decoupled_weight_decay", self.decoupled):
             p.mul_(1 - lr * wd)
         elif wd:
             g = g + wd * p
@@ -67,6 +77,9 @@ class Adam(Optimizer):
         v.mul_(beta2).add_(g * g, alpha=1 - beta2)
         # The same arithmetic, in the same order, as torch.optim.Adam's loop.
         step_size = lr / (1 - beta1**t)
+        if group.get("amsgrad"):  # AMSGrad: divide by the largest v so far, never less
+            v = state["max_exp_avg_sq"]
+            v.copy_(v.maximum(state["exp_avg_sq"]))
         denom = v.sqrt() / math.sqrt(1 - beta2**t) + group["eps"]
         p.sub_(m / denom, alpha=step_size)
 
@@ -91,5 +104,9 @@ class AdamW(Adam):
         betas: tuple[float, float] = (0.9, 0.999),
         eps: float = 1e-8,
         weight_decay: float = 1e-2,
+        amsgrad: bool = False,
+        *,
+        maximize: bool = False,
+        foreach: bool | None = None,
     ) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay)
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)

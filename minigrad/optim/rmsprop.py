@@ -37,11 +37,15 @@ class RMSprop(Optimizer):
         weight_decay: float = 0.0,
         momentum: float = 0.0,
         centered: bool = False,
+        capturable: bool = False,
+        foreach: bool | None = None,
+        maximize: bool = False,
     ) -> None:
         if alpha < 0:
             raise ValueError(f"Invalid alpha value: {alpha}")
         defaults = {"lr": lr, "alpha": alpha, "eps": eps, "weight_decay": weight_decay,
-                    "momentum": momentum, "centered": centered}  # fmt: skip
+                    "momentum": momentum, "centered": centered,
+                    "maximize": maximize}  # fmt: skip
         super().__init__(params, defaults)
 
     def update(self, p: Tensor, g: Tensor, state: dict[str, Any], group: dict[str, Any]) -> None:
@@ -53,20 +57,21 @@ class RMSprop(Optimizer):
             if group["centered"]:
                 state["grad_avg"] = zeros_like(p)
         state["step"] += 1
+        g = -g if group.get("maximize") else g
         if group["weight_decay"]:
             g = g + group["weight_decay"] * p
         square_avg = state["square_avg"]
-        square_avg.mul_(alpha).add_(g * g, alpha=1 - alpha)
+        square_avg.mul_(alpha).addcmul_(g, g, value=1 - alpha)
         if group["centered"]:
             grad_avg = state["grad_avg"]
-            grad_avg.add_(g - grad_avg, alpha=1 - alpha)  # torch's lerp_(g, 1 - alpha)
-            avg = (square_avg - grad_avg * grad_avg).sqrt()
+            grad_avg.lerp_(g, 1 - alpha)
+            avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt()
         else:
             avg = square_avg.sqrt()
         avg = avg + group["eps"]
         if momentum > 0:
             buf = state["momentum_buffer"]
-            buf.mul_(momentum).add_(g / avg)
+            buf.mul_(momentum).addcdiv_(g, avg)
             p.add_(buf, alpha=-group["lr"])
         else:
             p.add_(g / avg, alpha=-group["lr"])

@@ -39,14 +39,19 @@ class SGD(Optimizer):
         dampening: float = 0.0,
         weight_decay: float = 0.0,
         nesterov: bool = False,
+        *,
+        maximize: bool = False,
+        foreach: bool | None = None,
     ) -> None:
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         defaults = {"lr": lr, "momentum": momentum, "dampening": dampening,
-                    "weight_decay": weight_decay, "nesterov": nesterov}  # fmt: skip
+                    "weight_decay": weight_decay, "nesterov": nesterov,
+                    "maximize": maximize}  # fmt: skip
         super().__init__(params, defaults)
 
     def update(self, p: Tensor, g: Tensor, state: dict[str, Any], group: dict[str, Any]) -> None:
+        g = -g if group.get("maximize") else g  # maximize: climb the objective instead
         if group["weight_decay"]:
             g = g + group["weight_decay"] * p
         momentum = group["momentum"]
