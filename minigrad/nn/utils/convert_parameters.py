@@ -61,20 +61,18 @@ def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
             kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
         )
         raise TypeError(f"expected torch.Tensor, but got: {name}")
-    params, device, start = list(parameters), None, 0
-    for param in params:  # check every piece first: a short vector changes nothing
+    pieces, device, start = [], None, 0
+    for param in parameters:  # cut every piece first: a short vector changes nothing
         device = _same_device(param, device)
         size = param.numel()
-        available = max(0, min(size, vec.shape[0] - start)) if vec.ndim else 0
-        if available != size:
+        piece = vec[start : start + size]
+        if piece.numel() != size:
             raise RuntimeError(
-                f"shape '{list(param.shape)}' is invalid for input of size {available}\n"
-                f"vector_to_parameters: the vector has {vec.shape[0] if vec.ndim else 0} "
-                "entries, fewer than the parameters' total"
+                f"shape '{list(param.shape)}' is invalid for input of size {piece.numel()}\n"
+                f"vector_to_parameters: the vector's {vec.numel()} entries are fewer than the "
+                "parameters'"
             )
+        pieces.append((param, piece))
         start += size
-    start = 0
-    for param in params:
-        size = param.numel()
-        param.data = vec[start : start + size].reshape(param.shape).detach()
-        start += size
+    for param, piece in pieces:
+        param.data = piece.reshape(param.shape).detach()
