@@ -4,8 +4,9 @@
 are the transforms of ``minigrad.transforms``; ``functional_call`` turns a
 module into a function of its parameters so that they apply to models
 (``minigrad/nn/utils/stateless.py``). ``grad_and_value`` is ``grad`` that
-also returns the value; ``stack_module_state`` stacks the parameters of
-several copies of one model, to run them all at once under ``vmap``.
+also returns the value; ``linearize`` fixes the point of a ``jvp``;
+``stack_module_state`` stacks the parameters of several copies of one
+model, to run them all at once under ``vmap``.
 
     >>> import minigrad as mg
     >>> layer = mg.nn.Linear(2, 1)
@@ -18,6 +19,7 @@ several copies of one model, to run them all at once under ``vmap``.
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from minigrad import tree
 from minigrad.nn.module import Module
 from minigrad.nn.utils.stateless import functional_call
 from minigrad.tensor.ops.movement import stack
@@ -32,6 +34,7 @@ __all__ = [
     "jacfwd",
     "jacrev",
     "jvp",
+    "linearize",
     "stack_module_state",
     "vjp",
     "vmap",
@@ -81,6 +84,41 @@ def grad_and_value(
 
     grad_and_value_f.__name__ = f"grad_and_value({getattr(func, '__name__', 'f')})"
     return grad_and_value_f
+
+
+def linearize(func: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., Any]]:
+    """``(func(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` is the tangent of the output, ``J v``.
+
+    The point is fixed once; each ``jvp_fn`` call pushes other tangents
+    through (``jvp(func, primals, tangents)[1]``). The tangents must match
+    the primals in structure, shape and dtype (``torch.func.linearize``'s checks).
+
+    >>> import minigrad as mg
+    >>> out, jvp_fn = mg.func.linearize(lambda x: x * x, mg.tensor([1.0, 3.0]))
+    >>> jvp_fn(mg.tensor([1.0, 0.5]))
+    tensor([2., 3.])
+    """
+    output = func(*primals)
+    primal_leaves, primal_structure = tree.flatten(primals)
+
+    def jvp_fn(*tangents: Any) -> Any:
+        leaves, structure = tree.flatten(tangents)
+        if structure != primal_structure:
+            raise RuntimeError(
+                f"Expected the tangents {structure} to have the same argspec as the primals "
+                f"{primal_structure}"
+            )
+        for i, (tangent, primal) in enumerate(zip(leaves, primal_leaves, strict=True)):
+            for what in ("shape", "dtype"):
+                if getattr(tangent, what) != getattr(primal, what):
+                    raise RuntimeError(
+                        f"tangent:{i} with {what} {getattr(tangent, what)} in flattened pytree "
+                        f"doesn't match the {what} {getattr(primal, what)} of the corresponding "
+                        "primal."
+                    )
+        return jvp(func, primals, tangents)[1]
+
+    return output, jvp_fn
 
 
 def _stacked_leaf(tensors: list[Tensor], name: str) -> Tensor:

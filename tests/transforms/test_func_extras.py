@@ -120,3 +120,27 @@ def test_stack_module_state_errors_are_torchs():
     tfrozen.bias.requires_grad_(False)
     same_error(lambda: mg.func.stack_module_state([mg.nn.Linear(2, 2), frozen]),
                lambda: torch.func.stack_module_state([torch.nn.Linear(2, 2), tfrozen]))  # fmt: skip
+
+
+def test_linearize_matches_torch_func():
+    x, y = np.array([0.5, -1.0]), np.array([2.0, 3.0])
+    f = lambda lib: lambda a, b: (lib.sin(a) * b, (a * a).sum())
+    out, jvp_fn = mg.func.linearize(f(mg), mg.tensor(x), mg.tensor(y))
+    tout, tjvp_fn = torch.func.linearize(f(torch), torch.tensor(x), torch.tensor(y))
+    assert_trees_close(out, tout)
+    for u, v in [(np.ones(2), np.zeros(2)), (np.array([0.3, -2.0]), np.array([1.0, 4.0]))]:
+        assert_trees_close(
+            jvp_fn(mg.tensor(u), mg.tensor(v)), tjvp_fn(torch.tensor(u), torch.tensor(v))
+        )
+    for bad in [lambda lib: (lib.ones(3, dtype=lib.float64), lib.ones(2, dtype=lib.float64)),
+                lambda lib: (lib.ones(2, dtype=lib.float32), lib.ones(2, dtype=lib.float64))]:  # fmt: skip
+        with pytest.raises(RuntimeError) as expected:
+            tjvp_fn(*bad(torch))
+        with pytest.raises(RuntimeError) as got:
+            jvp_fn(*bad(mg))
+        assert (
+            str(got.value).split(" in flattened")[0].split(" with ")[0]
+            == str(expected.value).split(" in flattened")[0].split(" with ")[0]
+        )
+    with pytest.raises(RuntimeError, match="to have the same argspec as the primals"):
+        jvp_fn(mg.ones(2))
