@@ -122,6 +122,9 @@ def test_stack_module_state_errors_are_torchs():
                lambda: torch.func.stack_module_state([torch.nn.Linear(2, 2), tfrozen]))  # fmt: skip
 
 
+@pytest.mark.filterwarnings(
+    "ignore:Attempted to insert a get_attr Node"
+)  # inside torch.func.linearize
 def test_linearize_matches_torch_func():
     x, y = np.array([0.5, -1.0]), np.array([2.0, 3.0])
     f = lambda lib: lambda a, b: (lib.sin(a) * b, (a * a).sum())
