@@ -16,10 +16,6 @@ process, no network, the checkout read-only), and the test runs only where
 that sandbox engages (CI fails instead of skipping). One sandboxed worker per
 CPU imports what the candidates import once and forks a fresh copy of itself
 for each of its lessons; the candidates are found once, by the test. A
-pasted class runs in a forked copy of its lesson's process when making it
-could run code (a decorator, a metaclass, an ``__init_subclass__``, a call);
-one that provably only makes a class object is tried in place, as a
-function is. A
 candidate is tried only where Python could call it the way the exercise's
 function is called (its positional parameters fit); any other would fail with
 a ``TypeError`` on the first call, which is the stub's score. The solutions/
@@ -30,7 +26,6 @@ marks.
 from __future__ import annotations
 
 import ast
-import builtins
 import contextlib
 import gc
 import json
@@ -344,135 +339,6 @@ def _forked(
         return {}
 
 
-# -- which pasted classes need a process of their own -------------------------------------------
-_MADE_ONLY: dict[tuple, bool] = {}  # per lesson (each has a process of its own)
-_AT_DEFINITION = (ast.Call, ast.Lambda, ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)
-_ACCESSORS = ("setter", "getter", "deleter")
-_BUILTIN_DECORATORS = ("staticmethod", "classmethod", "property")
-
-
-def _runs_code(node: ast.AST | None) -> bool:
-    """Whether evaluating ``node`` can call anything (a call, a lambda, a walrus...)."""
-    return node is not None and any(isinstance(n, _AT_DEFINITION) for n in ast.walk(node))
-
-
-def _inert_body(node: ast.ClassDef, future: bool, namespace: dict) -> bool:
-    """Whether running the class statement's body only binds functions and literals.
-
-    A method's decorators must be the builtin ``staticmethod``, ``classmethod`` or
-    ``property`` (or ``.setter``/``.getter``/``.deleter`` of a property made just
-    above), its defaults and (without ``from __future__ import annotations``) its
-    annotations must call nothing; a class attribute is a literal or another name
-    of the body. A literal or a function object has no ``__set_name__``."""
-    made: dict[str, str] = {}  # a name of the body: "property" or "plain"
-    for statement in node.body:
-        if isinstance(statement, ast.FunctionDef):
-            kind = "plain"
-            for decorator in statement.decorator_list:
-                if isinstance(decorator, ast.Name) and decorator.id in _BUILTIN_DECORATORS:
-                    builtin = getattr(builtins, decorator.id)
-                    if namespace.get(decorator.id, builtin) is not builtin:
-                        return False  # a name of the stub or an import stands in for it
-                    kind = "property" if decorator.id == "property" else kind
-                elif (
-                    isinstance(decorator, ast.Attribute)
-                    and decorator.attr in _ACCESSORS
-                    and isinstance(decorator.value, ast.Name)
-                    and made.get(decorator.value.id) == "property"
-                ):
-                    kind = "property"
-                else:
-                    return False
-            arguments = statement.args
-            evaluated = [*arguments.defaults, *arguments.kw_defaults]
-            if not future:
-                every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
-                         arguments.vararg, arguments.kwarg]  # fmt: skip
-                evaluated += [a.annotation for a in every if a is not None] + [statement.returns]
-            if any(_runs_code(n) for n in evaluated):
-                return False
-            made[statement.name] = kind
-        elif isinstance(statement, ast.Pass) or (
-            isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
-        ):
-            continue
-        elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
-            names = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-            if not all(isinstance(n, ast.Name) for n in names):
-                return False
-            value = statement.value
-            if value is not None and not (
-                (isinstance(value, ast.Name) and value.id in made) or _literal(value)
-            ):
-                return False
-            if isinstance(statement, ast.AnnAssign) and not future:
-                if _runs_code(statement.annotation):
-                    return False
-            for n in names:
-                made[n.id] = made.get(value.id, "plain") if isinstance(value, ast.Name) else "plain"
-        else:
-            return False
-    return True
-
-
-def _literal(node: ast.AST) -> bool:
-    try:
-        ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return False
-    return True
-
-
-def _plain_base(base: object) -> bool:
-    """A class made by ``type`` whose bases have no ``__init_subclass__``: subclassing it
-    runs no code of its own."""
-    return (
-        isinstance(base, type)
-        and type(base) is type
-        and not any("__init_subclass__" in vars(k) for k in base.__mro__ if k is not object)
-    )
-
-
-def only_makes_itself(candidate: dict, stub_code) -> bool:
-    """Whether pasting this class (after the stub, as ``pasted`` does) provably runs
-    nothing but the making of a class object: no decorator, metaclass, keyword,
-    ``__init_subclass__`` or call at definition (or a base that is not there, so that
-    the class statement fails before making anything). Such a class changes this
-    process no more than a pasted function, and is tried in it; any other is forked."""
-    key = (candidate["source"], tuple(candidate["imports"]))
-    if key in _MADE_ONLY:
-        return _MADE_ONLY[key]
-    _MADE_ONLY[key] = False
-    node = ast.parse(candidate["source"]).body[0]
-    future = any(line.startswith("from __future__") for line in candidate["imports"])
-    if not isinstance(node, ast.ClassDef) or node.decorator_list or node.keywords:
-        return False
-    # The names the class statement sees: the stub's, then the candidate's imports.
-    namespace = {"__name__": "pasted_submission"}
-    try:
-        exec(stub_code, namespace)
-        for line in candidate["imports"]:
-            if not line.startswith("from __future__"):
-                exec(line, namespace)
-    except BaseException:
-        return False
-    for base in node.bases:
-        if not isinstance(base, (ast.Name, ast.Attribute)):
-            return False
-        try:
-            value = eval(compile(ast.Expression(base), "<base>", "eval"), namespace)
-        except (NameError, AttributeError):
-            # The class statement stops here, having made nothing (bases come first).
-            _MADE_ONLY[key] = True
-            return True
-        except BaseException:
-            return False
-        if not _plain_base(value):
-            return False
-    _MADE_ONLY[key] = _inert_body(node, future, namespace)
-    return _MADE_ONLY[key]
-
-
 def _pick(checks: list, inputs: list, chosen: list) -> tuple[list, list]:
     return [checks[k] for k in chosen], [inputs[k] for k in chosen]
 
@@ -562,11 +428,8 @@ def lesson_report(edition: str, lesson: str, found: list) -> dict:
                 report["tried"] += 1
                 started = time.perf_counter()
                 # A class can register itself on definition (minigrad's Tensor does):
-                # pasted, it is tried in a forked copy of this process, which it cannot
-                # change; unless making it provably runs no code but making it.
-                run = _in_process
-                if candidate["kind"] == "class" and not only_makes_itself(candidate, stub_code):
-                    run = _forked
+                # pasted, it is tried in a forked copy of this process, which it cannot change.
+                run = _forked if candidate["kind"] == "class" else _in_process
                 # numba compiles a kernel on its first call: time for that.
                 limit = SLOW_LIMIT if NUMBA.search(candidate["source"]) else 1.0
                 passed = run(parts, lesson, checks, inputs, light, limit)
@@ -739,38 +602,6 @@ def test_no_shipped_function_scores_above_the_stub(edition, tmp_path, sandboxed)
             assert got == full > report["stub"][number], f"{number}: the solution scored {got}"
     print(f"{tried} pastes tried")
     assert tried > 1000
-
-
-@pytest.mark.parametrize(
-    ("source", "in_place"),
-    [
-        ("class A:\n    x = 1\n    def f(self, y=2):\n        return y\n    g = f", True),
-        ("class A(ValueError):\n    @property\n    def p(self):\n        return 1\n"
-         "    @p.setter\n    def p(self, v):\n        pass", True),
-        ("class A(NotThere):\n    pass", True),  # the statement fails before making it
-        ("@dataclasses.dataclass\nclass A:\n    x: int = 0", False),
-        ("class A(metaclass=abc.ABCMeta):\n    pass", False),
-        ("class A(abc.ABC):\n    pass", False),  # ABCMeta
-        ("class A(Registers):\n    pass", False),  # its __init_subclass__
-        ("class A:\n    x = print('made')", False),
-        ("class A:\n    def f(self, y=print('made')):\n        pass", False),
-        ("class A:\n    def f(self) -> print('made'):\n        pass", False),
-        ("class A:\n    @functools.cache\n    def f(self):\n        pass", False),
-        ("class A:\n    @staticmethod\n    def f():\n        pass", False),  # stub's name
-        ("class A:\n    class B:\n        pass", False),
-    ],
-)  # fmt: skip
-def test_only_a_class_that_runs_no_code_when_made_is_tried_in_place(source, in_place, tmp_path):
-    stub = "import abc\n\nclass Registers:\n    def __init_subclass__(cls):\n        pass\n"
-    if "staticmethod" in source:
-        stub += "\nstaticmethod = print\n"
-    candidate = {
-        "source": source,
-        "imports": ["import abc", "import dataclasses", "import functools"],
-    }
-    stub_code = compile(stub, str(tmp_path / "stub.py"), "exec")
-    _MADE_ONLY.clear()
-    assert only_makes_itself(candidate, stub_code) is in_place
 
 
 if __name__ == "__main__":
