@@ -4,7 +4,8 @@ Every compiled elementwise kernel in minigrad is written here, as Python
 text, from the scalar functions of the table (``elementwise_ops``):
 
 - ``kernel_source(op)``: the CPU kernels of one op for eager ``map``, ``zip``
-  and ``where``, with the scalar function inlined: a bare loop for operands
+  and ``where``, with the scalar function inlined (a large one, a special
+  function, is compiled once and called: ``INLINE_BYTES``): a bare loop for operands
   that run along memory (or are one number), and a walk over the rows of
   broadcast or strided ones (``strides.row_starts`` says where each row
   starts), run on the backend's worker threads. An op with a quick form
@@ -192,6 +193,39 @@ def _flat_lines(layout: str, names: tuple[str, ...], quick: bool) -> list[str]:
     ]
 
 
+# A scalar function with more bytecode than this (with the helpers it calls: a special
+# function's series and recurrences) is compiled once per dtype and called by each kernel of
+# its op, instead of inlined into each (the layouts' loops, the strided walk's two): numba
+# compiled such a body 3 to 6 times per dtype, seconds each. A call costs little beside it.
+INLINE_BYTES = 1000
+
+
+def _bytecode_size(function: Any) -> int:
+    """The bytecode of ``function`` and of the functions of its module it calls, in bytes."""
+    scope, seen, pending, total = function.__globals__, set(), [function.__code__], 0
+    while pending:
+        code = pending.pop()
+        total += len(code.co_code)
+        for name in {i.argval for i in dis.get_instructions(code) if i.opname == "LOAD_GLOBAL"}:
+            helper = scope.get(name)
+            if (
+                isinstance(helper, types.FunctionType)
+                and helper.__module__ == function.__module__
+                and name not in seen
+            ):
+                seen.add(name)
+                pending.append(helper.__code__)
+    return total
+
+
+def _scalar_line(function: Any) -> str:
+    """The line of a kernel module that compiles the op's scalar function as ``fn``."""
+    inlined = f'jit_scalar({function.__name__}, njit(inline="always"), NATIVE)'
+    if _bytecode_size(function) <= INLINE_BYTES:
+        return f"fn = {inlined}"
+    return f'fn = njit(error_model="numpy")({inlined}.py_func)  # called, not inlined'
+
+
 def _cpu_source(what: str, function: Any, quick: Any = None) -> str:
     """The CPU kernels of one op: a flat loop per layout, and the strided walk.
 
@@ -213,7 +247,7 @@ def _cpu_source(what: str, function: Any, quick: Any = None) -> str:
         "from minigrad.backends.numba_kernels import NATIVE",
         f"from {function.__module__} import {function.__name__}",
         "",
-        f'fn = jit_scalar({function.__name__}, njit(inline="always"), NATIVE)',
+        _scalar_line(function),
         'JIT = njit(nogil=True, cache=CACHE, error_model="numpy")',
     ]
     if quick is not None:
