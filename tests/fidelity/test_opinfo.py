@@ -199,3 +199,15 @@ def test_reference_samples_whose_generator_marks_an_integer_for_grad_still_run(m
     leaves = [t for s in samples for t in sweep._tensors((s.input, s.args, s.kwargs))]
     assert samples and any(not t.is_floating_point() for t in leaves)
     assert all(t.requires_grad == t.is_floating_point() for t in leaves if t.is_leaf)
+
+
+def test_polygamma_reference_inputs_that_pass_n_by_keyword_are_called():
+    """polygamma's OpInfo calls ``lambda x, n, **kwargs``; its reference inputs give ``n=``."""
+    import types
+
+    import torch
+
+    (op,) = [op for op in OPS if sweep.op_key(op) == "polygamma.polygamma_n_1"]
+    kind, target = sweep.resolve(op)
+    sample = types.SimpleNamespace(input=torch.tensor([0.5, 1.5, 40.0]), args=(), kwargs={"n": 1})
+    assert sweep.run_sample(op, kind, target, sample, None).cls == "match"
