@@ -316,8 +316,6 @@ class SequentialSampler(Sampler):
         return len(self.data_source)
 
 
-
-
 class RandomSampler(Sampler):
     """Indices in a random order: a new permutation each pass (``shuffle=True``'s sampler).
 

@@ -74,8 +74,16 @@ def cartesian_case(draw):
 @st.composite
 def combinations_case(draw):
     n, r, repeat = draw(st.integers(0, 4)), draw(st.integers(0, 3)), draw(st.booleans())
-    return draw(on([(n,)], [normal], lambda d, rng: (
-        lambda x: mg.combinations(x, r, repeat), lambda t: torch.combinations(t, r, repeat))))
+    return draw(
+        on(
+            [(n,)],
+            [normal],
+            lambda d, rng: (
+                lambda x: mg.combinations(x, r, repeat),
+                lambda t: torch.combinations(t, r, repeat),
+            ),
+        )
+    )
 
 
 def rsub_case(alpha):
@@ -126,8 +134,12 @@ def _unsafe(name):
 
 
 CASES = {
-    "argwhere": one_shape(lambda d, s, rng: (lambda x: mg.argwhere(_as(x * 2, "int64")),
-                                             lambda t: torch.argwhere(_as(t * 2, "int64")))),
+    "argwhere": one_shape(
+        lambda d, s, rng: (
+            lambda x: mg.argwhere(_as(x * 2, "int64")),
+            lambda t: torch.argwhere(_as(t * 2, "int64")),
+        )
+    ),
     "Tensor.argwhere": one_shape(lambda d, s, rng: (lambda x: (x > 0).argwhere(),) * 2),
     "nonzero_static": one_shape(_nonzero_static),
     "Tensor.nonzero_static": one_shape(
@@ -143,8 +155,9 @@ CASES = {
     "fill:tensor": fill_tensor_case(),
     "constant_pad_nd": one_shape(_constant_pad, min_dims=1),
     "split_with_sizes": one_shape(_split_with_sizes, min_dims=1),
-    "Tensor.split_with_sizes": one_shape(lambda d, s, rng: (
-        lambda x: x.split_with_sizes([s[0]]),) * 2, min_dims=1),
+    "Tensor.split_with_sizes": one_shape(
+        lambda d, s, rng: (lambda x: x.split_with_sizes([s[0]]),) * 2, min_dims=1
+    ),
     "unsafe_split": one_shape(_unsafe("unsafe_split"), min_dims=1),
     "Tensor.unsafe_split": one_shape(_method("unsafe_split", 2), min_dims=1),
     "unsafe_chunk": one_shape(_unsafe("unsafe_chunk"), min_dims=1),
