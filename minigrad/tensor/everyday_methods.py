@@ -1,4 +1,4 @@
-"""Small tensor methods PyTorch users reach for: type, new_tensor, detach_ (lessons 04-06).
+"""Small tensor methods of PyTorch: ``type``, ``new_tensor``, ``detach_`` (lessons 04-06).
 
 Also ``is_nonzero`` and ``fill_diagonal_``.
 

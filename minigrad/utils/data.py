@@ -266,7 +266,7 @@ class StackDataset(Dataset):
 
 
 class ChainDataset(IterableDataset):
-    """The streams of several ``IterableDataset``s one after another.
+    """The streams of several ``IterableDataset`` objects, one after another.
 
     >>> class Count(IterableDataset):
     ...     def __init__(self, n): self.n = n
