@@ -298,7 +298,7 @@ def _checked(log_probs: Tensor, targets: Tensor, input_lengths: np.ndarray,
     """PyTorch's checks, in its order; the transcripts as one tuple of labels per sequence."""
     where_ = " (while checking arguments for ctc_loss_allocate_outputs)"
     if log_probs.dtype not in (dtypes.float32, dtypes.float64):
-        name = dtypes.SCALAR_TYPE_NAMES.get(log_probs.dtype.name, log_probs.dtype.name)
+        name = dtypes.scalar_type_name(log_probs.dtype)
         raise NotImplementedError(f"\"ctc_loss_cpu\" not implemented for '{name}'")
     if log_probs.numel() == 0:
         raise RuntimeError("log_probs tensor must not be empty")

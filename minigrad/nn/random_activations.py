@@ -67,7 +67,7 @@ def rrelu(input: Tensor, lower: float = LOWER, upper: float = UPPER, training: b
     if not training:
         return leaky_relu(input, (lower + upper) / 2)
     if input.dtype not in (dtypes.float32, dtypes.float64, getattr(dtypes, "bfloat16", None)):
-        name = dtypes.SCALAR_TYPE_NAMES.get(input.dtype.name, input.dtype.name)
+        name = dtypes.scalar_type_name(input.dtype)
         raise NotImplementedError(f"\"rrelu_with_noise_out_cpu\" not implemented for '{name}'")
     # PyTorch draws a slope for each element at or below 0 (in float64); elsewhere the
     # slope is 1, so a positive element (and NaN) passes with gradient 1.

@@ -297,10 +297,13 @@ SCALAR_TYPE_NAMES = {
 def scalar_type_name(dtype: Any) -> str:
     """PyTorch's name of ``dtype``'s scalar type, as in its errors.
 
-    >>> scalar_type_name(np.dtype("int64")), scalar_type_name(np.dtype("float32"))
-    ('Long', 'Float')
+    A dtype minigrad does not have keeps NumPy's name.
+
+    >>> scalar_type_name(np.dtype("int64")), scalar_type_name("float32"), scalar_type_name("int8")
+    ('Long', 'Float', 'int8')
     """
-    return SCALAR_TYPE_NAMES[np.dtype(dtype).name]
+    name = np.dtype(dtype).name
+    return SCALAR_TYPE_NAMES.get(name, name)
 
 
 _TENSOR_TYPES = {**SCALAR_TYPE_NAMES, "uint8": "Byte", "int8": "Char", "int16": "Short"}

@@ -38,6 +38,7 @@ from minigrad.backends.contract import TracerError
 from minigrad.backends.quiet import quietly
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.dtypes import scalar_type_name as _name  # PyTorch's names of dtypes
 from minigrad.tensor.ops import contractions, factorizations, norms
 from minigrad.tensor.ops.chained_products import multi_dot
 from minigrad.tensor.ops.elementwise import tensor_arguments
@@ -55,15 +56,9 @@ __all__ = [
 QRResult = namedtuple("qr", ["Q", "R"])
 GeqrfResult = namedtuple("geqrf", ["a", "tau"])
 
-_NAMES = dtypes.SCALAR_TYPE_NAMES  # PyTorch's names of the dtypes
-
 
 def _tensor(x: Any) -> Tensor:
     return x if isinstance(x, Tensor) else Tensor.concrete(x)
-
-
-def _name(dtype: Any) -> str:
-    return _NAMES.get(dtype.name, dtype.name)
 
 
 def _shape_text(shape: tuple[int, ...]) -> str:

@@ -32,6 +32,7 @@ from minigrad.backends.contract import TracerError
 from minigrad.backends.quiet import quietly
 from minigrad.tensor import dtypes
 from minigrad.tensor.base import TensorBase as Tensor
+from minigrad.tensor.dtypes import scalar_type_name as _name  # PyTorch's names of dtypes
 from minigrad.tensor.primitive import Primitive
 from minigrad.tensor.record import apply
 
@@ -40,17 +41,12 @@ __all__ = ["ldl_factor", "ldl_factor_ex", "ldl_solve"]
 LdlResult = namedtuple("linalg_ldl_factor", ["LD", "pivots"])
 LdlExResult = namedtuple("linalg_ldl_factor_ex", ["LD", "pivots", "info"])
 
-_NAMES = dtypes.SCALAR_TYPE_NAMES  # PyTorch's names of the dtypes
 #: Bunch and Kaufman's threshold: the growth of the entries stays bounded by (1 + 1/alpha).
 _ALPHA = (1.0 + math.sqrt(17.0)) / 8.0
 
 
 def _tensor(x: Any) -> Tensor:
     return x if isinstance(x, Tensor) else Tensor.concrete(x)
-
-
-def _name(dtype: Any) -> str:
-    return _NAMES.get(dtype.name, dtype.name)
 
 
 def _shape_text(shape: tuple[int, ...]) -> str:
