@@ -4,26 +4,9 @@ and F's in-place activation spellings, against torch (values, gradients, errors)
 import numpy as np
 import pytest
 import torch
+from torch_errors import same_error, same_error_of
 
 import minigrad as mg
-
-
-def first_line(error: BaseException) -> str:
-    return str(error).splitlines()[0] if str(error) else ""
-
-
-def same_error(mg_call, torch_call):
-    with pytest.raises(Exception) as theirs:
-        torch_call()
-    with pytest.raises(Exception) as ours:
-        mg_call()
-    assert type(ours.value) is type(theirs.value), (ours.value, theirs.value)
-    assert first_line(ours.value) == first_line(theirs.value)
-
-
-def same_error_of(call, ours=mg, theirs=torch):
-    """``call(minigrad)`` and ``call(torch)`` raise alike (see same_error)."""
-    same_error(lambda: call(ours), lambda: call(theirs))
 
 
 def both(fn):
